@@ -1,0 +1,59 @@
+# tprof: see README.md.
+CUDA_HOME ?= /usr/local/cuda
+CC ?= gcc
+NVCC ?= $(CUDA_HOME)/bin/nvcc
+PREFIX ?= /usr/local
+DESTDIR ?=
+
+CFLAGS ?= -O2 -g
+CFLAGS += -std=gnu11 -Wall -Wextra -Werror -fPIC -fvisibility=hidden \
+	  -I$(CUDA_HOME)/include -Iinclude
+LDLIBS_LIB = -lz -ldl -lpthread
+
+B := build
+
+TRACE_SRC := $(wildcard trace/*.c)
+PRELOAD_SRC := $(wildcard preload/*.c)
+CLI_SRC := $(wildcard cli/*.c)
+
+TRACE_OBJ := $(TRACE_SRC:%.c=$(B)/%.o)
+PRELOAD_OBJ := $(PRELOAD_SRC:%.c=$(B)/%.o)
+CLI_OBJ := $(CLI_SRC:%.c=$(B)/%.o)
+
+LIB := $(B)/libtprof.so
+CLI := $(B)/tprof
+
+all: $(LIB) $(CLI)
+
+$(B)/%.o: %.c $(wildcard trace/*.h preload/*.h cli/*.h include/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(LIB): $(TRACE_OBJ) $(PRELOAD_OBJ)
+	$(CC) -shared -Wl,-z,defs -Wl,-soname,libtprof.so -o $@ $^ $(LDLIBS_LIB)
+
+# The CLI shares trace/ (config parsing, JSON) with the library.
+$(CLI): $(CLI_OBJ) $(filter-out $(B)/trace/writer.o $(B)/trace/thread.o,$(TRACE_OBJ))
+	$(CC) -o $@ $^ -lz -ldl -lpthread
+
+include tests/tests.mk
+include bench/bench.mk
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin \
+		$(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/share/tprof
+	install -m 755 $(LIB) $(DESTDIR)$(PREFIX)/lib/libtprof.so
+	install -m 755 $(CLI) $(DESTDIR)$(PREFIX)/bin/tprof
+	install -m 755 scripts/tprof-run $(DESTDIR)$(PREFIX)/bin/tprof-run
+	install -m 644 include/tprof.h $(DESTDIR)$(PREFIX)/include/tprof.h
+
+demo: deps all
+	@scripts/demo.sh
+
+deps:
+	@scripts/deps.sh
+
+clean:
+	rm -rf $(B)
+
+.PHONY: all install demo deps clean test bench

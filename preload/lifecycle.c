@@ -1,0 +1,103 @@
+/* The library's life in the profiled process: load, fork, exec, signals,
+ * exit. Whatever happens, the program's own behaviour (output, signal
+ * handling, exit status) stays what it would be without tprof. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../trace/log.h"
+#include "../trace/session.h"
+#include "../trace/symbols.h"
+#include "../trace/thread.h"
+#include "../trace/writer.h"
+#include "cudart_apis.h"
+
+/* Bounds the wait for the writer at exit: a writer stuck on a lock the
+ * dying program holds must not turn a SIGTERM into a hang. */
+#define EXIT_WAIT_MS 10000
+#define SIGNAL_WAIT_MS 3000
+
+static const int term_signals[] = { SIGTERM, SIGINT, SIGHUP };
+
+static void on_term_signal(int sig)
+{
+	int saved = errno;
+
+	tp_writer_stop_from_signal(SIGNAL_WAIT_MS);
+	/* Re-raise with the default action so the exit status is what it
+	 * would have been without tprof. */
+	signal(sig, SIG_DFL);
+	raise(sig);
+	errno = saved;
+}
+
+/* Only where the disposition is the default: a handler the program
+ * installs itself (before or after us) keeps working untouched. */
+static void install_signal_handlers(void)
+{
+	struct sigaction old, sa;
+	unsigned i;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_term_signal;
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < sizeof(term_signals) / sizeof(term_signals[0]); i++) {
+		if (sigaction(term_signals[i], NULL, &old) < 0)
+			continue;
+		if (old.sa_handler != SIG_DFL || (old.sa_flags & SA_SIGINFO))
+			continue;
+		sigaction(term_signals[i], &sa, NULL);
+	}
+}
+
+static void atfork_prepare(void)
+{
+	tp_sym_atfork_prepare();
+}
+
+static void atfork_parent(void)
+{
+	tp_sym_atfork_parent();
+}
+
+/* The child has one thread and none of the parent's writer: start empty,
+ * with its own rings and (on its first event) its own writer and file. */
+static void atfork_child(void)
+{
+	tp_sym_atfork_child();
+	tp_thread_reset_after_fork();
+	tp_writer_after_fork_child();
+	tp_session_after_fork();
+	if (tp_sess.active)
+		tp_recording = tp_sess.cfg.sources;
+}
+
+__attribute__((constructor)) static void tp_load(void)
+{
+	tp_cudart_register();
+	if (tp_session_init() < 0)
+		return;
+	tp_thread_on_first_attach(tp_writer_start);
+	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+	install_signal_handlers();
+	__atomic_store_n(&tp_recording, tp_sess.cfg.sources, __ATOMIC_RELEASE);
+}
+
+/* Completes the trace before the process image goes away (exit, exec).
+ * A vfork child shares our memory but ran no atfork handler: its exec
+ * must leave the parent's writer alone. */
+void tp_lifecycle_finish(void)
+{
+	if (getpid() != tp_sess.pid)
+		return;
+	__atomic_store_n(&tp_recording, 0, __ATOMIC_RELEASE);
+	tp_writer_stop(EXIT_WAIT_MS);
+}
+
+__attribute__((destructor)) static void tp_unload(void)
+{
+	tp_lifecycle_finish();
+}

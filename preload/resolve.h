@@ -1,0 +1,20 @@
+/* Finding the real entry points behind our hooks, at run time only:
+ * libtprof.so has no DT_NEEDED on any CUDA library. */
+#ifndef TP_RESOLVE_H
+#define TP_RESOLVE_H
+
+/* NULL-terminated soname lists, most recent first. */
+extern const char *const tp_libs_cudart[];
+
+/* Stores the real `name` in *slot and returns 1, or prints one line (once
+ * per symbol) and returns 0. dlsym(RTLD_NEXT) first; when the library was
+ * dlopen-ed RTLD_LOCAL that finds nothing, so the already-loaded library
+ * is then looked up by soname with RTLD_NOLOAD (never loaded by us). */
+int tp_resolve(void **slot, const char *name, const char *const *libs);
+
+#define TP_REAL_OK(name, libs)                                           \
+	(__builtin_expect(__atomic_load_n(&real_##name, __ATOMIC_RELAXED) \
+			  != NULL, 1) ||                                 \
+	 tp_resolve((void **)&real_##name, #name, libs))
+
+#endif

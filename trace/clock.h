@@ -1,0 +1,81 @@
+/* One clock for every event.
+ *
+ * The hot path reads raw ticks: the TSC where the kernel itself uses it as
+ * its clocksource (so it is invariant and synchronised across cores), else
+ * CLOCK_MONOTONIC_RAW nanoseconds. The writer thread, never the recording
+ * thread, converts ticks to nanoseconds with ONE linear function per
+ * process, fixed at its first use: a single monotonic function keeps every
+ * nesting intact, which a piecewise re-calibration would not.
+ *
+ * CLOCK_MONOTONIC_RAW is the kernel's own linear function of the TSC, so
+ * the mapping loses nothing there; the offset to Unix time is taken at
+ * start, and the drift against CLOCK_REALTIME at the end is reported.
+ */
+#ifndef TP_CLOCK_H
+#define TP_CLOCK_H
+
+#include <stdint.h>
+#include <time.h>
+
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
+
+extern int tp_clock_use_tsc;
+
+static inline uint64_t tp_clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static inline uint64_t tp_ticks(void)
+{
+#if defined(__x86_64__)
+	if (__builtin_expect(tp_clock_use_tsc, 1))
+		return __rdtsc();
+#endif
+	return tp_clock_ns(CLOCK_MONOTONIC_RAW);
+}
+
+/* ticks -> ns: ns = base_ns + ((ticks - base_ticks) * mult) >> 32 */
+struct tp_clock_map {
+	uint64_t base_ticks;
+	uint64_t base_ns;	/* CLOCK_MONOTONIC_RAW at base_ticks */
+	uint64_t mult;		/* ns per tick, 32.32 fixed point */
+	int64_t unix_offset;	/* CLOCK_REALTIME - CLOCK_MONOTONIC_RAW */
+};
+
+/* The same instant read on the tick clock and CLOCK_MONOTONIC_RAW. */
+struct tp_clock_point {
+	uint64_t ticks;
+	uint64_t raw_ns;
+	uint64_t unix_ns;
+};
+
+void tp_clock_init(void);
+struct tp_clock_point tp_clock_sample(void);
+void tp_clock_map_from(struct tp_clock_map *m, struct tp_clock_point a,
+		       struct tp_clock_point b);
+
+static inline uint64_t tp_clock_to_ns(const struct tp_clock_map *m,
+				      uint64_t ticks)
+{
+	unsigned __int128 d;
+
+	if (ticks <= m->base_ticks)
+		return m->base_ns - (uint64_t)(((unsigned __int128)
+			(m->base_ticks - ticks) * m->mult) >> 32);
+	d = (unsigned __int128)(ticks - m->base_ticks) * m->mult;
+	return m->base_ns + (uint64_t)(d >> 32);
+}
+
+static inline uint64_t tp_clock_to_unix(const struct tp_clock_map *m,
+					uint64_t ticks)
+{
+	return tp_clock_to_ns(m, ticks) + (uint64_t)m->unix_offset;
+}
+
+#endif

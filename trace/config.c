@@ -1,0 +1,247 @@
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "log.h"
+
+static const char *const source_names[] = {
+	"cuda", "gpu", "cublas", "cudnn", "nccl", "nvtx", "mem",
+};
+
+#define N_SOURCES (sizeof(source_names) / sizeof(source_names[0]))
+#define SOURCES_ACCEPTED "cuda,gpu,cublas,cudnn,nccl,nvtx,mem or all"
+
+const char *tp_source_name(unsigned bit)
+{
+	unsigned i;
+
+	for (i = 0; i < N_SOURCES; i++)
+		if (bit == 1u << i)
+			return source_names[i];
+	return "?";
+}
+
+void tp_config_sources_str(unsigned sources, char *buf, size_t len)
+{
+	size_t n = 0;
+	unsigned i;
+
+	buf[0] = '\0';
+	for (i = 0; i < N_SOURCES && n < len; i++) {
+		if (!(sources & (1u << i)))
+			continue;
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? "," : "",
+				      source_names[i]);
+	}
+}
+
+static int parse_source_word(const char *w, size_t len, unsigned *out)
+{
+	unsigned i;
+
+	if (len == 3 && !strncmp(w, "all", 3)) {
+		*out |= TP_SRC_ALL;
+		return 0;
+	}
+	for (i = 0; i < N_SOURCES; i++) {
+		if (strlen(source_names[i]) == len &&
+		    !strncmp(w, source_names[i], len)) {
+			*out |= 1u << i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+int tp_parse_sources(const char *s, unsigned *out, char *err, size_t errlen)
+{
+	const char *p = s;
+
+	*out = 0;
+	for (;;) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+
+		if (parse_source_word(p, len, out) < 0) {
+			snprintf(err, errlen,
+				 "TPROF_TRACE='%s': unknown source '%.*s'; "
+				 "accepted: a comma list of " SOURCES_ACCEPTED,
+				 s, (int)len, p);
+			return -1;
+		}
+		if (!comma)
+			return 0;
+		p = comma + 1;
+	}
+}
+
+/* A whole decimal number in [min, max]; nothing else accepted. */
+static int parse_uint(const char *s, long min, long max, long *out)
+{
+	char *end;
+	long v;
+
+	if (!*s || *s == '-' || *s == '+' || *s == ' ')
+		return -1;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int parse_log(const char *s, int *out)
+{
+	static const char *const names[] = { "quiet", "warn", "info",
+					     "debug" };
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		if (!strcmp(s, names[i])) {
+			*out = i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static int parse_name(const char *s, struct tp_config *c, char *err,
+		      size_t errlen)
+{
+	if (!*s || strchr(s, '/') || strlen(s) >= sizeof(c->name) - 64) {
+		snprintf(err, errlen,
+			 "TPROF_NAME='%s' is not a valid file name prefix: "
+			 "expected 1 to 190 characters without '/'", s);
+		return -1;
+	}
+	strcpy(c->name, s);
+	return 0;
+}
+
+static int parse_dir(const char *s, struct tp_config *c, char *err,
+		     size_t errlen)
+{
+	if (!*s || strlen(s) >= sizeof(c->dir) - 256) {
+		snprintf(err, errlen,
+			 "TPROF_OUTPUT_DIR='%.200s' is not a usable directory "
+			 "path: expected a non-empty path under 3800 "
+			 "characters", s);
+		return -1;
+	}
+	strcpy(c->dir, s);
+	return 0;
+}
+
+static const char *const rank_vars[] = {
+	"TPROF_RANK", "RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK",
+	"PMIX_RANK", "SLURM_PROCID", NULL,
+};
+
+static const char *const world_vars[] = {
+	"WORLD_SIZE", "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS",
+	NULL,
+};
+
+/* The first variable of the list that is set decides; a malformed one is
+ * an error rather than a silent fall-through to the next. */
+static int detect(const char *const *vars, tp_getenv_fn get, long min,
+		  long *out, const char **from, char *err, size_t errlen)
+{
+	int i;
+
+	for (i = 0; vars[i]; i++) {
+		const char *v = get(vars[i]);
+
+		if (!v)
+			continue;
+		if (parse_uint(v, min, 1 << 30, out) < 0) {
+			snprintf(err, errlen,
+				 "%s='%s' is not a valid %s: expected a whole "
+				 "number from %ld", vars[i], v,
+				 min ? "world size" : "rank", min);
+			return -1;
+		}
+		*from = vars[i];
+		return 0;
+	}
+	return 0;
+}
+
+static int parse_rank(struct tp_config *c, tp_getenv_fn get, char *err,
+		      size_t errlen)
+{
+	const char *from = NULL;
+	long rank = 0, world = 1;
+
+	if (detect(rank_vars, get, 0, &rank, &from, err, errlen) < 0)
+		return -1;
+	c->rank_from = from;
+	from = NULL;
+	if (detect(world_vars, get, 1, &world, &from, err, errlen) < 0)
+		return -1;
+	c->rank = (int)rank;
+	c->world_size = (int)world;
+	return 0;
+}
+
+static int parse_buffer(const char *v, struct tp_config *c, char *err,
+			size_t errlen)
+{
+	long mb;
+
+	if (parse_uint(v, 1, TP_MAX_BUFFER_MB, &mb) < 0) {
+		snprintf(err, errlen,
+			 "TPROF_BUFFER_MB='%s' is not valid: expected a whole "
+			 "number of MiB per thread from 1 to %d", v,
+			 TP_MAX_BUFFER_MB);
+		return -1;
+	}
+	c->buffer_mb = (unsigned)mb;
+	return 0;
+}
+
+int tp_config_parse(struct tp_config *c, tp_getenv_fn get, char *err,
+		    size_t errlen)
+{
+	const char *v;
+
+	memset(c, 0, sizeof(*c));
+	strcpy(c->dir, TP_DEFAULT_DIR);
+	strcpy(c->name, TP_DEFAULT_NAME);
+	c->sources = TP_SRC_ALL;
+	c->buffer_mb = TP_DEFAULT_BUFFER_MB;
+	c->log_level = TP_LOG_WARN;
+	c->world_size = 1;
+
+	v = get("TPROF_LOG");
+	if (v && parse_log(v, &c->log_level) < 0) {
+		snprintf(err, errlen, "TPROF_LOG='%s' is not valid: expected "
+			 "quiet, warn, info or debug", v);
+		return -1;
+	}
+	v = get("TPROF_DISABLE");
+	if (v && strcmp(v, "0") && strcmp(v, "1") && *v) {
+		snprintf(err, errlen, "TPROF_DISABLE='%s' is not valid: "
+			 "expected 1 (tprof inert) or 0", v);
+		return -1;
+	}
+	c->disabled = v && !strcmp(v, "1");
+	if (c->disabled)
+		return 0;
+	v = get("TPROF_OUTPUT_DIR");
+	if (v && parse_dir(v, c, err, errlen) < 0)
+		return -1;
+	v = get("TPROF_NAME");
+	if (v && parse_name(v, c, err, errlen) < 0)
+		return -1;
+	v = get("TPROF_TRACE");
+	if (v && tp_parse_sources(v, &c->sources, err, errlen) < 0)
+		return -1;
+	v = get("TPROF_BUFFER_MB");
+	if (v && parse_buffer(v, c, err, errlen) < 0)
+		return -1;
+	return parse_rank(c, get, err, errlen);
+}

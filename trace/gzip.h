@@ -1,0 +1,37 @@
+/* Streaming gzip output with zlib's raw deflate.
+ *
+ * The gzip header is written by hand, at once, with a comment naming the
+ * run and the process: file naming reads it back to tell whether a
+ * rank's file belongs to this run (see naming.c).
+ */
+#ifndef TP_GZIP_H
+#define TP_GZIP_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <zlib.h>
+
+#define TP_GZ_OUT_BYTES (256 * 1024)
+
+struct tp_gz {
+	int fd;
+	int err;		/* errno of the first failed write, or 0 */
+	int open;
+	uint32_t crc;
+	uint64_t in_bytes;
+	uint64_t out_bytes;
+	z_stream zs;
+	unsigned char out[TP_GZ_OUT_BYTES];
+};
+
+int tp_gz_open(struct tp_gz *g, int fd, int level, const char *comment);
+int tp_gz_write(struct tp_gz *g, const void *p, size_t n);
+int tp_gz_finish(struct tp_gz *g);
+void tp_gz_abandon(struct tp_gz *g);
+
+/* The comment of a gzip header in buf (n bytes), copied to out; -1 when
+ * buf holds no complete header with a comment. */
+int tp_gz_read_comment(const unsigned char *buf, size_t n, char *out,
+		       size_t outlen);
+
+#endif

@@ -1,0 +1,140 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "naming.h"
+
+int tp_mkdir_p(const char *dir)
+{
+	char path[TP_PATH_MAX];
+	size_t i, n = strlen(dir);
+
+	if (n >= sizeof(path)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(path, dir, n + 1);
+	for (i = 1; i <= n; i++) {
+		if (path[i] != '/' && path[i] != '\0')
+			continue;
+		path[i] = '\0';
+		if (mkdir(path, 0777) < 0 && errno != EEXIST)
+			return -1;
+		path[i] = dir[i];
+	}
+	return 0;
+}
+
+/* pid 0: the rank's own name. */
+void tp_output_names(struct tp_output *o, const char *dir, const char *name,
+		     int rank, pid_t pid)
+{
+	if (pid)
+		snprintf(o->base, sizeof(o->base), "%s/%s-rank%d-pid%d", dir,
+			 name, rank, (int)pid);
+	else
+		snprintf(o->base, sizeof(o->base), "%s/%s-rank%d", dir, name,
+			 rank);
+	snprintf(o->final, sizeof(o->final), "%s.trace.json.gz", o->base);
+	snprintf(o->tmp, sizeof(o->tmp), "%s.tmp", o->final);
+}
+
+enum owner { OWNER_NONE, OWNER_THIS_RUN, OWNER_LIVE, OWNER_STALE };
+
+/* Who wrote path: read the run and pid from its gzip header comment. */
+static enum owner file_owner(const char *path, const char *run_id)
+{
+	unsigned char buf[512];
+	char comment[400], run[300];
+	int fd, pid;
+	ssize_t n;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? OWNER_NONE : OWNER_LIVE;
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	/* Empty or partial: its creator has not written the header yet. */
+	if (n <= 0 || tp_gz_read_comment(buf, (size_t)n, comment,
+					 sizeof(comment)) < 0)
+		return OWNER_LIVE;
+	if (sscanf(comment, "tprof run=%299s pid=%d", run, &pid) != 2)
+		return OWNER_STALE;
+	if (!strcmp(run, run_id))
+		return OWNER_THIS_RUN;
+	if (kill(pid, 0) < 0 && errno == ESRCH)
+		return OWNER_STALE;
+	return OWNER_LIVE;
+}
+
+static int create_tmp(struct tp_output *o, struct tp_gz *g, int excl,
+		      const char *comment, int level)
+{
+	int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (excl ? O_EXCL : O_TRUNC);
+	int fd;
+
+	fd = open(o->tmp, flags, 0644);
+	if (fd < 0)
+		return -1;
+	if (tp_gz_open(g, fd, level, comment) < 0) {
+		errno = g->err;
+		close(fd);
+		unlink(o->tmp);
+		return -1;
+	}
+	return 0;
+}
+
+/* Claim the rank's own name: 1 claimed, 0 taken by another process of
+ * this run (or a live one of another), -1 error. */
+static int claim_rank_name(struct tp_output *o, struct tp_gz *g,
+			   const char *run_id, const char *comment,
+			   int level)
+{
+	int tries;
+
+	for (tries = 0; tries < 4; tries++) {
+		if (create_tmp(o, g, 1, comment, level) == 0)
+			break;
+		if (errno != EEXIST)
+			return -1;
+		switch (file_owner(o->tmp, run_id)) {
+		case OWNER_NONE:	/* renamed meanwhile: look again */
+			continue;
+		case OWNER_STALE:	/* left by a killed process */
+			unlink(o->tmp);
+			continue;
+		default:
+			return 0;
+		}
+	}
+	if (tries == 4)
+		return 0;
+	if (file_owner(o->final, run_id) != OWNER_THIS_RUN)
+		return 1;
+	tp_gz_abandon(g);
+	close(g->fd);
+	unlink(o->tmp);
+	return 0;
+}
+
+int tp_output_open(struct tp_output *o, struct tp_gz *g, const char *dir,
+		   const char *name, int rank, const char *run_id, pid_t pid,
+		   int level)
+{
+	char comment[400];
+	int rc;
+
+	snprintf(comment, sizeof(comment), "tprof run=%s pid=%d", run_id,
+		 (int)pid);
+	tp_output_names(o, dir, name, rank, 0);
+	rc = claim_rank_name(o, g, run_id, comment, level);
+	if (rc)
+		return rc < 0 ? -1 : 0;
+	tp_output_names(o, dir, name, rank, pid);
+	return create_tmp(o, g, 0, comment, level);
+}

@@ -1,0 +1,33 @@
+/* Output file naming: <dir>/<name>-rank<R>.trace.json.gz, written as
+ * <final>.tmp and renamed when complete.
+ *
+ * A second process of the same run that would write an existing rank's
+ * file (a forked child, an unranked helper) gets -pid<PID> added instead;
+ * nothing is overwritten mid-run. Which run a file belongs to is read from
+ * its gzip header comment, so no lock or marker file is left behind.
+ */
+#ifndef TP_NAMING_H
+#define TP_NAMING_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "gzip.h"
+
+#define TP_PATH_MAX 4352
+
+struct tp_output {
+	char final[TP_PATH_MAX - 16];
+	char tmp[TP_PATH_MAX];
+	char base[TP_PATH_MAX - 32];	/* without .trace.json.gz */
+};
+
+int tp_mkdir_p(const char *dir);
+/* Creates the tmp file and writes its gzip header; 0 or -1 with errno. */
+int tp_output_open(struct tp_output *o, struct tp_gz *g, const char *dir,
+		   const char *name, int rank, const char *run_id, pid_t pid,
+		   int level);
+void tp_output_names(struct tp_output *o, const char *dir, const char *name,
+		     int rank, pid_t pid);
+
+#endif

@@ -1,0 +1,76 @@
+/* A single-producer, single-consumer ring of fixed-size event records.
+ *
+ * The recording thread is the only producer, the writer thread the only
+ * consumer: two counters, each written by one side, and no lock. When the
+ * ring is full the newest event is dropped and counted; the producer never
+ * waits.
+ */
+#ifndef TP_RING_H
+#define TP_RING_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+#include "event.h"
+
+struct tp_ring {
+	/* producer side, on its own cache line */
+	uint64_t head __attribute__((aligned(64)));
+	uint64_t tail_cache;
+	uint64_t dropped;
+	/* consumer side */
+	uint64_t tail __attribute__((aligned(64)));
+	/* fixed */
+	uint64_t mask __attribute__((aligned(64)));
+	struct tp_event *slots;
+	size_t map_bytes;
+};
+
+int tp_ring_init(struct tp_ring *r, size_t bytes);
+void tp_ring_destroy(struct tp_ring *r);
+size_t tp_ring_capacity(const struct tp_ring *r);
+
+/* Producer: a slot to fill, or NULL (and one more drop) when full. */
+static inline struct tp_event *tp_ring_reserve(struct tp_ring *r)
+{
+	uint64_t head = r->head;
+
+	if (__builtin_expect(head - r->tail_cache > r->mask, 0)) {
+		r->tail_cache = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
+		if (head - r->tail_cache > r->mask) {
+			__atomic_store_n(&r->dropped, r->dropped + 1,
+					 __ATOMIC_RELAXED);
+			return NULL;
+		}
+	}
+	return &r->slots[head & r->mask];
+}
+
+/* Producer: make the reserved slot visible to the consumer. */
+static inline void tp_ring_commit(struct tp_ring *r)
+{
+	__atomic_store_n(&r->head, r->head + 1, __ATOMIC_RELEASE);
+}
+
+/* Consumer: the next published record, or NULL when empty. */
+static inline const struct tp_event *tp_ring_peek(struct tp_ring *r)
+{
+	uint64_t head = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
+
+	if (r->tail == head)
+		return NULL;
+	return &r->slots[r->tail & r->mask];
+}
+
+/* Consumer: release the record returned by tp_ring_peek. */
+static inline void tp_ring_pop(struct tp_ring *r)
+{
+	__atomic_store_n(&r->tail, r->tail + 1, __ATOMIC_RELEASE);
+}
+
+static inline uint64_t tp_ring_dropped(const struct tp_ring *r)
+{
+	return __atomic_load_n(&r->dropped, __ATOMIC_RELAXED);
+}
+
+#endif

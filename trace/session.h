@@ -1,0 +1,36 @@
+/* The state of tracing in this process: configuration in force, run
+ * identity, rank, and the clock anchor every timestamp is mapped from. */
+#ifndef TP_SESSION_H
+#define TP_SESSION_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "clock.h"
+#include "config.h"
+
+#define TP_VERSION "0.1.0"
+
+struct tp_session {
+	struct tp_config cfg;
+	char run_id[128];
+	char host[256];
+	pid_t pid;
+	struct tp_clock_point anchor;
+	int64_t base_ns;	/* baseTimeNanoseconds */
+	int active;		/* tracing is on for this process */
+};
+
+extern struct tp_session tp_sess;
+
+/* Parses the environment; 0 when tracing is on. On a bad value prints
+ * one "tprof: error:" line and leaves tracing off. */
+int tp_session_init(void);
+/* The fork child keeps the configuration, gets its own identity. */
+void tp_session_after_fork(void);
+/* Unix time floored to a boundary all ranks of a job normally share. */
+int64_t tp_session_base_ns(uint64_t unix_ns);
+
+#define TP_BASE_BOUNDARY_NS 100000000000000ll	/* 10^14 ns, ~27.8 h */
+
+#endif

@@ -1,0 +1,253 @@
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <elf.h>
+#include <fcntl.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "symbols.h"
+
+/* An insert-only open-addressing map, uint64 -> uintptr, under `lock`. */
+struct map {
+	uint64_t *keys;
+	uintptr_t *vals;
+	size_t cap;
+	size_t n;
+};
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct map fn_names;	/* host stub -> registered device name */
+static struct map handles;	/* cudaKernel_t -> host stub */
+static struct map names;	/* address -> demangled name */
+
+static size_t slot(const struct map *m, uint64_t key)
+{
+	size_t i = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 17) & (m->cap - 1);
+
+	while (m->keys[i] && m->keys[i] != key)
+		i = (i + 1) & (m->cap - 1);
+	return i;
+}
+
+static int map_get(const struct map *m, uint64_t key, uintptr_t *val)
+{
+	size_t i;
+
+	if (!m->cap || !key)
+		return 0;
+	i = slot(m, key);
+	if (!m->keys[i])
+		return 0;
+	*val = m->vals[i];
+	return 1;
+}
+
+static int map_grow(struct map *m)
+{
+	struct map g = { 0 };
+	size_t i;
+
+	g.cap = m->cap ? m->cap * 2 : 256;
+	g.keys = calloc(g.cap, sizeof(*g.keys));
+	g.vals = calloc(g.cap, sizeof(*g.vals));
+	if (!g.keys || !g.vals) {
+		free(g.keys);
+		free(g.vals);
+		return -1;
+	}
+	for (i = 0; i < m->cap; i++) {
+		if (!m->keys[i])
+			continue;
+		size_t j = slot(&g, m->keys[i]);
+
+		g.keys[j] = m->keys[i];
+		g.vals[j] = m->vals[i];
+		g.n++;
+	}
+	free(m->keys);
+	free(m->vals);
+	*m = g;
+	return 0;
+}
+
+static void map_put(struct map *m, uint64_t key, uintptr_t val)
+{
+	size_t i;
+
+	if (!key)
+		return;
+	if ((m->n + 1) * 2 > m->cap && map_grow(m) < 0)
+		return;
+	i = slot(m, key);
+	if (!m->keys[i])
+		m->n++;
+	m->keys[i] = key;
+	m->vals[i] = val;
+}
+
+void tp_sym_note_function(const void *host_fn, const char *device_name)
+{
+	char *copy;
+
+	if (!host_fn || !device_name)
+		return;
+	copy = strdup(device_name);
+	if (!copy)
+		return;
+	pthread_mutex_lock(&lock);
+	map_put(&fn_names, (uintptr_t)host_fn, (uintptr_t)copy);
+	pthread_mutex_unlock(&lock);
+}
+
+void tp_sym_note_kernel_handle(const void *handle, const void *host_fn)
+{
+	if (!handle || !host_fn)
+		return;
+	pthread_mutex_lock(&lock);
+	map_put(&handles, (uintptr_t)handle, (uintptr_t)host_fn);
+	pthread_mutex_unlock(&lock);
+}
+
+/* The symbol at exactly addr in the ELF file of the object holding it:
+ * host stubs are local symbols of the executable, absent from .dynsym
+ * unless linked with -rdynamic, so .symtab is read from the file. */
+static char *elf_symbol(uintptr_t addr)
+{
+	const ElfW(Ehdr) *eh;
+	const ElfW(Shdr) *sh;
+	struct stat st;
+	Dl_info info;
+	char *name = NULL;
+	uintptr_t rel;
+	void *map;
+	int fd, i;
+
+	if (!dladdr((void *)addr, &info) || !info.dli_fname)
+		return NULL;
+	fd = open(info.dli_fname[0] ? info.dli_fname : "/proc/self/exe",
+		  O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) < 0 || (size_t)st.st_size < sizeof(*eh))
+		goto out_close;
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (map == MAP_FAILED)
+		goto out_close;
+	eh = map;
+	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+	    eh->e_shoff + (size_t)eh->e_shnum * sizeof(*sh) > (size_t)st.st_size)
+		goto out_unmap;
+	rel = addr - (eh->e_type == ET_DYN ? (uintptr_t)info.dli_fbase : 0);
+	sh = (const ElfW(Shdr) *)((const char *)map + eh->e_shoff);
+	for (i = 0; i < eh->e_shnum && !name; i++) {
+		const ElfW(Sym) *sym;
+		const char *strtab;
+		size_t n, j;
+
+		if (sh[i].sh_type != SHT_SYMTAB && sh[i].sh_type != SHT_DYNSYM)
+			continue;
+		if (sh[i].sh_link >= eh->e_shnum ||
+		    sh[i].sh_offset + sh[i].sh_size > (size_t)st.st_size)
+			continue;
+		sym = (const ElfW(Sym) *)((const char *)map + sh[i].sh_offset);
+		strtab = (const char *)map + sh[sh[i].sh_link].sh_offset;
+		n = sh[i].sh_size / sizeof(*sym);
+		for (j = 0; j < n; j++) {
+			if (sym[j].st_value != rel || !sym[j].st_name ||
+			    ELF64_ST_TYPE(sym[j].st_info) != STT_FUNC)
+				continue;
+			name = strdup(strtab + sym[j].st_name);
+			break;
+		}
+	}
+out_unmap:
+	munmap(map, (size_t)st.st_size);
+out_close:
+	close(fd);
+	if (!name && info.dli_sname && info.dli_saddr == (void *)addr)
+		name = strdup(info.dli_sname);
+	return name;
+}
+
+typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
+
+static char *demangle(char *mangled)
+{
+	static demangle_fn fn;
+	static int looked;
+	char *out;
+	int status = -1;
+
+	if (!looked) {
+		looked = 1;
+		fn = (demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
+	}
+	if (!fn || strncmp(mangled, "_Z", 2))
+		return mangled;
+	out = fn(mangled, NULL, NULL, &status);
+	if (status || !out) {
+		free(out);
+		return mangled;
+	}
+	free(mangled);
+	return out;
+}
+
+static char *resolve(uintptr_t func)
+{
+	uintptr_t v;
+	char *name = NULL;
+	char buf[32];
+
+	if (map_get(&handles, func, &v))
+		func = v;
+	if (map_get(&fn_names, func, &v))
+		name = strdup((const char *)v);
+	if (!name)
+		name = elf_symbol(func);
+	if (!name) {
+		snprintf(buf, sizeof(buf), "kernel@0x%lx", (unsigned long)func);
+		name = strdup(buf);
+	}
+	return name ? demangle(name) : NULL;
+}
+
+const char *tp_sym_kernel_name(uint64_t func)
+{
+	uintptr_t v;
+	char *name;
+
+	if (!func)
+		return "unknown kernel";
+	pthread_mutex_lock(&lock);
+	if (map_get(&names, func, &v)) {
+		pthread_mutex_unlock(&lock);
+		return (const char *)v;
+	}
+	name = resolve((uintptr_t)func);
+	if (name)
+		map_put(&names, func, (uintptr_t)name);
+	pthread_mutex_unlock(&lock);
+	return name ? name : "unknown kernel";
+}
+
+void tp_sym_atfork_prepare(void)
+{
+	pthread_mutex_lock(&lock);
+}
+
+void tp_sym_atfork_parent(void)
+{
+	pthread_mutex_unlock(&lock);
+}
+
+void tp_sym_atfork_child(void)
+{
+	pthread_mutex_unlock(&lock);
+}

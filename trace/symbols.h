@@ -1,0 +1,24 @@
+/* Kernel names from host addresses, resolved by the writer thread only.
+ *
+ * Sources, best first: the device function name cudart registers for each
+ * host stub (__cudaRegisterFunction), the ELF symbol tables of the object
+ * holding the address, dladdr. cudaKernel_t handles (the first argument of
+ * __cudaLaunchKernel) are mapped back to their host stub through
+ * __cudaGetKernel. C++ names are demangled with the process's own
+ * __cxa_demangle when there is one.
+ */
+#ifndef TP_SYMBOLS_H
+#define TP_SYMBOLS_H
+
+#include <stdint.h>
+
+void tp_sym_note_function(const void *host_fn, const char *device_name);
+void tp_sym_note_kernel_handle(const void *handle, const void *host_fn);
+/* A name for func (a host stub or a kernel handle); never NULL. The string
+ * stays valid until tp_sym_reset. */
+const char *tp_sym_kernel_name(uint64_t func);
+void tp_sym_atfork_prepare(void);
+void tp_sym_atfork_parent(void);
+void tp_sym_atfork_child(void);
+
+#endif

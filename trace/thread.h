@@ -1,0 +1,92 @@
+/* Per-thread recording state, found through an initial-exec TLS pointer.
+ *
+ * A thread gets its ring on its first recorded call; the ring is pushed on
+ * a lock-free list the writer walks. When the thread exits, its ring is
+ * marked and the writer drains and frees it.
+ */
+#ifndef TP_THREAD_H
+#define TP_THREAD_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "clock.h"
+#include "ring.h"
+
+struct tp_thread {
+	struct tp_ring ring;
+	struct tp_thread *next;		/* registry list */
+	pid_t tid;
+	int exited;			/* set at thread exit */
+	int internal;			/* inside tprof itself: record nothing */
+	uint64_t written;		/* writer side */
+	char name[64];
+};
+
+extern __thread struct tp_thread *tp_self
+	__attribute__((tls_model("initial-exec")));
+/* Sources being recorded now (TPROF_TRACE bits); 0 while tracing is off,
+ * so a hook costs one predictable branch when there is nothing to do. */
+extern unsigned tp_recording;
+
+struct tp_thread *tp_thread_attach(void);
+struct tp_thread *tp_thread_list(void);
+void tp_thread_unlink(struct tp_thread *t);
+void tp_thread_free(struct tp_thread *t);
+void tp_thread_reset_after_fork(void);
+void tp_thread_set_ring_bytes(size_t bytes);
+void tp_thread_read_name(struct tp_thread *t);
+/* Called once, the first time any thread attaches (starts the writer). */
+void tp_thread_on_first_attach(void (*fn)(void));
+
+/* One recording in progress on the calling thread. */
+struct tp_rec {
+	struct tp_thread *t;
+	uint64_t t0;
+};
+
+static inline int tp_rec_begin(struct tp_rec *r, unsigned source)
+{
+	struct tp_thread *t;
+
+	if (__builtin_expect(!(tp_recording & source), 0))
+		return 0;
+	t = tp_self;
+	if (__builtin_expect(!t, 0))
+		t = tp_thread_attach();
+	if (!t || t->internal)
+		return 0;
+	r->t = t;
+	r->t0 = tp_ticks();
+	return 1;
+}
+
+/* The record to fill in, or NULL when the ring is full (counted). */
+static inline struct tp_event *tp_rec_end(struct tp_rec *r, uint16_t api,
+					  int32_t ret)
+{
+	uint64_t t1 = tp_ticks();
+	struct tp_event *e = tp_ring_reserve(&r->t->ring);
+
+	if (!e)
+		return NULL;
+	e->start = r->t0;
+	e->end = t1;
+	e->api = api;
+	e->flags = 0;
+	e->ret = ret;
+	e->stream = 0;
+	return e;
+}
+
+static inline void tp_rec_commit(struct tp_rec *r)
+{
+	tp_ring_commit(&r->t->ring);
+}
+
+
+
+/* The state a tprof-internal thread (the writer) installs as its own: it
+ * records nothing. */
+struct tp_thread *tp_thread_internal(void);
+#endif

@@ -1,0 +1,200 @@
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "session.h"
+#include "trailer.h"
+
+void tp_thread_stats_add(struct tp_thread_stats *s, pid_t tid,
+			 const char *name, uint64_t events, uint64_t dropped)
+{
+	struct tp_thread_stat *st;
+
+	s->dropped += dropped;
+	if (s->n == s->cap && s->cap < TP_MAX_THREAD_STATS) {
+		unsigned cap = s->cap ? s->cap * 2 : 16;
+		void *v = realloc(s->v, cap * sizeof(*s->v));
+
+		if (v) {
+			s->v = v;
+			s->cap = cap;
+		}
+	}
+	if (s->n < s->cap) {
+		st = &s->v[s->n++];
+		st->tid = tid;
+		memcpy(st->name, name, sizeof(st->name));
+		st->name[sizeof(st->name) - 1] = '\0';
+		st->events = events;
+		st->dropped = dropped;
+		return;
+	}
+	if (!s->n)
+		return;
+	st = &s->v[s->n - 1];
+	st->events += events;
+	st->dropped += dropped;
+}
+
+void tp_thread_stats_free(struct tp_thread_stats *s)
+{
+	free(s->v);
+	memset(s, 0, sizeof(*s));
+}
+
+/* A /proc file's content, NUL-terminated; n returns its length. */
+static size_t read_proc(const char *path, char *buf, size_t len)
+{
+	ssize_t n;
+	int fd;
+
+	buf[0] = '\0';
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		n = 0;
+	buf[n] = '\0';
+	return (size_t)n;
+}
+
+static void put_meta(struct tp_buf *b, const char *what, pid_t tid,
+		     const char *name)
+{
+	tp_buf_lit(b, "{\"ph\":\"M\",\"name\":\"");
+	tp_buf_cstr(b, what);
+	tp_buf_lit(b, "\",\"pid\":");
+	tp_json_u64(b, (uint64_t)tp_sess.pid);
+	tp_buf_lit(b, ",\"tid\":");
+	tp_json_u64(b, (uint64_t)tid);
+	tp_buf_lit(b, ",\"args\":{\"name\":");
+	tp_json_str(b, name);
+	tp_buf_lit(b, "}}");
+}
+
+void tp_trailer_process_name(struct tp_buf *b)
+{
+	char comm[64], name[128];
+
+	read_proc("/proc/self/comm", comm, sizeof(comm));
+	comm[strcspn(comm, "\n")] = '\0';
+	snprintf(name, sizeof(name), "%s (rank %d, pid %d)", comm,
+		 tp_sess.cfg.rank, (int)tp_sess.pid);
+	put_meta(b, "process_name", 0, name);
+	tp_buf_lit(b, ",\n{\"ph\":\"M\",\"name\":\"process_sort_index\","
+		   "\"pid\":");
+	tp_json_u64(b, (uint64_t)tp_sess.pid);
+	tp_buf_lit(b, ",\"tid\":0,\"args\":{\"sort_index\":");
+	tp_json_i64(b, tp_sess.cfg.rank);
+	tp_buf_lit(b, "}}");
+}
+
+static void put_command(struct tp_buf *b)
+{
+	char cmd[8192];
+	size_t n = read_proc("/proc/self/cmdline", cmd, sizeof(cmd)), i = 0;
+
+	tp_buf_char(b, '[');
+	while (i < n) {
+		size_t l = strlen(cmd + i);
+
+		if (i)
+			tp_buf_char(b, ',');
+		tp_json_strn(b, cmd + i, l);
+		i += l + 1;
+	}
+	tp_buf_char(b, ']');
+}
+
+static void put_config(struct tp_buf *b)
+{
+	static const char *const levels[] = { "quiet", "warn", "info",
+					      "debug" };
+	const struct tp_config *c = &tp_sess.cfg;
+	char sources[128];
+
+	tp_config_sources_str(c->sources, sources, sizeof(sources));
+	tp_buf_lit(b, "{\"output_dir\": ");
+	tp_json_str(b, c->dir);
+	tp_buf_lit(b, ", \"name\": ");
+	tp_json_str(b, c->name);
+	tp_buf_lit(b, ", \"trace\": ");
+	tp_json_str(b, sources);
+	tp_buf_lit(b, ", \"buffer_mb\": ");
+	tp_json_u64(b, c->buffer_mb);
+	tp_buf_lit(b, ", \"log\": ");
+	tp_json_str(b, levels[c->log_level & 3]);
+	tp_buf_lit(b, ", \"rank_from\": ");
+	tp_json_str(b, c->rank_from ? c->rank_from : "default");
+	tp_buf_char(b, '}');
+}
+
+static void put_threads(struct tp_buf *b, const struct tp_thread_stats *s)
+{
+	unsigned i;
+
+	tp_buf_char(b, '[');
+	for (i = 0; i < s->n; i++) {
+		tp_buf_cstr(b, i ? ",\n  {\"tid\": " : "\n  {\"tid\": ");
+		tp_json_u64(b, (uint64_t)s->v[i].tid);
+		tp_buf_lit(b, ", \"name\": ");
+		tp_json_str(b, s->v[i].name);
+		tp_buf_lit(b, ", \"events\": ");
+		tp_json_u64(b, s->v[i].events);
+		tp_buf_lit(b, ", \"dropped\": ");
+		tp_json_u64(b, s->v[i].dropped);
+		tp_buf_char(b, '}');
+	}
+	tp_buf_char(b, ']');
+}
+
+static void put_thread_names(struct tp_buf *b, const struct tp_thread_stats *s)
+{
+	unsigned i;
+
+	for (i = 0; i < s->n; i++) {
+		tp_buf_lit(b, ",\n");
+		put_meta(b, "thread_name", s->v[i].tid, s->v[i].name);
+	}
+}
+
+void tp_trailer_put(struct tp_buf *b, const struct tp_trailer_info *info)
+{
+	/* Drift of the fixed tick mapping against the wall clock over the
+	 * run: how far the last events may be off in Unix time. */
+	int64_t drift = (int64_t)(tp_clock_to_unix(info->map, info->end.ticks) -
+				  info->end.unix_ns);
+
+	put_thread_names(b, info->stats);
+	tp_buf_lit(b, "\n],\n\"deviceProperties\": [],\n\"tprof\": "
+		   "{\"version\": \"" TP_VERSION "\", \"command\": ");
+	put_command(b);
+	tp_buf_lit(b, ", \"host\": ");
+	tp_json_str(b, tp_sess.host);
+	tp_buf_lit(b, ", \"pid\": ");
+	tp_json_u64(b, (uint64_t)tp_sess.pid);
+	tp_buf_lit(b, ", \"run_id\": ");
+	tp_json_str(b, tp_sess.run_id);
+	tp_buf_lit(b, ",\n \"config\": ");
+	put_config(b);
+	tp_buf_lit(b, ",\n \"clock\": {\"source\": ");
+	tp_json_str(b, tp_clock_use_tsc ? "tsc" : "CLOCK_MONOTONIC_RAW");
+	tp_buf_lit(b, ", \"drift_ns\": ");
+	tp_json_i64(b, drift);
+	tp_buf_lit(b, "},\n \"start_unix_ns\": ");
+	tp_json_u64(b, tp_sess.anchor.unix_ns);
+	tp_buf_lit(b, ", \"end_unix_ns\": ");
+	tp_json_u64(b, info->end.unix_ns);
+	tp_buf_lit(b, ", \"events_written\": ");
+	tp_json_u64(b, info->events);
+	tp_buf_lit(b, ", \"events_dropped\": ");
+	tp_json_u64(b, info->stats->dropped);
+	tp_buf_lit(b, ",\n \"threads\": ");
+	put_threads(b, info->stats);
+	tp_buf_lit(b, "}}\n");
+}

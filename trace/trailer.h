@@ -1,0 +1,45 @@
+/* The parts of the trace around the events: the process and thread name
+ * metadata, and the closing keys (deviceProperties, the tprof object with
+ * the run's identity, configuration and per-thread counts). */
+#ifndef TP_TRAILER_H
+#define TP_TRAILER_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "clock.h"
+#include "json.h"
+
+struct tp_thread_stat {
+	pid_t tid;
+	char name[64];
+	uint64_t events;
+	uint64_t dropped;
+};
+
+/* Threads seen so far; past TP_MAX_THREAD_STATS the rest are summed into
+ * the last entry so memory stays bounded with short-lived threads. */
+#define TP_MAX_THREAD_STATS 4096
+
+struct tp_thread_stats {
+	struct tp_thread_stat *v;
+	unsigned n;
+	unsigned cap;
+	uint64_t dropped;
+};
+
+void tp_thread_stats_add(struct tp_thread_stats *s, pid_t tid,
+			 const char *name, uint64_t events, uint64_t dropped);
+void tp_thread_stats_free(struct tp_thread_stats *s);
+
+struct tp_trailer_info {
+	uint64_t events;
+	struct tp_clock_point end;
+	const struct tp_clock_map *map;
+	const struct tp_thread_stats *stats;
+};
+
+void tp_trailer_process_name(struct tp_buf *b);
+void tp_trailer_put(struct tp_buf *b, const struct tp_trailer_info *info);
+
+#endif

@@ -1,0 +1,358 @@
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "api.h"
+#include "json.h"
+#include "log.h"
+#include "naming.h"
+#include "session.h"
+#include "thread.h"
+#include "trailer.h"
+#include "writer.h"
+
+#define FLUSH_BYTES (256 * 1024)
+#define CYCLE_MS 50
+/* The tick rate is measured over at least this long before the first
+ * conversion, and then fixed for the life of the process. */
+#define CALIBRATE_NS 100000000ull
+#define CALIBRATE_MIN_NS 10000000ull
+
+static struct {
+	pthread_t thread;
+	int started;
+	int stop;
+	int done;
+	int wake[2];
+	int done_pipe[2];
+	int failed;
+	int opened;
+	struct tp_output out;
+	struct tp_gz gz;
+	struct tp_buf buf;
+	struct tp_clock_map map;
+	int map_ready;
+	uint64_t events;
+	struct tp_thread_stats stats;
+} W = { .wake = { -1, -1 }, .done_pipe = { -1, -1 } };
+
+static void mark_failed(const char *what, int err)
+{
+	if (W.failed)
+		return;
+	W.failed = 1;
+	__atomic_store_n(&tp_recording, 0, __ATOMIC_RELAXED);
+	tp_error("%s %s: %s; tracing is off for this process (free space or "
+		 "choose another TPROF_OUTPUT_DIR)", what, W.out.tmp,
+		 strerror(err));
+	tp_gz_abandon(&W.gz);
+	close(W.gz.fd);
+	unlink(W.out.tmp);
+}
+
+static void flush_buf(int force)
+{
+	if (W.buf.len < FLUSH_BYTES && !force)
+		return;
+	if (!W.failed && W.buf.oom)
+		mark_failed("out of memory formatting", ENOMEM);
+	if (!W.failed && tp_gz_write(&W.gz, W.buf.p, W.buf.len) < 0)
+		mark_failed("cannot write", W.gz.err);
+	W.buf.len = 0;
+	W.buf.oom = 0;
+}
+
+static void calibrate(int final)
+{
+	struct tp_clock_point now = tp_clock_sample();
+	uint64_t need = final ? CALIBRATE_MIN_NS : CALIBRATE_NS;
+	uint64_t elapsed = now.raw_ns - tp_sess.anchor.raw_ns;
+
+	if (W.map_ready)
+		return;
+	if (elapsed < need && !final)
+		return;
+	if (elapsed < need) {
+		struct timespec ts = { 0, (long)(need - elapsed) };
+
+		nanosleep(&ts, NULL);
+		now = tp_clock_sample();
+	}
+	tp_clock_map_from(&W.map, tp_sess.anchor, now);
+	W.map_ready = 1;
+}
+
+static void put_event(struct tp_buf *b, const struct tp_thread *t,
+		      const struct tp_event *e)
+{
+	const struct tp_api *api = tp_api_get(e->api);
+	uint64_t s = tp_clock_to_unix(&W.map, e->start);
+	uint64_t f = tp_clock_to_unix(&W.map, e->end);
+
+	if (!api)
+		return;
+	tp_buf_lit(b, ",\n{\"ph\":\"X\",\"cat\":\"");
+	tp_buf_cstr(b, api->cat);
+	tp_buf_lit(b, "\",\"name\":\"");
+	tp_buf_cstr(b, api->name);
+	tp_buf_lit(b, "\",\"pid\":");
+	tp_json_u64(b, (uint64_t)tp_sess.pid);
+	tp_buf_lit(b, ",\"tid\":");
+	tp_json_u64(b, (uint64_t)t->tid);
+	tp_buf_lit(b, ",\"ts\":");
+	tp_json_us(b, (int64_t)(s - (uint64_t)tp_sess.base_ns));
+	tp_buf_lit(b, ",\"dur\":");
+	tp_json_us(b, f > s ? (int64_t)(f - s) : 0);
+	tp_buf_lit(b, ",\"args\":{\"ret\":");
+	tp_json_i64(b, e->ret);
+	if (api->args)
+		api->args(b, e);
+	tp_buf_lit(b, "}}");
+	W.events++;
+}
+
+/* Ends at the first record not yet committed; an exited thread's ring is
+ * freed once it is known empty. */
+static void drain_thread(struct tp_thread *t)
+{
+	int exited = __atomic_load_n(&t->exited, __ATOMIC_ACQUIRE);
+	const struct tp_event *e;
+
+	while ((e = tp_ring_peek(&t->ring))) {
+		if (!W.failed)
+			put_event(&W.buf, t, e);
+		t->written++;
+		tp_ring_pop(&t->ring);
+		flush_buf(0);
+	}
+	if (!exited)
+		return;
+	tp_thread_stats_add(&W.stats, t->tid, t->name, t->written,
+			    tp_ring_dropped(&t->ring));
+	tp_thread_unlink(t);
+	tp_thread_free(t);
+}
+
+void tp_writer_drain(void)
+{
+	struct tp_thread *t, *next;
+
+	calibrate(0);
+	if (!W.map_ready)
+		return;
+	for (t = tp_thread_list(); t; t = next) {
+		next = t->next;
+		drain_thread(t);
+	}
+}
+
+static void put_header(struct tp_buf *b)
+{
+	char name[512];
+
+	snprintf(name, sizeof(name), "%s-rank%d", tp_sess.cfg.name,
+		 tp_sess.cfg.rank);
+	tp_buf_lit(b, "{\"schemaVersion\": 1,\n\"traceName\": ");
+	tp_json_str(b, name);
+	tp_buf_lit(b, ",\n\"displayTimeUnit\": \"ms\",\n"
+		   "\"baseTimeNanoseconds\": ");
+	tp_json_i64(b, tp_sess.base_ns);
+	tp_buf_lit(b, ",\n\"distributedInfo\": {\"rank\": ");
+	tp_json_i64(b, tp_sess.cfg.rank);
+	tp_buf_lit(b, ", \"world_size\": ");
+	tp_json_i64(b, tp_sess.cfg.world_size);
+	tp_buf_lit(b, "},\n\"traceEvents\": [\n");
+	tp_trailer_process_name(b);
+}
+
+int tp_writer_open(void)
+{
+	if (tp_output_open(&W.out, &W.gz, tp_sess.cfg.dir, tp_sess.cfg.name,
+			   tp_sess.cfg.rank, tp_sess.run_id, tp_sess.pid,
+			   1) < 0) {
+		W.failed = 1;
+		__atomic_store_n(&tp_recording, 0, __ATOMIC_RELAXED);
+		tp_error("cannot create a trace file in TPROF_OUTPUT_DIR='%s': "
+			 "%s; tracing is off for this process (choose a "
+			 "writable directory)", tp_sess.cfg.dir,
+			 strerror(errno));
+		return -1;
+	}
+	W.opened = 1;
+	put_header(&W.buf);
+	flush_buf(1);
+	return W.failed ? -1 : 0;
+}
+
+static void add_live_thread_stats(void)
+{
+	struct tp_thread *t;
+
+	for (t = tp_thread_list(); t; t = t->next) {
+		tp_thread_read_name(t);
+		tp_thread_stats_add(&W.stats, t->tid, t->name, t->written,
+				    tp_ring_dropped(&t->ring));
+	}
+}
+
+int tp_writer_finish(void)
+{
+	struct tp_trailer_info info;
+
+	if (!W.opened || W.failed)
+		return -1;
+	calibrate(1);
+	tp_writer_drain();
+	add_live_thread_stats();
+	info.events = W.events;
+	info.end = tp_clock_sample();
+	info.map = &W.map;
+	info.stats = &W.stats;
+	tp_trailer_put(&W.buf, &info);
+	flush_buf(1);
+	if (W.failed)
+		return -1;
+	if (tp_gz_finish(&W.gz) < 0) {
+		mark_failed("cannot complete", W.gz.err);
+		return -1;
+	}
+	if (close(W.gz.fd) < 0 || rename(W.out.tmp, W.out.final) < 0) {
+		mark_failed("cannot complete", errno);
+		return -1;
+	}
+	W.opened = 0;
+	tp_log(TP_LOG_WARN, "", "wrote %s (%llu events, %llu dropped, "
+	       "%.1f KiB)", W.out.final, (unsigned long long)W.events,
+	       (unsigned long long)W.stats.dropped,
+	       (double)W.gz.out_bytes / 1024.0);
+	return 0;
+}
+
+struct tp_writer_stats tp_writer_stats(void)
+{
+	struct tp_writer_stats s = {
+		.events = W.events,
+		.dropped = W.stats.dropped,
+		.raw_bytes = W.gz.in_bytes,
+		.file_bytes = W.gz.out_bytes,
+	};
+
+	return s;
+}
+
+static void *writer_main(void *arg)
+{
+	struct pollfd p = { .events = POLLIN };
+	char c;
+
+	(void)arg;
+	tp_self = tp_thread_internal();
+	if (tp_writer_open() < 0)
+		goto out;
+	p.fd = W.wake[0];
+	while (!__atomic_load_n(&W.stop, __ATOMIC_ACQUIRE)) {
+		if (poll(&p, 1, CYCLE_MS) > 0 && read(W.wake[0], &c, 1) < 0)
+			continue;
+		tp_writer_drain();
+	}
+	__atomic_store_n(&tp_recording, 0, __ATOMIC_RELAXED);
+	tp_writer_finish();
+out:
+	__atomic_store_n(&W.done, 1, __ATOMIC_RELEASE);
+	if (write(W.done_pipe[1], "d", 1) < 0)
+		return NULL;
+	return NULL;
+}
+
+void tp_writer_start(void)
+{
+	sigset_t all, old;
+
+	if (pipe2(W.wake, O_CLOEXEC | O_NONBLOCK) < 0 ||
+	    pipe2(W.done_pipe, O_CLOEXEC) < 0) {
+		tp_error("cannot create the writer's pipes: %s; tracing is "
+			 "off for this process", strerror(errno));
+		__atomic_store_n(&tp_recording, 0, __ATOMIC_RELAXED);
+		return;
+	}
+	/* Signals go to the program's threads, never to the writer: a
+	 * handler waiting for the writer must not run on the writer. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	if (pthread_create(&W.thread, NULL, writer_main, NULL)) {
+		tp_error("cannot start the writer thread; tracing is off for "
+			 "this process");
+		__atomic_store_n(&tp_recording, 0, __ATOMIC_RELAXED);
+	} else {
+		W.started = 1;
+		pthread_setname_np(W.thread, "tprof-writer");
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+static int wait_done(int timeout_ms)
+{
+	struct pollfd p = { .fd = W.done_pipe[0], .events = POLLIN };
+
+	while (!__atomic_load_n(&W.done, __ATOMIC_ACQUIRE)) {
+		int rc = poll(&p, 1, timeout_ms);
+
+		if (rc == 0)
+			return -1;
+		if (rc < 0 && errno != EINTR)
+			return -1;
+		if (rc > 0)
+			break;
+	}
+	return 0;
+}
+
+void tp_writer_stop_from_signal(int timeout_ms)
+{
+	if (!W.started)
+		return;
+	__atomic_store_n(&W.stop, 1, __ATOMIC_RELEASE);
+	if (write(W.wake[1], "s", 1) < 0 && errno != EAGAIN)
+		return;
+	wait_done(timeout_ms);
+}
+
+void tp_writer_stop(int timeout_ms)
+{
+	if (!W.started)
+		return;
+	tp_writer_stop_from_signal(timeout_ms);
+	if (__atomic_load_n(&W.done, __ATOMIC_ACQUIRE))
+		pthread_join(W.thread, NULL);
+	else
+		tp_warn("the writer did not finish within %d ms; the trace "
+			"may be incomplete", timeout_ms);
+	W.started = 0;
+}
+
+/* The parent's writer does not exist here; its file is the parent's. */
+void tp_writer_after_fork_child(void)
+{
+	if (W.opened) {
+		tp_gz_abandon(&W.gz);
+		close(W.gz.fd);
+	}
+	if (W.wake[0] >= 0) {
+		close(W.wake[0]);
+		close(W.wake[1]);
+		close(W.done_pipe[0]);
+		close(W.done_pipe[1]);
+	}
+	tp_buf_free(&W.buf);
+	tp_thread_stats_free(&W.stats);
+	memset(&W, 0, sizeof(W));
+	W.wake[0] = W.wake[1] = W.done_pipe[0] = W.done_pipe[1] = -1;
+}
