@@ -32,9 +32,10 @@ $(B)/%.o: %.c $(wildcard trace/*.h preload/*.h cli/*.h include/*.h)
 $(LIB): $(TRACE_OBJ) $(PRELOAD_OBJ)
 	$(CC) -shared -Wl,-z,defs -Wl,-soname,libtprof.so -o $@ $^ $(LDLIBS_LIB)
 
-# The CLI shares trace/ (config parsing, JSON) with the library.
-$(CLI): $(CLI_OBJ) $(filter-out $(B)/trace/writer.o $(B)/trace/thread.o,$(TRACE_OBJ))
-	$(CC) -o $@ $^ -lz -ldl -lpthread
+# The CLI shares config parsing and file naming with the library.
+CLI_TRACE_OBJ := $(addprefix $(B)/trace/,config.o naming.o gzip.o log.o)
+$(CLI): $(CLI_OBJ) $(CLI_TRACE_OBJ)
+	$(CC) -o $@ $^ -lz -lm
 
 include tests/tests.mk
 include bench/bench.mk

@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <unistd.h>
 
 #include "../trace/thread.h"
@@ -69,4 +70,67 @@ int execvpe(const char *file, char *const argv[], char *const envp[])
 	}
 	tp_lifecycle_finish();
 	return real(file, argv, envp);
+}
+
+/* The execl family calls execve inside libc, past our hook: gather the
+ * arguments and go through the hooked execv* above. */
+#define MAX_EXECL_ARGS 4096
+
+static int collect(const char *arg0, va_list ap, char **argv, char ***envp)
+{
+	int n = 0;
+
+	argv[n++] = (char *)arg0;
+	while (arg0 && n < MAX_EXECL_ARGS) {
+		argv[n] = va_arg(ap, char *);
+		if (!argv[n++])
+			break;
+	}
+	if (n == MAX_EXECL_ARGS) {
+		errno = E2BIG;
+		return -1;
+	}
+	if (envp)
+		*envp = va_arg(ap, char **);
+	return 0;
+}
+
+__attribute__((visibility("default")))
+int execl(const char *path, const char *arg, ...)
+{
+	char *argv[MAX_EXECL_ARGS];
+	va_list ap;
+	int rc;
+
+	va_start(ap, arg);
+	rc = collect(arg, ap, argv, NULL);
+	va_end(ap);
+	return rc < 0 ? rc : execv(path, argv);
+}
+
+__attribute__((visibility("default")))
+int execlp(const char *file, const char *arg, ...)
+{
+	char *argv[MAX_EXECL_ARGS];
+	va_list ap;
+	int rc;
+
+	va_start(ap, arg);
+	rc = collect(arg, ap, argv, NULL);
+	va_end(ap);
+	return rc < 0 ? rc : execvp(file, argv);
+}
+
+__attribute__((visibility("default")))
+int execle(const char *path, const char *arg, ...)
+{
+	char *argv[MAX_EXECL_ARGS];
+	char **envp = NULL;
+	va_list ap;
+	int rc;
+
+	va_start(ap, arg);
+	rc = collect(arg, ap, argv, &envp);
+	va_end(ap);
+	return rc < 0 ? rc : execve(path, argv, envp);
 }

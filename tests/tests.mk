@@ -1,1 +1,54 @@
+# make test: unit tests (C), integration tests (programs run under the
+# preload, checked with a real JSON parser and `tprof check`).
+TEST_CFLAGS = -std=gnu11 -O1 -g -Wall -Wextra -Werror -I$(CUDA_HOME)/include -Iinclude
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/unit/%)
+TRACE_LIB_OBJ := $(TRACE_OBJ)
+CUDA_LIBDIR := $(CUDA_HOME)/lib64
 
+# Programs the integration tests run under LD_PRELOAD.
+PROG_C := $(wildcard tests/integration/progs/*.c)
+PROG_LIB := $(wildcard tests/integration/libs/*.c)
+PROG_CU := $(wildcard tests/integration/progs/*.cu)
+PROG_BIN := $(PROG_C:tests/integration/progs/%.c=$(B)/tests/bin/%) \
+	    $(PROG_CU:tests/integration/progs/%.cu=$(B)/tests/bin/%) \
+	    $(PROG_CU:tests/integration/progs/%.cu=$(B)/tests/bin/%_ptds) \
+	    $(PROG_CU:tests/integration/progs/%.cu=$(B)/tests/bin/%_static) \
+	    $(PROG_LIB:tests/integration/libs/%.c=$(B)/tests/bin/%.so)
+
+$(B)/tests/unit/test_check: tests/unit/test_check.c $(filter-out $(B)/cli/main.o $(B)/cli/env_check.o,$(CLI_OBJ))
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -Icli -o $@ $^ -lz -lm
+
+$(B)/tests/unit/%: tests/unit/%.c $(TRACE_LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -o $@ $^ -lz -ldl -lpthread
+
+# Plain C programs calling the CUDA runtime API, linked to the shared
+# libcudart; libs/ holds shared libraries the programs dlopen.
+$(B)/tests/bin/%.so: tests/integration/libs/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -shared -fPIC -o $@ $< -L$(CUDA_LIBDIR) -lcudart -Wl,-rpath,$(CUDA_LIBDIR)
+
+$(B)/tests/bin/%: tests/integration/progs/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -o $@ $< -L$(CUDA_LIBDIR) -Wl,--as-needed -lcudart -Wl,-rpath,$(CUDA_LIBDIR) -ldl -lpthread
+
+$(B)/tests/bin/%: tests/integration/progs/%.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) -cudart shared -o $@ $<
+
+$(B)/tests/bin/%_ptds: tests/integration/progs/%.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) -cudart shared --default-stream per-thread -o $@ $<
+
+$(B)/tests/bin/%_static: tests/integration/progs/%.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) -cudart static -o $@ $<
+
+test-build: all $(UNIT_BIN) $(PROG_BIN)
+
+test: test-build
+	@tests/run.sh
+
+.PHONY: test test-build

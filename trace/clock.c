@@ -64,8 +64,9 @@ void tp_clock_map_from(struct tp_clock_map *m, struct tp_clock_point a,
 	m->base_ns = a.raw_ns;
 	m->unix_offset = (int64_t)(a.unix_ns - a.raw_ns);
 	if (!tp_clock_use_tsc || b.ticks <= a.ticks || b.raw_ns <= a.raw_ns) {
-		m->mult = 1ull << 32;
+		m->mult = 1ull << TP_CLOCK_SHIFT;
 		return;
 	}
-	m->mult = (uint64_t)(((unsigned __int128)dn << 32) / dt);
+	m->mult = (uint64_t)((((unsigned __int128)dn << TP_CLOCK_SHIFT) +
+			      dt / 2) / dt);
 }

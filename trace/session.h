@@ -9,7 +9,9 @@
 #include "clock.h"
 #include "config.h"
 
-#define TP_VERSION "0.1.0"
+#include <tprof.h>
+
+#define TP_VERSION TPROF_VERSION
 
 struct tp_session {
 	struct tp_config cfg;

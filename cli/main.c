@@ -1,0 +1,43 @@
+/* tprof: the command-line tool. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <tprof.h>
+
+#include "check.h"
+#include "env_check.h"
+
+static void usage(FILE *f)
+{
+	fputs("usage: tprof COMMAND [ARGS...]\n\n"
+	      "commands:\n"
+	      "  check FILE...   validate traces as Perfetto and HTA read "
+	      "them\n"
+	      "  env-check       validate the TPROF_* environment (used by "
+	      "tprof-run)\n"
+	      "  version         print the version\n", f);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "check"))
+		return tp_cmd_check(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "env-check"))
+		return tp_cmd_env_check(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "version")) {
+		puts("tprof " TPROF_VERSION);
+		return 0;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		usage(stdout);
+		return 0;
+	}
+	fprintf(stderr, "tprof: error: unknown command '%s'\n", argv[1]);
+	usage(stderr);
+	return 2;
+}

@@ -1,0 +1,128 @@
+"""Bad TPROF_* values and unusable directories: one clear line on stderr,
+tracing off, the program exactly as without tprof. And tprof-run."""
+import os
+import stat
+
+from tplib import *
+
+ARGV = [prog("calls"), "2", "3", "all", "4"]
+plain = run(ARGV, preload=False)
+
+BAD = [
+    ("TPROF_BUFFER_MB", "abc"), ("TPROF_BUFFER_MB", "-5"),
+    ("TPROF_BUFFER_MB", "0"), ("TPROF_BUFFER_MB", "5000"),
+    ("TPROF_TRACE", "cuda,gpus"), ("TPROF_TRACE", ""),
+    ("TPROF_LOG", "loud"), ("TPROF_DISABLE", "true"),
+    ("TPROF_NAME", "a/b"), ("TPROF_RANK", "-2"), ("RANK", "one"),
+    ("WORLD_SIZE", "0"),
+]
+for var, value in BAD:
+    r = run(ARGV, env={var: value})
+    label = "bad %s=%r" % (var, value)
+    eq(label + ": exit code unchanged", r.rc, plain.rc)
+    eq(label + ": stdout unchanged", r.stdout, plain.stdout)
+    lines = r.stderr.splitlines()
+    eq(label + ": exactly one stderr line", len(lines), 1)
+    check(label + ": names variable and value",
+          lines and lines[0].startswith("tprof: error: %s='%s'" % (var, value)),
+          str(lines))
+    check(label + ": says tracing is off", lines and "Tracing is off" in lines[0],
+          str(lines))
+    eq(label + ": no file", r.files(), [])
+    cleanup(r)
+
+# Unusable output directories (root ignores permission bits, so use a
+# path below a regular file, and /proc).
+tmp = tempfile.mkdtemp(prefix="tprof-it-")
+blocker = os.path.join(tmp, "file")
+open(blocker, "w").close()
+for d in (os.path.join(blocker, "sub"), "/proc/tprof-nope"):
+    r = run(ARGV, env={"TPROF_OUTPUT_DIR": d})
+    label = "unusable dir %s" % d
+    eq(label + ": program unaffected", (r.rc, r.stdout), (plain.rc, plain.stdout))
+    lines = r.stderr.splitlines()
+    check(label + ": one error line naming TPROF_OUTPUT_DIR",
+          len(lines) == 1 and lines[0].startswith("tprof: error: TPROF_OUTPUT_DIR="),
+          str(lines))
+shutil.rmtree(tmp, ignore_errors=True)
+
+# A write that fails mid-run (as on a full disk): RLIMIT_FSIZE makes the
+# trace's writes fail with EFBIG; SIGXFSZ is ignored as a shell would.
+import resource
+import signal as _signal
+
+
+def small_files():
+    resource.setrlimit(resource.RLIMIT_FSIZE, (2048, 2048))
+    _signal.signal(_signal.SIGXFSZ, _signal.SIG_IGN)
+
+
+r = run([prog("calls"), "2", "2000", "all", "4"], preexec_fn=small_files)
+eq("failed write: program unaffected", r.rc, 4)
+lines = r.stderr.splitlines()
+check("failed write: one error line naming the file and the cause",
+      len(lines) == 1 and lines[0].startswith("tprof: error: cannot write") and
+      "File too large" in lines[0], str(lines))
+eq("failed write: the partial file is removed", r.files(), [])
+cleanup(r)
+
+r = run(ARGV, env={"TPROF_DISABLE": "1"})
+eq("TPROF_DISABLE=1: inert", (r.rc, r.stdout, r.stderr, r.files()),
+   (plain.rc, plain.stdout, "", []))
+cleanup(r)
+r = run(ARGV, env={"TPROF_LOG": "quiet"})
+eq("TPROF_LOG=quiet: nothing on stderr", r.stderr, "")
+eq("TPROF_LOG=quiet: trace still written", r.files(), ["tprof-rank0.trace.json.gz"])
+cleanup(r)
+r = run(ARGV, env={"TPROF_TRACE": "nccl"})
+eq("TPROF_TRACE without cuda: runtime calls not recorded", r.files(), [])
+cleanup(r)
+cleanup(plain)
+
+
+# tprof-run
+def tprof_run(args, env=None):
+    e = base_env()
+    e.update(env or {})
+    return subprocess.run([RUN] + args, env=e, capture_output=True, text=True,
+                          timeout=60)
+
+
+p = tprof_run(["--help"])
+check("tprof-run --help", p.returncode == 0 and "usage: tprof-run" in p.stdout,
+      p.stdout + p.stderr)
+out = tempfile.mkdtemp(prefix="tprof-it-")
+p = tprof_run(["-o", out, "-n", "myrun", "-t", "cuda", "--buffer-mb", "8", "--",
+               prog("calls"), "1", "2"])
+eq("tprof-run: program runs", (p.returncode, p.stdout), (0, "calls done: 1 threads x 2\n"))
+eq("tprof-run: -o and -n name the file", sorted(os.listdir(out)),
+   ["myrun-rank0.trace.json.gz"])
+if os.listdir(out):
+    t = load(os.path.join(out, "myrun-rank0.trace.json.gz"))
+    eq("tprof-run: flags reach the config", (t["tprof"]["config"]["trace"],
+                                             t["tprof"]["config"]["buffer_mb"]),
+       ("cuda", 8))
+shutil.rmtree(out, ignore_errors=True)
+
+p = tprof_run(["bash", "-c", "echo $LD_PRELOAD"], env={"LD_PRELOAD": "libother.so"})
+check("tprof-run: prepends to an existing LD_PRELOAD",
+      p.stdout.strip().endswith("libtprof.so:libother.so"), p.stdout)
+p = tprof_run(["bash", "-c", "echo $TPROF_OUTPUT_DIR $TPROF_RUN_ID"],
+              env={"TPROF_OUTPUT_DIR": out})
+check("tprof-run: children inherit the variables and a run id",
+      p.stdout.startswith(out + " ") and len(p.stdout.split()) == 2, p.stdout)
+shutil.rmtree(out, ignore_errors=True)
+
+for args, what in (
+        (["--buffer-mb", "abc", "true"], "TPROF_BUFFER_MB='abc'"),
+        (["-t", "cuda,bogus", "true"], "TPROF_TRACE='cuda,bogus'"),
+        (["--frobnicate", "true"], "unknown flag '--frobnicate'"),
+        (["-o"], "-o needs a value"),
+        ([], "no command given"),
+        (["-o", "/proc/nope", "true"], "TPROF_OUTPUT_DIR='/proc/nope'")):
+    p = tprof_run(args)
+    eq("tprof-run %s: exit 2" % " ".join(args), p.returncode, 2)
+    check("tprof-run %s: message" % " ".join(args),
+          what in p.stderr and p.stderr.count("\n") == 1, p.stderr)
+    eq("tprof-run %s: program not started" % " ".join(args), p.stdout, "")
+done()

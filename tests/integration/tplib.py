@@ -1,0 +1,136 @@
+"""Shared helpers for the integration tests.
+
+Each check prints "PASS name" or "FAIL name: why"; tests/run.sh adds them
+up. Traces are read with Python's json module (a real parser) and checked
+with `tprof check` as well.
+"""
+import gzip
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BUILD = os.path.join(ROOT, "build")
+LIB = os.path.join(BUILD, "libtprof.so")
+CLI = os.path.join(BUILD, "tprof")
+BIN = os.path.join(BUILD, "tests", "bin")
+RUN = os.path.join(ROOT, "scripts", "tprof-run")
+
+failures = 0
+
+
+def check(name, cond, why=""):
+    global failures
+    if cond:
+        print("PASS " + name)
+    else:
+        failures += 1
+        print("FAIL %s: %s" % (name, why))
+    sys.stdout.flush()
+    return cond
+
+
+def eq(name, got, want):
+    return check(name, got == want, "got %r, want %r" % (got, want))
+
+
+def done():
+    sys.exit(1 if failures else 0)
+
+
+def prog(name):
+    return os.path.join(BIN, name)
+
+
+class Run:
+    def __init__(self, p, outdir):
+        self.rc = p.returncode
+        self.stdout = p.stdout
+        self.stderr = p.stderr
+        self.dir = outdir
+
+    def files(self):
+        if not os.path.isdir(self.dir):
+            return []
+        return sorted(os.listdir(self.dir))
+
+    def lines(self, prefix="tprof:"):
+        return [l for l in self.stderr.splitlines() if l.startswith(prefix)]
+
+
+def base_env():
+    env = dict(os.environ)
+    for k in list(env):
+        if k.startswith("TPROF_") or k in ("RANK", "WORLD_SIZE", "LD_PRELOAD",
+                                          "OMPI_COMM_WORLD_RANK", "PMI_RANK",
+                                          "PMIX_RANK", "SLURM_PROCID",
+                                          "OMPI_COMM_WORLD_SIZE", "PMI_SIZE",
+                                          "SLURM_NTASKS"):
+            del env[k]
+    return env
+
+
+def run(argv, env=None, preload=True, outdir=None, timeout=120, **kw):
+    """Runs argv (with libtprof.so preloaded) writing traces to a fresh
+    directory, unless TPROF_OUTPUT_DIR is given in env."""
+    e = base_env()
+    e.update(env or {})
+    if outdir is None:
+        outdir = tempfile.mkdtemp(prefix="tprof-it-")
+    e.setdefault("TPROF_OUTPUT_DIR", outdir)
+    if preload:
+        e["LD_PRELOAD"] = LIB
+    p = subprocess.run(argv, env=e, capture_output=True, text=True,
+                       timeout=timeout, **kw)
+    return Run(p, e["TPROF_OUTPUT_DIR"])
+
+
+def load(path):
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8") as f:
+        return json.load(f)
+
+
+def raw(path):
+    with gzip.open(path, "rt", encoding="utf-8") as f:
+        return f.read()
+
+
+def xevents(trace, name=None):
+    return [e for e in trace["traceEvents"] if e.get("ph") == "X" and
+            (name is None or e["name"] == name)]
+
+
+def tprof_check(path, name):
+    if not os.access(CLI, os.X_OK):
+        return check(name, False, "%s not built" % CLI)
+    p = subprocess.run([CLI, "check", path], capture_output=True, text=True)
+    return check(name, p.returncode == 0, p.stdout + p.stderr)
+
+
+def nesting_ok(trace):
+    """Strict nesting of X events per (pid, tid), in integer ns."""
+    tracks = {}
+    for e in xevents(trace):
+        ts = round(e["ts"] * 1000)
+        tracks.setdefault((e["pid"], e["tid"]), []).append(
+            (ts, -round(e["dur"] * 1000)))
+    for evs in tracks.values():
+        evs.sort()
+        stack = []
+        for ts, negdur in evs:
+            end = ts - negdur
+            while stack and stack[-1] <= ts:
+                stack.pop()
+            if stack and end > stack[-1]:
+                return False
+            stack.append(end)
+    return True
+
+
+def cleanup(*runs):
+    for r in runs:
+        shutil.rmtree(r.dir, ignore_errors=True)

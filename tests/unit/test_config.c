@@ -1,0 +1,114 @@
+/* TPROF_* parsing: defaults, every accepted form, every bad value. */
+#include <stdlib.h>
+
+#include "../../trace/config.h"
+#include "../../trace/log.h"
+#include "tp_test.h"
+
+/* A fake environment: "NAME=value" strings. */
+static const char *fake[16];
+
+static const char *get(const char *name)
+{
+	size_t n = strlen(name);
+	int i;
+
+	for (i = 0; fake[i]; i++)
+		if (!strncmp(fake[i], name, n) && fake[i][n] == '=')
+			return fake[i] + n + 1;
+	return NULL;
+}
+
+static int parse(struct tp_config *c, char *err, const char *a,
+		 const char *b)
+{
+	fake[0] = a;
+	fake[1] = b;
+	fake[2] = NULL;
+	err[0] = '\0';
+	return tp_config_parse(c, get, err, 512);
+}
+
+/* A bad value must be refused with a message naming the variable, the
+ * value and what is accepted. */
+static void bad(const char *setting, const char *var, const char *accepted)
+{
+	struct tp_config c;
+	char err[512], name[256];
+	const char *value = strchr(setting, '=') + 1;
+	int rc = parse(&c, err, setting, NULL);
+
+	snprintf(name, sizeof(name), "config: %s refused", setting);
+	TP_CHECK(name, rc < 0 && strstr(err, var) && strstr(err, value) &&
+		 strstr(err, accepted), "rc=%d err=\"%s\"", rc, err);
+}
+
+int main(void)
+{
+	struct tp_config c;
+	char err[512], buf[128];
+
+	TP_CHECK_INT("config: empty environment parses", parse(&c, err, NULL,
+							       NULL), 0);
+	TP_CHECK_STR("config: default dir", c.dir, "./tprof-traces");
+	TP_CHECK_STR("config: default name", c.name, "tprof");
+	TP_CHECK_INT("config: default sources are all", c.sources, TP_SRC_ALL);
+	TP_CHECK_INT("config: default buffer", c.buffer_mb, 16);
+	TP_CHECK_INT("config: default log level", c.log_level, TP_LOG_WARN);
+	TP_CHECK_INT("config: default rank", c.rank, 0);
+	TP_CHECK_INT("config: default world size", c.world_size, 1);
+
+	parse(&c, err, "TPROF_TRACE=cuda,nccl", "TPROF_BUFFER_MB=64");
+	TP_CHECK_INT("config: source list", c.sources, TP_SRC_CUDA | TP_SRC_NCCL);
+	TP_CHECK_INT("config: buffer size", c.buffer_mb, 64);
+	tp_config_sources_str(c.sources, buf, sizeof(buf));
+	TP_CHECK_STR("config: sources printed back", buf, "cuda,nccl");
+	parse(&c, err, "TPROF_TRACE=all", NULL);
+	TP_CHECK_INT("config: 'all'", c.sources, TP_SRC_ALL);
+	parse(&c, err, "TPROF_DISABLE=1", "TPROF_BUFFER_MB=abc");
+	TP_CHECK_INT("config: TPROF_DISABLE=1 is inert (nothing else read)",
+		     c.disabled, 1);
+	parse(&c, err, "TPROF_LOG=debug", "TPROF_NAME=job7");
+	TP_CHECK_INT("config: log level", c.log_level, TP_LOG_DEBUG);
+	TP_CHECK_STR("config: name", c.name, "job7");
+
+	/* Rank and world size detection order. */
+	parse(&c, err, "SLURM_PROCID=5", "RANK=3");
+	TP_CHECK_INT("config: RANK wins over SLURM_PROCID", c.rank, 3);
+	TP_CHECK_STR("config: rank source named", c.rank_from, "RANK");
+	parse(&c, err, "TPROF_RANK=7", "RANK=3");
+	TP_CHECK_INT("config: TPROF_RANK overrides RANK", c.rank, 7);
+	parse(&c, err, "OMPI_COMM_WORLD_RANK=2", "OMPI_COMM_WORLD_SIZE=4");
+	TP_CHECK_INT("config: Open MPI rank", c.rank, 2);
+	TP_CHECK_INT("config: Open MPI world size", c.world_size, 4);
+	parse(&c, err, "PMIX_RANK=9", "SLURM_NTASKS=16");
+	TP_CHECK_INT("config: PMIx rank", c.rank, 9);
+	TP_CHECK_INT("config: Slurm world size", c.world_size, 16);
+	parse(&c, err, "PMI_RANK=1", "WORLD_SIZE=2");
+	TP_CHECK_INT("config: PMI rank", c.rank, 1);
+	TP_CHECK_INT("config: WORLD_SIZE", c.world_size, 2);
+
+	bad("TPROF_BUFFER_MB=abc", "TPROF_BUFFER_MB", "1 to 4096");
+	bad("TPROF_BUFFER_MB=-5", "TPROF_BUFFER_MB", "1 to 4096");
+	bad("TPROF_BUFFER_MB=0", "TPROF_BUFFER_MB", "1 to 4096");
+	bad("TPROF_BUFFER_MB=4097", "TPROF_BUFFER_MB", "1 to 4096");
+	bad("TPROF_BUFFER_MB=12MB", "TPROF_BUFFER_MB", "1 to 4096");
+	bad("TPROF_BUFFER_MB=", "TPROF_BUFFER_MB", "1 to 4096");
+	bad("TPROF_BUFFER_MB= 8", "TPROF_BUFFER_MB", "1 to 4096");
+	bad("TPROF_BUFFER_MB=99999999999999999999", "TPROF_BUFFER_MB",
+	    "1 to 4096");
+	bad("TPROF_TRACE=cuda,bogus", "TPROF_TRACE", "cuda,gpu,cublas");
+	bad("TPROF_TRACE=", "TPROF_TRACE", "cuda,gpu,cublas");
+	bad("TPROF_TRACE=cuda,", "TPROF_TRACE", "cuda,gpu,cublas");
+	bad("TPROF_TRACE=CUDA", "TPROF_TRACE", "cuda,gpu,cublas");
+	bad("TPROF_LOG=verbose", "TPROF_LOG", "quiet, warn, info or debug");
+	bad("TPROF_DISABLE=yes", "TPROF_DISABLE", "expected 1");
+	bad("TPROF_NAME=a/b", "TPROF_NAME", "without '/'");
+	bad("TPROF_NAME=", "TPROF_NAME", "without '/'");
+	bad("TPROF_OUTPUT_DIR=", "TPROF_OUTPUT_DIR", "non-empty");
+	bad("TPROF_RANK=-1", "TPROF_RANK", "whole number");
+	bad("TPROF_RANK=x", "TPROF_RANK", "whole number");
+	bad("RANK=1.5", "RANK", "whole number");
+	bad("WORLD_SIZE=0", "WORLD_SIZE", "whole number from 1");
+	return TP_TEST_DONE();
+}
