@@ -1,0 +1,223 @@
+/* Plain-or-gzip file reader on top of zlib's inflate. */
+#include "gzread.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#define TP_GZ_INSIZE (256 * 1024)
+
+struct tp_gzr {
+	int fd;
+	int gzip;
+	int in_member;	/* inside a member, where EOF means truncation */
+	int done;
+	int failed;
+	z_stream zs;	/* next_in/avail_in: unread input, gzip or not */
+	unsigned char *in;
+	char err[200];
+};
+
+static int gz_fail(struct tp_gzr *gz, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(gz->err, sizeof(gz->err), fmt, ap);
+	va_end(ap);
+	gz->failed = 1;
+	return -1;
+}
+
+/* Appends file data after the unread input. Returns bytes read, 0 at the
+ * end of the file, -1 on error. */
+static ssize_t gz_fill(struct tp_gzr *gz)
+{
+	size_t have = gz->zs.avail_in;
+	ssize_t n;
+
+	if (have && gz->zs.next_in != gz->in)
+		memmove(gz->in, gz->zs.next_in, have);
+	gz->zs.next_in = gz->in;
+	do
+		n = read(gz->fd, gz->in + have, TP_GZ_INSIZE - have);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return gz_fail(gz, "read error: %s", strerror(errno));
+	gz->zs.avail_in = have + (size_t)n;
+	return n;
+}
+
+struct tp_gzr *tp_gzr_open(const char *path, char *err, size_t errlen)
+{
+	struct tp_gzr *gz;
+	ssize_t n;
+
+	gz = calloc(1, sizeof(*gz));
+	if (gz)
+		gz->in = malloc(TP_GZ_INSIZE);
+	if (!gz || !gz->in) {
+		snprintf(err, errlen, "out of memory");
+		goto out_free;
+	}
+	gz->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (gz->fd < 0) {
+		snprintf(err, errlen, "cannot open: %s", strerror(errno));
+		goto out_free;
+	}
+	gz->zs.next_in = gz->in;
+	while (gz->zs.avail_in < 2) {
+		n = gz_fill(gz);
+		if (n < 0) {
+			snprintf(err, errlen, "%s", gz->err);
+			goto out_close;
+		}
+		if (n == 0)
+			break;
+	}
+	if (gz->zs.avail_in < 2 || gz->in[0] != 0x1f || gz->in[1] != 0x8b)
+		return gz;
+	gz->gzip = 1;
+	/* 16 + MAX_WBITS: expect a gzip header and trailer, not raw zlib */
+	if (inflateInit2(&gz->zs, 16 + MAX_WBITS) != Z_OK) {
+		snprintf(err, errlen, "cannot initialise zlib");
+		goto out_close;
+	}
+	return gz;
+
+out_close:
+	close(gz->fd);
+out_free:
+	if (gz)
+		free(gz->in);
+	free(gz);
+	return NULL;
+}
+
+static ssize_t plain_read(struct tp_gzr *gz, void *buf, size_t len)
+{
+	ssize_t n;
+
+	if (gz->zs.avail_in) {
+		if (len > gz->zs.avail_in)
+			len = gz->zs.avail_in;
+		memcpy(buf, gz->zs.next_in, len);
+		gz->zs.next_in += len;
+		gz->zs.avail_in -= (uInt)len;
+		return (ssize_t)len;
+	}
+	do
+		n = read(gz->fd, buf, len);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return gz_fail(gz, "read error: %s", strerror(errno));
+	return n;
+}
+
+/* At a member boundary: start the next member, or report the end of the
+ * data (1 / 0 / -1). Zero padding after a member is skipped as Python's
+ * gzip module does, since HTA reads traces through it. */
+static int next_member(struct tp_gzr *gz)
+{
+	ssize_t n;
+
+	for (;;) {
+		while (gz->zs.avail_in && *gz->zs.next_in == 0) {
+			gz->zs.next_in++;
+			gz->zs.avail_in--;
+		}
+		if (gz->zs.avail_in >= 2)
+			break;
+		n = gz_fill(gz);
+		if (n < 0)
+			return -1;
+		if (n == 0) {
+			if (!gz->zs.avail_in)
+				return 0;
+			break;
+		}
+	}
+	if (gz->zs.avail_in < 2 || gz->zs.next_in[0] != 0x1f ||
+	    gz->zs.next_in[1] != 0x8b)
+		return gz_fail(gz, "trailing garbage after gzip data");
+	if (inflateReset(&gz->zs) != Z_OK)
+		return gz_fail(gz, "cannot reset zlib");
+	gz->in_member = 1;
+	return 1;
+}
+
+static ssize_t gz_inflate(struct tp_gzr *gz, void *buf, size_t len)
+{
+	uInt want = len > UINT_MAX ? UINT_MAX : (uInt)len;
+	ssize_t n;
+	int ret;
+
+	gz->zs.next_out = buf;
+	gz->zs.avail_out = want;
+	while (gz->zs.avail_out == want) {
+		if (!gz->in_member) {
+			ret = next_member(gz);
+			if (ret <= 0) {
+				gz->done = ret == 0;
+				return ret;
+			}
+		}
+		if (!gz->zs.avail_in) {
+			n = gz_fill(gz);
+			if (n < 0)
+				return -1;
+			if (n == 0)
+				return gz_fail(gz, "truncated gzip data "
+					       "(unexpected end of file)");
+		}
+		ret = inflate(&gz->zs, Z_NO_FLUSH);
+		if (ret == Z_STREAM_END)
+			gz->in_member = 0;
+		else if (ret == Z_DATA_ERROR || ret == Z_NEED_DICT)
+			return gz_fail(gz, "corrupt gzip data: %s",
+				       gz->zs.msg ? gz->zs.msg : "bad stream");
+		else if (ret == Z_MEM_ERROR)
+			return gz_fail(gz, "out of memory in zlib");
+		else if (ret != Z_OK && ret != Z_BUF_ERROR)
+			return gz_fail(gz, "zlib error %d", ret);
+	}
+	return (ssize_t)(want - gz->zs.avail_out);
+}
+
+ssize_t tp_gzr_read(struct tp_gzr *gz, void *buf, size_t len)
+{
+	if (gz->failed)
+		return -1;
+	if (gz->done || !len)
+		return 0;
+	if (!gz->gzip)
+		return plain_read(gz, buf, len);
+	return gz_inflate(gz, buf, len);
+}
+
+const char *tp_gzr_error(const struct tp_gzr *gz)
+{
+	return gz->failed ? gz->err : NULL;
+}
+
+int tp_gzr_is_gzip(const struct tp_gzr *gz)
+{
+	return gz->gzip;
+}
+
+void tp_gzr_close(struct tp_gzr *gz)
+{
+	if (!gz)
+		return;
+	if (gz->gzip)
+		inflateEnd(&gz->zs);
+	close(gz->fd);
+	free(gz->in);
+	free(gz);
+}

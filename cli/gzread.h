@@ -1,0 +1,30 @@
+/* Read a file that may or may not be gzip-compressed.
+ *
+ * The format is decided by the first two bytes (0x1f 0x8b), not by the file
+ * name, so a renamed or uncompressed trace still reads. Concatenated gzip
+ * members are joined, as gzip(1) and Python's gzip module do.
+ */
+#ifndef TP_CLI_GZREAD_H
+#define TP_CLI_GZREAD_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+struct tp_gzr;
+
+/* Returns NULL on failure with a message in err (errlen bytes). */
+struct tp_gzr *tp_gzr_open(const char *path, char *err, size_t errlen);
+
+/* Reads up to len decompressed bytes. Returns the count, 0 at the end of
+ * the data, -1 on a read or decompression error (see tp_gzr_error). */
+ssize_t tp_gzr_read(struct tp_gzr *gz, void *buf, size_t len);
+
+/* The reason for the last -1 from tp_gzr_read, or NULL if none. */
+const char *tp_gzr_error(const struct tp_gzr *gz);
+
+/* Nonzero if the file is gzip-compressed. */
+int tp_gzr_is_gzip(const struct tp_gzr *gz);
+
+void tp_gzr_close(struct tp_gzr *gz);
+
+#endif

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Checks the build dependencies; installs the missing Debian packages when
+# run as root, else prints the apt-get line to run and stops.
+set -u
+CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
+missing=()
+
+have_header() {
+	echo "#include <$1>" | ${CC:-cc} -E -x c - >/dev/null 2>&1
+}
+
+command -v ${CC:-cc} >/dev/null 2>&1 || missing+=(gcc)
+command -v make >/dev/null 2>&1 || missing+=(make)
+command -v python3 >/dev/null 2>&1 || missing+=(python3)
+have_header zlib.h || missing+=(zlib1g-dev)
+
+if [ ${#missing[@]} -gt 0 ]; then
+	if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
+		echo "tprof: installing ${missing[*]}" >&2
+		export DEBIAN_FRONTEND=noninteractive
+		apt-get update -qq && apt-get install -y -qq "${missing[@]}" >/dev/null || {
+			echo "tprof: error: apt-get install ${missing[*]} failed" >&2
+			exit 1
+		}
+	else
+		echo "tprof: error: missing build dependencies; run:" >&2
+		echo "  sudo apt-get install -y ${missing[*]}" >&2
+		exit 1
+	fi
+fi
+if [ ! -f "$CUDA_HOME/include/cuda_runtime_api.h" ] || [ ! -x "$CUDA_HOME/bin/nvcc" ]; then
+	echo "tprof: error: no CUDA toolkit at CUDA_HOME=$CUDA_HOME (need its headers, nvcc" >&2
+	echo "  and libcudart); install the CUDA toolkit or set CUDA_HOME" >&2
+	exit 1
+fi
+exit 0
