@@ -1,1 +1,27 @@
+# Benchmarks: `make bench` builds the programs below into build/bench/ and
+# runs bench/bench.sh, which prints one table. A missed target is reported
+# in the table, never turned into a failed build.
 
+BENCH_B := $(B)/bench
+BENCH_BIN := $(BENCH_B)/bench_calls $(BENCH_B)/bench_ring \
+	     $(BENCH_B)/bench_writer
+BENCH_HDR := $(wildcard trace/*.h preload/*.h include/*.h)
+# The launch formatter and what it needs, but not lifecycle.o: its
+# constructor would start tracing the benchmark programs themselves.
+BENCH_PRELOAD_OBJ := $(filter %/cudart_args.o %/resolve.o,$(PRELOAD_OBJ))
+BENCH_LIBS := $(TRACE_OBJ) $(BENCH_PRELOAD_OBJ) -lz -ldl -lpthread
+
+# The program the preload is measured on: linked to the real libcudart
+# only, as an application is.
+$(BENCH_B)/bench_calls: bench/bench_calls.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< -L$(CUDA_HOME)/lib64 -lcudart \
+		-Wl,-rpath,$(CUDA_HOME)/lib64
+
+$(BENCH_B)/bench_ring $(BENCH_B)/bench_writer: $(BENCH_B)/%: bench/%.c \
+		$(TRACE_OBJ) $(BENCH_PRELOAD_OBJ) $(BENCH_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(BENCH_LIBS)
+
+bench: $(LIB) $(BENCH_BIN)
+	@sh bench/bench.sh $(BENCH_B) $(LIB)

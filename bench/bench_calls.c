@@ -1,0 +1,114 @@
+/* The cost of a hooked CUDA runtime call, as the program sees it.
+ *
+ * Without a GPU the real libcudart fails every call at once with
+ * cudaErrorInsufficientDriver, so what is timed is cudart's early return
+ * plus whatever an LD_PRELOADed libtprof adds around it. bench.sh runs
+ * this without the preload, with it, and with TPROF_DISABLE=1, and prints
+ * the differences.
+ *
+ * usage: bench_calls CHUNK FRESH WARM PAUSE_MS
+ *
+ * Calls are made in chunks of about CHUNK calls. The first FRESH chunks
+ * are the ring's first pass: they also pay for faulting in the ring's
+ * pages. The WARM chunks after them run on pages already touched, once
+ * the ring has wrapped (bench.sh sizes it to 2 chunks): the steady state
+ * of a long run. PAUSE_MS after each chunk lets the writer drain it, so
+ * the ring never fills and no call takes the cheaper drop path.
+ *
+ * Prints one "fresh NS" or "warm NS" line per chunk (ns per call), then
+ * "calls N" (every hooked call made, to compare with the trace's event
+ * count) and "ret R" (what cudart answered).
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include <cuda_runtime_api.h>
+
+/* Stands in for a kernel's host stub: only its address is passed. */
+static void bench_kernel(void)
+{
+}
+
+static unsigned long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (unsigned long long)ts.tv_sec * 1000000000ull +
+	       (unsigned long long)ts.tv_nsec;
+}
+
+static void pause_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, ms % 1000 * 1000000 };
+
+	if (ms > 0)
+		nanosleep(&ts, NULL);
+}
+
+/* The three hooked calls a training step issues most: a launch, an async
+ * copy, a stream sync. The first failure is kept so that no call can be
+ * dropped and the caller sees what cudart answered. */
+static cudaError_t three_calls(void)
+{
+	dim3 grid = { 128, 1, 1 }, block = { 256, 1, 1 };
+	cudaError_t a, b, c;
+
+	a = cudaLaunchKernel((const void *)bench_kernel, grid, block, NULL, 0,
+			     0);
+	b = cudaMemcpyAsync(NULL, NULL, 0, cudaMemcpyDeviceToHost, 0);
+	c = cudaStreamSynchronize(0);
+	return a ? a : b ? b : c;
+}
+
+/* One chunk of rounds * 3 calls; ns per call. */
+static double chunk(unsigned long rounds, cudaError_t *ret)
+{
+	unsigned long long t0, t1;
+	unsigned long i;
+	cudaError_t r = cudaSuccess;
+
+	t0 = now_ns();
+	for (i = 0; i < rounds; i++)
+		r = three_calls();
+	t1 = now_ns();
+	*ret = r;
+	return (double)(t1 - t0) / (double)(rounds * 3);
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long rounds, fresh, warm, i, calls = 0;
+	cudaError_t ret;
+	long pause;
+
+	if (argc != 5) {
+		fprintf(stderr, "usage: bench_calls CHUNK FRESH WARM "
+			"PAUSE_MS\n");
+		return 2;
+	}
+	rounds = strtoul(argv[1], NULL, 10) / 3;
+	fresh = strtoul(argv[2], NULL, 10);
+	warm = strtoul(argv[3], NULL, 10);
+	pause = strtol(argv[4], NULL, 10);
+	if (!rounds) {
+		fprintf(stderr, "bench_calls: CHUNK must be at least 3\n");
+		return 2;
+	}
+	/* cudart's one-time initialisation (finding no driver) is not
+	 * what is measured. */
+	ret = three_calls();
+	calls += 3;
+	pause_ms(pause);
+	for (i = 0; i < fresh + warm; i++) {
+		double ns = chunk(rounds, &ret);
+
+		calls += rounds * 3;
+		printf("%s %.3f\n", i < fresh ? "fresh" : "warm", ns);
+		pause_ms(pause);
+	}
+	printf("calls %lu\nret %d\n", calls, (int)ret);
+	return 0;
+}
