@@ -30,9 +30,9 @@ static void put_stream(struct tp_buf *b, const struct tp_event *e)
 	tp_json_hex(b, e->stream);
 }
 
-static void put_dim3(struct tp_buf *b, const char *key, const uint32_t *d)
+/* [x,y,z]; the caller writes the key. */
+static void put_dim3(struct tp_buf *b, const uint32_t *d)
 {
-	tp_json_key(b, key);
 	tp_buf_char(b, '[');
 	tp_json_u64(b, d[0]);
 	tp_buf_char(b, ',');
@@ -45,12 +45,17 @@ static void put_dim3(struct tp_buf *b, const char *key, const uint32_t *d)
 static void fmt_launch(struct tp_buf *b, const struct tp_event *e)
 {
 	const struct tp_launch_args *l = &e->a.launch;
+	const char *name;
+	size_t len;
 
 	put_ret(b, e);
-	tp_json_key(b, "kernel");
-	tp_json_str(b, tp_sym_kernel_name(l->func));
-	put_dim3(b, "grid", l->grid);
-	put_dim3(b, "block", l->block);
+	name = tp_sym_kernel_json(l->func, &len);
+	tp_buf_lit(b, ",\"kernel\":");
+	tp_buf_put(b, name, len);
+	tp_json_key(b, "grid");
+	put_dim3(b, l->grid);
+	tp_json_key(b, "block");
+	put_dim3(b, l->block);
 	tp_json_key(b, "shared memory");
 	tp_json_u64(b, l->shmem);
 	put_stream(b, e);

@@ -116,16 +116,31 @@ void tp_json_str(struct tp_buf *b, const char *s)
 	tp_json_strn(b, s, strlen(s));
 }
 
+static const char digit_pairs[] =
+	"00010203040506070809101112131415161718192021222324252627282930313233"
+	"34353637383940414243444546474849505152535455565758596061626364656667"
+	"6869707172737475767778798081828384858687888990919293949596979899";
+
+/* Two digits per division: the writer prints several numbers per event. */
 void tp_json_u64(struct tp_buf *b, uint64_t v)
 {
 	char tmp[20];
-	int n = 0;
+	int n = sizeof(tmp);
 
-	do {
-		tmp[sizeof(tmp) - 1 - n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	tp_buf_put(b, tmp + sizeof(tmp) - n, (size_t)n);
+	while (v >= 100) {
+		unsigned d = (unsigned)(v % 100) * 2;
+
+		v /= 100;
+		tmp[--n] = digit_pairs[d + 1];
+		tmp[--n] = digit_pairs[d];
+	}
+	if (v >= 10) {
+		tmp[--n] = digit_pairs[v * 2 + 1];
+		tmp[--n] = digit_pairs[v * 2];
+	} else {
+		tmp[--n] = (char)('0' + v);
+	}
+	tp_buf_put(b, tmp + n, sizeof(tmp) - (size_t)n);
 }
 
 void tp_json_i64(struct tp_buf *b, int64_t v)

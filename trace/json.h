@@ -49,12 +49,7 @@ void tp_json_i64(struct tp_buf *b, int64_t v);
 void tp_json_hex(struct tp_buf *b, uint64_t v);
 void tp_json_us(struct tp_buf *b, int64_t ns);
 
-/* ,"key": */
-static inline void tp_json_key(struct tp_buf *b, const char *key)
-{
-	tp_buf_char(b, ',');
-	tp_json_str(b, key);
-	tp_buf_char(b, ':');
-}
+/* ,"key": for a literal key that needs no escaping. */
+#define tp_json_key(b, key) tp_buf_lit((b), ",\"" key "\":")
 
 #endif

@@ -1,5 +1,9 @@
 #include <sys/mman.h>
 
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
 #include "ring.h"
 
 /* mmap rather than malloc: pages a thread never fills are never touched,
@@ -24,6 +28,7 @@ int tp_ring_init(struct tp_ring *r, size_t bytes)
 	r->mask = n - 1;
 	r->slots = p;
 	r->map_bytes = n * sizeof(struct tp_event);
+	r->faulted = 0;
 	return 0;
 }
 
@@ -37,4 +42,28 @@ void tp_ring_destroy(struct tp_ring *r)
 size_t tp_ring_capacity(const struct tp_ring *r)
 {
 	return (size_t)r->mask + 1;
+}
+
+/* A page fault on the recording thread costs microseconds: keep `ahead`
+ * bytes past the producer resident, from whichever thread calls this (the
+ * writer, and the owner once when the ring is made). Once the whole ring
+ * has been through, there is nothing left to do. Kernels before 5.14 lack
+ * MADV_POPULATE_WRITE: the producer then faults pages in itself. */
+void tp_ring_prefault(struct tp_ring *r, size_t ahead)
+{
+	size_t used = (size_t)(__atomic_load_n(&r->head, __ATOMIC_RELAXED) *
+			       sizeof(struct tp_event));
+	size_t want = used + ahead;
+
+	if (r->faulted >= r->map_bytes || want <= r->faulted)
+		return;
+	want = (want + 4095) & ~(size_t)4095;
+	if (want > r->map_bytes)
+		want = r->map_bytes;
+	if (madvise((char *)r->slots + r->faulted, want - r->faulted,
+		    MADV_POPULATE_WRITE) < 0) {
+		r->faulted = r->map_bytes;	/* unsupported: stop trying */
+		return;
+	}
+	r->faulted = want;
 }

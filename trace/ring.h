@@ -24,11 +24,13 @@ struct tp_ring {
 	uint64_t mask __attribute__((aligned(64)));
 	struct tp_event *slots;
 	size_t map_bytes;
+	size_t faulted;		/* bytes made resident ahead of the producer */
 };
 
 int tp_ring_init(struct tp_ring *r, size_t bytes);
 void tp_ring_destroy(struct tp_ring *r);
 size_t tp_ring_capacity(const struct tp_ring *r);
+void tp_ring_prefault(struct tp_ring *r, size_t ahead);
 
 /* Producer: a slot to fill, or NULL (and one more drop) when full. */
 static inline struct tp_event *tp_ring_reserve(struct tp_ring *r)
@@ -52,14 +54,25 @@ static inline void tp_ring_commit(struct tp_ring *r)
 	__atomic_store_n(&r->head, r->head + 1, __ATOMIC_RELEASE);
 }
 
+/* Consumer: the position up to which records are published. */
+static inline uint64_t tp_ring_head(struct tp_ring *r)
+{
+	return __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
+}
+
+/* Consumer: the record at the tail; the caller knows it is published
+ * (tail < a value tp_ring_head returned). */
+static inline const struct tp_event *tp_ring_at_tail(struct tp_ring *r)
+{
+	return &r->slots[r->tail & r->mask];
+}
+
 /* Consumer: the next published record, or NULL when empty. */
 static inline const struct tp_event *tp_ring_peek(struct tp_ring *r)
 {
-	uint64_t head = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
-
-	if (r->tail == head)
+	if (r->tail == tp_ring_head(r))
 		return NULL;
-	return &r->slots[r->tail & r->mask];
+	return tp_ring_at_tail(r);
 }
 
 /* Consumer: release the record returned by tp_ring_peek. */

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "json.h"
 #include "symbols.h"
 
 /* An insert-only open-addressing map, uint64 -> uintptr, under `lock`. */
@@ -24,7 +25,12 @@ struct map {
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct map fn_names;	/* host stub -> registered device name */
 static struct map handles;	/* cudaKernel_t -> host stub */
-static struct map names;	/* address -> demangled name */
+static struct map names;	/* address -> struct json_name */
+
+struct json_name {
+	size_t len;
+	char s[];
+};
 
 static size_t slot(const struct map *m, uint64_t key)
 {
@@ -218,23 +224,53 @@ static char *resolve(uintptr_t func)
 	return name ? demangle(name) : NULL;
 }
 
-const char *tp_sym_kernel_name(uint64_t func)
+static struct json_name *to_json(const char *name)
 {
+	struct tp_buf b = { 0 };
+	struct json_name *j;
+
+	tp_json_str(&b, name);
+	if (b.oom)
+		goto out;
+	j = malloc(sizeof(*j) + b.len + 1);
+	if (!j)
+		goto out;
+	j->len = b.len;
+	memcpy(j->s, b.p, b.len);
+	j->s[b.len] = '\0';
+	tp_buf_free(&b);
+	return j;
+out:
+	tp_buf_free(&b);
+	return NULL;
+}
+
+const char *tp_sym_kernel_json(uint64_t func, size_t *len)
+{
+	static const char unknown[] = "\"unknown kernel\"";
+	struct json_name *j = NULL;
 	uintptr_t v;
 	char *name;
 
+	*len = sizeof(unknown) - 1;
 	if (!func)
-		return "unknown kernel";
+		return unknown;
 	pthread_mutex_lock(&lock);
 	if (map_get(&names, func, &v)) {
-		pthread_mutex_unlock(&lock);
-		return (const char *)v;
+		j = (struct json_name *)v;
+	} else {
+		name = resolve((uintptr_t)func);
+		if (name)
+			j = to_json(name);
+		free(name);
+		if (j)
+			map_put(&names, func, (uintptr_t)j);
 	}
-	name = resolve((uintptr_t)func);
-	if (name)
-		map_put(&names, func, (uintptr_t)name);
 	pthread_mutex_unlock(&lock);
-	return name ? name : "unknown kernel";
+	if (!j)
+		return unknown;
+	*len = j->len;
+	return j->s;
 }
 
 void tp_sym_atfork_prepare(void)

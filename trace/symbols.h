@@ -10,13 +10,15 @@
 #ifndef TP_SYMBOLS_H
 #define TP_SYMBOLS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 void tp_sym_note_function(const void *host_fn, const char *device_name);
 void tp_sym_note_kernel_handle(const void *handle, const void *host_fn);
-/* A name for func (a host stub or a kernel handle); never NULL. The string
- * stays valid until tp_sym_reset. */
-const char *tp_sym_kernel_name(uint64_t func);
+/* The name of func (a host stub or a kernel handle) as a quoted, escaped
+ * JSON string of *len bytes, resolved once and cached: the writer copies
+ * it into every launch event. Never NULL; valid for the process's life. */
+const char *tp_sym_kernel_json(uint64_t func, size_t *len);
 void tp_sym_atfork_prepare(void);
 void tp_sym_atfork_parent(void);
 void tp_sym_atfork_child(void);

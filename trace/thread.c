@@ -91,6 +91,7 @@ struct tp_thread *tp_thread_attach(void)
 			(int)syscall(SYS_gettid));
 		return NULL;
 	}
+	tp_ring_prefault(&t->ring, TP_RING_PREFAULT_FIRST);
 	t->tid = (pid_t)syscall(SYS_gettid);
 	prctl(PR_GET_NAME, t->name, 0, 0, 0);
 	pthread_once(&key_once, make_key);

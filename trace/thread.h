@@ -20,6 +20,8 @@ struct tp_thread {
 	int exited;			/* set at thread exit */
 	int internal;			/* inside tprof itself: record nothing */
 	uint64_t written;		/* writer side */
+	uint8_t json_len;		/* writer side: "pid":P,"tid":T,"ts": */
+	char json[63];
 	char name[64];
 };
 
@@ -28,6 +30,11 @@ extern __thread struct tp_thread *tp_self
 /* Sources being recorded now (TPROF_TRACE bits); 0 while tracing is off,
  * so a hook costs one predictable branch when there is nothing to do. */
 extern unsigned tp_recording;
+
+/* Resident ring memory ahead of a thread: made at its first event, then
+ * kept ahead by the writer. */
+#define TP_RING_PREFAULT_FIRST (256 * 1024)
+#define TP_RING_PREFAULT_AHEAD (4 * 1024 * 1024)
 
 struct tp_thread *tp_thread_attach(void);
 struct tp_thread *tp_thread_list(void);

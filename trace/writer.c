@@ -72,12 +72,14 @@ static void flush_buf(int force)
 
 static void calibrate(int final)
 {
-	struct tp_clock_point now = tp_clock_sample();
 	uint64_t need = final ? CALIBRATE_MIN_NS : CALIBRATE_NS;
-	uint64_t elapsed = now.raw_ns - tp_sess.anchor.raw_ns;
+	struct tp_clock_point now;
+	uint64_t elapsed;
 
 	if (W.map_ready)
 		return;
+	now = tp_clock_sample();
+	elapsed = now.raw_ns - tp_sess.anchor.raw_ns;
 	if (elapsed < need && !final)
 		return;
 	if (elapsed < need) {
@@ -90,24 +92,73 @@ static void calibrate(int final)
 	W.map_ready = 1;
 }
 
-static void put_event(struct tp_buf *b, const struct tp_thread *t,
+/* The constant head of each API's events, built once:
+ * ,\n{"ph":"X","cat":"...","name":"...", */
+static const char *api_json[TP_API_MAX_TABLES << TP_API_TABLE_SHIFT];
+static uint8_t api_json_len[TP_API_MAX_TABLES << TP_API_TABLE_SHIFT];
+
+static const char *api_head(uint16_t id, size_t *len)
+{
+	const struct tp_api *api;
+	struct tp_buf b = { 0 };
+
+	if (id >= TP_API_MAX_TABLES << TP_API_TABLE_SHIFT)
+		return NULL;
+	if (api_json[id]) {
+		*len = api_json_len[id];
+		return api_json[id];
+	}
+	api = tp_api_get(id);
+	if (!api)
+		return NULL;
+	tp_buf_lit(&b, ",\n{\"ph\":\"X\",\"cat\":");
+	tp_json_str(&b, api->cat);
+	tp_buf_lit(&b, ",\"name\":");
+	tp_json_str(&b, api->name);
+	tp_buf_char(&b, ',');
+	if (b.oom || b.len > 255) {
+		tp_buf_free(&b);
+		return NULL;
+	}
+	api_json[id] = b.p;
+	api_json_len[id] = (uint8_t)b.len;
+	*len = b.len;
+	return b.p;
+}
+
+/* "pid":P,"tid":T,"ts": for a thread, built once. */
+static void thread_head(struct tp_thread *t)
+{
+	struct tp_buf b = { 0 };
+
+	tp_buf_lit(&b, "\"pid\":");
+	tp_json_u64(&b, (uint64_t)tp_sess.pid);
+	tp_buf_lit(&b, ",\"tid\":");
+	tp_json_u64(&b, (uint64_t)t->tid);
+	tp_buf_lit(&b, ",\"ts\":");
+	if (!b.oom && b.len <= sizeof(t->json)) {
+		memcpy(t->json, b.p, b.len);
+		t->json_len = (uint8_t)b.len;
+	}
+	tp_buf_free(&b);
+}
+
+static void put_event(struct tp_buf *b, struct tp_thread *t,
 		      const struct tp_event *e)
 {
 	const struct tp_api *api = tp_api_get(e->api);
 	uint64_t s = tp_clock_to_unix(&W.map, e->start);
 	uint64_t f = tp_clock_to_unix(&W.map, e->end);
+	const char *head;
+	size_t len;
 
-	if (!api)
+	head = api_head(e->api, &len);
+	if (!head)
 		return;
-	tp_buf_lit(b, ",\n{\"ph\":\"X\",\"cat\":\"");
-	tp_buf_cstr(b, api->cat);
-	tp_buf_lit(b, "\",\"name\":\"");
-	tp_buf_cstr(b, api->name);
-	tp_buf_lit(b, "\",\"pid\":");
-	tp_json_u64(b, (uint64_t)tp_sess.pid);
-	tp_buf_lit(b, ",\"tid\":");
-	tp_json_u64(b, (uint64_t)t->tid);
-	tp_buf_lit(b, ",\"ts\":");
+	if (!t->json_len)
+		thread_head(t);
+	tp_buf_put(b, head, len);
+	tp_buf_put(b, t->json, t->json_len);
 	tp_json_us(b, (int64_t)(s - (uint64_t)tp_sess.base_ns));
 	tp_buf_lit(b, ",\"dur\":");
 	tp_json_us(b, f > s ? (int64_t)(f - s) : 0);
@@ -119,16 +170,18 @@ static void put_event(struct tp_buf *b, const struct tp_thread *t,
 	W.events++;
 }
 
-/* Ends at the first record not yet committed; an exited thread's ring is
- * freed once it is known empty. */
+/* Drains what was published when it started, no more: a thread that
+ * records faster than the writer writes must not keep it from the other
+ * rings or from a stop request. An exited thread's ring is freed once it
+ * is known empty. */
 static void drain_thread(struct tp_thread *t)
 {
 	int exited = __atomic_load_n(&t->exited, __ATOMIC_ACQUIRE);
-	const struct tp_event *e;
+	uint64_t head = tp_ring_head(&t->ring);
 
-	while ((e = tp_ring_peek(&t->ring))) {
+	while (t->ring.tail != head) {
 		if (!W.failed)
-			put_event(&W.buf, t, e);
+			put_event(&W.buf, t, tp_ring_at_tail(&t->ring));
 		t->written++;
 		tp_ring_pop(&t->ring);
 		flush_buf(0);
@@ -145,6 +198,8 @@ void tp_writer_drain(void)
 {
 	struct tp_thread *t, *next;
 
+	for (t = tp_thread_list(); t; t = t->next)
+		tp_ring_prefault(&t->ring, TP_RING_PREFAULT_AHEAD);
 	calibrate(0);
 	if (!W.map_ready)
 		return;
@@ -319,6 +374,7 @@ void tp_writer_stop_from_signal(int timeout_ms)
 {
 	if (!W.started)
 		return;
+	__atomic_store_n(&tp_recording, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&W.stop, 1, __ATOMIC_RELEASE);
 	if (write(W.wake[1], "s", 1) < 0 && errno != EAGAIN)
 		return;
