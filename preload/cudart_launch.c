@@ -4,21 +4,7 @@
 #include "../trace/symbols.h"
 #include "hook.h"
 
-/* Not in the headers unless per-thread default streams are on. */
-cudaError_t cudaLaunchKernel_ptsz(const void *, dim3, dim3, void **, size_t,
-				  cudaStream_t);
-cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t *, const void *,
-				     void **);
-cudaError_t cudaLaunchCooperativeKernel_ptsz(const void *, dim3, dim3,
-					     void **, size_t, cudaStream_t);
-cudaError_t cudaGraphLaunch_ptsz(cudaGraphExec_t, cudaStream_t);
-cudaError_t __cudaLaunchKernel(cudaKernel_t, dim3, dim3, void **, size_t,
-			       cudaStream_t);
-cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t, dim3, dim3, void **, size_t,
-				    cudaStream_t);
-cudaError_t __cudaGetKernel(cudaKernel_t *, const void *);
-void __cudaRegisterFunction(void **, const char *, char *, const char *, int,
-			    uint3 *, uint3 *, dim3 *, dim3 *, int *);
+#include "cudart_variants.h"
 
 static inline void fill_launch(struct tp_event *e, const void *func, dim3 g,
 			       dim3 b, size_t shmem, cudaStream_t s)

@@ -3,19 +3,7 @@
 
 #include "hook.h"
 
-cudaError_t cudaMemcpy_ptds(void *, const void *, size_t,
-			    enum cudaMemcpyKind);
-cudaError_t cudaMemcpyAsync_ptsz(void *, const void *, size_t,
-				 enum cudaMemcpyKind, cudaStream_t);
-cudaError_t cudaMemcpy2D_ptds(void *, size_t, const void *, size_t, size_t,
-			      size_t, enum cudaMemcpyKind);
-cudaError_t cudaMemcpy2DAsync_ptsz(void *, size_t, const void *, size_t,
-				   size_t, size_t, enum cudaMemcpyKind,
-				   cudaStream_t);
-cudaError_t cudaMemset_ptds(void *, int, size_t);
-cudaError_t cudaMemsetAsync_ptsz(void *, int, size_t, cudaStream_t);
-cudaError_t cudaMallocAsync_ptsz(void **, size_t, cudaStream_t);
-cudaError_t cudaFreeAsync_ptsz(void *, cudaStream_t);
+#include "cudart_variants.h"
 
 static inline void fill_copy(struct tp_event *e, void *dst, const void *src,
 			     size_t bytes, enum cudaMemcpyKind kind,

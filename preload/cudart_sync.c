@@ -4,9 +4,7 @@
 
 #include "hook.h"
 
-cudaError_t cudaStreamSynchronize_ptsz(cudaStream_t);
-cudaError_t cudaStreamWaitEvent_ptsz(cudaStream_t, cudaEvent_t, unsigned int);
-cudaError_t cudaEventRecord_ptsz(cudaEvent_t, cudaStream_t);
+#include "cudart_variants.h"
 
 static inline void fill_event(struct tp_event *e, cudaEvent_t ev,
 			      cudaStream_t s, unsigned int flags)
