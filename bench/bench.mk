@@ -4,7 +4,7 @@
 
 BENCH_B := $(B)/bench
 BENCH_BIN := $(BENCH_B)/bench_calls $(BENCH_B)/bench_ring \
-	     $(BENCH_B)/bench_writer
+	     $(BENCH_B)/bench_writer $(BENCH_B)/bench_stack
 BENCH_HDR := $(wildcard trace/*.h preload/*.h include/*.h)
 # The launch formatter and what it needs, but not lifecycle.o: its
 # constructor would start tracing the benchmark programs themselves.
@@ -18,7 +18,8 @@ $(BENCH_B)/bench_calls: bench/bench_calls.c
 	$(CC) $(CFLAGS) -o $@ $< -L$(CUDA_HOME)/lib64 -lcudart \
 		-Wl,-rpath,$(CUDA_HOME)/lib64
 
-$(BENCH_B)/bench_ring $(BENCH_B)/bench_writer: $(BENCH_B)/%: bench/%.c \
+$(BENCH_B)/bench_ring $(BENCH_B)/bench_writer $(BENCH_B)/bench_stack: \
+		$(BENCH_B)/%: bench/%.c \
 		$(TRACE_OBJ) $(BENCH_PRELOAD_OBJ) $(BENCH_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(BENCH_LIBS)

@@ -191,6 +191,12 @@ w_bpe=$(values bpe "$tmp/writer.sum" | median)
 w_rawpe=$(values rawpe "$tmp/writer.sum" | median)
 rm -rf "$tmp"/writer-*/
 
+# --- 4. call stack capture ------------------------------------------------
+
+echo "bench: call stack capture (TPROF_BACKTRACE), depth 32"
+"$bin/bench_stack" 20000 >"$tmp/stack" || die "bench_stack failed (libunwind8 missing?)"
+stack_ns=$(values capture_ns "$tmp/stack")
+
 # --- summary ---------------------------------------------------------------
 
 added_on=$(calc %.1f "$warm_on - $warm_none")
@@ -216,3 +222,5 @@ printf '  %-34s %6.1f B   (target <= %s; %.0f B of JSON)%s\n' \
 	"on-disk bytes per launch event" "$w_bpe" $TARGET_BYTES "$w_rawpe" \
 	"$(verdict "$w_bpe <= $TARGET_BYTES")"
 printf '  (writer CPU time alone: %.2f M events/s)\n' "$w_cpu_meps"
+printf '  %-34s %6.0f ns   (libunwind + interning; only calls over the threshold)\n' \
+	"one captured stack, depth 32" "$stack_ns"

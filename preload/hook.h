@@ -16,6 +16,7 @@
 #include <cuda_runtime_api.h>
 
 #include "../trace/config.h"
+#include "../trace/stacks.h"
 #include "../trace/thread.h"
 #include "cudart_apis.h"
 #include "resolve.h"
@@ -36,11 +37,24 @@
 		e = tp_rec_end(&r, TP_CUDART_##id, (int32_t)ret);        \
 		if (e) {                                                 \
 			__VA_ARGS__                                      \
+			tp_stack_maybe(e, tp_cudart_kind(TP_CUDART_##id)); \
 			tp_rec_commit(&r);                               \
 		}                                                        \
 		return ret;                                              \
 	}
 
 #define TP_PTR(p) ((uint64_t)(uintptr_t)(p))
+
+/* The TPROF_BACKTRACE kind of each API: a constant once inlined. */
+static inline unsigned tp_cudart_kind(unsigned id)
+{
+	static const unsigned char kinds[] = {
+#define X(id, name, fmt, kind) TP_KIND_##kind,
+		TP_CUDART_APIS(X)
+#undef X
+	};
+
+	return kinds[id];
+}
 
 #endif

@@ -6,10 +6,12 @@
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../trace/log.h"
 #include "../trace/session.h"
+#include "../trace/stacks.h"
 #include "../trace/symbols.h"
 #include "../trace/thread.h"
 #include "../trace/writer.h"
@@ -68,11 +70,30 @@ static void atfork_parent(void)
 static void atfork_child(void)
 {
 	tp_sym_atfork_child();
+	tp_stacks_after_fork();
 	tp_thread_reset_after_fork();
 	tp_writer_after_fork_child();
 	tp_session_after_fork();
 	if (tp_sess.active)
 		tp_recording = tp_sess.cfg.sources;
+}
+
+/* The threshold is compared in ticks on the hot path: measure their rate
+ * roughly now (2 ms, paid only when TPROF_BACKTRACE is set). */
+static void start_backtraces(void)
+{
+	const struct tp_config *c = &tp_sess.cfg;
+	struct tp_clock_point a, b;
+	struct timespec ts = { 0, 2000000 };
+	double rate = 1.0;
+
+	if (tp_clock_use_tsc) {
+		a = tp_clock_sample();
+		nanosleep(&ts, NULL);
+		b = tp_clock_sample();
+		rate = (double)(b.ticks - a.ticks) / (double)(b.raw_ns - a.raw_ns);
+	}
+	tp_stacks_init(c->bt_threshold_ns, c->bt_all_kinds, c->bt_depth, rate);
 }
 
 __attribute__((constructor)) static void tp_load(void)
@@ -81,6 +102,8 @@ __attribute__((constructor)) static void tp_load(void)
 	if (tp_session_init() < 0)
 		return;
 	tp_thread_on_first_attach(tp_writer_start);
+	if (tp_sess.cfg.bt_on)
+		start_backtraces();
 	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
 	install_signal_handlers();
 	__atomic_store_n(&tp_recording, tp_sess.cfg.sources, __ATOMIC_RELEASE);

@@ -13,6 +13,8 @@ command -v ${CC:-cc} >/dev/null 2>&1 || missing+=(gcc)
 command -v make >/dev/null 2>&1 || missing+=(make)
 command -v python3 >/dev/null 2>&1 || missing+=(python3)
 have_header zlib.h || missing+=(zlib1g-dev)
+# Loaded at run time for TPROF_BACKTRACE (and by its tests).
+ldconfig -p 2>/dev/null | grep -q 'libunwind.so.8 ' || missing+=(libunwind8)
 
 if [ ${#missing[@]} -gt 0 ]; then
 	if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then

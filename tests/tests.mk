@@ -14,7 +14,8 @@ PROG_BIN := $(PROG_C:tests/integration/progs/%.c=$(B)/tests/bin/%) \
 	    $(PROG_CU:tests/integration/progs/%.cu=$(B)/tests/bin/%) \
 	    $(PROG_CU:tests/integration/progs/%.cu=$(B)/tests/bin/%_ptds) \
 	    $(PROG_CU:tests/integration/progs/%.cu=$(B)/tests/bin/%_static) \
-	    $(PROG_LIB:tests/integration/libs/%.c=$(B)/tests/bin/%.so)
+	    $(PROG_LIB:tests/integration/libs/%.c=$(B)/tests/bin/%.so) \
+	    $(B)/tests/bin/stacks_stripped
 
 $(B)/tests/unit/test_check: tests/unit/test_check.c $(filter-out $(B)/cli/main.o $(B)/cli/env_check.o,$(CLI_OBJ))
 	@mkdir -p $(dir $@)
@@ -33,6 +34,10 @@ $(B)/tests/bin/%.so: tests/integration/libs/%.c
 $(B)/tests/bin/%: tests/integration/progs/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -o $@ $< -L$(CUDA_LIBDIR) -Wl,--as-needed -lcudart -Wl,-rpath,$(CUDA_LIBDIR) -ldl -lpthread
+
+# Symbolization must fall back to library+offset without a symbol table.
+$(B)/tests/bin/stacks_stripped: $(B)/tests/bin/stacks
+	strip -o $@ $<
 
 $(B)/tests/bin/%: tests/integration/progs/%.cu
 	@mkdir -p $(dir $@)

@@ -203,6 +203,95 @@ static int parse_buffer(const char *v, struct tp_config *c, char *err,
 	return 0;
 }
 
+/* "0", or a number with a unit: 800ns, 50us, 1.5ms, 2s. */
+int tp_parse_duration_ns(const char *s, uint64_t *out)
+{
+	static const struct {
+		const char *unit;
+		double ns;
+	} units[] = { { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 } };
+	char *end;
+	double v;
+	unsigned i;
+
+	if (!strcmp(s, "0")) {
+		*out = 0;
+		return 0;
+	}
+	if (!*s || *s == '-' || *s == '+' || *s == ' ')
+		return -1;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || v < 0 || v > 1e6)
+		return -1;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (!strcmp(end, units[i].unit)) {
+			*out = (uint64_t)(v * units[i].ns + 0.5);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+#define BT_ACCEPTED "a duration such as 50us, 1ms, 0 (every call), or " \
+	"all:KINDS with KINDS a comma list of sync,memcpy,launch,alloc"
+
+static int parse_kinds(const char *s, unsigned *out)
+{
+	static const char *const names[] = { "sync", "memcpy", "launch",
+					     "alloc" };
+	const char *p = s;
+	unsigned i;
+
+	*out = 0;
+	if (!strcmp(s, "all")) {
+		*out = TP_KIND_ALL;
+		return 0;
+	}
+	for (;;) {
+		size_t len = strcspn(p, ",");
+
+		for (i = 0; i < 4; i++)
+			if (strlen(names[i]) == len && !strncmp(p, names[i], len))
+				break;
+		if (i == 4)
+			return -1;
+		*out |= 1u << i;
+		if (!p[len])
+			return 0;
+		p += len + 1;
+	}
+}
+
+static int parse_backtrace(struct tp_config *c, tp_getenv_fn get, char *err,
+			   size_t errlen)
+{
+	const char *v = get("TPROF_BACKTRACE");
+	const char *d = get("TPROF_BACKTRACE_DEPTH");
+	long depth;
+
+	c->bt_depth = TP_DEFAULT_BT_DEPTH;
+	if (d && parse_uint(d, 1, TP_MAX_BT_DEPTH, &depth) < 0) {
+		snprintf(err, errlen, "TPROF_BACKTRACE_DEPTH='%s' is not "
+			 "valid: expected a whole number of frames from 1 to "
+			 "%d", d, TP_MAX_BT_DEPTH);
+		return -1;
+	}
+	if (d)
+		c->bt_depth = (unsigned)depth;
+	if (!v)
+		return 0;
+	c->bt_on = 1;
+	if (!strncmp(v, "all:", 4) ? parse_kinds(v + 4, &c->bt_all_kinds) < 0
+				   : tp_parse_duration_ns(v, &c->bt_threshold_ns)
+				     < 0) {
+		snprintf(err, errlen, "TPROF_BACKTRACE='%s' is not valid: "
+			 "expected " BT_ACCEPTED, v);
+		return -1;
+	}
+	return 0;
+}
+
 int tp_config_parse(struct tp_config *c, tp_getenv_fn get, char *err,
 		    size_t errlen)
 {
@@ -242,6 +331,8 @@ int tp_config_parse(struct tp_config *c, tp_getenv_fn get, char *err,
 		return -1;
 	v = get("TPROF_BUFFER_MB");
 	if (v && parse_buffer(v, c, err, errlen) < 0)
+		return -1;
+	if (parse_backtrace(c, get, err, errlen) < 0)
 		return -1;
 	return parse_rank(c, get, err, errlen);
 }

@@ -8,6 +8,7 @@
 #define TP_CONFIG_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 enum tp_source {
 	TP_SRC_CUDA = 1u << 0,
@@ -35,7 +36,26 @@ struct tp_config {
 	int rank;
 	int world_size;
 	const char *rank_from;	/* the variable the rank came from */
+	/* TPROF_BACKTRACE: capture stacks of calls at least bt_threshold_ns
+	 * long, or of every call of the kinds in bt_all_kinds. */
+	int bt_on;
+	uint64_t bt_threshold_ns;
+	unsigned bt_all_kinds;
+	unsigned bt_depth;
 };
+
+/* Kinds of calls, for TPROF_BACKTRACE=all:KINDS. */
+enum tp_call_kind {
+	TP_KIND_OTHER = 0,
+	TP_KIND_SYNC = 1u << 0,
+	TP_KIND_MEMCPY = 1u << 1,
+	TP_KIND_LAUNCH = 1u << 2,
+	TP_KIND_ALLOC = 1u << 3,
+	TP_KIND_ALL = (1u << 4) - 1,
+};
+
+#define TP_DEFAULT_BT_DEPTH 32
+#define TP_MAX_BT_DEPTH 128
 
 typedef const char *(*tp_getenv_fn)(const char *name);
 
@@ -43,6 +63,7 @@ typedef const char *(*tp_getenv_fn)(const char *name);
  * in err. */
 int tp_config_parse(struct tp_config *c, tp_getenv_fn get, char *err,
 		    size_t errlen);
+int tp_parse_duration_ns(const char *s, uint64_t *out);
 int tp_parse_sources(const char *s, unsigned *out, char *err, size_t errlen);
 const char *tp_source_name(unsigned bit);
 void tp_config_sources_str(unsigned sources, char *buf, size_t len);

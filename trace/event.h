@@ -52,8 +52,10 @@ struct tp_event {
 		struct tp_copy_args copy;
 		struct tp_mem_args mem;
 		struct tp_event_args ev;
-		uint64_t raw[6];
+		uint64_t raw[5];
 	} a;
+	uint32_t stack;		/* interned call stack id, 0 for none */
+	uint32_t reserved;
 };
 
 _Static_assert(sizeof(struct tp_event) == 80, "tp_event size changed");

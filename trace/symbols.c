@@ -120,10 +120,11 @@ void tp_sym_note_kernel_handle(const void *handle, const void *host_fn)
 	pthread_mutex_unlock(&lock);
 }
 
-/* The symbol at exactly addr in the ELF file of the object holding it:
- * host stubs are local symbols of the executable, absent from .dynsym
+/* The function symbol holding addr in the ELF file of the object that
+ * contains it (exact: only one starting at addr), and the offset into it.
+ * Host stubs are local symbols of the executable, absent from .dynsym
  * unless linked with -rdynamic, so .symtab is read from the file. */
-static char *elf_symbol(uintptr_t addr)
+static char *elf_function(uintptr_t addr, int exact, uintptr_t *offset)
 {
 	const ElfW(Ehdr) *eh;
 	const ElfW(Shdr) *sh;
@@ -165,10 +166,15 @@ static char *elf_symbol(uintptr_t addr)
 		strtab = (const char *)map + sh[sh[i].sh_link].sh_offset;
 		n = sh[i].sh_size / sizeof(*sym);
 		for (j = 0; j < n; j++) {
-			if (sym[j].st_value != rel || !sym[j].st_name ||
-			    ELF64_ST_TYPE(sym[j].st_info) != STT_FUNC)
+			if (!sym[j].st_name ||
+			    ELF64_ST_TYPE(sym[j].st_info) != STT_FUNC ||
+			    rel < sym[j].st_value)
+				continue;
+			if (exact ? rel != sym[j].st_value
+				  : rel >= sym[j].st_value + sym[j].st_size)
 				continue;
 			name = strdup(strtab + sym[j].st_name);
+			*offset = rel - sym[j].st_value;
 			break;
 		}
 	}
@@ -176,9 +182,18 @@ out_unmap:
 	munmap(map, (size_t)st.st_size);
 out_close:
 	close(fd);
-	if (!name && info.dli_sname && info.dli_saddr == (void *)addr)
+	if (!name && info.dli_sname && (!exact || info.dli_saddr == (void *)addr)) {
 		name = strdup(info.dli_sname);
+		*offset = addr - (uintptr_t)info.dli_saddr;
+	}
 	return name;
+}
+
+static char *elf_symbol(uintptr_t addr)
+{
+	uintptr_t off;
+
+	return elf_function(addr, 1, &off);
 }
 
 typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
@@ -286,4 +301,36 @@ void tp_sym_atfork_parent(void)
 void tp_sym_atfork_child(void)
 {
 	pthread_mutex_unlock(&lock);
+}
+
+/* "function+0xoff (library)", or "library+0xoff" when the object has no
+ * symbol for it (stripped), or NULL when no loaded object holds ip. */
+char *tp_sym_frame(uintptr_t ip)
+{
+	const char *lib, *slash;
+	uintptr_t off = 0;
+	Dl_info info;
+	char *fn, *out = NULL;
+
+	/* A return address: look up the call instruction before it. */
+	if (!dladdr((void *)(ip - 1), &info) || !info.dli_fname)
+		return NULL;
+	lib = info.dli_fname[0] ? info.dli_fname : "main";
+	slash = strrchr(lib, '/');
+	lib = slash ? slash + 1 : lib;
+	pthread_mutex_lock(&lock);
+	fn = elf_function(ip - 1, 0, &off);
+	pthread_mutex_unlock(&lock);
+	if (fn) {
+		fn = demangle(fn);
+		if (asprintf(&out, "%s+0x%lx (%s)", fn, (unsigned long)off + 1,
+			     lib) < 0)
+			out = NULL;
+		free(fn);
+		return out;
+	}
+	if (asprintf(&out, "%s+0x%lx", lib,
+		     (unsigned long)(ip - (uintptr_t)info.dli_fbase)) < 0)
+		out = NULL;
+	return out;
 }

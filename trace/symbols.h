@@ -19,6 +19,7 @@ void tp_sym_note_kernel_handle(const void *handle, const void *host_fn);
  * JSON string of *len bytes, resolved once and cached: the writer copies
  * it into every launch event. Never NULL; valid for the process's life. */
 const char *tp_sym_kernel_json(uint64_t func, size_t *len);
+char *tp_sym_frame(uintptr_t ip);
 void tp_sym_atfork_prepare(void);
 void tp_sym_atfork_parent(void);
 void tp_sym_atfork_child(void);

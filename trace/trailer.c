@@ -5,8 +5,12 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "api.h"
 #include "session.h"
+#include "stacks.h"
 #include "trailer.h"
+
+#define TOP_STACKS 10
 
 void tp_thread_stats_add(struct tp_thread_stats *s, pid_t tid,
 			 const char *name, uint64_t events, uint64_t dropped)
@@ -163,6 +167,52 @@ static void put_thread_names(struct tp_buf *b, const struct tp_thread_stats *s)
 	}
 }
 
+/* The stacks behind the most time in calls that were captured. */
+static void put_backtraces(struct tp_buf *b)
+{
+	const struct tp_config *c = &tp_sess.cfg;
+	uint32_t ids[TOP_STACKS];
+	unsigned n, i;
+
+	if (!c->bt_on)
+		return;
+	tp_buf_lit(b, ",\n \"backtraces\": {\"threshold_ns\": ");
+	if (c->bt_all_kinds && !c->bt_threshold_ns)
+		tp_buf_lit(b, "null");
+	else
+		tp_json_u64(b, c->bt_threshold_ns);
+	tp_buf_lit(b, ", \"depth\": ");
+	tp_json_u64(b, c->bt_depth);
+	tp_buf_lit(b, ", \"unique_stacks\": ");
+	tp_json_u64(b, tp_stacks_count());
+	tp_buf_lit(b, ", \"lost\": ");
+	tp_json_u64(b, tp_stacks_lost());
+	tp_buf_lit(b, ", \"top\": [");
+	n = tp_stacks_top(ids, TOP_STACKS);
+	for (i = 0; i < n; i++) {
+		const struct tp_stack_stats *st = tp_stack_stats(ids[i]);
+		const struct tp_api *api = tp_api_get(st->max_api);
+		const char *json;
+		size_t len;
+
+		json = tp_stack_json(ids[i], &len);
+		if (!json)
+			continue;
+		tp_buf_cstr(b, i ? ",\n  {\"calls\": " : "\n  {\"calls\": ");
+		tp_json_u64(b, st->calls);
+		tp_buf_lit(b, ", \"total_us\": ");
+		tp_json_us(b, (int64_t)st->total_ns);
+		tp_buf_lit(b, ", \"max_us\": ");
+		tp_json_us(b, (int64_t)st->max_ns);
+		tp_buf_lit(b, ", \"slowest\": ");
+		tp_json_str(b, api ? api->name : "?");
+		tp_buf_lit(b, ", \"stack\": ");
+		tp_buf_put(b, json, len);
+		tp_buf_char(b, '}');
+	}
+	tp_buf_lit(b, "]}");
+}
+
 void tp_trailer_put(struct tp_buf *b, const struct tp_trailer_info *info)
 {
 	/* Drift of the fixed tick mapping against the wall clock over the
@@ -194,6 +244,7 @@ void tp_trailer_put(struct tp_buf *b, const struct tp_trailer_info *info)
 	tp_json_u64(b, info->events);
 	tp_buf_lit(b, ", \"events_dropped\": ");
 	tp_json_u64(b, info->stats->dropped);
+	put_backtraces(b);
 	tp_buf_lit(b, ",\n \"threads\": ");
 	put_threads(b, info->stats);
 	tp_buf_lit(b, "}}\n");

@@ -15,6 +15,7 @@
 #include "log.h"
 #include "naming.h"
 #include "session.h"
+#include "stacks.h"
 #include "thread.h"
 #include "trailer.h"
 #include "writer.h"
@@ -143,6 +144,26 @@ static void thread_head(struct tp_thread *t)
 	tp_buf_free(&b);
 }
 
+static void put_stack(struct tp_buf *b, const struct tp_event *e,
+		      uint64_t dur)
+{
+	struct tp_stack_stats *st = tp_stack_stats(e->stack);
+	const char *json;
+	size_t len;
+
+	json = tp_stack_json(e->stack, &len);
+	if (!json || !st)
+		return;
+	tp_buf_lit(b, ",\"stack\":");
+	tp_buf_put(b, json, len);
+	st->calls++;
+	st->total_ns += dur;
+	if (dur >= st->max_ns) {
+		st->max_ns = dur;
+		st->max_api = e->api;
+	}
+}
+
 static void put_event(struct tp_buf *b, struct tp_thread *t,
 		      const struct tp_event *e)
 {
@@ -166,6 +187,8 @@ static void put_event(struct tp_buf *b, struct tp_thread *t,
 	tp_json_i64(b, e->ret);
 	if (api->args)
 		api->args(b, e);
+	if (e->stack)
+		put_stack(b, e, f > s ? f - s : 0);
 	tp_buf_lit(b, "}}");
 	W.events++;
 }

@@ -28,8 +28,9 @@ static void fill(struct tp_event *e, uint64_t seq)
 	e->api = (uint16_t)seq;
 	e->ret = (int32_t)(seq ^ 0x5a5a5a5a);
 	e->stream = ~seq;
-	for (i = 0; i < 6; i++)
+	for (i = 0; i < 5; i++)
 		e->a.raw[i] = seq * (i + 7);
+	e->stack = (uint32_t)(seq * 13);
 }
 
 static int consistent(const struct tp_event *e)
@@ -40,10 +41,10 @@ static int consistent(const struct tp_event *e)
 	if (e->end != seq * 3 + 1 || e->api != (uint16_t)seq ||
 	    e->ret != (int32_t)(seq ^ 0x5a5a5a5a) || e->stream != ~seq)
 		return 0;
-	for (i = 0; i < 6; i++)
+	for (i = 0; i < 5; i++)
 		if (e->a.raw[i] != seq * (i + 7))
 			return 0;
-	return 1;
+	return e->stack == (uint32_t)(seq * 13);
 }
 
 static void *producer(void *arg)

@@ -1,0 +1,116 @@
+"""TPROF_BACKTRACE: call stacks of slow calls, deduplicated, symbolized
+after the run (function+offset (library), or library+offset when
+stripped), and Python frames through the perf trampoline."""
+import glob
+import os
+
+from tplib import *
+
+
+def trace_of(r):
+    files = r.files()
+    return load(os.path.join(r.dir, files[0])) if files else None
+
+
+def frames(e):
+    return [f.split("+")[0] for f in e["args"].get("stack", [])]
+
+
+# Threshold 0: every hooked call records its stack, innermost first.
+r = run([prog("stacks"), "5"], env={"TPROF_BACKTRACE": "0"})
+t = trace_of(r)
+eq("stacks: program unaffected", (r.rc, r.stdout), (0, "stacks done 1\n"))
+copies = xevents(t, "cudaMemcpy")
+syncs = xevents(t, "cudaStreamSynchronize")
+eq("stacks: every call has a stack", all("stack" in e["args"] for e in copies + syncs), True)
+eq("stacks: cudaMemcpy reached through known functions, in order",
+   frames(copies[0])[:4], ["do_copy", "layer_one", "layer_two", "main"])
+eq("stacks: cudaStreamSynchronize through do_sync",
+   frames(syncs[0])[:2], ["do_sync", "main"])
+check("stacks: frames name their library",
+      copies[0]["args"]["stack"][0].endswith("(stacks)"), copies[0]["args"]["stack"][0])
+eq("stacks: dedup: 10 calls from 2 sites are 2 stacks",
+   t["tprof"]["backtraces"]["unique_stacks"], 2)
+eq("stacks: identical stacks for the same site",
+   len(set(tuple(e["args"]["stack"]) for e in copies)), 1)
+top = t["tprof"]["backtraces"]["top"]
+eq("stacks: top stacks listed with their calls", sorted(s["calls"] for s in top), [5, 5])
+check("stacks: top stacks sorted by total time",
+      top[0]["total_us"] >= top[1]["total_us"], str(top))
+tprof_check(os.path.join(r.dir, r.files()[0]), "stacks: tprof check passes")
+cleanup(r)
+
+# A threshold above every call's duration records none.
+r = run([prog("stacks"), "5"], env={"TPROF_BACKTRACE": "10s"})
+t = trace_of(r)
+eq("stacks: threshold above the calls: no stack",
+   sum("stack" in e["args"] for e in xevents(t)), 0)
+eq("stacks: threshold above the calls: none interned",
+   t["tprof"]["backtraces"]["unique_stacks"], 0)
+cleanup(r)
+
+# all:KINDS picks calls by kind, whatever their duration.
+r = run([prog("stacks"), "2"], env={"TPROF_BACKTRACE": "all:sync"})
+t = trace_of(r)
+eq("stacks: all:sync captures syncs only",
+   ({"stack" in e["args"] for e in xevents(t, "cudaStreamSynchronize")},
+    {"stack" in e["args"] for e in xevents(t, "cudaMemcpy")}), ({True}, {False}))
+cleanup(r)
+
+# Depth bound.
+r = run([prog("stacks"), "1"], env={"TPROF_BACKTRACE": "0", "TPROF_BACKTRACE_DEPTH": "2"})
+t = trace_of(r)
+eq("stacks: TPROF_BACKTRACE_DEPTH=2 keeps two frames",
+   frames(xevents(t, "cudaMemcpy")[0]), ["do_copy", "layer_one"])
+cleanup(r)
+
+# Stripped binary: library+offset.
+r = run([prog("stacks_stripped"), "1"], env={"TPROF_BACKTRACE": "0"})
+t = trace_of(r)
+st = xevents(t, "cudaMemcpy")[0]["args"]["stack"]
+check("stacks: stripped binary falls back to library+offset",
+      st[0].startswith("stacks_stripped+0x") and " " not in st[0], str(st))
+cleanup(r)
+
+# Unset: nothing captured, no backtraces section.
+r = run([prog("stacks"), "1"])
+t = trace_of(r)
+check("stacks: unset records no stack and no section",
+      "backtraces" not in t["tprof"] and
+      not any("stack" in e["args"] for e in xevents(t)))
+cleanup(r)
+
+for bad in ("5", "fast", "-1ms", "all:", "all:sync,disk", "1 ms"):
+    r = run([prog("stacks"), "1"], env={"TPROF_BACKTRACE": bad})
+    check("stacks: TPROF_BACKTRACE=%r refused with one line" % bad,
+          len(r.lines()) == 1 and
+          r.lines()[0].startswith("tprof: error: TPROF_BACKTRACE='%s'" % bad) and
+          r.files() == [] and r.rc == 0, str(r.lines()))
+    cleanup(r)
+r = run([prog("stacks"), "1"], env={"TPROF_BACKTRACE": "0", "TPROF_BACKTRACE_DEPTH": "500"})
+check("stacks: TPROF_BACKTRACE_DEPTH=500 refused",
+      r.lines() and "TPROF_BACKTRACE_DEPTH='500'" in r.lines()[0], str(r.lines()))
+cleanup(r)
+
+# Python >= 3.12 with the perf trampoline (tprof-run --python-stacks).
+pys = sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.1[2-9]*/bin/python3.1[2-9]")) +
+             glob.glob("/usr/bin/python3.1[2-9]"))
+if not pys:
+    print("SKIP stacks: Python frames: no Python 3.12 or later on this machine "
+          "(the perf trampoline needs it)")
+else:
+    out = tempfile.mkdtemp(prefix="tprof-it-")
+    e = base_env()
+    p = subprocess.run([RUN, "-o", out, "--backtrace", "0", "--python-stacks", pys[0],
+                        os.path.join(os.path.dirname(__file__), "pystack.py"),
+                        prog("libuser.so")], env=e, capture_output=True, text=True)
+    eq("stacks: Python program ran", (p.returncode, p.stdout), (0, "py done\n"))
+    t = load(os.path.join(out, os.listdir(out)[0]))
+    st = xevents(t, "cudaMalloc")[0]["args"]["stack"]
+    check("stacks: Python function named from the perf map (%s)" % os.path.basename(pys[0]),
+          any(f.startswith("py::alloc_step:") and f.endswith("pystack.py") for f in st),
+          str(st))
+    check("stacks: native frames above the Python one",
+          st[0].startswith("user_alloc+") and "(libuser.so)" in st[0], str(st))
+    shutil.rmtree(out, ignore_errors=True)
+done()

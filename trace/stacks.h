@@ -1,0 +1,56 @@
+/* Call stacks of slow CUDA calls (TPROF_BACKTRACE).
+ *
+ * The recording thread unwinds its own stack with libunwind (loaded at run
+ * time, only when asked for) and interns it: an event carries a 32-bit
+ * stack id, and identical stacks are stored once. Lookups are lock-free;
+ * only a stack never seen before takes a lock to be added. Symbolization
+ * happens later, in the writer, once per stack.
+ */
+#ifndef TP_STACKS_H
+#define TP_STACKS_H
+
+#include <stdint.h>
+
+#include "event.h"
+#include "json.h"
+
+/* Set by tp_stacks_init when capturing is on: the hot path's one test. */
+extern int tp_bt_on;
+extern uint64_t tp_bt_threshold_ticks;
+extern unsigned tp_bt_all_kinds;
+
+/* 0 when capturing is on, -1 (after one warning) when libunwind is not
+ * there. ticks_per_ns converts the threshold for the hot path. */
+int tp_stacks_init(uint64_t threshold_ns, unsigned all_kinds, unsigned depth,
+		   double ticks_per_ns);
+/* Unwinds the caller of the hook that calls this and returns its id (0
+ * when the table is full or unwinding failed). */
+uint32_t tp_stack_capture(void) __attribute__((noinline));
+
+static inline void tp_stack_maybe(struct tp_event *e, unsigned kind)
+{
+	e->stack = 0;
+	if (__builtin_expect(!tp_bt_on, 1))
+		return;
+	if (e->end - e->start >= tp_bt_threshold_ticks ||
+	    (kind & tp_bt_all_kinds))
+		e->stack = tp_stack_capture();
+}
+
+/* Writer side. */
+struct tp_stack_stats {
+	uint64_t calls;
+	uint64_t total_ns;
+	uint64_t max_ns;
+	uint16_t max_api;
+};
+
+unsigned tp_stacks_count(void);
+uint64_t tp_stacks_lost(void);
+/* The frames of stack id as a JSON array, cached; NULL for none. */
+const char *tp_stack_json(uint32_t id, size_t *len);
+struct tp_stack_stats *tp_stack_stats(uint32_t id);
+void tp_stacks_after_fork(void);
+unsigned tp_stacks_top(uint32_t *ids, unsigned max);
+
+#endif
