@@ -95,16 +95,23 @@ static int collect(const char *arg0, va_list ap, char **argv, char ***envp)
 	return 0;
 }
 
+/* va_start must run in the variadic function itself. */
+#define COLLECT(arg, argv, envp, rc)                                     \
+	do {                                                             \
+		va_list ap;                                              \
+									 \
+		va_start(ap, arg);                                       \
+		rc = collect(arg, ap, argv, envp);                       \
+		va_end(ap);                                              \
+	} while (0)
+
 __attribute__((visibility("default")))
 int execl(const char *path, const char *arg, ...)
 {
 	char *argv[MAX_EXECL_ARGS];
-	va_list ap;
 	int rc;
 
-	va_start(ap, arg);
-	rc = collect(arg, ap, argv, NULL);
-	va_end(ap);
+	COLLECT(arg, argv, NULL, rc);
 	return rc < 0 ? rc : execv(path, argv);
 }
 
@@ -112,12 +119,9 @@ __attribute__((visibility("default")))
 int execlp(const char *file, const char *arg, ...)
 {
 	char *argv[MAX_EXECL_ARGS];
-	va_list ap;
 	int rc;
 
-	va_start(ap, arg);
-	rc = collect(arg, ap, argv, NULL);
-	va_end(ap);
+	COLLECT(arg, argv, NULL, rc);
 	return rc < 0 ? rc : execvp(file, argv);
 }
 
@@ -126,11 +130,8 @@ int execle(const char *path, const char *arg, ...)
 {
 	char *argv[MAX_EXECL_ARGS];
 	char **envp = NULL;
-	va_list ap;
 	int rc;
 
-	va_start(ap, arg);
-	rc = collect(arg, ap, argv, &envp);
-	va_end(ap);
+	COLLECT(arg, argv, &envp, rc);
 	return rc < 0 ? rc : execve(path, argv, envp);
 }
