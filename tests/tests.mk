@@ -57,3 +57,9 @@ test: test-build
 	@tests/run.sh
 
 .PHONY: test test-build
+
+# Opt-in: HTA (pip install holistictraceanalysis psutil) reads our traces.
+test-hta: test-build
+	@python3 tests/optional/test_hta.py
+
+.PHONY: test-hta

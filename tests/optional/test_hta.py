@@ -1,0 +1,30 @@
+"""Opt-in (`make test-hta`, needs `pip install holistictraceanalysis
+psutil`): HTA, a real consumer of Kineto-style traces, loads two ranks'
+tprof traces, finds their ranks and reads their events."""
+import os
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "integration"))
+from tplib import *  # noqa: E402
+
+try:
+    from hta.trace_analysis import TraceAnalysis
+except ImportError as e:
+    print("SKIP hta: %s (pip install holistictraceanalysis psutil)" % e)
+    sys.exit(0)
+
+out = tempfile.mkdtemp(prefix="tprof-hta-")
+for rank in (0, 1):
+    r = run([prog("kernels"), "3"], env={"TPROF_OUTPUT_DIR": out, "RANK": str(rank),
+                                         "WORLD_SIZE": "2"})
+    eq("hta: rank %d traced" % rank, r.rc, 0)
+a = TraceAnalysis(trace_dir=out)
+eq("hta: both ranks found by HTA's rank regex", sorted(a.t.traces.keys()), [0, 1])
+df = a.t.get_trace(0)
+names = {a.t.symbol_table.sym_table[i] for i in df["name"].unique()}
+check("hta: runtime calls read", {"cudaLaunchKernel", "cudaMemcpy", "cudaMalloc"} <= names,
+      str(names))
+eq("hta: every launch read", int((df["name"] == a.t.symbol_table.sym_index["cudaLaunchKernel"]).sum()), 6)
+shutil.rmtree(out, ignore_errors=True)
+done()
