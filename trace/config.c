@@ -37,44 +37,54 @@ void tp_config_sources_str(unsigned sources, char *buf, size_t len)
 	}
 }
 
-static int parse_source_word(const char *w, size_t len, unsigned *out)
+/* A comma list of words from names[] into a bit mask (bit i for names[i]);
+ * "all" stands for all_mask where that is non-zero. On an unknown word
+ * returns -1 and points *bad at it (*bad_len bytes). */
+static int parse_word_list(const char *s, const char *const *names,
+			   unsigned n, unsigned all_mask, unsigned *out,
+			   const char **bad, size_t *bad_len)
 {
+	const char *p = s;
 	unsigned i;
 
-	if (len == 3 && !strncmp(w, "all", 3)) {
-		*out |= TP_SRC_ALL;
-		return 0;
-	}
-	for (i = 0; i < N_SOURCES; i++) {
-		if (strlen(source_names[i]) == len &&
-		    !strncmp(w, source_names[i], len)) {
+	*out = 0;
+	for (;;) {
+		size_t len = strcspn(p, ",");
+
+		if (all_mask && len == 3 && !strncmp(p, "all", 3)) {
+			*out |= all_mask;
+		} else {
+			for (i = 0; i < n; i++)
+				if (strlen(names[i]) == len &&
+				    !strncmp(p, names[i], len))
+					break;
+			if (i == n) {
+				*bad = p;
+				*bad_len = len;
+				return -1;
+			}
 			*out |= 1u << i;
-			return 0;
 		}
+		if (!p[len])
+			return 0;
+		p += len + 1;
 	}
-	return -1;
 }
 
 int tp_parse_sources(const char *s, unsigned *out, char *err, size_t errlen)
 {
-	const char *p = s;
+	const char *bad;
+	size_t len;
 
-	*out = 0;
-	for (;;) {
-		const char *comma = strchr(p, ',');
-		size_t len = comma ? (size_t)(comma - p) : strlen(p);
-
-		if (parse_source_word(p, len, out) < 0) {
-			snprintf(err, errlen,
-				 "TPROF_TRACE='%s': unknown source '%.*s'; "
-				 "accepted: a comma list of " SOURCES_ACCEPTED,
-				 s, (int)len, p);
-			return -1;
-		}
-		if (!comma)
-			return 0;
-		p = comma + 1;
+	if (parse_word_list(s, source_names, N_SOURCES, TP_SRC_ALL, out, &bad,
+			    &len) < 0) {
+		snprintf(err, errlen,
+			 "TPROF_TRACE='%s': unknown source '%.*s'; "
+			 "accepted: a comma list of " SOURCES_ACCEPTED,
+			 s, (int)len, bad);
+		return -1;
 	}
+	return 0;
 }
 
 /* A whole decimal number in [min, max]; nothing else accepted. */
@@ -236,31 +246,19 @@ int tp_parse_duration_ns(const char *s, uint64_t *out)
 #define BT_ACCEPTED "a duration such as 50us, 1ms, 0 (every call), or " \
 	"all:KINDS with KINDS a comma list of sync,memcpy,launch,alloc"
 
+/* "all" alone, or a comma list of kinds. */
 static int parse_kinds(const char *s, unsigned *out)
 {
 	static const char *const names[] = { "sync", "memcpy", "launch",
 					     "alloc" };
-	const char *p = s;
-	unsigned i;
+	const char *bad;
+	size_t len;
 
-	*out = 0;
 	if (!strcmp(s, "all")) {
 		*out = TP_KIND_ALL;
 		return 0;
 	}
-	for (;;) {
-		size_t len = strcspn(p, ",");
-
-		for (i = 0; i < 4; i++)
-			if (strlen(names[i]) == len && !strncmp(p, names[i], len))
-				break;
-		if (i == 4)
-			return -1;
-		*out |= 1u << i;
-		if (!p[len])
-			return 0;
-		p += len + 1;
-	}
+	return parse_word_list(s, names, 4, 0, out, &bad, &len);
 }
 
 static int parse_backtrace(struct tp_config *c, tp_getenv_fn get, char *err,

@@ -318,9 +318,7 @@ char *tp_sym_frame(uintptr_t ip)
 	lib = info.dli_fname[0] ? info.dli_fname : "main";
 	slash = strrchr(lib, '/');
 	lib = slash ? slash + 1 : lib;
-	pthread_mutex_lock(&lock);
 	fn = elf_function(ip - 1, 0, &off);
-	pthread_mutex_unlock(&lock);
 	if (fn) {
 		fn = demangle(fn);
 		if (asprintf(&out, "%s+0x%lx (%s)", fn, (unsigned long)off + 1,
