@@ -14,10 +14,12 @@ B := build
 
 TRACE_SRC := $(wildcard trace/*.c)
 PRELOAD_SRC := $(wildcard preload/*.c)
+CUPTI_SRC := $(wildcard cupti/*.c)
 CLI_SRC := $(wildcard cli/*.c)
 
 TRACE_OBJ := $(TRACE_SRC:%.c=$(B)/%.o)
 PRELOAD_OBJ := $(PRELOAD_SRC:%.c=$(B)/%.o)
+CUPTI_OBJ := $(CUPTI_SRC:%.c=$(B)/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(B)/%.o)
 
 LIB := $(B)/libtprof.so
@@ -25,11 +27,11 @@ CLI := $(B)/tprof
 
 all: $(LIB) $(CLI)
 
-$(B)/%.o: %.c $(wildcard trace/*.h preload/*.h cli/*.h include/*.h)
+$(B)/%.o: %.c $(wildcard trace/*.h preload/*.h cupti/*.h cli/*.h include/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
-$(LIB): $(TRACE_OBJ) $(PRELOAD_OBJ)
+$(LIB): $(TRACE_OBJ) $(PRELOAD_OBJ) $(CUPTI_OBJ)
 	$(CC) -shared -Wl,-z,defs -Wl,-soname,libtprof.so -o $@ $^ $(LDLIBS_LIB)
 
 # The CLI shares config parsing and file naming with the library.

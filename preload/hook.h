@@ -28,14 +28,18 @@
 		struct tp_event *e;                                      \
 		struct tp_rec r;                                         \
 		cudaError_t ret;                                         \
+		uint32_t corr;                                           \
                                                                          \
 		if (!TP_REAL_OK(name, tp_libs_cudart))                   \
 			return cudaErrorInitializationError;             \
 		if (!tp_rec_begin(&r, TP_SRC_CUDA))                      \
 			return real_##name args;                         \
+		tp_rec_call_begin(&r);                                   \
 		ret = real_##name args;                                  \
+		corr = tp_rec_call_end(&r);                              \
 		e = tp_rec_end(&r, TP_CUDART_##id, (int32_t)ret);        \
 		if (e) {                                                 \
+			e->corr = corr;                                  \
 			__VA_ARGS__                                      \
 			tp_stack_maybe(e, tp_cudart_kind(TP_CUDART_##id)); \
 			tp_rec_commit(&r);                               \

@@ -15,6 +15,7 @@
 #include "../trace/symbols.h"
 #include "../trace/thread.h"
 #include "../trace/writer.h"
+#include "../cupti/cupti.h"
 #include "cudart_apis.h"
 
 /* Bounds the wait for the writer at exit: a writer stuck on a lock the
@@ -70,6 +71,7 @@ static void atfork_parent(void)
 static void atfork_child(void)
 {
 	tp_sym_atfork_child();
+	tp_cupti_after_fork();
 	tp_stacks_after_fork();
 	tp_thread_reset_after_fork();
 	tp_writer_after_fork_child();
@@ -107,6 +109,8 @@ __attribute__((constructor)) static void tp_load(void)
 	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
 	install_signal_handlers();
 	__atomic_store_n(&tp_recording, tp_sess.cfg.sources, __ATOMIC_RELEASE);
+	if (tp_cupti_program_has_gpu_code())
+		tp_cupti_start();
 }
 
 /* Completes the trace before the process image goes away (exit, exec).

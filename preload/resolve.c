@@ -2,6 +2,7 @@
 #include <dlfcn.h>
 #include <stddef.h>
 
+#include "../cupti/cupti.h"
 #include "../trace/log.h"
 #include "../trace/thread.h"
 #include "resolve.h"
@@ -54,6 +55,7 @@ int tp_resolve(void **slot, const char *name, const char *const *libs)
 	/* dlsym may call back into hooked code (malloc interposers...):
 	 * nothing is recorded meanwhile. */
 	tp_self = tp_thread_internal();
+	tp_cupti_start();
 	p = find(name, libs);
 	tp_self = self;
 	if (p) {

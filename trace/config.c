@@ -213,6 +213,33 @@ static int parse_buffer(const char *v, struct tp_config *c, char *err,
 	return 0;
 }
 
+static int parse_cupti(tp_getenv_fn get, struct tp_config *c, char *err,
+		       size_t errlen)
+{
+	const char *v = get("TPROF_CUPTI_BUFFER_MB");
+	long mb;
+
+	if (v && parse_uint(v, TP_MIN_CUPTI_BUFFER_MB, TP_MAX_CUPTI_BUFFER_MB,
+			    &mb) < 0) {
+		snprintf(err, errlen, "TPROF_CUPTI_BUFFER_MB='%s' is not "
+			 "valid: expected a whole number of MiB from %d to %d",
+			 v, TP_MIN_CUPTI_BUFFER_MB, TP_MAX_CUPTI_BUFFER_MB);
+		return -1;
+	}
+	if (v)
+		c->cupti_buffer_mb = (unsigned)mb;
+	v = get("TPROF_CUPTI_LIB");
+	if (!v)
+		return 0;
+	if (!*v || strlen(v) >= sizeof(c->cupti_lib)) {
+		snprintf(err, errlen, "TPROF_CUPTI_LIB='%.200s' is not valid: "
+			 "expected the path of libcupti.so", v);
+		return -1;
+	}
+	strcpy(c->cupti_lib, v);
+	return 0;
+}
+
 /* "0", or a number with a unit: 800ns, 50us, 1.5ms, 2s. */
 int tp_parse_duration_ns(const char *s, uint64_t *out)
 {
@@ -300,6 +327,7 @@ int tp_config_parse(struct tp_config *c, tp_getenv_fn get, char *err,
 	strcpy(c->name, TP_DEFAULT_NAME);
 	c->sources = TP_SRC_ALL;
 	c->buffer_mb = TP_DEFAULT_BUFFER_MB;
+	c->cupti_buffer_mb = TP_DEFAULT_CUPTI_BUFFER_MB;
 	c->log_level = TP_LOG_WARN;
 	c->world_size = 1;
 
@@ -329,6 +357,8 @@ int tp_config_parse(struct tp_config *c, tp_getenv_fn get, char *err,
 		return -1;
 	v = get("TPROF_BUFFER_MB");
 	if (v && parse_buffer(v, c, err, errlen) < 0)
+		return -1;
+	if (parse_cupti(get, c, err, errlen) < 0)
 		return -1;
 	if (parse_backtrace(c, get, err, errlen) < 0)
 		return -1;

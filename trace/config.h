@@ -25,12 +25,18 @@ enum tp_source {
 #define TP_DEFAULT_NAME "tprof"
 #define TP_DEFAULT_BUFFER_MB 16
 #define TP_MAX_BUFFER_MB 4096
+/* CUPTI activity buffers: TPROF_CUPTI_BUFFER_MB caps their total. */
+#define TP_DEFAULT_CUPTI_BUFFER_MB 64
+#define TP_MIN_CUPTI_BUFFER_MB 2
+#define TP_MAX_CUPTI_BUFFER_MB 4096
 
 struct tp_config {
 	char dir[4096];
 	char name[256];
 	unsigned sources;
 	unsigned buffer_mb;
+	unsigned cupti_buffer_mb;
+	char cupti_lib[4096];	/* TPROF_CUPTI_LIB, empty: search */
 	int log_level;
 	int disabled;
 	int rank;

@@ -55,7 +55,7 @@ struct tp_event {
 		uint64_t raw[5];
 	} a;
 	uint32_t stack;		/* interned call stack id, 0 for none */
-	uint32_t reserved;
+	uint32_t corr;		/* CUPTI correlation id, 0 for none */
 };
 
 _Static_assert(sizeof(struct tp_event) == 80, "tp_event size changed");

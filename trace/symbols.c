@@ -198,7 +198,7 @@ static char *elf_symbol(uintptr_t addr)
 
 typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
 
-static char *demangle(char *mangled)
+char *tp_sym_demangle(char *mangled)
 {
 	static demangle_fn fn;
 	static int looked;
@@ -236,7 +236,7 @@ static char *resolve(uintptr_t func)
 		snprintf(buf, sizeof(buf), "kernel@0x%lx", (unsigned long)func);
 		name = strdup(buf);
 	}
-	return name ? demangle(name) : NULL;
+	return name ? tp_sym_demangle(name) : NULL;
 }
 
 static struct json_name *to_json(const char *name)
@@ -320,7 +320,7 @@ char *tp_sym_frame(uintptr_t ip)
 	lib = slash ? slash + 1 : lib;
 	fn = elf_function(ip - 1, 0, &off);
 	if (fn) {
-		fn = demangle(fn);
+		fn = tp_sym_demangle(fn);
 		if (asprintf(&out, "%s+0x%lx (%s)", fn, (unsigned long)off + 1,
 			     lib) < 0)
 			out = NULL;

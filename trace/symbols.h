@@ -24,4 +24,8 @@ void tp_sym_atfork_prepare(void);
 void tp_sym_atfork_parent(void);
 void tp_sym_atfork_child(void);
 
+/* A C++ name demangled (takes the malloc-ed name, returns a malloc-ed
+ * one); other names come back unchanged. */
+char *tp_sym_demangle(char *mangled);
+
 #endif

@@ -19,6 +19,14 @@ struct tp_thread {
 	pid_t tid;
 	int exited;			/* set at thread exit */
 	int internal;			/* inside tprof itself: record nothing */
+	/* CUPTI correlation: a hook sets in_hook around the real call, and
+	 * CUPTI's callback (on this thread, inside that call) leaves the
+	 * call's correlation id in corr. Calls CUPTI reports that no hook
+	 * saw are timed from cb_t0. */
+	uint8_t in_hook;
+	uint8_t cb_depth;
+	uint32_t corr;
+	uint64_t cb_t0[4];
 	uint64_t written;		/* writer side */
 	uint8_t json_len;		/* writer side: "pid":P,"tid":T,"ts": */
 	char json[63];
@@ -83,7 +91,22 @@ static inline struct tp_event *tp_rec_end(struct tp_rec *r, uint16_t api,
 	e->flags = 0;
 	e->ret = ret;
 	e->stream = 0;
+	e->stack = 0;
+	e->corr = 0;
 	return e;
+}
+
+/* Around the real call of a hook: CUPTI's callback fills t->corr. */
+static inline void tp_rec_call_begin(struct tp_rec *r)
+{
+	r->t->corr = 0;
+	r->t->in_hook = 1;
+}
+
+static inline uint32_t tp_rec_call_end(struct tp_rec *r)
+{
+	r->t->in_hook = 0;
+	return r->t->corr;
 }
 
 static inline void tp_rec_commit(struct tp_rec *r)

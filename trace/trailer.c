@@ -221,7 +221,12 @@ void tp_trailer_put(struct tp_buf *b, const struct tp_trailer_info *info)
 				  info->end.unix_ns);
 
 	put_thread_names(b, info->stats);
-	tp_buf_lit(b, "\n],\n\"deviceProperties\": [],\n\"tprof\": "
+	if (info->gpu)
+		info->gpu->put_meta(b);
+	tp_buf_lit(b, "\n],\n\"deviceProperties\": [");
+	if (info->gpu)
+		info->gpu->put_devices(b);
+	tp_buf_lit(b, "],\n\"tprof\": "
 		   "{\"version\": \"" TP_VERSION "\", \"command\": ");
 	put_command(b);
 	tp_buf_lit(b, ", \"host\": ");
@@ -244,6 +249,8 @@ void tp_trailer_put(struct tp_buf *b, const struct tp_trailer_info *info)
 	tp_json_u64(b, info->events);
 	tp_buf_lit(b, ", \"events_dropped\": ");
 	tp_json_u64(b, info->stats->dropped);
+	if (info->gpu)
+		info->gpu->put_stats(b);
 	put_backtraces(b);
 	tp_buf_lit(b, ",\n \"threads\": ");
 	put_threads(b, info->stats);

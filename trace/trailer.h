@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include "clock.h"
+#include "gpu_source.h"
 #include "json.h"
 
 struct tp_thread_stat {
@@ -37,6 +38,7 @@ struct tp_trailer_info {
 	struct tp_clock_point end;
 	const struct tp_clock_map *map;
 	const struct tp_thread_stats *stats;
+	const struct tp_gpu_source *gpu;	/* NULL without CUPTI */
 };
 
 void tp_trailer_process_name(struct tp_buf *b);

@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include "api.h"
+#include "corrmap.h"
+#include "gpu_source.h"
 #include "json.h"
 #include "log.h"
 #include "naming.h"
@@ -43,6 +45,7 @@ static struct {
 	int map_ready;
 	uint64_t events;
 	struct tp_thread_stats stats;
+	const struct tp_gpu_source *gpu;
 } W = { .wake = { -1, -1 }, .done_pipe = { -1, -1 } };
 
 static void mark_failed(const char *what, int err)
@@ -69,6 +72,16 @@ static void flush_buf(int force)
 		mark_failed("cannot write", W.gz.err);
 	W.buf.len = 0;
 	W.buf.oom = 0;
+}
+
+static void flush_some(void)
+{
+	flush_buf(0);
+}
+
+void tp_writer_set_gpu(const struct tp_gpu_source *g)
+{
+	W.gpu = g;
 }
 
 static void calibrate(int final)
@@ -185,6 +198,12 @@ static void put_event(struct tp_buf *b, struct tp_thread *t,
 	tp_json_us(b, f > s ? (int64_t)(f - s) : 0);
 	tp_buf_lit(b, ",\"args\":{\"ret\":");
 	tp_json_i64(b, e->ret);
+	if (e->corr) {
+		tp_buf_lit(b, ",\"correlation\":");
+		tp_json_u64(b, e->corr);
+		tp_corr_note(e->corr, (uint32_t)t->tid,
+			     (int64_t)(s - (uint64_t)tp_sess.base_ns));
+	}
 	if (api->args)
 		api->args(b, e);
 	if (e->stack)
@@ -217,7 +236,9 @@ static void drain_thread(struct tp_thread *t)
 	tp_thread_free(t);
 }
 
-void tp_writer_drain(void)
+/* GPU records are taken before the CPU rings are drained and converted
+ * a cycle later, so the launch each one points to is already written. */
+static void drain(int final)
 {
 	struct tp_thread *t, *next;
 
@@ -226,10 +247,20 @@ void tp_writer_drain(void)
 	calibrate(0);
 	if (!W.map_ready)
 		return;
+	if (W.gpu)
+		W.gpu->take(final);
 	for (t = tp_thread_list(); t; t = next) {
 		next = t->next;
 		drain_thread(t);
 	}
+	if (W.gpu && !W.failed)
+		W.events += W.gpu->convert(&W.buf, &W.map, flush_some, final);
+	flush_buf(0);
+}
+
+void tp_writer_drain(void)
+{
+	drain(0);
 }
 
 static void put_header(struct tp_buf *b)
@@ -284,16 +315,18 @@ static void add_live_thread_stats(void)
 int tp_writer_finish(void)
 {
 	struct tp_trailer_info info;
+	char note[256];
 
 	if (!W.opened || W.failed)
 		return -1;
 	calibrate(1);
-	tp_writer_drain();
+	drain(1);
 	add_live_thread_stats();
 	info.events = W.events;
 	info.end = tp_clock_sample();
 	info.map = &W.map;
 	info.stats = &W.stats;
+	info.gpu = W.gpu;
 	tp_trailer_put(&W.buf, &info);
 	flush_buf(1);
 	if (W.failed)
@@ -307,10 +340,13 @@ int tp_writer_finish(void)
 		return -1;
 	}
 	W.opened = 0;
+	note[0] = '\0';
+	if (W.gpu)
+		W.gpu->exit_note(note, sizeof(note));
 	tp_log(TP_LOG_WARN, "", "wrote %s (%llu events, %llu dropped, "
-	       "%.1f KiB)", W.out.final, (unsigned long long)W.events,
+	       "%.1f KiB%s)", W.out.final, (unsigned long long)W.events,
 	       (unsigned long long)W.stats.dropped,
-	       (double)W.gz.out_bytes / 1024.0);
+	       (double)W.gz.out_bytes / 1024.0, note);
 	return 0;
 }
 

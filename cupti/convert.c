@@ -1,0 +1,600 @@
+/* CUPTI activity records into trace events, on the writer thread.
+ *
+ * GPU ops go on (device, stream) tracks with Kineto's categories and
+ * args. Each is joined to its launch by a flow: one "s" on the CPU call
+ * (written with the first op of that correlation) and an "f" per op. Two
+ * corrections keep the timeline honest where clock conversion is not: an
+ * op never starts before its launch call, and ops on one track never
+ * overlap; each correction is counted.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../trace/corrmap.h"
+#include "../trace/session.h"
+#include "../trace/symbols.h"
+#include "cupti.h"
+#include "devices.h"
+#include "tracks.h"
+
+static struct tp_cupti_counts N;
+static int raw_ts;
+static int64_t mem_allocated[TP_MAX_DEVICES];
+static uint64_t dev_seen;	/* devices with events: their tracks get names */
+
+/* Kernel names: CUPTI shares one name pointer among a kernel's records,
+ * so the demangled, escaped name is cached on that pointer. */
+#define NAMES 4096
+static struct {
+	const char *key;
+	char *json;
+	size_t len;
+} names[NAMES];
+
+void tp_cupti_convert_init(int raw_timestamps)
+{
+	raw_ts = raw_timestamps;
+}
+
+const struct tp_cupti_counts *tp_cupti_counts(void)
+{
+	return &N;
+}
+
+static int64_t rel_ns(const struct tp_clock_map *m, uint64_t t)
+{
+	uint64_t unix_ns = raw_ts ? t + (uint64_t)m->unix_offset : t;
+
+	return (int64_t)(unix_ns - (uint64_t)tp_sess.base_ns);
+}
+
+/* The name as a JSON string, demangled; NULL when out of memory. */
+static const char *kernel_name_json(const char *name, size_t *len)
+{
+	uintptr_t h = ((uintptr_t)name >> 4) * 0x9e3779b97f4a7c15ull;
+	unsigned i = (unsigned)(h >> 40) & (NAMES - 1);
+	struct tp_buf e = { 0 };
+	char *dem;
+
+	if (!name)
+		name = "?";
+	if (names[i].key != name) {
+		dem = tp_sym_demangle(strdup(name));
+		tp_json_str(&e, dem ? dem : name);
+		free(dem);
+		if (e.oom) {
+			tp_buf_free(&e);
+			return NULL;
+		}
+		free(names[i].json);
+		names[i].key = name;
+		names[i].json = e.p;
+		names[i].len = e.len;
+	}
+	*len = names[i].len;
+	return names[i].json;
+}
+
+/* Start of an X event up to its args, the name given as JSON:
+ * ,\n{"ph":"X","cat":C,"name":N,"pid":P,"tid":T,"ts":S,"dur":D,"args":{ */
+static void put_head(struct tp_buf *b, const char *cat, const char *name_json,
+		     size_t name_len, uint32_t pid, uint32_t tid, int64_t s,
+		     int64_t e)
+{
+	tp_buf_lit(b, ",\n{\"ph\":\"X\",\"cat\":\"");
+	tp_buf_cstr(b, cat);
+	tp_buf_lit(b, "\",\"name\":");
+	tp_buf_put(b, name_json, name_len);
+	tp_buf_lit(b, ",\"pid\":");
+	tp_json_u64(b, pid);
+	tp_buf_lit(b, ",\"tid\":");
+	tp_json_u64(b, tid);
+	tp_buf_lit(b, ",\"ts\":");
+	tp_json_us(b, s);
+	tp_buf_lit(b, ",\"dur\":");
+	tp_json_us(b, e - s);
+	tp_buf_lit(b, ",\"args\":{");
+}
+
+static void put_arg_u64(struct tp_buf *b, const char *key, uint64_t v)
+{
+	tp_buf_lit(b, ",\"");
+	tp_buf_cstr(b, key);
+	tp_buf_lit(b, "\":");
+	tp_json_u64(b, v);
+}
+
+static void put_flow(struct tp_buf *b, char ph, uint32_t id, uint32_t pid,
+		     uint32_t tid, int64_t ts)
+{
+	tp_buf_lit(b, ",\n{\"ph\":\"");
+	tp_buf_char(b, ph);
+	tp_buf_cstr(b, ph == 'f' ? "\",\"bp\":\"e" : "");
+	tp_buf_lit(b, "\",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"id\":");
+	tp_json_u64(b, id);
+	tp_buf_lit(b, ",\"pid\":");
+	tp_json_u64(b, pid);
+	tp_buf_lit(b, ",\"tid\":");
+	tp_json_u64(b, tid);
+	tp_buf_lit(b, ",\"ts\":");
+	tp_json_us(b, ts);
+	tp_buf_lit(b, "}");
+}
+
+/* The times an op is written with: [*s, *e] in ns from the trace base,
+ * moved so the op starts no earlier than its launch and than the end of
+ * the previous op on its track. 0, or -1 when the record has no time. */
+static int place(const struct tp_clock_map *m, struct tp_track *tr,
+		 const struct tp_corr *launch, uint64_t start, uint64_t end,
+		 int64_t *s, int64_t *e)
+{
+	int64_t floor = INT64_MIN;
+
+	if (!start || !end) {
+		N.zero_ts++;
+		return -1;
+	}
+	*s = rel_ns(m, start);
+	*e = rel_ns(m, end);
+	if (launch)
+		floor = launch->ts_ns;
+	if (tr && tr->last_end > floor)
+		floor = tr->last_end;
+	if (*s < floor || *e < *s) {
+		N.clamped++;
+		if (*s < floor)
+			*s = floor;
+		if (*e < *s)
+			*e = *s;
+	}
+	if (tr)
+		tr->last_end = *e;
+	return 0;
+}
+
+/* The arrow from the launch to this op; the launch's "s" goes with the
+ * first op of its correlation id. */
+static void link(struct tp_buf *b, struct tp_corr *launch, uint32_t corr,
+		 uint32_t pid, uint32_t tid, int64_t s)
+{
+	if (!corr)
+		return;
+	if (!launch) {
+		N.unlinked++;
+		return;
+	}
+	if (!launch->flowed) {
+		put_flow(b, 's', corr, (uint32_t)tp_sess.pid, launch->tid,
+			 launch->ts_ns);
+		launch->flowed = 1;
+	}
+	put_flow(b, 'f', corr, pid, tid, s);
+}
+
+static void put_common(struct tp_buf *b, uint32_t dev, uint32_t ctx,
+		       uint32_t stream, uint32_t corr)
+{
+	if (dev < TP_MAX_DEVICES)
+		dev_seen |= 1ull << dev;
+	tp_buf_lit(b, "\"device\":");
+	tp_json_u64(b, dev);
+	put_arg_u64(b, "context", ctx);
+	put_arg_u64(b, "stream", stream);
+	put_arg_u64(b, "correlation", corr);
+}
+
+static void put_graph(struct tp_buf *b, uint32_t graph, uint64_t node)
+{
+	if (!graph && !node)
+		return;
+	put_arg_u64(b, "graph id", graph);
+	put_arg_u64(b, "graph node id", node);
+}
+
+static void put_dim3(struct tp_buf *b, const char *key, int32_t x, int32_t y,
+		     int32_t z)
+{
+	tp_buf_lit(b, ",\"");
+	tp_buf_cstr(b, key);
+	tp_buf_lit(b, "\":[");
+	tp_json_i64(b, x);
+	tp_buf_char(b, ',');
+	tp_json_i64(b, y);
+	tp_buf_char(b, ',');
+	tp_json_i64(b, z);
+	tp_buf_char(b, ']');
+}
+
+static uint64_t kernel(struct tp_buf *b, const struct tp_clock_map *m,
+		       const CUpti_ActivityKernel10 *k)
+{
+	struct tp_track *tr = tp_track_get(k->deviceId, k->streamId);
+	struct tp_corr *launch = tp_corr_find(k->correlationId);
+	struct tp_occupancy o;
+	const char *name;
+	size_t len;
+	int64_t s, e;
+
+	if (place(m, tr, launch, k->start, k->end, &s, &e) < 0)
+		return 0;
+	name = kernel_name_json(k->name, &len);
+	if (!name)
+		return 0;
+	N.kernels++;
+	put_head(b, "kernel", name, len, k->deviceId, k->streamId, s, e);
+	put_common(b, k->deviceId, k->contextId, k->streamId,
+		   k->correlationId);
+	put_dim3(b, "grid", k->gridX, k->gridY, k->gridZ);
+	put_dim3(b, "block", k->blockX, k->blockY, k->blockZ);
+	put_arg_u64(b, "registers per thread", k->registersPerThread);
+	put_arg_u64(b, "shared memory", (uint64_t)k->staticSharedMemory +
+		    (uint64_t)k->dynamicSharedMemory);
+	if (tp_occupancy(k, &o) == 0) {
+		tp_buf_lit(b, ",\"blocks per SM\":");
+		tp_json_us(b, o.blocks_per_sm_milli);
+		tp_buf_lit(b, ",\"warps per SM\":");
+		tp_json_us(b, o.warps_per_sm_milli);
+		put_arg_u64(b, "est. achieved occupancy %",
+			    (uint64_t)o.occupancy_pct);
+	}
+	put_graph(b, k->graphId, k->graphNodeId);
+	tp_buf_lit(b, "}}");
+	link(b, launch, k->correlationId, k->deviceId, k->streamId, s);
+	return 1;
+}
+
+static const char *const copy_kinds[] = {
+	"Unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA", "AtoD", "DtoA",
+	"DtoD", "HtoH", "PtoP",
+};
+
+static const char *const mem_kinds[] = {
+	"Unknown", "Pageable", "Pinned", "Device", "Array", "Managed",
+	"Device Static", "Managed Static",
+};
+
+static const char *copy_kind(unsigned k)
+{
+	return k < sizeof(copy_kinds) / sizeof(copy_kinds[0]) ?
+		copy_kinds[k] : copy_kinds[0];
+}
+
+static const char *mem_kind(unsigned k)
+{
+	return k < sizeof(mem_kinds) / sizeof(mem_kinds[0]) ?
+		mem_kinds[k] : mem_kinds[0];
+}
+
+/* bytes per ns is GB/s; written with three decimals. */
+static void put_bandwidth(struct tp_buf *b, uint64_t bytes, int64_t dur)
+{
+	tp_buf_lit(b, ",\"memory bandwidth (GB/s)\":");
+	tp_json_us(b, dur > 0 ? (int64_t)((double)bytes * 1000.0 / dur) : 0);
+}
+
+struct copy {
+	unsigned kind, src, dst;
+	uint64_t bytes, start, end, graph_node;
+	uint32_t dev, ctx, stream, corr, graph;
+	int peer;
+	uint32_t src_dev, dst_dev;
+};
+
+static uint64_t copy(struct tp_buf *b, const struct tp_clock_map *m,
+		     const struct copy *c)
+{
+	struct tp_track *tr = tp_track_get(c->dev, c->stream);
+	struct tp_corr *launch = tp_corr_find(c->corr);
+	char name[96];
+	struct tp_buf nb = { 0 };
+	int64_t s, e;
+
+	if (place(m, tr, launch, c->start, c->end, &s, &e) < 0)
+		return 0;
+	N.memcpys++;
+	snprintf(name, sizeof(name), "Memcpy %s (%s -> %s)", copy_kind(c->kind),
+		 mem_kind(c->src), mem_kind(c->dst));
+	tp_json_str(&nb, name);
+	put_head(b, "gpu_memcpy", nb.p ? nb.p : "\"Memcpy\"",
+		 nb.p ? nb.len : 8, c->dev, c->stream, s, e);
+	tp_buf_free(&nb);
+	put_common(b, c->dev, c->ctx, c->stream, c->corr);
+	put_arg_u64(b, "bytes", c->bytes);
+	tp_buf_lit(b, ",\"kind\":\"");
+	tp_buf_cstr(b, copy_kind(c->kind));
+	tp_buf_char(b, '"');
+	if (c->peer) {
+		put_arg_u64(b, "src device", c->src_dev);
+		put_arg_u64(b, "dst device", c->dst_dev);
+	}
+	put_bandwidth(b, c->bytes, e - s);
+	put_graph(b, c->graph, c->graph_node);
+	tp_buf_lit(b, "}}");
+	link(b, launch, c->corr, c->dev, c->stream, s);
+	return 1;
+}
+
+static uint64_t memcpy6(struct tp_buf *b, const struct tp_clock_map *m,
+			const CUpti_ActivityMemcpy6 *r)
+{
+	struct copy c = {
+		.kind = r->copyKind, .src = r->srcKind, .dst = r->dstKind,
+		.bytes = r->bytes, .start = r->start, .end = r->end,
+		.graph_node = r->graphNodeId, .dev = r->deviceId,
+		.ctx = r->contextId, .stream = r->streamId,
+		.corr = r->correlationId, .graph = r->graphId,
+	};
+
+	return copy(b, m, &c);
+}
+
+static uint64_t peer(struct tp_buf *b, const struct tp_clock_map *m,
+		     const CUpti_ActivityMemcpyPtoP4 *r)
+{
+	struct copy c = {
+		.kind = r->copyKind, .src = r->srcKind, .dst = r->dstKind,
+		.bytes = r->bytes, .start = r->start, .end = r->end,
+		.graph_node = r->graphNodeId, .dev = r->deviceId,
+		.ctx = r->contextId, .stream = r->streamId,
+		.corr = r->correlationId, .graph = r->graphId, .peer = 1,
+		.src_dev = r->srcDeviceId, .dst_dev = r->dstDeviceId,
+	};
+
+	return copy(b, m, &c);
+}
+
+static uint64_t memset4(struct tp_buf *b, const struct tp_clock_map *m,
+			const CUpti_ActivityMemset4 *r)
+{
+	struct tp_track *tr = tp_track_get(r->deviceId, r->streamId);
+	struct tp_corr *launch = tp_corr_find(r->correlationId);
+	char name[64];
+	struct tp_buf nb = { 0 };
+	int64_t s, e;
+
+	if (place(m, tr, launch, r->start, r->end, &s, &e) < 0)
+		return 0;
+	N.memsets++;
+	snprintf(name, sizeof(name), "Memset (%s)", mem_kind(r->memoryKind));
+	tp_json_str(&nb, name);
+	put_head(b, "gpu_memset", nb.p ? nb.p : "\"Memset\"",
+		 nb.p ? nb.len : 8, r->deviceId, r->streamId, s, e);
+	tp_buf_free(&nb);
+	put_common(b, r->deviceId, r->contextId, r->streamId,
+		   r->correlationId);
+	put_arg_u64(b, "bytes", r->bytes);
+	put_arg_u64(b, "value", r->value);
+	put_bandwidth(b, r->bytes, e - s);
+	put_graph(b, r->graphId, r->graphNodeId);
+	tp_buf_lit(b, "}}");
+	link(b, launch, r->correlationId, r->deviceId, r->streamId, s);
+	return 1;
+}
+
+static const char *sync_name(unsigned type)
+{
+	switch (type) {
+	case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE:
+		return "\"Event Sync\"";
+	case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT:
+		return "\"Stream Wait Event\"";
+	case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE:
+		return "\"Stream Sync\"";
+	case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE:
+		return "\"Context Sync\"";
+	}
+	return "\"Sync\"";
+}
+
+/* Syncs are CPU-side waits: a track of their own per stream (and one per
+ * device for context syncs), beside the stream they wait for. */
+static uint64_t sync2(struct tp_buf *b, const struct tp_clock_map *m,
+		      const CUpti_ActivitySynchronization2 *r)
+{
+	uint32_t dev = tp_context_device(r->contextId);
+	int on_stream = r->streamId != CUPTI_SYNCHRONIZATION_INVALID_VALUE;
+	uint32_t tid = on_stream ? TP_SYNC_TID_BASE + (r->streamId &
+						       0x3ffffffu)
+				 : TP_SYNC_TID_DEVICE;
+	struct tp_track *tr = tp_track_get(dev, tid);
+	const char *name = sync_name(r->type);
+	int64_t s, e;
+
+	/* The wait starts with its call: no launch floor applies. */
+	if (place(m, tr, NULL, r->start, r->end, &s, &e) < 0)
+		return 0;
+	N.syncs++;
+	put_head(b, "cuda_sync", name, strlen(name), dev, tid, s, e);
+	put_common(b, dev, r->contextId, on_stream ? r->streamId : 0,
+		   r->correlationId);
+	if (r->cudaEventId != CUPTI_SYNCHRONIZATION_INVALID_VALUE)
+		put_arg_u64(b, "event", r->cudaEventId);
+	tp_buf_lit(b, "}}");
+	return 1;
+}
+
+/* Device memory as a counter per device: allocated bytes after each
+ * allocation and release. */
+static uint64_t memory4(struct tp_buf *b, const struct tp_clock_map *m,
+			const CUpti_ActivityMemory4 *r)
+{
+	int64_t *total;
+
+	if (r->deviceId >= TP_MAX_DEVICES ||
+	    r->memoryKind != CUPTI_ACTIVITY_MEMORY_KIND_DEVICE)
+		return 0;
+	if (!r->timestamp) {
+		N.zero_ts++;
+		return 0;
+	}
+	total = &mem_allocated[r->deviceId];
+	if (r->memoryOperationType ==
+	    CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION)
+		*total += (int64_t)r->bytes;
+	else if (r->memoryOperationType ==
+		 CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE)
+		*total -= (int64_t)r->bytes;
+	else
+		return 0;
+	if (*total < 0)
+		*total = 0;
+	N.memory++;
+	dev_seen |= 1ull << r->deviceId;
+	tp_buf_lit(b, ",\n{\"ph\":\"C\",\"cat\":\"gpu_memory\",\"name\":"
+		   "\"GPU memory\",\"pid\":");
+	tp_json_u64(b, r->deviceId);
+	tp_buf_lit(b, ",\"tid\":0,\"ts\":");
+	tp_json_us(b, rel_ns(m, r->timestamp));
+	tp_buf_lit(b, ",\"args\":{\"allocated\":");
+	tp_json_i64(b, *total);
+	tp_buf_lit(b, "}}");
+	return 1;
+}
+
+static const char *overhead_name(unsigned kind)
+{
+	switch (kind) {
+	case CUPTI_ACTIVITY_OVERHEAD_DRIVER_COMPILER:
+		return "\"Driver compiler\"";
+	case CUPTI_ACTIVITY_OVERHEAD_CUPTI_BUFFER_FLUSH:
+		return "\"CUPTI buffer flush\"";
+	case CUPTI_ACTIVITY_OVERHEAD_CUPTI_INSTRUMENTATION:
+		return "\"CUPTI instrumentation\"";
+	case CUPTI_ACTIVITY_OVERHEAD_CUPTI_RESOURCE:
+		return "\"CUPTI resource\"";
+	case CUPTI_ACTIVITY_OVERHEAD_RUNTIME_TRIGGERED_MODULE_LOADING:
+		return "\"Module loading\"";
+	case CUPTI_ACTIVITY_OVERHEAD_LAZY_FUNCTION_LOADING:
+		return "\"Lazy function loading\"";
+	case CUPTI_ACTIVITY_OVERHEAD_COMMAND_BUFFER_FULL:
+		return "\"Command buffer full\"";
+	case CUPTI_ACTIVITY_OVERHEAD_ACTIVITY_BUFFER_REQUEST:
+		return "\"Activity buffer request\"";
+	}
+	return "\"CUPTI overhead\"";
+}
+
+/* Time CUPTI and the driver spent on their own work, on one track of the
+ * process so it never cuts into the program's calls. */
+static uint64_t overhead3(struct tp_buf *b, const struct tp_clock_map *m,
+			  const CUpti_ActivityOverhead3 *r)
+{
+	uint32_t pid = (uint32_t)tp_sess.pid;
+	struct tp_track *tr = tp_track_get(pid, TP_OVERHEAD_TID);
+	const char *name = overhead_name(r->overheadKind);
+	int64_t s, e;
+
+	if (place(m, tr, NULL, r->start, r->end, &s, &e) < 0)
+		return 0;
+	N.overhead++;
+	put_head(b, "overhead", name, strlen(name), pid, TP_OVERHEAD_TID, s,
+		 e);
+	tp_buf_lit(b, "\"correlation\":");
+	tp_json_u64(b, r->correlationId);
+	if (r->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD ||
+	    r->objectKind == CUPTI_ACTIVITY_OBJECT_PROCESS)
+		put_arg_u64(b, "thread", r->objectId.pt.threadId);
+	tp_buf_lit(b, "}}");
+	return 1;
+}
+
+uint64_t tp_cupti_convert(struct tp_buf *b, const struct tp_clock_map *m,
+			  const CUpti_Activity *r)
+{
+	N.records++;
+	switch (r->kind) {
+	case CUPTI_ACTIVITY_KIND_KERNEL:
+	case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+		return kernel(b, m, (const CUpti_ActivityKernel10 *)r);
+	case CUPTI_ACTIVITY_KIND_MEMCPY:
+		return memcpy6(b, m, (const CUpti_ActivityMemcpy6 *)r);
+	case CUPTI_ACTIVITY_KIND_MEMCPY2:
+		return peer(b, m, (const CUpti_ActivityMemcpyPtoP4 *)r);
+	case CUPTI_ACTIVITY_KIND_MEMSET:
+		return memset4(b, m, (const CUpti_ActivityMemset4 *)r);
+	case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
+		return sync2(b, m, (const CUpti_ActivitySynchronization2 *)r);
+	case CUPTI_ACTIVITY_KIND_MEMORY2:
+		return memory4(b, m, (const CUpti_ActivityMemory4 *)r);
+	case CUPTI_ACTIVITY_KIND_OVERHEAD:
+		return overhead3(b, m, (const CUpti_ActivityOverhead3 *)r);
+	case CUPTI_ACTIVITY_KIND_DEVICE:
+		tp_device_note((const CUpti_ActivityDevice5 *)r);
+		return 0;
+	case CUPTI_ACTIVITY_KIND_CONTEXT: {
+		const CUpti_ActivityContext3 *c = (const void *)r;
+
+		tp_context_note(c->contextId, c->deviceId);
+		return 0;
+	}
+	default:
+		N.unknown++;
+		return 0;
+	}
+}
+
+static void put_meta(struct tp_buf *b, const char *what, uint32_t pid,
+		     uint32_t tid, const char *name, int64_t sort)
+{
+	tp_buf_lit(b, ",\n{\"ph\":\"M\",\"name\":\"");
+	tp_buf_cstr(b, what);
+	tp_buf_lit(b, "\",\"pid\":");
+	tp_json_u64(b, pid);
+	tp_buf_lit(b, ",\"tid\":");
+	tp_json_u64(b, tid);
+	tp_buf_lit(b, ",\"args\":{");
+	if (name) {
+		tp_buf_lit(b, "\"name\":");
+		tp_json_str(b, name);
+	} else {
+		tp_buf_lit(b, "\"sort_index\":");
+		tp_json_i64(b, sort);
+	}
+	tp_buf_lit(b, "}}");
+}
+
+/* GPUs sort after the CPU process (whose index is its rank). */
+#define GPU_SORT_BASE 1000000
+
+static void put_track_meta(const struct tp_track *t, void *arg)
+{
+	struct tp_buf *b = arg;
+	char name[160];
+
+	if (t->tid == TP_OVERHEAD_TID && t->pid == (uint32_t)tp_sess.pid) {
+		put_meta(b, "thread_name", t->pid, t->tid, "CUPTI overhead", 0);
+		return;
+	}
+	if (t->tid == TP_SYNC_TID_DEVICE)
+		snprintf(name, sizeof(name), "device sync");
+	else if (t->tid >= TP_SYNC_TID_BASE)
+		snprintf(name, sizeof(name), "stream %u sync",
+			 t->tid - TP_SYNC_TID_BASE);
+	else
+		snprintf(name, sizeof(name), "stream %u", t->tid);
+	put_meta(b, "thread_name", t->pid, t->tid, name, 0);
+	put_meta(b, "thread_sort_index", t->pid, t->tid, NULL, t->tid);
+}
+
+void tp_cupti_put_meta(struct tp_buf *b)
+{
+	const struct tp_device *d;
+	char name[192];
+	unsigned dev;
+
+	tp_track_each(put_track_meta, b);
+	for (dev = 0; dev < TP_MAX_DEVICES; dev++) {
+		if (!(dev_seen >> dev & 1))
+			continue;
+		d = tp_device_get(dev);
+		if (d && d->name[0])
+			snprintf(name, sizeof(name), "GPU %u (%s)", dev,
+				 d->name);
+		else
+			snprintf(name, sizeof(name), "GPU %u", dev);
+		put_meta(b, "process_name", dev, 0, name, 0);
+		put_meta(b, "process_sort_index", dev, 0, NULL,
+			 GPU_SORT_BASE + dev);
+	}
+}

@@ -1,0 +1,188 @@
+/* Finding libcupti without linking it: the copy already in the process
+ * (PyTorch wheels ship one), TPROF_CUPTI_LIB, the one next to the loaded
+ * libcudart, then the toolkit. Only a CUPTI of the major version tprof
+ * was built against is used: its record layouts are the ones compiled
+ * in (later minor versions only append fields). */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cupti.h"
+
+#define CUPTI_MAJOR (CUPTI_API_VERSION / 10000)
+
+static char SONAME[32];	/* libcupti.so.<CUPTI_MAJOR> */
+
+struct tp_cupti_fns tp_cupti;
+
+static void *open_loaded(void)
+{
+	const char *const names[] = { SONAME, "libcupti.so.12",
+				      "libcupti.so", NULL };
+	unsigned i;
+	void *h;
+
+	for (i = 0; names[i]; i++) {
+		h = dlopen(names[i], RTLD_NOW | RTLD_NOLOAD);
+		if (h)
+			return h;
+	}
+	return NULL;
+}
+
+static int find_cudart(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	char *dir = arg;
+	const char *base;
+
+	(void)size;
+	base = strrchr(info->dlpi_name, '/');
+	if (!base || strncmp(base + 1, "libcudart.so", 12))
+		return 0;
+	snprintf(dir, PATH_MAX, "%.*s", (int)(base - info->dlpi_name),
+		 info->dlpi_name);
+	return 1;
+}
+
+static void *try_open(const char *path, char *tried, size_t tlen)
+{
+	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	size_t n = strlen(tried);
+
+	if (!h && n + strlen(path) + 3 < tlen)
+		snprintf(tried + n, tlen - n, "%s%s", n ? ", " : "", path);
+	return h;
+}
+
+/* Next to the loaded libcudart (the toolkit's lib64, or a pip wheel's
+ * lib/ with cupti beside it), then CUDA_HOME and /usr/local/cuda. */
+static void *open_search(char *tried, size_t tlen)
+{
+	const char *home = getenv("CUDA_HOME");
+	char dir[PATH_MAX] = "", p[PATH_MAX + 64];
+	void *h;
+
+	if (dl_iterate_phdr(find_cudart, dir) && dir[0]) {
+		snprintf(p, sizeof(p), "%s/%s", dir, SONAME);
+		if ((h = try_open(p, tried, tlen)))
+			return h;
+		snprintf(p, sizeof(p), "%s/../../cuda_cupti/lib/%s", dir,
+			 SONAME);
+		if ((h = try_open(p, tried, tlen)))
+			return h;
+	}
+	if ((h = try_open(SONAME, tried, tlen)))
+		return h;
+	if (home && *home) {
+		snprintf(p, sizeof(p), "%s/lib64/%s", home, SONAME);
+		if ((h = try_open(p, tried, tlen)))
+			return h;
+		snprintf(p, sizeof(p), "%s/extras/CUPTI/lib64/%s", home,
+			 SONAME);
+		if ((h = try_open(p, tried, tlen)))
+			return h;
+	}
+	snprintf(p, sizeof(p), "/usr/local/cuda/lib64/%s", SONAME);
+	if ((h = try_open(p, tried, tlen)))
+		return h;
+	snprintf(p, sizeof(p), "/usr/local/cuda/extras/CUPTI/lib64/%s", SONAME);
+	return try_open(p, tried, tlen);
+}
+
+#define SYM(field, name)                                                 \
+	do {                                                             \
+		*(void **)&tp_cupti.field = dlsym(h, name);              \
+		if (!tp_cupti.field) {                                   \
+			missing = name;                                  \
+			goto out;                                        \
+		}                                                        \
+	} while (0)
+
+static const char *resolve_all(void *h)
+{
+	const char *missing = NULL;
+
+	SYM(get_version, "cuptiGetVersion");
+	SYM(get_result_string, "cuptiGetResultString");
+	SYM(subscribe, "cuptiSubscribe");
+	SYM(unsubscribe, "cuptiUnsubscribe");
+	SYM(enable_callback, "cuptiEnableCallback");
+	SYM(get_callback_name, "cuptiGetCallbackName");
+	SYM(activity_enable, "cuptiActivityEnable");
+	SYM(activity_disable, "cuptiActivityDisable");
+	SYM(register_callbacks, "cuptiActivityRegisterCallbacks");
+	SYM(register_timestamp, "cuptiActivityRegisterTimestampCallback");
+	SYM(flush_all, "cuptiActivityFlushAll");
+	SYM(get_next_record, "cuptiActivityGetNextRecord");
+	SYM(get_num_dropped, "cuptiActivityGetNumDroppedRecords");
+	SYM(finalize, "cuptiFinalize");
+out:
+	return missing;
+}
+
+static void lib_path(void *h, char *path, size_t plen)
+{
+	struct link_map *lm = NULL;
+
+	if (dlinfo(h, RTLD_DI_LINKMAP, &lm) == 0 && lm && lm->l_name)
+		snprintf(path, plen, "%s", lm->l_name);
+}
+
+int tp_cupti_load(const struct tp_config *c, char *path, size_t plen,
+		  uint32_t *version, char *why, size_t wlen)
+{
+	char tried[1024] = "";
+	const char *missing;
+	void *h;
+
+	snprintf(SONAME, sizeof(SONAME), "libcupti.so.%d", CUPTI_MAJOR);
+	h = open_loaded();
+
+	if (!h && c->cupti_lib[0]) {
+		h = dlopen(c->cupti_lib, RTLD_NOW | RTLD_LOCAL);
+		if (!h) {
+			snprintf(why, wlen, "TPROF_CUPTI_LIB='%s' cannot be "
+				 "loaded (%s); point it at the %s of your CUDA "
+				 "toolkit", c->cupti_lib, dlerror(), SONAME);
+			return -1;
+		}
+	}
+	if (!h)
+		h = open_search(tried, sizeof(tried));
+	if (!h) {
+		snprintf(why, wlen, "libcupti not found (tried %s); set "
+			 "TPROF_CUPTI_LIB to the %s of your CUDA toolkit",
+			 tried, SONAME);
+		return -1;
+	}
+	lib_path(h, path, plen);
+	missing = resolve_all(h);
+	if (missing) {
+		snprintf(why, wlen, "%s has no %s; set TPROF_CUPTI_LIB to the "
+			 "%s of CUDA %d", path, missing, SONAME, CUPTI_MAJOR);
+		return -1;
+	}
+	*version = 0;
+	if (tp_cupti.get_version(version) != CUPTI_SUCCESS ||
+	    *version / 10000 != CUPTI_MAJOR) {
+		snprintf(why, wlen, "%s is CUPTI API version %u, tprof reads "
+			 "the records of version %d.x (%u); set TPROF_CUPTI_LIB "
+			 "to the %s of CUDA %d", path, *version, CUPTI_MAJOR,
+			 (unsigned)CUPTI_API_VERSION, SONAME, CUPTI_MAJOR);
+		return -1;
+	}
+	return 0;
+}
+
+const char *tp_cupti_result(CUptiResult r)
+{
+	const char *s = NULL;
+
+	if (!tp_cupti.get_result_string ||
+	    tp_cupti.get_result_string(r, &s) != CUPTI_SUCCESS || !s)
+		return "unknown CUPTI error";
+	return s;
+}
