@@ -165,8 +165,16 @@ static void take(int final)
 	/* The end of the trace: nothing more is collected, so the rest of
 	 * the process's life (exit handlers) pays nothing for CUPTI. */
 	if (C.state == ON && final) {
+		size_t dropped = 0;
+
 		disable_all();
 		C.state = STOPPED;
+		/* Drops after the last delivered buffer are counted only here. */
+		if (tp_cupti.get_num_dropped(NULL, 0, &dropped) == CUPTI_SUCCESS) {
+			pthread_mutex_lock(&C.lock);
+			C.dropped += dropped;
+			pthread_mutex_unlock(&C.lock);
+		}
 	}
 	pthread_mutex_lock(&C.lock);
 	list = C.queue;

@@ -63,3 +63,17 @@ test-hta: test-build
 	@python3 tests/optional/test_hta.py
 
 .PHONY: test-hta
+
+# The CUPTI path without a GPU: a stand-in libcupti.so.13 delivering real
+# record structs, and a driver program linked to it.
+FAKE_CUPTI := $(B)/tests/fakecupti/libcupti.so.13
+$(FAKE_CUPTI): tests/cupti/fake_cupti.c
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -shared -fPIC -Wl,-soname,libcupti.so.13 -o $@ $< -lpthread
+
+$(B)/tests/bin/cupti_feed: tests/cupti/cupti_feed.c $(FAKE_CUPTI)
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -o $@ $< $(FAKE_CUPTI) -Wl,-rpath,$(abspath $(B))/tests/fakecupti \
+		-Wl,--no-as-needed -lstdc++
+
+test-build: $(B)/tests/bin/cupti_feed
