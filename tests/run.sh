@@ -25,6 +25,8 @@ done
 for t in tests/integration/test_*.py; do
 	run "$(basename "$t")" python3 "$t"
 done
+# The GPU suite's checkers, against synthetic traces (no GPU needed).
+run gpu-selftest python3 tests/gpu/selftest.py
 
 passed=$(grep -c '^PASS ' "$log")
 failed=$(grep -c '^FAIL ' "$log")

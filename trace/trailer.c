@@ -131,6 +131,10 @@ static void put_config(struct tp_buf *b)
 	tp_json_str(b, sources);
 	tp_buf_lit(b, ", \"buffer_mb\": ");
 	tp_json_u64(b, c->buffer_mb);
+	tp_buf_lit(b, ", \"cupti_buffer_mb\": ");
+	tp_json_u64(b, c->cupti_buffer_mb);
+	tp_buf_lit(b, ", \"cupti_lib\": ");
+	tp_json_str(b, c->cupti_lib);
 	tp_buf_lit(b, ", \"log\": ");
 	tp_json_str(b, levels[c->log_level & 3]);
 	tp_buf_lit(b, ", \"rank_from\": ");

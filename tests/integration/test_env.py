@@ -14,7 +14,9 @@ BAD = [
     ("TPROF_TRACE", "cuda,gpus"), ("TPROF_TRACE", ""),
     ("TPROF_LOG", "loud"), ("TPROF_DISABLE", "true"),
     ("TPROF_NAME", "a/b"), ("TPROF_RANK", "-2"), ("RANK", "one"),
-    ("WORLD_SIZE", "0"),
+    ("WORLD_SIZE", "0"), ("TPROF_CUPTI_BUFFER_MB", "1"),
+    ("TPROF_CUPTI_BUFFER_MB", "lots"), ("TPROF_CUPTI_BUFFER_MB", "8192"),
+    ("TPROF_CUPTI_LIB", ""),
 ]
 for var, value in BAD:
     r = run(ARGV, env={var: value})
@@ -92,16 +94,17 @@ p = tprof_run(["--help"])
 check("tprof-run --help", p.returncode == 0 and "usage: tprof-run" in p.stdout,
       p.stdout + p.stderr)
 out = tempfile.mkdtemp(prefix="tprof-it-")
-p = tprof_run(["-o", out, "-n", "myrun", "-t", "cuda", "--buffer-mb", "8", "--",
-               prog("calls"), "1", "2"])
+p = tprof_run(["-o", out, "-n", "myrun", "-t", "cuda", "--buffer-mb", "8",
+               "--cupti-buffer-mb", "32", "--", prog("calls"), "1", "2"])
 eq("tprof-run: program runs", (p.returncode, p.stdout), (0, "calls done: 1 threads x 2\n"))
 eq("tprof-run: -o and -n name the file", sorted(os.listdir(out)),
    ["myrun-rank0.trace.json.gz"])
 if os.listdir(out):
     t = load(os.path.join(out, "myrun-rank0.trace.json.gz"))
     eq("tprof-run: flags reach the config", (t["tprof"]["config"]["trace"],
-                                             t["tprof"]["config"]["buffer_mb"]),
-       ("cuda", 8))
+                                             t["tprof"]["config"]["buffer_mb"],
+                                             t["tprof"]["config"]["cupti_buffer_mb"]),
+       ("cuda", 8, 32))
 shutil.rmtree(out, ignore_errors=True)
 
 p = tprof_run(["bash", "-c", "echo $LD_PRELOAD"], env={"LD_PRELOAD": "libother.so"})
@@ -115,6 +118,7 @@ shutil.rmtree(out, ignore_errors=True)
 
 for args, what in (
         (["--buffer-mb", "abc", "true"], "TPROF_BUFFER_MB='abc'"),
+        (["--cupti-buffer-mb", "0", "true"], "TPROF_CUPTI_BUFFER_MB='0'"),
         (["-t", "cuda,bogus", "true"], "TPROF_TRACE='cuda,bogus'"),
         (["--frobnicate", "true"], "unknown flag '--frobnicate'"),
         (["-o"], "-o needs a value"),

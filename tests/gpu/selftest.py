@@ -1,0 +1,303 @@
+"""Self-test of tests/gpu/tracecheck.py, no GPU needed.
+
+Builds a synthetic trace that follows the contract for known_work.cu's
+work (its EXPECT line, from `build/gpu/known_work_shared --expect` when
+built), checks that it passes (tracecheck and `tprof check`), then that
+each violation fails: a missing flow, a double-counted kernel, a GPU op
+before its launch, CUPTI off or dropping. Then the torch comparison, the
+command-line checks and the report. Prints PASS/FAIL lines; exit 1 on a FAIL.
+"""
+import copy
+import gzip
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tracecheck as tc  # noqa: E402
+
+EXPECT = {"kernels": [
+    {"match": "fill_kernel(", "count": 2, "grid": [64, 1, 1], "block": [256, 1, 1], "graph": False},
+    {"match": "axpy_kernel(", "count": 3, "grid": [32, 1, 1], "block": [128, 1, 1], "graph": False},
+    {"match": "ops::scale<float>(", "count": 4, "grid": [16, 2, 1], "block": [64, 2, 1], "graph": False},
+    {"match": "ex_kernel(", "count": 1, "grid": [8, 1, 1], "block": [32, 1, 1], "graph": False},
+    {"match": "graph_add(", "count": 2, "grid": [4, 1, 1], "block": [256, 1, 1], "graph": True},
+    {"match": "graph_double(", "count": 2, "grid": [2, 1, 1], "block": [512, 1, 1], "graph": True}],
+    "memcpy": {"HtoD": [2, 524288], "DtoH": [1, 262144], "DtoD": [1, 262144]},
+    "memset": [3, 786432], "graph_launches": 2, "ops_per_graph": 3}
+PID, DEV, BASE = 4242, 0, 1763600000000000000
+failures = 0
+
+
+def check(name, cond, why=""):
+    global failures
+    failures += not cond
+    print(("PASS %s" % name) if cond else ("FAIL %s: %s" % (name, why)))
+
+
+def expect():
+    exe = os.path.join(tc.ROOT, "build", "gpu", "known_work_shared")
+    if os.access(exe, os.X_OK):
+        out = subprocess.run([exe, "--expect"], capture_output=True, text=True).stdout
+        got = tc.line_json(out, "EXPECT ")
+        check("known_work --expect matches the self-test's copy", got == EXPECT, got)
+        return got or EXPECT
+    print("note: build/gpu/known_work_shared not built; using the built-in EXPECT")
+    return EXPECT
+
+
+def synth(ex, cpu_name="cudaLaunchKernel"):
+    """A trace of ex's work following the contract: one CPU call per
+    launch, its GPU op(s) on streams 7 (plain) and 13 (graph), flows."""
+    calls = []   # (cpu name, [op dicts])
+    for k in ex["kernels"]:
+        if k["graph"]:
+            continue
+        for _ in range(k["count"]):
+            calls.append((cpu_name, [dict(cat="kernel", name="void %sfloat*, int)" % k["match"],
+                                          args={"grid": k["grid"], "block": k["block"],
+                                                "registers per thread": 16, "shared memory": 0})]))
+    for kind, (n, b) in ex["memcpy"].items():
+        for _ in range(n):
+            calls.append(("cudaMemcpy", [dict(cat="gpu_memcpy", name="Memcpy %s (Pageable -> Device)" % kind,
+                                              args={"kind": kind, "bytes": b // n,
+                                                    "memory bandwidth (GB/s)": 10.0})]))
+    gk = [k for k in ex["kernels"] if k["graph"]]
+    n_graph_sets = ex["graph_launches"] * (ex["ops_per_graph"] - len(gk))
+    set_bytes = ex["memset"][1] // ex["memset"][0]
+    mset = dict(cat="gpu_memset", name="Memset (Device)",
+                args={"bytes": set_bytes, "memory bandwidth (GB/s)": 10.0})
+    for _ in range(ex["memset"][0] - n_graph_sets):
+        calls.append(("cudaMemset", [copy.deepcopy(mset)]))
+    for g in range(ex["graph_launches"]):
+        ops = []
+        for node, k in enumerate(gk):
+            ops.append(dict(cat="kernel", name="void %sfloat*, int)" % k["match"],
+                            args={"grid": k["grid"], "block": k["block"], "registers per thread": 16,
+                                  "shared memory": 0, "graph id": 1, "graph node id": node}))
+        ops[1:1] = [copy.deepcopy(mset)]
+        calls.append(("cudaGraphLaunch", ops))
+    ev = [{"ph": "M", "name": "process_name", "pid": PID, "tid": 0, "args": {"name": "known_work"}}]
+    t_cpu, t_gpu = 100.0, 0.0
+    for corr, (name, ops) in enumerate(calls, start=1):
+        ev.append({"ph": "X", "cat": "cuda_runtime", "name": name, "pid": PID, "tid": PID,
+                   "ts": t_cpu, "dur": 5.0, "args": {"ret": 0, "correlation": corr}})
+        stream = 13 if name == "cudaGraphLaunch" else 7
+        for i, op in enumerate(ops):
+            t_gpu = max(t_gpu, t_cpu + 3.0)
+            op.update(ph="X", pid=DEV, tid=stream, ts=t_gpu, dur=2.0)
+            op["args"].update(device=DEV, stream=stream, correlation=corr)
+            ev.append(op)
+            if i == 0:  # one start per correlation, with its first op
+                ev.append({"ph": "s", "cat": "ac2g", "name": "ac2g", "id": corr,
+                           "pid": PID, "tid": PID, "ts": t_cpu})
+            ev.append({"ph": "f", "bp": "e", "cat": "ac2g", "name": "ac2g", "id": corr,
+                       "pid": DEV, "tid": stream, "ts": t_gpu})
+            t_gpu += 2.5
+        t_cpu += 10.0
+    return {"schemaVersion": 1, "traceName": "native-rank0", "displayTimeUnit": "ms",
+            "baseTimeNanoseconds": BASE, "distributedInfo": {"rank": 0, "world_size": 1},
+            "traceEvents": ev, "deviceProperties": [{"id": DEV, "name": "NVIDIA H100 80GB HBM3"}],
+            "tprof": {"version": "selftest", "pid": PID,
+                      "cupti": {"state": "on", "reason": "", "version": 13, "records": 21,
+                                "dropped": 0, "zero_timestamps": 0, "refused_buffers": 0}}}
+
+
+def write(t, path):
+    """tprof's layout: one event per line, ts/dur with three decimals."""
+    def ev(e):
+        e = dict(e)
+        nums = {k: e.pop(k) for k in ("ts", "dur") if k in e}
+        s = json.dumps(e, separators=(",", ":"))[:-1]
+        return s + "".join(',"%s":%.3f' % kv for kv in nums.items()) + "}"
+    top = {k: v for k, v in t.items() if k != "traceEvents"}
+    body = ",\n".join(map(ev, t["traceEvents"]))
+    head = json.dumps(top)[1:-1].replace('"rank":', '"rank": ')
+    with gzip.open(path, "wt") as f:
+        f.write('{\n"traceEvents": [\n%s\n],\n%s\n}\n' % (body, head))
+
+
+def problems(t, ex):
+    p = tc.Problems()
+    tc.contract(t, p)
+    tc.native(t, ex, p)
+    return p.list()
+
+
+def has(probs, text):
+    return any(text in x for x in probs)
+
+
+def ops_of(t, cat=None):
+    return [e for e in t["traceEvents"] if e.get("ph") == "X" and e.get("pid") == DEV
+            and (cat is None or e["cat"] == cat)]
+
+
+def main():
+    ex = expect()
+    good = synth(ex)
+    probs = problems(good, ex)
+    check("contract trace passes", not probs, probs)
+    tmp = tempfile.mkdtemp(prefix="tprof-gpu-selftest-")
+    path = os.path.join(tmp, "native-rank0.trace.json.gz")
+    write(good, path)
+    check("written trace reads back the same", tc.load(path) == good)
+    if os.access(tc.CLI, os.X_OK):
+        p = tc.Problems()
+        tc.tprof_check(path, p)
+        check("tprof check accepts the synthetic trace", not p.list(), p.list())
+    check("static-cudart style CPU names pass",
+          not problems(synth(ex, "cudaLaunchKernel_v7000"), ex))
+
+    t = copy.deepcopy(good)   # missing flow end
+    t["traceEvents"].remove(next(e for e in t["traceEvents"] if e["ph"] == "f"))
+    probs = problems(t, ex)
+    check("missing flow end fails", has(probs, "GPU op without its flow end"), probs)
+    t = copy.deepcopy(good)   # missing flow start
+    t["traceEvents"].remove(next(e for e in t["traceEvents"] if e["ph"] == "s"))
+    check("missing flow start fails",
+          has(problems(t, ex), "without exactly one start and one end per GPU op"))
+    t = copy.deepcopy(good)   # flow start on no CPU event
+    next(e for e in t["traceEvents"] if e["ph"] == "s")["ts"] += 1.0
+    check("flow start off its CPU event fails",
+          has(problems(t, ex), "flow start not on a CPU event"))
+
+    t = copy.deepcopy(good)   # double-counted kernel: same op, flow and all, twice
+    k = ops_of(t, "kernel")[0]
+    f = next(e for e in t["traceEvents"] if e["ph"] == "f" and e["id"] == k["args"]["correlation"])
+    s = next(e for e in t["traceEvents"] if e["ph"] == "s" and e["id"] == k["args"]["correlation"])
+    t["traceEvents"] += [copy.deepcopy(k), copy.deepcopy(f)]
+    probs = problems(t, ex)
+    check("double-counted kernel fails", has(probs, "kernel count") and
+          has(probs, "wrong number of GPU ops"), probs)
+    t = copy.deepcopy(good)   # a graph kernel missing, with one flow of its id
+    k = ops_of(t, "kernel")[-1]
+    t["traceEvents"].remove(next(e for e in t["traceEvents"] if e["ph"] == "f" and
+                                 e["id"] == k["args"]["correlation"] and
+                                 e["ts"] == k["ts"]))
+    t["traceEvents"].remove(k)
+    probs = problems(t, ex)
+    check("missing graph kernel fails", has(probs, "kernel count") and
+          not has(probs, "flow"), probs)
+
+    t = copy.deepcopy(good)   # GPU op before its launch
+    op = ops_of(t, "gpu_memcpy")[0]
+    f = next(e for e in t["traceEvents"] if e["ph"] == "f" and e["id"] == op["args"]["correlation"])
+    op["ts"] = f["ts"] = op["ts"] - 4.0
+    probs = problems(t, ex)
+    check("GPU op before its CPU call fails", has(probs, "GPU op starting before its CPU call"), probs)
+    op["ts"] = f["ts"] = op["ts"] + 1.0    # now exactly at its CPU call's start
+    p, fig = tc.contract(t, tc.Problems())
+    check("GPU op clamped onto its CPU call is counted, not failed",
+          not has(p.list(), "before its CPU call") and
+          fig.get("clamped_to_launch") == 1, (p.list(), fig))
+
+    for mut, text in [(lambda t: t["tprof"]["cupti"].update(state="off", reason="no libcupti"),
+                       "state is 'off'"),
+                      (lambda t: t["tprof"]["cupti"].update(dropped=3), "dropped is 3"),
+                      (lambda t: t["tprof"].pop("cupti"), "no tprof.cupti"),
+                      (lambda t: ops_of(t, "kernel")[0].update(name="_Z11fill_kernelPfi"),
+                       "unexpected kernel"),
+                      (lambda t: ops_of(t, "kernel")[-1]["args"].pop("graph id"), "graph"),
+                      (lambda t: ops_of(t, "kernel")[0]["args"].update(grid=[1, 1, 1]), "grid/block"),
+                      (lambda t: ops_of(t, "gpu_memcpy")[0].update(pid=1), "pid/tid"),
+                      (lambda t: ops_of(t, "gpu_memset")[0]["args"].update(bytes=1), "memset [count, bytes]"),
+                      (lambda t: t["traceEvents"].append(dict(ops_of(t, "kernel")[0], ph="X")),
+                       "kernel count")]:
+        t = copy.deepcopy(good)
+        mut(t)
+        probs = problems(t, ex)
+        check("violation detected: %s" % text, has(probs, text), probs)
+
+    # torch comparison
+    ks = [{"ph": "X", "cat": "kernel", "name": "k%d" % (i % 5), "ts": 1000.0 + i, "dur": 1.0}
+          for i in range(100)]
+    check("compare: same kernels pass", not tc.compare(ks, ks)[0].list())
+    check("compare: 1% fewer, 5% shorter pass",
+          not tc.compare(ks[:99], [dict(e, dur=1.05) for e in ks])[0].list())
+    check("compare: 3% fewer fails", has(tc.compare(ks[:97], ks)[0].list(), "counts differ"))
+    check("compare: 11% longer fails",
+          has(tc.compare([dict(e, dur=1.11) for e in ks], ks)[0].list(), "time differs"))
+    tt = {"baseTimeNanoseconds": BASE, "traceEvents": ks}
+    check("kernels in a window", len(tc.kernels(tt, (BASE + 1010000, BASE + 1020000))) == 10)
+
+    # command line: the native check, skipped runs, overhead, the report
+    def run_tc(*a):
+        return subprocess.run([sys.executable, tc.__file__] + list(a),
+                              capture_output=True, text=True).returncode
+
+    def status(d):
+        return tc.load(os.path.join(d, "result.json"))["status"]
+
+    res = os.path.join(tmp, "res")
+    d = os.path.join(res, "native")
+    os.makedirs(os.path.join(d, "trace"))
+    write(good, os.path.join(d, "trace", "native-rank0.trace.json.gz"))
+    with open(os.path.join(d, "run.out"), "w") as f:
+        f.write("EXPECT %s\nknown_work: ok\n" % json.dumps(ex))
+    with open(os.path.join(d, "run.rc"), "w") as f:
+        f.write("0\n")
+    run_tc("native", d, "native")
+    check("cli: native passes", status(d) == "pass", tc.load(os.path.join(d, "result.json")))
+    d = os.path.join(res, "native_static")
+    os.makedirs(d)
+    with open(os.path.join(d, "run.err"), "w") as f:
+        f.write("known_work: no usable CUDA device: cudaErrorNoDevice\n")
+    with open(os.path.join(d, "run.rc"), "w") as f:
+        f.write("77\n")
+    run_tc("native", d, "native_static")
+    check("cli: exit 77 is skipped", status(d) == "skipped")
+    d = os.path.join(res, "overhead_native")
+    os.makedirs(d)
+    for label, secs in (("base", 0.2), ("tprof", 0.25)):
+        with open(os.path.join(d, label + ".out"), "w") as f:
+            f.write('RESULT {"launches": 100000, "seconds": %s, "per_launch_us": 2.0}\n' % secs)
+        with open(os.path.join(d, label + ".rc"), "w") as f:
+            f.write("0\n")
+    run_tc("overhead", d, "base", "tprof")
+    r = tc.load(os.path.join(d, "result.json"))
+    check("cli: overhead figures", r["status"] == "pass" and r["figures"]["tprof"]["ratio_vs_base"] == 1.25, r)
+    d = os.path.join(res, "torch_vs_profiler")
+    os.makedirs(os.path.join(d, "trace"))
+    write(good, os.path.join(d, "trace", "torch-rank0.trace.json.gz"))
+    with open(os.path.join(d, "window.json"), "w") as f:
+        json.dump({"t0_ns": BASE, "t1_ns": BASE + 10**9, "steps": 20}, f)
+    with open(os.path.join(d, "profiler.json"), "w") as f:
+        json.dump({"traceEvents": ops_of(good, "kernel")}, f)
+    for label in ("tprof", "profiler"):
+        with open(os.path.join(d, label + ".rc"), "w") as f:
+            f.write("0\n")
+    run_tc("torch", d)
+    r = tc.load(os.path.join(d, "result.json"))
+    check("cli: torch comparison passes", r["status"] == "pass" and
+          r["figures"]["count_ratio"] == 1.0, r)
+    with open(os.path.join(d, "profiler.json"), "w") as f:
+        json.dump({"traceEvents": ops_of(good, "kernel")[:-1]}, f)
+    run_tc("torch", d)
+    check("cli: torch comparison off by 1 of 14 fails", status(d) == "fail")
+    os.remove(os.path.join(d, "result.json"))
+    rc = run_tc("report", res)
+    check("report: missing checks fail, exit 1", rc == 1, rc)
+    for name in ("torch_vs_profiler", "overhead_torch"):
+        os.makedirs(os.path.join(res, name), exist_ok=True)
+        run_tc("skip", os.path.join(res, name), "no torch")
+    check("report: passes and skips, exit 0", run_tc("report", res) == 0)
+    r = tc.load(os.path.join(res, "results.json"))
+    check("report: results.json counts", (r["passed"], r["skipped"], r["failed"]) == (2, 3, 0), r)
+    for name in ("native", "overhead_native"):
+        run_tc("skip", os.path.join(res, name), "no GPU")
+    check("report: all skipped, exit 3", run_tc("report", res) == 3)
+
+    if failures:
+        print("selftest failed (files in %s)" % tmp)
+        return 1
+    shutil.rmtree(tmp)
+    print("selftest passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
