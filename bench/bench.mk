@@ -9,7 +9,7 @@ BENCH_HDR := $(wildcard trace/*.h preload/*.h include/*.h)
 # The launch formatter and what it needs, but not lifecycle.o: its
 # constructor would start tracing the benchmark programs themselves.
 BENCH_PRELOAD_OBJ := $(filter %/cudart_args.o %/resolve.o,$(PRELOAD_OBJ))
-BENCH_LIBS := $(TRACE_OBJ) $(BENCH_PRELOAD_OBJ) -lz -ldl -lpthread
+BENCH_LIBS := $(TRACE_OBJ) $(BENCH_PRELOAD_OBJ) $(CUPTI_OBJ) -lz -ldl -lpthread
 
 # The program the preload is measured on: linked to the real libcudart
 # only, as an application is.
@@ -20,7 +20,7 @@ $(BENCH_B)/bench_calls: bench/bench_calls.c
 
 $(BENCH_B)/bench_ring $(BENCH_B)/bench_writer $(BENCH_B)/bench_stack: \
 		$(BENCH_B)/%: bench/%.c \
-		$(TRACE_OBJ) $(BENCH_PRELOAD_OBJ) $(BENCH_HDR)
+		$(TRACE_OBJ) $(BENCH_PRELOAD_OBJ) $(CUPTI_OBJ) $(BENCH_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(BENCH_LIBS)
 
