@@ -74,6 +74,6 @@ $(FAKE_CUPTI): tests/cupti/fake_cupti.c
 $(B)/tests/bin/cupti_feed: tests/cupti/cupti_feed.c $(FAKE_CUPTI)
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -o $@ $< $(FAKE_CUPTI) -Wl,-rpath,$(abspath $(B))/tests/fakecupti \
-		-Wl,--no-as-needed -lstdc++
+		-Wl,--no-as-needed -l:libstdc++.so.6
 
 test-build: $(B)/tests/bin/cupti_feed
