@@ -186,7 +186,8 @@ void CUPTIAPI tp_cupti_on_callback(void *userdata, CUpti_CallbackDomain dom,
 	(void)userdata;
 	if (!rt && dom != CUPTI_CB_DOMAIN_DRIVER_API)
 		return;
-	if (cbid >= (rt ? RT_N : DRV_N) || !data)
+	if (cbid >= (rt ? RT_N : DRV_N) || !data ||
+	    !((const CUpti_CallbackData *)data)->correlationData)
 		return;
 	t = tp_self;
 	if (!t)
