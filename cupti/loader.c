@@ -57,39 +57,44 @@ static void *try_open(const char *path, char *tried, size_t tlen)
 	return h;
 }
 
+static void *try_in(const char *dir, const char *sub, char *tried,
+		    size_t tlen)
+{
+	char p[PATH_MAX + 64];
+
+	snprintf(p, sizeof(p), "%s%s%s%s", dir, *dir ? "/" : "", sub, SONAME);
+	return try_open(p, tried, tlen);
+}
+
 /* Next to the loaded libcudart (the toolkit's lib64, or a pip wheel's
- * lib/ with cupti beside it), then CUDA_HOME and /usr/local/cuda. */
+ * lib/ with cupti beside it), the loader's path, then CUDA_HOME and
+ * /usr/local/cuda. */
 static void *open_search(char *tried, size_t tlen)
 {
 	const char *home = getenv("CUDA_HOME");
-	char dir[PATH_MAX] = "", p[PATH_MAX + 64];
+	char dir[PATH_MAX] = "";
+	const struct {
+		const char *dir, *sub;
+	} where[] = {
+		{ dir, "" }, { dir, "../../cuda_cupti/lib/" }, { "", "" },
+		{ home, "lib64/" }, { home, "extras/CUPTI/lib64/" },
+		{ "/usr/local/cuda", "lib64/" },
+		{ "/usr/local/cuda", "extras/CUPTI/lib64/" },
+	};
+	unsigned i;
 	void *h;
 
-	if (dl_iterate_phdr(find_cudart, dir) && dir[0]) {
-		snprintf(p, sizeof(p), "%s/%s", dir, SONAME);
-		if ((h = try_open(p, tried, tlen)))
-			return h;
-		snprintf(p, sizeof(p), "%s/../../cuda_cupti/lib/%s", dir,
-			 SONAME);
-		if ((h = try_open(p, tried, tlen)))
-			return h;
-	}
-	if ((h = try_open(SONAME, tried, tlen)))
-		return h;
-	if (home && *home) {
-		snprintf(p, sizeof(p), "%s/lib64/%s", home, SONAME);
-		if ((h = try_open(p, tried, tlen)))
-			return h;
-		snprintf(p, sizeof(p), "%s/extras/CUPTI/lib64/%s", home,
-			 SONAME);
-		if ((h = try_open(p, tried, tlen)))
+	dl_iterate_phdr(find_cudart, dir);
+	for (i = 0; i < sizeof(where) / sizeof(where[0]); i++) {
+		/* An unknown directory is skipped, not the loader's path. */
+		if (!where[i].dir || (i < 2 && !dir[0]) ||
+		    (where[i].dir == home && !*home))
+			continue;
+		h = try_in(where[i].dir, where[i].sub, tried, tlen);
+		if (h)
 			return h;
 	}
-	snprintf(p, sizeof(p), "/usr/local/cuda/lib64/%s", SONAME);
-	if ((h = try_open(p, tried, tlen)))
-		return h;
-	snprintf(p, sizeof(p), "/usr/local/cuda/extras/CUPTI/lib64/%s", SONAME);
-	return try_open(p, tried, tlen);
+	return NULL;
 }
 
 #define SYM(field, name)                                                 \
