@@ -287,18 +287,15 @@ static uint64_t copy(struct tp_buf *b, const struct tp_clock_map *m,
 	struct tp_track *tr = tp_track_get(c->dev, c->stream);
 	struct tp_corr *launch = tp_corr_find(c->corr);
 	char name[96];
-	struct tp_buf nb = { 0 };
 	int64_t s, e;
 
 	if (place(m, tr, launch, c->start, c->end, &s, &e) < 0)
 		return 0;
 	N.memcpys++;
-	snprintf(name, sizeof(name), "Memcpy %s (%s -> %s)", copy_kind(c->kind),
-		 mem_kind(c->src), mem_kind(c->dst));
-	tp_json_str(&nb, name);
-	put_head(b, "gpu_memcpy", nb.p ? nb.p : "\"Memcpy\"",
-		 nb.p ? nb.len : 8, c->dev, c->stream, s, e);
-	tp_buf_free(&nb);
+	/* Built from fixed words only: already a JSON string. */
+	snprintf(name, sizeof(name), "\"Memcpy %s (%s -> %s)\"",
+		 copy_kind(c->kind), mem_kind(c->src), mem_kind(c->dst));
+	put_head(b, "gpu_memcpy", name, strlen(name), c->dev, c->stream, s, e);
 	put_common(b, c->dev, c->ctx, c->stream, c->corr);
 	put_arg_u64(b, "bytes", c->bytes);
 	tp_buf_lit(b, ",\"kind\":\"");
@@ -350,17 +347,14 @@ static uint64_t memset4(struct tp_buf *b, const struct tp_clock_map *m,
 	struct tp_track *tr = tp_track_get(r->deviceId, r->streamId);
 	struct tp_corr *launch = tp_corr_find(r->correlationId);
 	char name[64];
-	struct tp_buf nb = { 0 };
 	int64_t s, e;
 
 	if (place(m, tr, launch, r->start, r->end, &s, &e) < 0)
 		return 0;
 	N.memsets++;
-	snprintf(name, sizeof(name), "Memset (%s)", mem_kind(r->memoryKind));
-	tp_json_str(&nb, name);
-	put_head(b, "gpu_memset", nb.p ? nb.p : "\"Memset\"",
-		 nb.p ? nb.len : 8, r->deviceId, r->streamId, s, e);
-	tp_buf_free(&nb);
+	snprintf(name, sizeof(name), "\"Memset (%s)\"", mem_kind(r->memoryKind));
+	put_head(b, "gpu_memset", name, strlen(name), r->deviceId, r->streamId,
+		 s, e);
 	put_common(b, r->deviceId, r->contextId, r->streamId,
 		   r->correlationId);
 	put_arg_u64(b, "bytes", r->bytes);

@@ -91,7 +91,6 @@ static inline struct tp_event *tp_rec_end(struct tp_rec *r, uint16_t api,
 	e->flags = 0;
 	e->ret = ret;
 	e->stream = 0;
-	e->stack = 0;
 	e->corr = 0;
 	return e;
 }
