@@ -83,8 +83,8 @@ static char *shown_name(const char *name)
 	return s;
 }
 
-void tp_cupti_name_callback(CUpti_CallbackDomain dom, uint32_t cbid,
-			    const char *cupti_name)
+static void name_callback(CUpti_CallbackDomain dom, uint32_t cbid,
+			  const char *cupti_name)
 {
 	int rt = dom == CUPTI_CB_DOMAIN_RUNTIME_API;
 	struct tp_api *api = rt ? rt_apis : drv_apis;
@@ -97,8 +97,6 @@ void tp_cupti_name_callback(CUpti_CallbackDomain dom, uint32_t cbid,
 	api[cbid].name = shown_name(cupti_name);
 	api[cbid].cat = rt ? "cuda_runtime" : "cuda_driver";
 	kind[cbid] = p ? p->kind : TP_KIND_OTHER;
-	tp_api_register(TP_CUPTI_RUNTIME_TABLE, rt_apis, RT_N);
-	tp_api_register(TP_CUPTI_DRIVER_TABLE, drv_apis, DRV_N);
 }
 
 static unsigned enable_domain(CUpti_SubscriberHandle sub,
@@ -113,7 +111,7 @@ static unsigned enable_domain(CUpti_SubscriberHandle sub,
 		if (tp_cupti.get_callback_name(dom, cbid, &name) !=
 		    CUPTI_SUCCESS || !name || !match(prefixes, name))
 			continue;
-		tp_cupti_name_callback(dom, cbid, name);
+		name_callback(dom, cbid, name);
 		if (tp_cupti.enable_callback(1, sub, dom, cbid) ==
 		    CUPTI_SUCCESS)
 			on++;
@@ -123,10 +121,15 @@ static unsigned enable_domain(CUpti_SubscriberHandle sub,
 
 unsigned tp_cupti_enable_callbacks(CUpti_SubscriberHandle sub)
 {
-	return enable_domain(sub, CUPTI_CB_DOMAIN_RUNTIME_API, RT_N,
-			     rt_prefixes) +
-	       enable_domain(sub, CUPTI_CB_DOMAIN_DRIVER_API, DRV_N,
-			     drv_prefixes);
+	unsigned on;
+
+	on = enable_domain(sub, CUPTI_CB_DOMAIN_RUNTIME_API, RT_N,
+			   rt_prefixes) +
+	     enable_domain(sub, CUPTI_CB_DOMAIN_DRIVER_API, DRV_N,
+			   drv_prefixes);
+	tp_api_register(TP_CUPTI_RUNTIME_TABLE, rt_apis, RT_N);
+	tp_api_register(TP_CUPTI_DRIVER_TABLE, drv_apis, DRV_N);
+	return on;
 }
 
 static void record(struct tp_thread *t, uint16_t api, unsigned kind,

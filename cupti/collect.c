@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../trace/corrmap.h"
 #include "../trace/gpu_source.h"
 #include "../trace/log.h"
 #include "../trace/session.h"
@@ -352,6 +351,7 @@ static int subscribe(void)
 
 static int enable_kinds(void)
 {
+	const char *why;
 	CUptiResult r;
 	unsigned i;
 
@@ -364,10 +364,11 @@ static int enable_kinds(void)
 		if (r == CUPTI_SUCCESS ||
 		    kinds[i] != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)
 			continue;
+		why = no_driver();
 		disable_all();
 		degrade("CUPTI cannot record kernels (cuptiActivityEnable: "
-			"%s)%s%s", tp_cupti_result(r), no_driver() ? ": " : "",
-			no_driver() ? no_driver() : "");
+			"%s)%s%s", tp_cupti_result(r), why ? ": " : "",
+			why ? why : "");
 		return -1;
 	}
 	return 0;
@@ -433,7 +434,6 @@ void tp_cupti_after_fork(void)
 	C.queue_tail = &C.queue;
 	C.allocated = 0;
 	pthread_mutex_init(&C.lock, NULL);
-	tp_corr_reset();
 	tp_track_reset();
 	tp_devices_reset();
 }

@@ -60,7 +60,9 @@ static const char *kernel_name_json(const char *name, size_t *len)
 	if (!name)
 		name = "?";
 	if (names[i].key != name) {
-		dem = tp_sym_demangle(strdup(name));
+		dem = strdup(name);
+		if (dem)
+			dem = tp_sym_demangle(dem);
 		tp_json_str(&e, dem ? dem : name);
 		free(dem);
 		if (e.oom) {

@@ -55,9 +55,6 @@ void CUPTIAPI tp_cupti_on_callback(void *userdata, CUpti_CallbackDomain dom,
 /* Enables the callbacks tprof needs and registers their names as API
  * tables; returns how many were enabled. */
 unsigned tp_cupti_enable_callbacks(CUpti_SubscriberHandle sub);
-/* Registers a callback's shown name (for tests, and by the above). */
-void tp_cupti_name_callback(CUpti_CallbackDomain dom, uint32_t cbid,
-			    const char *cupti_name);
 
 #define TP_CUPTI_RUNTIME_TABLE 1
 #define TP_CUPTI_DRIVER_TABLE 2

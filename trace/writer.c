@@ -468,6 +468,7 @@ void tp_writer_after_fork_child(void)
 	}
 	tp_buf_free(&W.buf);
 	tp_thread_stats_free(&W.stats);
+	tp_corr_reset();
 	memset(&W, 0, sizeof(W));
 	W.wake[0] = W.wake[1] = W.done_pipe[0] = W.done_pipe[1] = -1;
 }
