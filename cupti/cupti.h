@@ -15,6 +15,7 @@
 
 #include <cupti.h>
 
+#include "../trace/api.h"
 #include "../trace/clock.h"
 #include "../trace/config.h"
 #include "../trace/json.h"
@@ -56,8 +57,8 @@ void CUPTIAPI tp_cupti_on_callback(void *userdata, CUpti_CallbackDomain dom,
  * tables; returns how many were enabled. */
 unsigned tp_cupti_enable_callbacks(CUpti_SubscriberHandle sub);
 
-#define TP_CUPTI_RUNTIME_TABLE 1
-#define TP_CUPTI_DRIVER_TABLE 2
+#define TP_CUPTI_RUNTIME_TABLE TP_TABLE_CUPTI_RUNTIME
+#define TP_CUPTI_DRIVER_TABLE TP_TABLE_CUPTI_DRIVER
 
 /* convert.c: writer thread only. Timestamps are CLOCK_MONOTONIC_RAW ns
  * when tprof's timestamp callback is in force, else CUPTI's default

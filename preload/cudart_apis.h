@@ -51,7 +51,7 @@
 	X(PROFILER_START, "cudaProfilerStart", none, OTHER)                     \
 	X(PROFILER_STOP, "cudaProfilerStop", none, OTHER)
 
-#define TP_CUDART_TABLE 0
+#define TP_CUDART_TABLE TP_TABLE_CUDART
 
 enum tp_cudart_api {
 #define X(id, name, fmt, kind) TP_CUDART_##id,

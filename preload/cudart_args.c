@@ -176,7 +176,7 @@ static void fmt_none(struct tp_buf *b, const struct tp_event *e)
 }
 
 static const struct tp_api cudart_apis[] = {
-#define X(id, name, fmt, kind) { name, "cuda_runtime", fmt_##fmt },
+#define X(id, nm, fmt, kind) { .name = nm, .cat = "cuda_runtime", .args = fmt_##fmt },
 	TP_CUDART_APIS(X)
 #undef X
 };

@@ -17,6 +17,7 @@
 #include "../trace/writer.h"
 #include "../cupti/cupti.h"
 #include "cudart_apis.h"
+#include "lib_hook.h"
 
 /* Bounds the wait for the writer at exit: a writer stuck on a lock the
  * dying program holds must not turn a SIGTERM into a hang. */
@@ -101,6 +102,10 @@ static void start_backtraces(void)
 __attribute__((constructor)) static void tp_load(void)
 {
 	tp_cudart_register();
+	tp_cublas_register();
+	tp_cudnn_register();
+	tp_nccl_register();
+	tp_nvtx_register();
 	if (tp_session_init() < 0)
 		return;
 	tp_thread_on_first_attach(tp_writer_start);

@@ -31,9 +31,12 @@ $(B)/tests/bin/%.so: tests/integration/libs/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -shared -fPIC -o $@ $< -L$(CUDA_LIBDIR) -lcudart -Wl,-rpath,$(CUDA_LIBDIR)
 
+# The libraries tprof hooks, each kept only by the programs that call it.
+PROG_LIBS := -lcudart -lcublas -lcublasLt -lcudnn -lnccl
+
 $(B)/tests/bin/%: tests/integration/progs/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(TEST_CFLAGS) -o $@ $< -L$(CUDA_LIBDIR) -Wl,--as-needed -lcudart -Wl,-rpath,$(CUDA_LIBDIR) -ldl -lpthread
+	$(CC) $(TEST_CFLAGS) -o $@ $< -L$(CUDA_LIBDIR) -Wl,--as-needed $(PROG_LIBS) -Wl,-rpath,$(CUDA_LIBDIR) -ldl -lpthread
 
 # Symbolization must fall back to library+offset without a symbol table.
 $(B)/tests/bin/stacks_stripped: $(B)/tests/bin/stacks

@@ -44,7 +44,7 @@ struct tp_event {
 	uint64_t start;		/* ticks */
 	uint64_t end;
 	uint16_t api;		/* enum tp_api */
-	uint16_t flags;
+	uint16_t flags;		/* TP_EV_EXT_MASK: extension slots after it */
 	int32_t ret;		/* the call's return code */
 	uint64_t stream;
 	union {
@@ -59,5 +59,18 @@ struct tp_event {
 };
 
 _Static_assert(sizeof(struct tp_event) == 80, "tp_event size changed");
+
+/* A record may be followed in its ring by up to 15 extension slots of
+ * raw bytes (shapes that do not fit in `a`, a copied string): the writer
+ * hands the record and its extension to the formatter contiguously, the
+ * extension starting at (e + 1). */
+#define TP_EV_EXT_MASK 0xfu
+#define TP_EV_EXT_MAX 15u
+#define TP_EV_SLOT_BYTES sizeof(struct tp_event)
+
+static inline const void *tp_event_ext(const struct tp_event *e)
+{
+	return e + 1;
+}
 
 #endif

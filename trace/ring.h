@@ -48,10 +48,40 @@ static inline struct tp_event *tp_ring_reserve(struct tp_ring *r)
 	return &r->slots[head & r->mask];
 }
 
-/* Producer: make the reserved slot visible to the consumer. */
+/* Producer: `n` consecutive slots (a record and its extension), or NULL
+ * (one more drop) when they do not all fit. The slots may wrap around the
+ * end of the array: reach them with tp_ring_slot. */
+static inline struct tp_event *tp_ring_reserve_n(struct tp_ring *r,
+						 unsigned n)
+{
+	uint64_t head = r->head, room = r->mask + 1 - n;
+
+	if (__builtin_expect(head - r->tail_cache > room, 0)) {
+		r->tail_cache = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
+		if (head - r->tail_cache > room) {
+			__atomic_store_n(&r->dropped, r->dropped + 1,
+					 __ATOMIC_RELAXED);
+			return NULL;
+		}
+	}
+	return &r->slots[head & r->mask];
+}
+
+/* Producer: the i-th slot after the one reserved. */
+static inline struct tp_event *tp_ring_slot(struct tp_ring *r, unsigned i)
+{
+	return &r->slots[(r->head + i) & r->mask];
+}
+
+/* Producer: make the reserved slot(s) visible to the consumer. */
 static inline void tp_ring_commit(struct tp_ring *r)
 {
 	__atomic_store_n(&r->head, r->head + 1, __ATOMIC_RELEASE);
+}
+
+static inline void tp_ring_commit_n(struct tp_ring *r, unsigned n)
+{
+	__atomic_store_n(&r->head, r->head + n, __ATOMIC_RELEASE);
 }
 
 /* Consumer: the position up to which records are published. */
@@ -79,6 +109,18 @@ static inline const struct tp_event *tp_ring_peek(struct tp_ring *r)
 static inline void tp_ring_pop(struct tp_ring *r)
 {
 	__atomic_store_n(&r->tail, r->tail + 1, __ATOMIC_RELEASE);
+}
+
+static inline void tp_ring_pop_n(struct tp_ring *r, unsigned n)
+{
+	__atomic_store_n(&r->tail, r->tail + n, __ATOMIC_RELEASE);
+}
+
+/* Consumer: the i-th published slot after the tail. */
+static inline const struct tp_event *tp_ring_tail_slot(struct tp_ring *r,
+						       unsigned i)
+{
+	return &r->slots[(r->tail + i) & r->mask];
 }
 
 static inline uint64_t tp_ring_dropped(const struct tp_ring *r)

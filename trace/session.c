@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,7 +95,34 @@ int tp_session_init(void)
 	return 0;
 }
 
+static pthread_mutex_t nccl_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct tp_nccl_world nccl;
+
 void tp_session_after_fork(void)
 {
 	tp_sess.pid = getpid();
+	/* The child has none of its parent's communicators. */
+	pthread_mutex_init(&nccl_lock, NULL);
+	memset(&nccl, 0, sizeof(nccl));
+}
+
+void tp_session_note_nccl(int rank, int size, const char *version)
+{
+	pthread_mutex_lock(&nccl_lock);
+	nccl.comms++;
+	if (size > nccl.size) {
+		nccl.rank = rank;
+		nccl.size = size;
+	}
+	if (version && version[0])
+		snprintf(nccl.version, sizeof(nccl.version), "%s", version);
+	pthread_mutex_unlock(&nccl_lock);
+}
+
+int tp_session_nccl(struct tp_nccl_world *w)
+{
+	pthread_mutex_lock(&nccl_lock);
+	*w = nccl;
+	pthread_mutex_unlock(&nccl_lock);
+	return w->comms > 0;
 }

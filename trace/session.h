@@ -33,6 +33,20 @@ void tp_session_after_fork(void);
 /* Unix time floored to a boundary all ranks of a job normally share. */
 int64_t tp_session_base_ns(uint64_t unix_ns);
 
+/* The NCCL world, from the communicators the program created: the
+ * largest one (the job's world, normally), and how many there were. */
+struct tp_nccl_world {
+	int rank;
+	int size;
+	unsigned comms;
+	char version[32];
+};
+
+/* A communicator was created (any thread). */
+void tp_session_note_nccl(int rank, int size, const char *version);
+/* 1 and the world, or 0 when no communicator was created. */
+int tp_session_nccl(struct tp_nccl_world *w);
+
 #define TP_BASE_BOUNDARY_NS 100000000000000ll	/* 10^14 ns, ~27.8 h */
 
 #endif

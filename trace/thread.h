@@ -58,6 +58,7 @@ void tp_thread_on_first_attach(void (*fn)(void));
 struct tp_rec {
 	struct tp_thread *t;
 	uint64_t t0;
+	unsigned n_ext;		/* extension slots reserved with the record */
 };
 
 static inline int tp_rec_begin(struct tp_rec *r, unsigned source)
@@ -92,7 +93,57 @@ static inline struct tp_event *tp_rec_end(struct tp_rec *r, uint16_t api,
 	e->ret = ret;
 	e->stream = 0;
 	e->corr = 0;
+	r->n_ext = 0;
 	return e;
+}
+
+/* As tp_rec_end, with n_ext (<= TP_EV_EXT_MAX) extension slots reserved
+ * after the record: fill them with tp_rec_ext or tp_rec_ext_copy. */
+static inline struct tp_event *tp_rec_end_ext(struct tp_rec *r, uint16_t api,
+					      int32_t ret, unsigned n_ext)
+{
+	uint64_t t1 = tp_ticks();
+	struct tp_event *e = tp_ring_reserve_n(&r->t->ring, 1 + n_ext);
+
+	if (!e)
+		return NULL;
+	e->start = r->t0;
+	e->end = t1;
+	e->api = api;
+	e->flags = (uint16_t)n_ext;
+	e->ret = ret;
+	e->stream = 0;
+	e->corr = 0;
+	r->n_ext = n_ext;
+	return e;
+}
+
+/* Extension slot i (1..n_ext): 80 contiguous bytes. */
+static inline void *tp_rec_ext(struct tp_rec *r, unsigned i)
+{
+	return tp_ring_slot(&r->t->ring, i);
+}
+
+/* Copies len bytes into the extension at byte offset off, across slots
+ * (which may wrap around the ring). */
+static inline void tp_rec_ext_copy(struct tp_rec *r, size_t off,
+				   const void *src, size_t len)
+{
+	const char *p = src;
+
+	while (len) {
+		size_t in = off % TP_EV_SLOT_BYTES;
+		size_t n = TP_EV_SLOT_BYTES - in;
+		char *dst = (char *)tp_rec_ext(r, 1 + (unsigned)(off /
+					       TP_EV_SLOT_BYTES)) + in;
+
+		if (n > len)
+			n = len;
+		__builtin_memcpy(dst, p, n);
+		p += n;
+		off += n;
+		len -= n;
+	}
 }
 
 /* Around the real call of a hook: CUPTI's callback fills t->corr. */
@@ -110,7 +161,7 @@ static inline uint32_t tp_rec_call_end(struct tp_rec *r)
 
 static inline void tp_rec_commit(struct tp_rec *r)
 {
-	tp_ring_commit(&r->t->ring);
+	tp_ring_commit_n(&r->t->ring, 1 + r->n_ext);
 }
 
 

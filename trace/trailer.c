@@ -161,14 +161,61 @@ static void put_threads(struct tp_buf *b, const struct tp_thread_stats *s)
 	tp_buf_char(b, ']');
 }
 
-static void put_thread_names(struct tp_buf *b, const struct tp_thread_stats *s)
+/* A name a source gave the thread (nvtxNameOsThread) wins over its OS
+ * name; the source writes those itself. */
+static int named_by_ext(const struct tp_trailer_info *info, pid_t tid)
 {
 	unsigned i;
 
+	for (i = 0; i < info->n_ext; i++)
+		if (info->ext[i]->thread_name && info->ext[i]->thread_name(tid))
+			return 1;
+	return 0;
+}
+
+static void put_thread_names(struct tp_buf *b,
+			     const struct tp_trailer_info *info)
+{
+	const struct tp_thread_stats *s = info->stats;
+	unsigned i;
+
 	for (i = 0; i < s->n; i++) {
+		if (named_by_ext(info, s->v[i].tid))
+			continue;
 		tp_buf_lit(b, ",\n");
 		put_meta(b, "thread_name", s->v[i].tid, s->v[i].name);
 	}
+	for (i = 0; i < info->n_ext; i++)
+		if (info->ext[i]->put_meta)
+			info->ext[i]->put_meta(b);
+}
+
+void tp_trailer_thread_name(struct tp_buf *b, pid_t tid, const char *name)
+{
+	put_meta(b, "thread_name", tid, name);
+}
+
+/* The rank from the environment, and the NCCL world once a communicator
+ * was created. Written last: a communicator appears mid-run. */
+static void put_dist_info(struct tp_buf *b)
+{
+	struct tp_nccl_world w;
+
+	tp_buf_lit(b, ",\n\"distributedInfo\": {\"rank\": ");
+	tp_json_i64(b, tp_sess.cfg.rank);
+	tp_buf_lit(b, ", \"world_size\": ");
+	tp_json_i64(b, tp_sess.cfg.world_size);
+	if (tp_session_nccl(&w)) {
+		tp_buf_lit(b, ", \"backend\": \"nccl\", \"nccl_version\": ");
+		tp_json_str(b, w.version);
+		tp_buf_lit(b, ", \"nccl_rank\": ");
+		tp_json_i64(b, w.rank);
+		tp_buf_lit(b, ", \"nccl_world_size\": ");
+		tp_json_i64(b, w.size);
+		tp_buf_lit(b, ", \"nccl_communicators\": ");
+		tp_json_u64(b, w.comms);
+	}
+	tp_buf_char(b, '}');
 }
 
 /* The stacks behind the most time in calls that were captured. */
@@ -224,13 +271,17 @@ void tp_trailer_put(struct tp_buf *b, const struct tp_trailer_info *info)
 	int64_t drift = (int64_t)(tp_clock_to_unix(info->map, info->end.ticks) -
 				  info->end.unix_ns);
 
-	put_thread_names(b, info->stats);
+	unsigned i;
+
+	put_thread_names(b, info);
 	if (info->gpu)
 		info->gpu->put_meta(b);
 	tp_buf_lit(b, "\n],\n\"deviceProperties\": [");
 	if (info->gpu)
 		info->gpu->put_devices(b);
-	tp_buf_lit(b, "],\n\"tprof\": "
+	tp_buf_char(b, ']');
+	put_dist_info(b);
+	tp_buf_lit(b, ",\n\"tprof\": "
 		   "{\"version\": \"" TP_VERSION "\", \"command\": ");
 	put_command(b);
 	tp_buf_lit(b, ", \"host\": ");
@@ -255,6 +306,9 @@ void tp_trailer_put(struct tp_buf *b, const struct tp_trailer_info *info)
 	tp_json_u64(b, info->stats->dropped);
 	if (info->gpu)
 		info->gpu->put_stats(b);
+	for (i = 0; i < info->n_ext; i++)
+		if (info->ext[i]->put_stats)
+			info->ext[i]->put_stats(b);
 	put_backtraces(b);
 	tp_buf_lit(b, ",\n \"threads\": ");
 	put_threads(b, info->stats);

@@ -10,6 +10,7 @@
 #include "clock.h"
 #include "gpu_source.h"
 #include "json.h"
+#include "writer.h"
 
 struct tp_thread_stat {
 	pid_t tid;
@@ -39,9 +40,13 @@ struct tp_trailer_info {
 	const struct tp_clock_map *map;
 	const struct tp_thread_stats *stats;
 	const struct tp_gpu_source *gpu;	/* NULL without CUPTI */
+	const struct tp_writer_ext *const *ext;
+	unsigned n_ext;
 };
 
 void tp_trailer_process_name(struct tp_buf *b);
+/* {"ph":"M","name":"thread_name",...} for a thread of this process. */
+void tp_trailer_thread_name(struct tp_buf *b, pid_t tid, const char *name);
 void tp_trailer_put(struct tp_buf *b, const struct tp_trailer_info *info);
 
 #endif

@@ -46,6 +46,10 @@ static struct {
 	uint64_t events;
 	struct tp_thread_stats stats;
 	const struct tp_gpu_source *gpu;
+	const struct tp_writer_ext *ext[TP_WRITER_MAX_EXT];
+	unsigned n_ext;
+	/* a record and its extension, made contiguous where they wrap */
+	struct tp_event scratch[1 + TP_EV_EXT_MAX];
 } W = { .wake = { -1, -1 }, .done_pipe = { -1, -1 } };
 
 static void mark_failed(const char *what, int err)
@@ -82,6 +86,40 @@ static void flush_some(void)
 void tp_writer_set_gpu(const struct tp_gpu_source *g)
 {
 	W.gpu = g;
+}
+
+void tp_writer_add_ext(const struct tp_writer_ext *x)
+{
+	unsigned i;
+
+	for (i = 0; i < W.n_ext; i++)
+		if (W.ext[i] == x)
+			return;
+	if (W.n_ext < TP_WRITER_MAX_EXT)
+		W.ext[W.n_ext++] = x;
+}
+
+int64_t tp_writer_ts_ns(uint64_t ticks)
+{
+	return (int64_t)(tp_clock_to_unix(&W.map, ticks) -
+			 (uint64_t)tp_sess.base_ns);
+}
+
+/* The end of the trace, for what is still open when it ends. */
+static int64_t end_ns(void)
+{
+	return tp_writer_ts_ns(tp_ticks());
+}
+
+/* Events an extension writes for a thread that is going away (exited, or
+ * the trace ends). */
+static void thread_end(struct tp_thread *t)
+{
+	unsigned i;
+
+	for (i = 0; i < W.n_ext; i++)
+		if (W.ext[i]->thread_end && !W.failed)
+			W.events += W.ext[i]->thread_end(&W.buf, t, end_ns());
 }
 
 static void calibrate(int final)
@@ -141,6 +179,15 @@ static const char *api_head(uint16_t id, size_t *len)
 }
 
 /* "pid":P,"tid":T,"ts": for a thread, built once. */
+static void thread_head(struct tp_thread *t);
+
+void tp_writer_thread_head(struct tp_buf *b, struct tp_thread *t)
+{
+	if (!t->json_len)
+		thread_head(t);
+	tp_buf_put(b, t->json, t->json_len);
+}
+
 static void thread_head(struct tp_thread *t)
 {
 	struct tp_buf b = { 0 };
@@ -186,6 +233,10 @@ static void put_event(struct tp_buf *b, struct tp_thread *t,
 	const char *head;
 	size_t len;
 
+	if (api && api->emit) {
+		W.events += api->emit(b, t, e);
+		return;
+	}
 	head = api_head(e->api, &len);
 	if (!head)
 		return;
@@ -212,6 +263,19 @@ static void put_event(struct tp_buf *b, struct tp_thread *t,
 	W.events++;
 }
 
+/* The record at the tail and its n - 1 extension slots, contiguous. */
+static const struct tp_event *record_at_tail(struct tp_ring *r, unsigned n)
+{
+	const struct tp_event *e = tp_ring_at_tail(r);
+	unsigned i;
+
+	if (n == 1 || (r->tail & r->mask) + n <= r->mask + 1)
+		return e;
+	for (i = 0; i < n; i++)
+		W.scratch[i] = *tp_ring_tail_slot(r, i);
+	return W.scratch;
+}
+
 /* Drains what was published when it started, no more: a thread that
  * records faster than the writer writes must not keep it from the other
  * rings or from a stop request. An exited thread's ring is freed once it
@@ -222,14 +286,20 @@ static void drain_thread(struct tp_thread *t)
 	uint64_t head = tp_ring_head(&t->ring);
 
 	while (t->ring.tail != head) {
+		unsigned n = 1 + (tp_ring_at_tail(&t->ring)->flags &
+				  TP_EV_EXT_MASK);
+
+		if (n > head - t->ring.tail)	/* cannot be: never wait */
+			n = (unsigned)(head - t->ring.tail);
 		if (!W.failed)
-			put_event(&W.buf, t, tp_ring_at_tail(&t->ring));
+			put_event(&W.buf, t, record_at_tail(&t->ring, n));
 		t->written++;
-		tp_ring_pop(&t->ring);
+		tp_ring_pop_n(&t->ring, n);
 		flush_buf(0);
 	}
 	if (!exited)
 		return;
+	thread_end(t);
 	tp_thread_stats_add(&W.stats, t->tid, t->name, t->written,
 			    tp_ring_dropped(&t->ring));
 	tp_thread_unlink(t);
@@ -274,11 +344,7 @@ static void put_header(struct tp_buf *b)
 	tp_buf_lit(b, ",\n\"displayTimeUnit\": \"ms\",\n"
 		   "\"baseTimeNanoseconds\": ");
 	tp_json_i64(b, tp_sess.base_ns);
-	tp_buf_lit(b, ",\n\"distributedInfo\": {\"rank\": ");
-	tp_json_i64(b, tp_sess.cfg.rank);
-	tp_buf_lit(b, ", \"world_size\": ");
-	tp_json_i64(b, tp_sess.cfg.world_size);
-	tp_buf_lit(b, "},\n\"traceEvents\": [\n");
+	tp_buf_lit(b, ",\n\"traceEvents\": [\n");
 	tp_trailer_process_name(b);
 }
 
@@ -306,6 +372,7 @@ static void add_live_thread_stats(void)
 	struct tp_thread *t;
 
 	for (t = tp_thread_list(); t; t = t->next) {
+		thread_end(t);
 		tp_thread_read_name(t);
 		tp_thread_stats_add(&W.stats, t->tid, t->name, t->written,
 				    tp_ring_dropped(&t->ring));
@@ -327,6 +394,8 @@ int tp_writer_finish(void)
 	info.map = &W.map;
 	info.stats = &W.stats;
 	info.gpu = W.gpu;
+	info.ext = W.ext;
+	info.n_ext = W.n_ext;
 	tp_trailer_put(&W.buf, &info);
 	flush_buf(1);
 	if (W.failed)

@@ -5,6 +5,7 @@
 #define TP_WRITER_H
 
 #include <stdint.h>
+#include <sys/types.h>
 
 /* Starts the writer thread (on the first recorded event). */
 void tp_writer_start(void);
@@ -29,5 +30,32 @@ struct tp_writer_stats {
 };
 
 struct tp_writer_stats tp_writer_stats(void);
+
+struct tp_buf;
+struct tp_thread;
+
+/* A source that keeps state across its records (NVTX ranges open on a
+ * thread) and adds to the trailer. Every function is optional and runs on
+ * the writer thread. */
+struct tp_writer_ext {
+	/* The thread exits or the trace ends: write what is still open,
+	 * ending at end_ns; returns the number of events written. */
+	unsigned (*thread_end)(struct tp_buf *b, struct tp_thread *t,
+			       int64_t end_ns);
+	/* Metadata events, each as ",\n{...}". */
+	void (*put_meta)(struct tp_buf *b);
+	/* Keys of the "tprof" object, each as ",\n \"key\": ...". */
+	void (*put_stats)(struct tp_buf *b);
+	/* A name given to a thread that replaces its OS name, or NULL. */
+	const char *(*thread_name)(pid_t tid);
+};
+
+#define TP_WRITER_MAX_EXT 4
+
+void tp_writer_add_ext(const struct tp_writer_ext *x);
+/* For formatters: trace time (ns after baseTimeNanoseconds) of a tick,
+ * and the "pid":P,"tid":T,"ts": head of a thread's events. */
+int64_t tp_writer_ts_ns(uint64_t ticks);
+void tp_writer_thread_head(struct tp_buf *b, struct tp_thread *t);
 
 #endif
