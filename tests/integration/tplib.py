@@ -13,7 +13,8 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-BUILD = os.path.join(ROOT, "build")
+# TPROF_TEST_BUILD: another build directory (make B=DIR).
+BUILD = os.environ.get("TPROF_TEST_BUILD") or os.path.join(ROOT, "build")
 LIB = os.path.join(BUILD, "libtprof.so")
 CLI = os.path.join(BUILD, "tprof")
 BIN = os.path.join(BUILD, "tests", "bin")
