@@ -18,6 +18,7 @@
 #include "../cupti/cupti.h"
 #include "cudart_apis.h"
 #include "lib_hook.h"
+#include "nvtx.h"
 
 /* Bounds the wait for the writer at exit: a writer stuck on a lock the
  * dying program holds must not turn a SIGTERM into a hang. */
@@ -109,6 +110,7 @@ __attribute__((constructor)) static void tp_load(void)
 	if (tp_session_init() < 0)
 		return;
 	tp_thread_on_first_attach(tp_writer_start);
+	tp_nvtx_setup();
 	if (tp_sess.cfg.bt_on)
 		start_backtraces();
 	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);

@@ -1,3 +1,5 @@
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "json.h"
@@ -188,4 +190,18 @@ void tp_json_us(struct tp_buf *b, int64_t ns)
 	frac[2] = (char)('0' + u / 10 % 10);
 	frac[3] = (char)('0' + u % 10);
 	tp_buf_put(b, frac, 4);
+}
+
+void tp_json_double(struct tp_buf *b, double v)
+{
+	char s[32];
+	int n;
+
+	if (!isfinite(v)) {
+		tp_buf_lit(b, "null");
+		return;
+	}
+	n = snprintf(s, sizeof(s), "%.17g", v);
+	if (n > 0)
+		tp_buf_put(b, s, (size_t)n);
 }

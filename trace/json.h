@@ -46,6 +46,8 @@ void tp_json_str(struct tp_buf *b, const char *s);
 void tp_json_strn(struct tp_buf *b, const char *s, size_t n);
 void tp_json_u64(struct tp_buf *b, uint64_t v);
 void tp_json_i64(struct tp_buf *b, int64_t v);
+/* A double as JSON: shortest round-trip form; null for NaN/inf. */
+void tp_json_double(struct tp_buf *b, double v);
 void tp_json_hex(struct tp_buf *b, uint64_t v);
 void tp_json_us(struct tp_buf *b, int64_t ns);
 

@@ -28,6 +28,7 @@ struct tp_thread {
 	uint32_t corr;
 	uint64_t cb_t0[4];
 	uint64_t written;		/* writer side */
+	void *annot;			/* writer side: open NVTX ranges */
 	uint8_t json_len;		/* writer side: "pid":P,"tid":T,"ts": */
 	char json[63];
 	char name[64];
