@@ -158,9 +158,51 @@ static void test_drops(void)
 	tp_ring_destroy(&r);
 }
 
+/* A record with extension slots: all of it fits or none of it is taken,
+ * and it may wrap around the end of the array. */
+static void test_extension(void)
+{
+	struct tp_ring r;
+	struct tp_event *e;
+	unsigned i, wrapped_ok = 1;
+
+	tp_ring_init(&r, 16 * sizeof(struct tp_event));
+	for (i = 0; i < 13; i++) {		/* head and tail at 13 */
+		tp_ring_reserve(&r);
+		tp_ring_commit(&r);
+		tp_ring_pop(&r);
+	}
+	e = tp_ring_reserve_n(&r, 6);
+	TP_CHECK("ring: 1+5 slots reserved across the end", e != NULL, "no");
+	if (!e)
+		goto out;
+	for (i = 0; i < 6; i++)
+		tp_ring_slot(&r, i)->start = 100 + i;
+	tp_ring_commit_n(&r, 6);
+	TP_CHECK_INT("ring: the record starts at slot 13",
+		     (long)(e - r.slots), 13);
+	TP_CHECK_INT("ring: its extension wraps to slot 0",
+		     r.slots[0].start, 103);
+	for (i = 0; i < 6; i++)
+		if (tp_ring_tail_slot(&r, i)->start != 100 + i)
+			wrapped_ok = 0;
+	TP_CHECK("ring: the consumer reads the slots in order", wrapped_ok, "no");
+	TP_CHECK("ring: 11 more slots do not fit in 10", tp_ring_reserve_n(&r, 11) == NULL, "no");
+	TP_CHECK_INT("ring: the refused record counts as one drop",
+		     tp_ring_dropped(&r), 1);
+	TP_CHECK("ring: 10 slots fit", tp_ring_reserve_n(&r, 10) != NULL, "no");
+	tp_ring_commit_n(&r, 10);
+	TP_CHECK("ring: then nothing does", tp_ring_reserve(&r) == NULL, "no");
+	tp_ring_pop_n(&r, 6);
+	TP_CHECK("ring: popping the record frees all its slots", tp_ring_reserve_n(&r, 6) != NULL, "no");
+out:
+	tp_ring_destroy(&r);
+}
+
 int main(void)
 {
 	test_concurrent();
 	test_drops();
+	test_extension();
 	return TP_TEST_DONE();
 }
