@@ -4,7 +4,8 @@
 
 BENCH_B := $(B)/bench
 BENCH_BIN := $(BENCH_B)/bench_calls $(BENCH_B)/bench_ring \
-	     $(BENCH_B)/bench_writer $(BENCH_B)/bench_stack
+	     $(BENCH_B)/bench_writer $(BENCH_B)/bench_stack \
+	     $(BENCH_B)/bench_libcalls
 BENCH_HDR := $(wildcard trace/*.h preload/*.h include/*.h)
 # The launch formatter and what it needs, but not lifecycle.o: its
 # constructor would start tracing the benchmark programs themselves.
@@ -16,6 +17,12 @@ BENCH_LIBS := $(TRACE_OBJ) $(BENCH_PRELOAD_OBJ) $(CUPTI_OBJ) -lz -ldl -lpthread
 $(BENCH_B)/bench_calls: bench/bench_calls.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< -L$(CUDA_HOME)/lib64 -lcudart \
+		-Wl,-rpath,$(CUDA_HOME)/lib64
+
+# cuBLAS and NVTX calls, the same way: real libcublas, NVTX header-only.
+$(BENCH_B)/bench_libcalls: bench/bench_libcalls.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< -L$(CUDA_HOME)/lib64 -lcublas -ldl \
 		-Wl,-rpath,$(CUDA_HOME)/lib64
 
 $(BENCH_B)/bench_ring $(BENCH_B)/bench_writer $(BENCH_B)/bench_stack: \

@@ -197,6 +197,51 @@ echo "bench: call stack capture (TPROF_BACKTRACE), depth 32"
 "$bin/bench_stack" 20000 >"$tmp/stack" || die "bench_stack failed (libunwind8 missing?)"
 stack_ns=$(values capture_ns "$tmp/stack")
 
+# --- 5. library calls ------------------------------------------------------
+
+# A cuBLAS GEMM (NULL handle: cuBLAS returns at once) and an NVTX push/pop
+# pair, LIB_CHUNKS chunks of LIB_CHUNK each, with and without the preload,
+# interleaved; the first chunk (ring pages faulted in) is left out.
+LIB_CHUNK=50000
+LIB_CHUNKS=6
+LIB_ROUNDS=3
+libcalls() {
+	what=$1
+	variant=$2
+	round=$3
+	out=$tmp/lib-$what-$variant-$round.out
+	if [ "$variant" = on ]; then
+		LD_PRELOAD=$lib TPROF_OUTPUT_DIR=$tmp/trace-lib \
+		TPROF_BUFFER_MB=$RING_MB \
+		"$bin/bench_libcalls" "$what" $LIB_CHUNK $LIB_CHUNKS $PAUSE_MS
+	else
+		"$bin/bench_libcalls" "$what" $LIB_CHUNK $LIB_CHUNKS 0
+	fi >"$out" 2>"${out%.out}.err" || {
+		cat "${out%.out}.err" >&2
+		die "bench_libcalls ($what, $variant) failed"
+	}
+	sed -n '2,$s/^ns //p' "$out" >>"$tmp/lib-$what-$variant.ns"
+}
+
+echo "bench: library calls, $LIB_ROUNDS rounds, $LIB_CHUNKS chunks of" \
+	"$LIB_CHUNK cuBLAS GEMMs / NVTX push-pop pairs"
+round=1
+while [ $round -le $LIB_ROUNDS ]; do
+	for what in cublas nvtx; do
+		libcalls $what none $round
+		libcalls $what on $round
+	done
+	round=$((round + 1))
+done
+cat "$tmp"/lib-*-on-*.err | grep -v '^tprof: wrote .* 0 dropped' |
+	sed 's/^/bench:   /' | head -5
+for what in cublas nvtx; do
+	for v in none on; do
+		eval "lib_${what}_$v=\$(median <\"\$tmp/lib-$what-$v.ns\")"
+	done
+done
+rm -rf "$tmp"/trace-lib
+
 # --- summary ---------------------------------------------------------------
 
 added_on=$(calc %.1f "$warm_on - $warm_none")
@@ -224,3 +269,9 @@ printf '  %-34s %6.1f B   (target <= %s; %.0f B of JSON)%s\n' \
 printf '  (writer CPU time alone: %.2f M events/s)\n' "$w_cpu_meps"
 printf '  %-34s %6.0f ns   (libunwind + interning; only calls over the threshold)\n' \
 	"one captured stack, depth 32" "$stack_ns"
+printf '  %-34s %6.1f ns   (%+.1f ns over %.1f ns without tprof)\n' \
+	"cuBLAS GEMM call, tracing on" "$lib_cublas_on" \
+	"$(calc %.1f "$lib_cublas_on - $lib_cublas_none")" "$lib_cublas_none"
+printf '  %-34s %6.1f ns   (%+.1f ns over %.1f ns without tprof)\n' \
+	"NVTX push/pop pair, tracing on" "$lib_nvtx_on" \
+	"$(calc %.1f "$lib_nvtx_on - $lib_nvtx_none")" "$lib_nvtx_none"

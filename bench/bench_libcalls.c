@@ -1,0 +1,85 @@
+/* The cost of hooked library calls, as the program sees it: a cuBLAS
+ * GEMM and an NVTX push/pop pair.
+ *
+ * Without a GPU, cublasSgemm_v2 with a NULL handle returns
+ * CUBLAS_STATUS_NOT_INITIALIZED at once, so what is timed is cuBLAS's
+ * early return plus what libtprof adds around it. NVTX without a tool is
+ * its own no-op; with libtprof preloaded it is our injection. bench.sh
+ * runs this with and without the preload and prints the differences.
+ *
+ * usage: bench_libcalls cublas|nvtx CHUNK CHUNKS PAUSE_MS
+ *
+ * Prints one "ns X" line per chunk (ns per GEMM, or per push/pop pair)
+ * and "calls N" (records the trace should hold).
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cublas_v2.h>
+#include <nvtx3/nvToolsExt.h>
+
+static unsigned long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (unsigned long long)ts.tv_sec * 1000000000ull +
+	       (unsigned long long)ts.tv_nsec;
+}
+
+static void pause_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, ms % 1000 * 1000000 };
+
+	if (ms > 0)
+		nanosleep(&ts, NULL);
+}
+
+static int gemm(void)
+{
+	static const float one = 1.0f, zero = 0.0f;
+
+	return cublasSgemm(NULL, CUBLAS_OP_N, CUBLAS_OP_T, 4096, 1024, 512,
+			   &one, NULL, 4096, NULL, 1024, &zero, NULL, 4096);
+}
+
+/* A range name as a training loop gives it. */
+static void push_pop(void)
+{
+	nvtxRangePushA("forward");
+	nvtxRangePop();
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long n, chunks, i, c;
+	unsigned long long t0;
+	long pause;
+	int cublas, ret = 0;
+
+	if (argc != 5) {
+		fprintf(stderr, "usage: bench_libcalls cublas|nvtx CHUNK "
+			"CHUNKS PAUSE_MS\n");
+		return 2;
+	}
+	cublas = !strcmp(argv[1], "cublas");
+	n = strtoul(argv[2], NULL, 10);
+	chunks = strtoul(argv[3], NULL, 10);
+	pause = atol(argv[4]);
+	for (c = 0; c < chunks; c++) {
+		t0 = now_ns();
+		if (cublas)
+			for (i = 0; i < n; i++)
+				ret |= gemm();
+		else
+			for (i = 0; i < n; i++)
+				push_pop();
+		printf("ns %.2f\n", (double)(now_ns() - t0) / (double)n);
+		pause_ms(pause);
+	}
+	printf("calls %lu\nret %d\n", n * chunks * (cublas ? 1 : 2), ret);
+	return 0;
+}
