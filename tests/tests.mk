@@ -80,3 +80,13 @@ $(B)/tests/bin/cupti_feed: tests/cupti/cupti_feed.c $(FAKE_CUPTI)
 		-Wl,--no-as-needed -l:libstdc++.so.6
 
 test-build: $(B)/tests/bin/cupti_feed
+
+# A stand-in libnccl.so.2 for the NCCL success paths (communicators with a
+# rank and size, splits, groups): nccl_calls runs under it with
+# LD_LIBRARY_PATH pointing at its directory.
+FAKE_NCCL := $(B)/tests/fakenccl/libnccl.so.2
+$(FAKE_NCCL): tests/nccl/fake_nccl.c
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -shared -fPIC -Wl,-soname,libnccl.so.2 -o $@ $< -lpthread
+
+test-build: $(FAKE_NCCL)

@@ -1,0 +1,168 @@
+/* What the NCCL hooks share: the calling thread's group state, the
+ * nesting guard, and the communicators' rank and size.
+ *
+ * Every hook has this shape:
+ *
+ *   if (!tp_nccl_enter(&k, comm))
+ *           return real(...);         NCCL calling its own API
+ *   ret = real(...);
+ *   tp_nccl_leave();
+ *   if (k.rec) { record with k.group, k.rank, k.size }
+ *
+ * It differs from TP_LIB_HOOK in two ways NCCL needs. Group state is
+ * kept whether or not the source is recorded, so recording that starts
+ * mid-group still numbers it right. And NCCL's own calls of its public
+ * API (ncclBcast calls ncclBroadcast through the PLT) are neither
+ * recorded nor counted in a group a second time.
+ */
+#ifndef TP_NCCL_HOOKS_H
+#define TP_NCCL_HOOKS_H
+
+#include <stdint.h>
+
+#include <nccl.h>
+
+#include "../trace/config.h"
+#include "../trace/stacks.h"
+#include "../trace/thread.h"
+#include "nccl_apis.h"
+#include "resolve.h"
+
+#define TP_NCCL_EXPORT __attribute__((visibility("default")))
+/* Helpers that record must be inlined into the hook: a captured call
+ * stack skips exactly one frame above tp_stack_capture. */
+#define TP_NCCL_INLINE static inline __attribute__((always_inline))
+#define TP_NCCL_PTR(p) ((uint64_t)(uintptr_t)(p))
+/* What a hook returns when the real function cannot be found. */
+#define TP_NCCL_MISSING ncclInternalError
+
+/* NULL-terminated soname list, most recent first. */
+extern const char *const tp_libs_nccl[];
+
+#define TP_NCCL_CACHE 4
+#define TP_NCCL_PENDING 8
+
+struct tp_nccl_known {
+	uint64_t comm;
+	uint32_t gen;		/* tp_nccl_gen when it was read */
+	int32_t rank;
+	int32_t size;
+};
+
+struct tp_nccl_tls {
+	uint32_t depth;		/* ncclGroupStart nesting, as NCCL counts it */
+	uint32_t seq;		/* outermost groups this thread started */
+	uint32_t calls;		/* hooked calls in the current group */
+	uint32_t inside;	/* in a hooked call */
+	uint32_t next;		/* cache slot to replace next */
+	uint32_t n_pending;
+	struct tp_nccl_known cache[TP_NCCL_CACHE];
+	/* Communicators split inside a group: readable after ncclGroupEnd. */
+	uint64_t pending[TP_NCCL_PENDING];
+};
+
+extern __thread struct tp_nccl_tls tp_nccl_tls
+	__attribute__((tls_model("initial-exec")));
+
+/* One hooked call in progress. */
+struct tp_nccl_call {
+	struct tp_rec r;
+	int rec;		/* the call is being recorded */
+	uint32_t group;		/* its group's sequence number, 0: none */
+	int32_t rank;		/* of the communicator passed, -1: unknown */
+	int32_t size;		/* 0: unknown */
+};
+
+/* Bumped when a communicator is freed: a new one may get its address. */
+extern uint32_t tp_nccl_gen;
+
+/* 1 and rank/size when the thread has comm's in its cache. */
+static inline int tp_nccl_cached(uint64_t comm, int32_t *rank, int32_t *size)
+{
+	struct tp_nccl_tls *s = &tp_nccl_tls;
+	uint32_t gen = __atomic_load_n(&tp_nccl_gen, __ATOMIC_ACQUIRE);
+	unsigned i;
+
+	for (i = 0; i < TP_NCCL_CACHE; i++) {
+		if (s->cache[i].comm != comm || s->cache[i].gen != gen)
+			continue;
+		*rank = s->cache[i].rank;
+		*size = s->cache[i].size;
+		return 1;
+	}
+	return 0;
+}
+
+/* 1 and rank/size when NCCL tells them (cached then), else 0 and they
+ * are left as they were.
+ * An unready communicator (nonblocking, or created in a group that has
+ * not ended) is not asked: NCCL would warn and set its last error. */
+int tp_nccl_ask(uint64_t comm, int32_t *rank, int32_t *size);
+
+static inline int tp_nccl_comm_info(uint64_t comm, int32_t *rank,
+				    int32_t *size)
+{
+	return tp_nccl_cached(comm, rank, size) ||
+	       tp_nccl_ask(comm, rank, size);
+}
+
+/* A communicator was freed: every thread's cached entries are stale. */
+void tp_nccl_forget(uint64_t comm);
+/* comm was created on this thread inside a group and is not readable yet;
+ * it is noted once the outermost ncclGroupEnd has run. */
+void tp_nccl_pending_add(uint64_t comm);
+void tp_nccl_pending_resolve(void);
+/* A communicator of `size` ranks was created, this process being `rank`:
+ * the trace's distributedInfo. */
+void tp_nccl_note(int rank, int size);
+
+/* 0 when NCCL is calling its own API from inside a hooked call; else
+ * marks the thread as in one until tp_nccl_leave. */
+static inline int tp_nccl_guard(void)
+{
+	if (tp_nccl_tls.inside)
+		return 0;
+	tp_nccl_tls.inside = 1;
+	return 1;
+}
+
+/* 0 when NCCL is calling its own API: the hook then only forwards. Else
+ * counts the call in the thread's group, starts the record when the
+ * source is on and reads comm's rank and size (before the call: it may
+ * free comm); the clock restarts when that took calls into NCCL. */
+TP_NCCL_INLINE int tp_nccl_enter(struct tp_nccl_call *k, const void *comm)
+{
+	struct tp_nccl_tls *s = &tp_nccl_tls;
+
+	if (!tp_nccl_guard())
+		return 0;
+	k->group = 0;
+	if (s->depth) {
+		s->calls++;
+		k->group = s->seq;
+	}
+	k->rank = -1;
+	k->size = 0;
+	k->rec = tp_rec_begin(&k->r, TP_SRC_NCCL);
+	if (!k->rec || !comm ||
+	    tp_nccl_cached(TP_NCCL_PTR(comm), &k->rank, &k->size))
+		return 1;
+	/* Leaves them unknown when NCCL cannot tell. */
+	tp_nccl_ask(TP_NCCL_PTR(comm), &k->rank, &k->size);
+	k->r.t0 = tp_ticks();
+	return 1;
+}
+
+static inline void tp_nccl_leave(void)
+{
+	tp_nccl_tls.inside = 0;
+}
+
+/* ncclSuccess, or ncclInProgress for a nonblocking communicator: either
+ * way the call has handed back what it creates. */
+static inline int tp_nccl_started(ncclResult_t ret)
+{
+	return ret == ncclSuccess || ret == ncclInProgress;
+}
+
+#endif
