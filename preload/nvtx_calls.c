@@ -73,7 +73,7 @@ static void record(uint16_t api, uint64_t domain,
 			len = TP_NVTX_MSG_MAX;
 		n = (unsigned)((len + TP_EV_SLOT_BYTES) / TP_EV_SLOT_BYTES);
 	}
-	e = tp_rec_end_ext(r, api, 0, n);
+	e = tp_rec_point_ext(r, api, n);
 	if (!e)
 		return;
 	e->stream = id;

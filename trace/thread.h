@@ -119,6 +119,25 @@ static inline struct tp_event *tp_rec_end_ext(struct tp_rec *r, uint16_t api,
 	return e;
 }
 
+/* As tp_rec_end_ext for an instant (an NVTX push or pop): the time
+ * tp_rec_begin took is its start and end, one clock read fewer. */
+static inline struct tp_event *tp_rec_point_ext(struct tp_rec *r,
+						uint16_t api, unsigned n_ext)
+{
+	struct tp_event *e = tp_ring_reserve_n(&r->t->ring, 1 + n_ext);
+
+	if (!e)
+		return NULL;
+	e->start = e->end = r->t0;
+	e->api = api;
+	e->flags = (uint16_t)n_ext;
+	e->ret = 0;
+	e->stream = 0;
+	e->corr = 0;
+	r->n_ext = n_ext;
+	return e;
+}
+
 /* Extension slot i (1..n_ext): 80 contiguous bytes. */
 static inline void *tp_rec_ext(struct tp_rec *r, unsigned i)
 {
