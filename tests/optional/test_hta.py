@@ -27,4 +27,34 @@ check("hta: runtime calls read", {"cudaLaunchKernel", "cudaMemcpy", "cudaMalloc"
       str(names))
 eq("hta: every launch read", int((df["name"] == a.t.symbol_table.sym_index["cudaLaunchKernel"]).sum()), 6)
 shutil.rmtree(out, ignore_errors=True)
+
+# NVTX ranges, async ranges and marks, and NCCL calls whose args carry a
+# communicator "rank": HTA must still find each file's rank, and read the
+# annotations.
+out = tempfile.mkdtemp(prefix="tprof-hta-")
+fake = os.path.join(BUILD, "tests", "fakenccl")
+for rank in (0, 1):
+    env = {"TPROF_OUTPUT_DIR": out, "RANK": str(rank), "WORLD_SIZE": "2",
+           "TPROF_NAME": "nvtx"}
+    r = run([prog("nvtx_calls")], env=env)
+    eq("hta: nvtx rank %d traced" % rank, r.rc, 0)
+    env.update({"TPROF_NAME": "nccl", "LD_LIBRARY_PATH": fake})
+    r = run([prog("nccl_calls"), "fake"], env=env)
+    eq("hta: nccl rank %d traced" % rank, r.rc, 0)
+for name in ("nvtx", "nccl"):
+    d = os.path.join(out, name)
+    os.mkdir(d)
+    for f in os.listdir(out):
+        if f.startswith(name + "-"):
+            os.rename(os.path.join(out, f), os.path.join(d, f))
+    a = TraceAnalysis(trace_dir=d)
+    eq("hta: %s: both ranks found" % name, sorted(a.t.traces.keys()), [0, 1])
+    df = a.t.get_trace(1)
+    names = {a.t.symbol_table.sym_table[i] for i in df["name"].unique()}
+    # HTA keeps complete (X) events only: marks and async ranges are not
+    # in its model.
+    want = {"outer", "registered", "worker range"} if name == "nvtx" else \
+        {"ncclAllReduce", "ncclGroupEnd", "ncclCommInitRank"}
+    check("hta: %s: events read" % name, want <= names, str(names))
+shutil.rmtree(out, ignore_errors=True)
 done()
