@@ -26,26 +26,11 @@
 
 #include <cuda_runtime_api.h>
 
+#include "bench_time.h"
+
 /* Stands in for a kernel's host stub: only its address is passed. */
 static void bench_kernel(void)
 {
-}
-
-static unsigned long long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (unsigned long long)ts.tv_sec * 1000000000ull +
-	       (unsigned long long)ts.tv_nsec;
-}
-
-static void pause_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, ms % 1000 * 1000000 };
-
-	if (ms > 0)
-		nanosleep(&ts, NULL);
 }
 
 /* The three hooked calls a training step issues most: a launch, an async

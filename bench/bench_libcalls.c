@@ -21,22 +21,7 @@
 #include <cublas_v2.h>
 #include <nvtx3/nvToolsExt.h>
 
-static unsigned long long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (unsigned long long)ts.tv_sec * 1000000000ull +
-	       (unsigned long long)ts.tv_nsec;
-}
-
-static void pause_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, ms % 1000 * 1000000 };
-
-	if (ms > 0)
-		nanosleep(&ts, NULL);
-}
+#include "bench_time.h"
 
 static int gemm(void)
 {
