@@ -45,7 +45,7 @@ if [ "${1:-}" = --build-only ]; then
 	echo "tests/gpu/run.sh: build failed" >&2
 	exit 1
 fi
-ALL="native native_static torch_vs_profiler overhead_torch overhead_native"
+ALL="native native_static torch_vs_profiler torch_libs overhead_torch overhead_native"
 usage() {
 	echo "usage: tests/gpu/run.sh --build-only | [RESULT_DIR [CHECK...]]; checks: $ALL" >&2
 	exit 2
@@ -128,6 +128,14 @@ check_torch_vs_profiler() {
 		python3 tests/gpu/torch_loop.py --window "$d/window.json"
 	step "$d" profiler 300 python3 tests/gpu/torch_loop.py --torch-profiler "$d/profiler.json"
 	TC torch "$d"
+}
+
+check_torch_libs() {
+	local d=$1
+	torch_ok "$d" && need_build "$d" "$LIB" build/tprof || return
+	step "$d" run 300 env TPROF_LOG=info scripts/tprof-run -o "$d/trace" -n libs \
+		python3 tests/gpu/torch_libs.py
+	TC libs "$d"
 }
 
 check_overhead_torch() {

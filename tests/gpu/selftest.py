@@ -136,6 +136,44 @@ def ops_of(t, cat=None):
             and (cat is None or e["cat"] == cat)]
 
 
+def libs_selftest():
+    """tracecheck.libs on a synthetic torch_libs trace, then broken ones."""
+    ex = {"gemm_flops": 2 * 512 * 256 * 128, "gemms": 2, "range": "tprof-libs",
+          "allreduce_bytes": 64 << 20}
+
+    def x(cat, name, ts, dur, **args):
+        return dict(ph="X", cat=cat, name=name, pid=PID, tid=PID, ts=ts, dur=dur, args=args)
+    t = {"distributedInfo": {"rank": 0, "world_size": 1, "backend": "nccl",
+                             "nccl_world_size": 1},
+         "traceEvents": [
+             x("user_annotation", "tprof-libs", 10.0, 100.0),
+             x("cublas", "cublasSgemm_v2", 11.0, 2.0, flops=ex["gemm_flops"]),
+             x("cublas", "cublasSgemm_v2", 14.0, 2.0, flops=ex["gemm_flops"]),
+             x("cudnn", "cudnnBackendExecute", 20.0, 5.0),
+             x("nccl", "ncclAllReduce", 30.0, 5.0, bytes=ex["allreduce_bytes"])]}
+    check("libs: a right trace passes", not tc.libs(t, ex)[0].list(),
+          tc.libs(t, ex)[0].list())
+    bad = copy.deepcopy(t)
+    bad["traceEvents"][2]["args"]["flops"] = 1
+    check("libs: a GEMM with wrong FLOPs fails",
+          has(tc.libs(bad, ex)[0].list(), "cuBLAS"))
+    bad = copy.deepcopy(t)
+    bad["traceEvents"][1]["ts"] = 200.0
+    check("libs: a GEMM outside the NVTX range fails",
+          has(tc.libs(bad, ex)[0].list(), "outside the range"))
+    bad = copy.deepcopy(t)
+    del bad["traceEvents"][3]
+    check("libs: no cuDNN event fails", has(tc.libs(bad, ex)[0].list(), "cuDNN"))
+    bad = copy.deepcopy(t)
+    bad["traceEvents"][4]["args"]["bytes"] = 4
+    check("libs: an all-reduce of other bytes fails",
+          has(tc.libs(bad, ex)[0].list(), "NCCL"))
+    bad = copy.deepcopy(t)
+    bad["distributedInfo"].pop("backend")
+    check("libs: distributedInfo without NCCL fails",
+          has(tc.libs(bad, ex)[0].list(), "distributedInfo"))
+
+
 def main():
     ex = expect()
     good = synth(ex)
@@ -212,6 +250,7 @@ def main():
         probs = problems(t, ex)
         check("violation detected: %s" % text, has(probs, text), probs)
 
+    libs_selftest()
     # torch comparison
     ks = [{"ph": "X", "cat": "kernel", "name": "k%d" % (i % 5), "ts": 1000.0 + i, "dur": 1.0}
           for i in range(100)]

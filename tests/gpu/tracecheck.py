@@ -434,6 +434,61 @@ def cmd_torch(d):
     finish(d, p, fig)
 
 
+def inside(a, b):
+    return a.get("tid") == b.get("tid") and ns(b["ts"]) <= ns(a["ts"]) and \
+        ns(a["ts"]) + ns(a.get("dur", 0)) <= ns(b["ts"]) + ns(b["dur"])
+
+
+def libs(t, ex, p=None):
+    """torch_libs.py's work: GEMMs with their FLOPs, a convolution, the
+    NVTX range around them, the all-reduce with its bytes, NCCL's world."""
+    p = p or Problems()
+    ev = t.get("traceEvents", [])
+    gemms = [e for e in xs(t, ("cublas",))
+             if e.get("args", {}).get("flops") == ex["gemm_flops"]]
+    if len(gemms) < ex["gemms"]:
+        p.add("cuBLAS: %d events with flops %d, want at least %d" %
+              (len(gemms), ex["gemm_flops"], ex["gemms"]),
+              [brief(e) for e in xs(t, ("cublas",))[:3]])
+    conv = xs(t, ("cudnn",))
+    if not conv:
+        p.add("cuDNN: no event")
+    rng = [e for e in xs(t, ("user_annotation",)) if e.get("name") == ex["range"]]
+    if len(rng) != 1:
+        p.add("NVTX: %d ranges named %r, want 1" % (len(rng), ex["range"]))
+    elif any(not inside(g, rng[0]) for g in gemms):
+        p.add("NVTX: a GEMM lies outside the range around it")
+    ar = [e for e in xs(t, ("nccl",)) if e.get("name") == "ncclAllReduce" and
+          e.get("args", {}).get("bytes") == ex["allreduce_bytes"]]
+    if not ar:
+        p.add("NCCL: no ncclAllReduce of %d bytes" % ex["allreduce_bytes"])
+    di = t.get("distributedInfo", {})
+    if di.get("backend") != "nccl" or di.get("nccl_world_size") != 1:
+        p.add("distributedInfo lacks the NCCL world", di)
+    fig = {"cublas_events": len(xs(t, ("cublas",))), "gemms_with_flops": len(gemms),
+           "cublas_names": sorted({e["name"] for e in xs(t, ("cublas",))}),
+           "cudnn_names": sorted({e["name"] for e in conv}),
+           "nccl_names": sorted({e["name"] for e in xs(t, ("nccl",))}),
+           "annotations": sum(1 for e in ev if e.get("cat") == "user_annotation")}
+    return p, fig
+
+
+def cmd_libs(d):
+    p, fig = Problems(), {}
+    bad = step_problem(d, "run")
+    expect = line_json(ran(d, "run")[1], "EXPECT ")
+    if bad:
+        p.add(bad[1])
+    t, path = one_trace(os.path.join(d, "trace"), "libs", p, fig)
+    if t:
+        tprof_check(path, p)
+        if expect:
+            fig.update(libs(t, expect, p)[1])
+    if not expect:
+        p.add("torch_libs printed no EXPECT line")
+    finish(d, p, fig)
+
+
 def cmd_overhead(d, labels):
     p, fig = Problems(), {}
     base = None
@@ -547,6 +602,8 @@ def main(argv):
             cmd_torch(d)
         elif cmd == "overhead":
             cmd_overhead(d, args[1:])
+        elif cmd == "libs":
+            cmd_libs(d)
         else:
             sys.exit("unknown subcommand %s" % cmd)
     except Exception as e:   # noqa: BLE001 - the check fails, the suite goes on
