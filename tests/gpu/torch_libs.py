@@ -13,10 +13,11 @@ ALLREDUCE = 16 * 1024 * 1024   # float32 elements: 64 MiB
 
 os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
 os.environ.setdefault("MASTER_PORT", "29533")
-dev = torch.device("cuda")
-dist.init_process_group("nccl", rank=0, world_size=1,
-                        device_id=dev if "device_id" in
-                        dist.init_process_group.__code__.co_varnames else None)
+dev = torch.device("cuda", 0)
+kw = {}
+if "device_id" in dist.init_process_group.__code__.co_varnames:
+    kw["device_id"] = dev   # an eager communicator: made here, not lazily
+dist.init_process_group("nccl", rank=0, world_size=1, **kw)
 a = torch.randn(M, K, device=dev)
 b = torch.randn(K, N, device=dev)
 conv = torch.nn.Conv2d(3, 16, 3, padding=1).to(dev)
