@@ -32,22 +32,6 @@ void tp_ring_destroy(struct tp_ring *r);
 size_t tp_ring_capacity(const struct tp_ring *r);
 void tp_ring_prefault(struct tp_ring *r, size_t ahead);
 
-/* Producer: a slot to fill, or NULL (and one more drop) when full. */
-static inline struct tp_event *tp_ring_reserve(struct tp_ring *r)
-{
-	uint64_t head = r->head;
-
-	if (__builtin_expect(head - r->tail_cache > r->mask, 0)) {
-		r->tail_cache = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
-		if (head - r->tail_cache > r->mask) {
-			__atomic_store_n(&r->dropped, r->dropped + 1,
-					 __ATOMIC_RELAXED);
-			return NULL;
-		}
-	}
-	return &r->slots[head & r->mask];
-}
-
 /* Producer: `n` consecutive slots (a record and its extension), or NULL
  * (one more drop) when they do not all fit. The slots may wrap around the
  * end of the array: reach them with tp_ring_slot. */
@@ -67,21 +51,27 @@ static inline struct tp_event *tp_ring_reserve_n(struct tp_ring *r,
 	return &r->slots[head & r->mask];
 }
 
+/* Producer: a slot to fill, or NULL (and one more drop) when full. */
+static inline struct tp_event *tp_ring_reserve(struct tp_ring *r)
+{
+	return tp_ring_reserve_n(r, 1);
+}
+
 /* Producer: the i-th slot after the one reserved. */
 static inline struct tp_event *tp_ring_slot(struct tp_ring *r, unsigned i)
 {
 	return &r->slots[(r->head + i) & r->mask];
 }
 
-/* Producer: make the reserved slot(s) visible to the consumer. */
-static inline void tp_ring_commit(struct tp_ring *r)
-{
-	__atomic_store_n(&r->head, r->head + 1, __ATOMIC_RELEASE);
-}
-
+/* Producer: make the n reserved slots visible to the consumer. */
 static inline void tp_ring_commit_n(struct tp_ring *r, unsigned n)
 {
 	__atomic_store_n(&r->head, r->head + n, __ATOMIC_RELEASE);
+}
+
+static inline void tp_ring_commit(struct tp_ring *r)
+{
+	tp_ring_commit_n(r, 1);
 }
 
 /* Consumer: the position up to which records are published. */
@@ -106,14 +96,14 @@ static inline const struct tp_event *tp_ring_peek(struct tp_ring *r)
 }
 
 /* Consumer: release the record returned by tp_ring_peek. */
-static inline void tp_ring_pop(struct tp_ring *r)
-{
-	__atomic_store_n(&r->tail, r->tail + 1, __ATOMIC_RELEASE);
-}
-
 static inline void tp_ring_pop_n(struct tp_ring *r, unsigned n)
 {
 	__atomic_store_n(&r->tail, r->tail + n, __ATOMIC_RELEASE);
+}
+
+static inline void tp_ring_pop(struct tp_ring *r)
+{
+	tp_ring_pop_n(r, 1);
 }
 
 /* Consumer: the i-th published slot after the tail. */

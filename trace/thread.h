@@ -79,63 +79,47 @@ static inline int tp_rec_begin(struct tp_rec *r, unsigned source)
 }
 
 /* The record to fill in, or NULL when the ring is full (counted). */
+/* A record ending at t1 with n_ext (<= TP_EV_EXT_MAX) extension slots
+ * reserved after it, or NULL when the ring is full (counted). */
+static inline struct tp_event *tp_rec_at(struct tp_rec *r, uint16_t api,
+					 int32_t ret, unsigned n_ext,
+					 uint64_t t1)
+{
+	struct tp_event *e = tp_ring_reserve_n(&r->t->ring, 1 + n_ext);
+
+	if (!e)
+		return NULL;
+	e->start = r->t0;
+	e->end = t1;
+	e->api = api;
+	e->flags = (uint16_t)n_ext;
+	e->ret = ret;
+	e->stream = 0;
+	e->corr = 0;
+	r->n_ext = n_ext;
+	return e;
+}
+
 static inline struct tp_event *tp_rec_end(struct tp_rec *r, uint16_t api,
 					  int32_t ret)
 {
-	uint64_t t1 = tp_ticks();
-	struct tp_event *e = tp_ring_reserve(&r->t->ring);
-
-	if (!e)
-		return NULL;
-	e->start = r->t0;
-	e->end = t1;
-	e->api = api;
-	e->flags = 0;
-	e->ret = ret;
-	e->stream = 0;
-	e->corr = 0;
-	r->n_ext = 0;
-	return e;
+	return tp_rec_at(r, api, ret, 0, tp_ticks());
 }
 
-/* As tp_rec_end, with n_ext (<= TP_EV_EXT_MAX) extension slots reserved
- * after the record: fill them with tp_rec_ext or tp_rec_ext_copy. */
+/* As tp_rec_end, with extension slots: fill them with tp_rec_ext or
+ * tp_rec_ext_copy. */
 static inline struct tp_event *tp_rec_end_ext(struct tp_rec *r, uint16_t api,
 					      int32_t ret, unsigned n_ext)
 {
-	uint64_t t1 = tp_ticks();
-	struct tp_event *e = tp_ring_reserve_n(&r->t->ring, 1 + n_ext);
-
-	if (!e)
-		return NULL;
-	e->start = r->t0;
-	e->end = t1;
-	e->api = api;
-	e->flags = (uint16_t)n_ext;
-	e->ret = ret;
-	e->stream = 0;
-	e->corr = 0;
-	r->n_ext = n_ext;
-	return e;
+	return tp_rec_at(r, api, ret, n_ext, tp_ticks());
 }
 
-/* As tp_rec_end_ext for an instant (an NVTX push or pop): the time
- * tp_rec_begin took is its start and end, one clock read fewer. */
+/* An instant (an NVTX push or pop): the time tp_rec_begin took is its
+ * start and end, one clock read fewer. */
 static inline struct tp_event *tp_rec_point_ext(struct tp_rec *r,
 						uint16_t api, unsigned n_ext)
 {
-	struct tp_event *e = tp_ring_reserve_n(&r->t->ring, 1 + n_ext);
-
-	if (!e)
-		return NULL;
-	e->start = e->end = r->t0;
-	e->api = api;
-	e->flags = (uint16_t)n_ext;
-	e->ret = 0;
-	e->stream = 0;
-	e->corr = 0;
-	r->n_ext = n_ext;
-	return e;
+	return tp_rec_at(r, api, 0, n_ext, r->t0);
 }
 
 /* Extension slot i (1..n_ext): 80 contiguous bytes. */
