@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../trace/utf8.h"
+
 #define TP_JSON_BUFSZ (256 * 1024)
 
 enum {
@@ -214,28 +216,8 @@ static long hex4(const unsigned char *q)
 static int put_utf8(struct tp_json *j, unsigned long cp)
 {
 	unsigned char b[4];
-	size_t n;
 
-	if (cp < 0x80) {
-		b[0] = (unsigned char)cp;
-		n = 1;
-	} else if (cp < 0x800) {
-		b[0] = (unsigned char)(0xc0 | cp >> 6);
-		b[1] = (unsigned char)(0x80 | (cp & 0x3f));
-		n = 2;
-	} else if (cp < 0x10000) {
-		b[0] = (unsigned char)(0xe0 | cp >> 12);
-		b[1] = (unsigned char)(0x80 | ((cp >> 6) & 0x3f));
-		b[2] = (unsigned char)(0x80 | (cp & 0x3f));
-		n = 3;
-	} else {
-		b[0] = (unsigned char)(0xf0 | cp >> 18);
-		b[1] = (unsigned char)(0x80 | ((cp >> 12) & 0x3f));
-		b[2] = (unsigned char)(0x80 | ((cp >> 6) & 0x3f));
-		b[3] = (unsigned char)(0x80 | (cp & 0x3f));
-		n = 4;
-	}
-	return tok_add(j, b, n);
+	return tok_add(j, b, tp_utf8_encode((uint32_t)cp, b));
 }
 
 static int unicode_escape(struct tp_json *j)

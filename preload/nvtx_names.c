@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../trace/utf8.h"
 #include "nvtx.h"
 
 struct category {
@@ -172,25 +173,7 @@ size_t tp_nvtx_utf8(char *out, size_t len, const wchar_t *w)
 
 		if (c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
 			c = 0xfffd;
-		if (c < 0x80) {
-			b[0] = (unsigned char)c;
-			n = 1;
-		} else if (c < 0x800) {
-			b[0] = (unsigned char)(0xc0 | c >> 6);
-			b[1] = (unsigned char)(0x80 | (c & 0x3f));
-			n = 2;
-		} else if (c < 0x10000) {
-			b[0] = (unsigned char)(0xe0 | c >> 12);
-			b[1] = (unsigned char)(0x80 | (c >> 6 & 0x3f));
-			b[2] = (unsigned char)(0x80 | (c & 0x3f));
-			n = 3;
-		} else {
-			b[0] = (unsigned char)(0xf0 | c >> 18);
-			b[1] = (unsigned char)(0x80 | (c >> 12 & 0x3f));
-			b[2] = (unsigned char)(0x80 | (c >> 6 & 0x3f));
-			b[3] = (unsigned char)(0x80 | (c & 0x3f));
-			n = 4;
-		}
+		n = tp_utf8_encode(c, b);
 		if (o + n > len - 1)
 			break;
 		memcpy(out + o, b, n);
