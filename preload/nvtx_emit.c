@@ -143,9 +143,10 @@ static void put_args(struct tp_buf *b, const struct tp_nvtx_args *x,
 	tp_buf_char(b, '}');
 }
 
-/* ,\n{"ph":P,"cat":...,"name":N,[more,]"pid":..,"tid":..,"ts":TS */
+/* ,\n{"ph":P,"cat":...[,"name":N][,"id":I],"pid":..,"tid":..,"ts":TS
+ * (range ids start at 1: 0 is none) */
 static void head(struct tp_buf *b, struct tp_thread *t, const char *ph,
-		 const char *name, int64_t ts)
+		 const char *name, uint64_t id, int64_t ts)
 {
 	tp_buf_lit(b, ",\n{\"ph\":\"");
 	tp_buf_cstr(b, ph);
@@ -153,6 +154,10 @@ static void head(struct tp_buf *b, struct tp_thread *t, const char *ph,
 	if (name) {
 		tp_buf_lit(b, ",\"name\":");
 		tp_json_str(b, name);
+	}
+	if (id) {
+		tp_buf_lit(b, ",\"id\":");
+		tp_json_u64(b, id);
 	}
 	tp_buf_char(b, ',');
 	tp_writer_thread_head(b, t);
@@ -162,7 +167,7 @@ static void head(struct tp_buf *b, struct tp_thread *t, const char *ph,
 static void put_range(struct tp_buf *b, struct tp_thread *t,
 		      const struct range *r, int64_t end, const char *flag)
 {
-	head(b, t, "X", r->name, r->ts);
+	head(b, t, "X", r->name, 0, r->ts);
 	tp_buf_lit(b, ",\"dur\":");
 	tp_json_us(b, end > r->ts ? end - r->ts : 0);
 	put_args(b, &r->args, flag);
@@ -263,7 +268,7 @@ static unsigned mark(struct tp_buf *b, struct tp_thread *t,
 {
 	struct tp_nvtx_args x = args_of(e);
 
-	head(b, t, "i", name_of(e), tp_writer_ts_ns(e->start));
+	head(b, t, "i", name_of(e), 0, tp_writer_ts_ns(e->start));
 	tp_buf_lit(b, ",\"s\":\"t\"");
 	put_args(b, &x, NULL);
 	tp_buf_char(b, '}');
@@ -276,16 +281,9 @@ static unsigned mark(struct tp_buf *b, struct tp_thread *t,
 static unsigned start(struct tp_buf *b, struct tp_thread *t,
 		      const struct tp_event *e)
 {
-	struct tp_nvtx_args x;
+	struct tp_nvtx_args x = args_of(e);
 
-	tp_buf_lit(b, ",\n{\"ph\":\"b\"," CAT ",\"name\":");
-	tp_json_str(b, name_of(e));
-	tp_buf_lit(b, ",\"id\":");
-	tp_json_u64(b, e->stream);
-	tp_buf_char(b, ',');
-	tp_writer_thread_head(b, t);
-	tp_json_us(b, tp_writer_ts_ns(e->start));
-	x = args_of(e);
+	head(b, t, "b", name_of(e), e->stream, tp_writer_ts_ns(e->start));
 	put_args(b, &x, NULL);
 	tp_buf_char(b, '}');
 	st.async_starts++;
@@ -295,11 +293,7 @@ static unsigned start(struct tp_buf *b, struct tp_thread *t,
 static unsigned end(struct tp_buf *b, struct tp_thread *t,
 		    const struct tp_event *e)
 {
-	tp_buf_lit(b, ",\n{\"ph\":\"e\"," CAT ",\"id\":");
-	tp_json_u64(b, e->stream);
-	tp_buf_char(b, ',');
-	tp_writer_thread_head(b, t);
-	tp_json_us(b, tp_writer_ts_ns(e->end));
+	head(b, t, "e", NULL, e->stream, tp_writer_ts_ns(e->end));
 	tp_buf_lit(b, ",\"args\":{}}");
 	st.async_ends++;
 	return 1;
