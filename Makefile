@@ -35,7 +35,7 @@ $(LIB): $(TRACE_OBJ) $(PRELOAD_OBJ) $(CUPTI_OBJ)
 	$(CC) -shared -Wl,-z,defs -Wl,-soname,libtprof.so -o $@ $^ $(LDLIBS_LIB)
 
 # The CLI shares config parsing and file naming with the library.
-CLI_TRACE_OBJ := $(addprefix $(B)/trace/,config.o naming.o gzip.o log.o)
+CLI_TRACE_OBJ := $(addprefix $(B)/trace/,config.o config_capture.o naming.o gzip.o log.o)
 $(CLI): $(CLI_OBJ) $(CLI_TRACE_OBJ)
 	$(CC) -o $@ $^ -lz -lm
 

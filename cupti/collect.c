@@ -56,6 +56,7 @@ static struct {
 	struct cbuf *free, *queue, **queue_tail;
 	size_t allocated, cap;
 	uint64_t refused, dropped, buffers;
+	int finalized;		/* after the last window: CUPTI let go */
 	/* writer side */
 	unsigned cycle;
 	struct cbuf *fresh, *aged;
@@ -239,6 +240,8 @@ static void put_stats(struct tp_buf *b)
 	tp_json_str(b, C.raw_ts ? "tprof" : "cupti");
 	tp_buf_lit(b, ", \"callbacks\": ");
 	tp_json_u64(b, C.callbacks);
+	tp_buf_lit(b, ", \"finalized\": ");
+	tp_json_i64(b, C.finalized);
 	tp_buf_lit(b, ",\n  \"records\": ");
 	tp_json_u64(b, n->records);
 	tp_buf_lit(b, ", \"kernels\": ");
@@ -292,9 +295,24 @@ static void exit_note(char *s, size_t len)
 	pthread_mutex_unlock(&C.lock);
 }
 
+/* After the last recording window: without a subscriber and finalized,
+ * CUPTI costs the rest of the run nothing. Records still in flight are
+ * counted as dropped by CUPTI, not lost silently. */
+static void teardown(void)
+{
+	if (C.state == OFF || C.finalized)
+		return;
+	tp_cupti.unsubscribe(C.sub);
+	C.finalized = tp_cupti.finalize() == CUPTI_SUCCESS ? 1 : -1;
+	tp_info("the last recording window has ended: CUPTI %s",
+		C.finalized > 0 ? "finalized" : "unsubscribed (cuptiFinalize "
+		"failed)");
+}
+
 static const struct tp_gpu_source source = {
 	.take = take,
 	.convert = convert,
+	.teardown = teardown,
 	.put_meta = tp_cupti_put_meta,
 	.put_devices = tp_devices_put_json,
 	.put_stats = put_stats,

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../trace/capture.h"
 #include "../trace/corrmap.h"
 #include "../trace/session.h"
 #include "../trace/symbols.h"
@@ -124,6 +125,26 @@ static void put_flow(struct tp_buf *b, char ph, uint32_t id, uint32_t pid,
 	tp_buf_lit(b, "}");
 }
 
+/* Whether the schedule drops this op: with its launch when the launch
+ * was seen (the GPU work of a kept step may run after the step ends).
+ * A launch made while nothing was recorded is not seen: one older than
+ * every kept launch (a wait step before the window) goes, others go by
+ * their own start. Not counted as lost. */
+static int dropped(const struct tp_clock_map *m, const struct tp_corr *launch,
+		   uint32_t corr, uint64_t start)
+{
+	uint32_t lowest;
+
+	if (launch)
+		return !launch->kept;
+	if (!tp_capture_filtering())
+		return 0;
+	lowest = tp_corr_lowest_kept();
+	if (corr && (!lowest || corr < lowest))
+		return 1;
+	return start && !tp_capture_kept_ns(rel_ns(m, start));
+}
+
 /* The times an op is written with: [*s, *e] in ns from the trace base,
  * moved so the op starts no earlier than its launch and than the end of
  * the previous op on its track. 0, or -1 when the record has no time. */
@@ -218,7 +239,8 @@ static uint64_t kernel(struct tp_buf *b, const struct tp_clock_map *m,
 	size_t len;
 	int64_t s, e;
 
-	if (place(m, tr, launch, k->start, k->end, &s, &e) < 0)
+	if (dropped(m, launch, k->correlationId, k->start) ||
+	    place(m, tr, launch, k->start, k->end, &s, &e) < 0)
 		return 0;
 	name = kernel_name_json(k->name, &len);
 	if (!name)
@@ -291,7 +313,8 @@ static uint64_t copy(struct tp_buf *b, const struct tp_clock_map *m,
 	char name[96];
 	int64_t s, e;
 
-	if (place(m, tr, launch, c->start, c->end, &s, &e) < 0)
+	if (dropped(m, launch, c->corr, c->start) ||
+	    place(m, tr, launch, c->start, c->end, &s, &e) < 0)
 		return 0;
 	N.memcpys++;
 	/* Built from fixed words only: already a JSON string. */
@@ -351,7 +374,8 @@ static uint64_t memset4(struct tp_buf *b, const struct tp_clock_map *m,
 	char name[64];
 	int64_t s, e;
 
-	if (place(m, tr, launch, r->start, r->end, &s, &e) < 0)
+	if (dropped(m, launch, r->correlationId, r->start) ||
+	    place(m, tr, launch, r->start, r->end, &s, &e) < 0)
 		return 0;
 	N.memsets++;
 	snprintf(name, sizeof(name), "\"Memset (%s)\"", mem_kind(r->memoryKind));
@@ -398,7 +422,9 @@ static uint64_t sync2(struct tp_buf *b, const struct tp_clock_map *m,
 	int64_t s, e;
 
 	/* The wait starts with its call: no launch floor applies. */
-	if (place(m, tr, NULL, r->start, r->end, &s, &e) < 0)
+	if (dropped(m, tp_corr_find(r->correlationId), r->correlationId,
+		    r->start) ||
+	    place(m, tr, NULL, r->start, r->end, &s, &e) < 0)
 		return 0;
 	N.syncs++;
 	put_head(b, "cuda_sync", name, strlen(name), dev, tid, s, e);
@@ -435,6 +461,8 @@ static uint64_t memory4(struct tp_buf *b, const struct tp_clock_map *m,
 		return 0;
 	if (*total < 0)
 		*total = 0;
+	if (!tp_capture_kept_ns(rel_ns(m, r->timestamp)))
+		return 0;
 	N.memory++;
 	dev_seen |= 1ull << r->deviceId;
 	tp_buf_lit(b, ",\n{\"ph\":\"C\",\"cat\":\"gpu_memory\",\"name\":"
@@ -481,7 +509,8 @@ static uint64_t overhead3(struct tp_buf *b, const struct tp_clock_map *m,
 	const char *name = overhead_name(r->overheadKind);
 	int64_t s, e;
 
-	if (place(m, tr, NULL, r->start, r->end, &s, &e) < 0)
+	if (dropped(m, NULL, 0, r->start) ||
+	    place(m, tr, NULL, r->start, r->end, &s, &e) < 0)
 		return 0;
 	N.overhead++;
 	put_head(b, "overhead", name, strlen(name), pid, TP_OVERHEAD_TID, s,

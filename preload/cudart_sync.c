@@ -31,5 +31,3 @@ TP_HOOK(cudaEventRecord, EVENT_RECORD, (cudaEvent_t ev, cudaStream_t s),
 	(ev, s), fill_event(e, ev, s, 0);)
 TP_HOOK(cudaEventRecord_ptsz, EVENT_RECORD_PTSZ,
 	(cudaEvent_t ev, cudaStream_t s), (ev, s), fill_event(e, ev, s, 0);)
-TP_HOOK(cudaProfilerStart, PROFILER_START, (void), (), (void)e;)
-TP_HOOK(cudaProfilerStop, PROFILER_STOP, (void), (), (void)e;)

@@ -16,6 +16,9 @@
 #include "../trace/thread.h"
 #include "../trace/writer.h"
 #include "../cupti/cupti.h"
+#include "../trace/capture.h"
+#include "capture_hooks.h"
+#include "resolve.h"
 #include "cudart_apis.h"
 #include "lib_hook.h"
 #include "nvtx.h"
@@ -78,8 +81,7 @@ static void atfork_child(void)
 	tp_thread_reset_after_fork();
 	tp_writer_after_fork_child();
 	tp_session_after_fork();
-	if (tp_sess.active)
-		tp_recording = tp_sess.cfg.sources;
+	tp_capture_after_fork();
 }
 
 /* The threshold is compared in ticks on the hot path: measure their rate
@@ -115,7 +117,7 @@ __attribute__((constructor)) static void tp_load(void)
 		start_backtraces();
 	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
 	install_signal_handlers();
-	__atomic_store_n(&tp_recording, tp_sess.cfg.sources, __ATOMIC_RELEASE);
+	tp_capture_setup();
 	if (tp_cupti_program_has_gpu_code())
 		tp_cupti_start();
 }
@@ -127,6 +129,7 @@ void tp_lifecycle_finish(void)
 {
 	if (getpid() != tp_sess.pid)
 		return;
+	tp_capture_exit_notes(tp_resolve_used());
 	__atomic_store_n(&tp_recording, 0, __ATOMIC_RELEASE);
 	tp_writer_stop(EXIT_WAIT_MS);
 }

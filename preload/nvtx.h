@@ -29,7 +29,23 @@ enum tp_nvtx_msg {
 	TP_NVTX_MSG_NONE,
 	TP_NVTX_MSG_TEXT,	/* NUL-terminated, in the extension slots */
 	TP_NVTX_MSG_REG,	/* a registered string: `reg` */
+	TP_NVTX_MSG_MEM,	/* a pop with struct tp_nvtx_mem in its extension */
 };
+
+/* Device memory around a range (tprof_range_pop_memory), in bytes. */
+struct tp_nvtx_mem {
+	int64_t at_entry;
+	int64_t at_exit;
+	int64_t peak;
+};
+
+/* The domain of tprof_range_push/pop and tprof_mark, and their records. */
+uint64_t tp_nvtx_tprof_domain(void);
+void tp_nvtx_tprof_push(const char *name);
+void tp_nvtx_tprof_pop(const struct tp_nvtx_mem *mem);
+void tp_nvtx_tprof_mark(const char *name);
+/* TPROF_STEP_NVTX: does this NVTX name end a step? (names.c) */
+int tp_nvtx_is_step(const char *name);
 
 /* What a record carries in tp_event.a; the range id of START and END is
  * in tp_event.stream. */

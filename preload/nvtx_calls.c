@@ -7,12 +7,19 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../trace/capture.h"
 #include "../trace/config.h"
+#include "../trace/session.h"
 #include "../trace/thread.h"
 #include "nvtx.h"
 
 static __thread int depth __attribute__((tls_model("initial-exec")));
+/* TPROF_STEP_NVTX: bit d set when the push at depth d was a step range. */
+static __thread uint64_t step_bits __attribute__((tls_model("initial-exec")));
 static uint64_t next_range_id = 1;
+/* Start/end ranges named as steps, by id, until they end. */
+#define STEP_IDS 64
+static uint64_t step_ids[STEP_IDS];
 
 struct msg {
 	const char *text;	/* NULL: none, or registered */
@@ -95,44 +102,70 @@ static void record(uint16_t api, uint64_t domain,
 _Static_assert(sizeof(struct tp_nvtx_args) <= sizeof(((struct tp_event *)0)->a),
 	       "NVTX args fit a record");
 
-/* An event with attributes (Ex) or a plain message. */
-static void note_ex(uint16_t api, nvtxDomainHandle_t d,
-		    const nvtxEventAttributes_t *a, uint64_t id)
+/* Whether a message names TPROF_STEP_NVTX: looked at even while nothing
+ * is recorded, since steps drive the schedule. */
+static int is_step(const struct msg *m)
+{
+	const char *s = m->text;
+
+	if (!s && m->reg)
+		s = ((const struct tp_nvtx_string *)(uintptr_t)m->reg)->s;
+	return s && tp_nvtx_is_step(s);
+}
+
+static int steps_on(void)
+{
+	return __builtin_expect(tp_sess.cfg.cap.step_nvtx[0] != 0, 0);
+}
+
+/* An event with attributes (Ex) or a plain message; each returns 1 when
+ * the message names a step. */
+static int note_ex(uint16_t api, nvtxDomainHandle_t d,
+		   const nvtxEventAttributes_t *a, uint64_t id)
 {
 	struct tp_rec r;
 	struct msg m;
+	int rec = tp_rec_begin(&r, TP_SRC_NVTX);
 
-	if (!tp_rec_begin(&r, TP_SRC_NVTX))
-		return;
+	if (!rec && !steps_on())
+		return 0;
 	m.text = NULL;
 	m.reg = 0;
 	attr_message(a, &m);
-	record(api, (uint64_t)(uintptr_t)d, a, &m, id, &r);
+	if (rec)
+		record(api, (uint64_t)(uintptr_t)d, a, &m, id, &r);
+	return steps_on() && is_step(&m);
 }
 
-static void note_a(uint16_t api, const char *s, uint64_t id)
+static int note_a(uint16_t api, const char *s, uint64_t id)
 {
 	struct tp_rec r;
 	struct msg m;
+	int rec = tp_rec_begin(&r, TP_SRC_NVTX);
 
-	if (!tp_rec_begin(&r, TP_SRC_NVTX))
-		return;
+	if (!rec && !steps_on())
+		return 0;
 	m.text = s;
 	m.reg = 0;
-	record(api, 0, NULL, &m, id, &r);
+	if (rec)
+		record(api, 0, NULL, &m, id, &r);
+	return steps_on() && is_step(&m);
 }
 
-static void note_w(uint16_t api, const wchar_t *s, uint64_t id)
+static int note_w(uint16_t api, const wchar_t *s, uint64_t id)
 {
 	struct tp_rec r;
 	struct msg m;
+	int rec = tp_rec_begin(&r, TP_SRC_NVTX);
 
-	if (!tp_rec_begin(&r, TP_SRC_NVTX))
-		return;
+	if (!rec && !steps_on())
+		return 0;
 	tp_nvtx_utf8(m.wide, sizeof(m.wide), s);
 	m.text = m.wide;
 	m.reg = 0;
-	record(api, 0, NULL, &m, id, &r);
+	if (rec)
+		record(api, 0, NULL, &m, id, &r);
+	return steps_on() && is_step(&m);
 }
 
 static void note_plain(uint16_t api, nvtxDomainHandle_t d, uint64_t id)
@@ -149,9 +182,14 @@ static uint64_t new_range_id(void)
 }
 
 /* NVTX: a push returns the level of the range it starts, a pop the level
- * of the range it ends, or a negative number when none is open. */
-static int pushed(void)
+ * of the range it ends, or a negative number when none is open. A pop
+ * of a step range ends the step, after the pop is recorded. */
+static int pushed(int step)
 {
+	if (depth < 64) {
+		step_bits &= ~(1ull << depth);
+		step_bits |= (uint64_t)!!step << depth;
+	}
 	return depth++;
 }
 
@@ -159,31 +197,73 @@ static int popped(void)
 {
 	if (depth <= 0)
 		return -1;
-	return --depth;
+	--depth;
+	if (depth < 64 && (step_bits >> depth & 1)) {
+		step_bits &= ~(1ull << depth);
+		tp_capture_step();
+	}
+	return depth;
+}
+
+static void step_mark(int step)
+{
+	if (step)
+		tp_capture_step();
+}
+
+static void step_started(int step, uint64_t id)
+{
+	unsigned i;
+
+	if (!step)
+		return;
+	for (i = 0; i < STEP_IDS; i++)
+		if (__atomic_compare_exchange_n(&step_ids[i], &(uint64_t){ 0 },
+						id, 0, __ATOMIC_RELAXED,
+						__ATOMIC_RELAXED))
+			return;
+}
+
+static void step_ended(uint64_t id)
+{
+	unsigned i;
+
+	if (!steps_on() || !id)
+		return;
+	for (i = 0; i < STEP_IDS; i++) {
+		uint64_t want = id;
+
+		if (__atomic_compare_exchange_n(&step_ids[i], &want, 0, 0,
+						__ATOMIC_RELAXED,
+						__ATOMIC_RELAXED)) {
+			tp_capture_step();
+			return;
+		}
+	}
 }
 
 /* ---- core ---- */
 
 static void tp_nvtx_MarkEx(const nvtxEventAttributes_t *a)
 {
-	note_ex(TP_NVTX_ID(MARK), NULL, a, 0);
+	step_mark(note_ex(TP_NVTX_ID(MARK), NULL, a, 0));
 }
 
 static void tp_nvtx_MarkA(const char *s)
 {
-	note_a(TP_NVTX_ID(MARK), s, 0);
+	step_mark(note_a(TP_NVTX_ID(MARK), s, 0));
 }
 
 static void tp_nvtx_MarkW(const wchar_t *s)
 {
-	note_w(TP_NVTX_ID(MARK), s, 0);
+	step_mark(note_w(TP_NVTX_ID(MARK), s, 0));
 }
 
 static nvtxRangeId_t tp_nvtx_RangeStartEx(const nvtxEventAttributes_t *a)
 {
 	uint64_t id = new_range_id();
 
-	note_ex(TP_NVTX_ID(START), NULL, a, id);
+	step_started(note_ex(TP_NVTX_ID(START), NULL, a, id), id);
 	return id;
 }
 
@@ -191,7 +271,7 @@ static nvtxRangeId_t tp_nvtx_RangeStartA(const char *s)
 {
 	uint64_t id = new_range_id();
 
-	note_a(TP_NVTX_ID(START), s, id);
+	step_started(note_a(TP_NVTX_ID(START), s, id), id);
 	return id;
 }
 
@@ -199,31 +279,29 @@ static nvtxRangeId_t tp_nvtx_RangeStartW(const wchar_t *s)
 {
 	uint64_t id = new_range_id();
 
-	note_w(TP_NVTX_ID(START), s, id);
+	step_started(note_w(TP_NVTX_ID(START), s, id), id);
 	return id;
 }
 
 static void tp_nvtx_RangeEnd(nvtxRangeId_t id)
 {
 	note_plain(TP_NVTX_ID(END), NULL, id);
+	step_ended(id);
 }
 
 static int tp_nvtx_RangePushEx(const nvtxEventAttributes_t *a)
 {
-	note_ex(TP_NVTX_ID(PUSH), NULL, a, 0);
-	return pushed();
+	return pushed(note_ex(TP_NVTX_ID(PUSH), NULL, a, 0));
 }
 
 static int tp_nvtx_RangePushA(const char *s)
 {
-	note_a(TP_NVTX_ID(PUSH), s, 0);
-	return pushed();
+	return pushed(note_a(TP_NVTX_ID(PUSH), s, 0));
 }
 
 static int tp_nvtx_RangePushW(const wchar_t *s)
 {
-	note_w(TP_NVTX_ID(PUSH), s, 0);
-	return pushed();
+	return pushed(note_w(TP_NVTX_ID(PUSH), s, 0));
 }
 
 static int tp_nvtx_RangePop(void)
@@ -262,7 +340,7 @@ static void tp_nvtx_NameOsThreadW(uint32_t tid, const wchar_t *name)
 
 static void tp_nvtx_DomainMarkEx(nvtxDomainHandle_t d, const nvtxEventAttributes_t *a)
 {
-	note_ex(TP_NVTX_ID(MARK), d, a, 0);
+	step_mark(note_ex(TP_NVTX_ID(MARK), d, a, 0));
 }
 
 static nvtxRangeId_t tp_nvtx_DomainRangeStartEx(nvtxDomainHandle_t d,
@@ -270,20 +348,20 @@ static nvtxRangeId_t tp_nvtx_DomainRangeStartEx(nvtxDomainHandle_t d,
 {
 	uint64_t id = new_range_id();
 
-	note_ex(TP_NVTX_ID(START), d, a, id);
+	step_started(note_ex(TP_NVTX_ID(START), d, a, id), id);
 	return id;
 }
 
 static void tp_nvtx_DomainRangeEnd(nvtxDomainHandle_t d, nvtxRangeId_t id)
 {
 	note_plain(TP_NVTX_ID(END), d, id);
+	step_ended(id);
 }
 
 static int tp_nvtx_DomainRangePushEx(nvtxDomainHandle_t d,
 			      const nvtxEventAttributes_t *a)
 {
-	note_ex(TP_NVTX_ID(PUSH), d, a, 0);
-	return pushed();
+	return pushed(note_ex(TP_NVTX_ID(PUSH), d, a, 0));
 }
 
 static int tp_nvtx_DomainRangePop(nvtxDomainHandle_t d)
@@ -341,6 +419,49 @@ static nvtxDomainHandle_t tp_nvtx_DomainCreateW(const wchar_t *name)
 static void tp_nvtx_DomainDestroy(nvtxDomainHandle_t d)
 {
 	(void)d;
+}
+
+/* ---- tprof's own ranges (tprof.h): the same records, in the "tprof"
+ * domain, recorded whenever anything is ---- */
+
+void tp_nvtx_tprof_push(const char *name)
+{
+	struct tp_rec r;
+	struct msg m = { .text = name ? name : "(null)" };
+
+	if (tp_rec_begin(&r, TP_SRC_ALL))
+		record(TP_NVTX_ID(PUSH), tp_nvtx_tprof_domain(), NULL, &m, 0,
+		       &r);
+}
+
+void tp_nvtx_tprof_mark(const char *name)
+{
+	struct tp_rec r;
+	struct msg m = { .text = name ? name : "(null)" };
+
+	if (tp_rec_begin(&r, TP_SRC_ALL))
+		record(TP_NVTX_ID(MARK), tp_nvtx_tprof_domain(), NULL, &m, 0,
+		       &r);
+}
+
+void tp_nvtx_tprof_pop(const struct tp_nvtx_mem *mem)
+{
+	struct tp_nvtx_args x = { .domain = tp_nvtx_tprof_domain() };
+	struct tp_event *e;
+	struct tp_rec r;
+
+	if (!tp_rec_begin(&r, TP_SRC_ALL))
+		return;
+	e = tp_rec_point_ext(&r, TP_NVTX_ID(POP), mem ? 1 : 0);
+	if (!e)
+		return;
+	if (mem) {
+		x.msg = TP_NVTX_MSG_MEM;
+		tp_rec_ext_copy(&r, 0, mem, sizeof(*mem));
+	}
+	e->stream = 0;
+	memcpy(&e->a, &x, sizeof(x));
+	tp_rec_commit(&r);
 }
 
 /* ---- installing them ---- */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../trace/capture.h"
 #include "../trace/json.h"
 #include "../trace/thread.h"
 #include "../trace/trailer.h"
@@ -22,6 +23,8 @@ struct range {
 	int64_t ts;
 	char *name;
 	struct tp_nvtx_args args;
+	struct tp_nvtx_mem mem;
+	uint8_t has_mem;
 	uint8_t closed;		/* written early, see pop() */
 };
 
@@ -143,6 +146,21 @@ static void put_args(struct tp_buf *b, const struct tp_nvtx_args *x,
 	tp_buf_char(b, '}');
 }
 
+static void put_mem(struct tp_buf *b, const struct tp_nvtx_mem *m)
+{
+	/* put_args wrote "args":{...}: reopen it */
+	b->len--;
+	if (b->p[b->len - 1] != '{')
+		tp_buf_char(b, ',');
+	tp_buf_lit(b, "\"mem_entry\":");
+	tp_json_i64(b, m->at_entry);
+	tp_buf_lit(b, ",\"mem_exit\":");
+	tp_json_i64(b, m->at_exit);
+	tp_buf_lit(b, ",\"mem_peak\":");
+	tp_json_i64(b, m->peak);
+	tp_buf_char(b, '}');
+}
+
 /* ,\n{"ph":P,"cat":...[,"name":N][,"id":I],"pid":..,"tid":..,"ts":TS
  * (range ids start at 1: 0 is none) */
 static void head(struct tp_buf *b, struct tp_thread *t, const char *ph,
@@ -164,15 +182,21 @@ static void head(struct tp_buf *b, struct tp_thread *t, const char *ph,
 	tp_json_us(b, ts);
 }
 
-static void put_range(struct tp_buf *b, struct tp_thread *t,
-		      const struct range *r, int64_t end, const char *flag)
+/* A range is kept when it starts in a recording window. */
+static unsigned put_range(struct tp_buf *b, struct tp_thread *t,
+			  const struct range *r, int64_t end, const char *flag)
 {
+	if (!tp_capture_kept_ns(r->ts))
+		return 0;
 	head(b, t, "X", r->name, 0, r->ts);
 	tp_buf_lit(b, ",\"dur\":");
 	tp_json_us(b, end > r->ts ? end - r->ts : 0);
 	put_args(b, &r->args, flag);
+	if (r->has_mem && !b->oom)
+		put_mem(b, &r->mem);
 	tp_buf_char(b, '}');
 	st.ranges++;
+	return 1;
 }
 
 static struct stack *stack_of(struct tp_thread *t)
@@ -211,6 +235,7 @@ static unsigned push(struct tp_buf *b, struct tp_thread *t,
 		return 0;
 	r->ts = tp_writer_ts_ns(e->start);
 	r->args = args_of(e);
+	r->has_mem = 0;
 	r->closed = 0;
 	s->n++;
 	return 0;
@@ -253,22 +278,28 @@ static unsigned pop(struct tp_buf *b, struct tp_thread *t,
 	for (j = s->n - 1; j > i; j--) {
 		if (s->v[j].closed)
 			continue;
-		put_range(b, t, &s->v[j], end, "clipped");
+		n += put_range(b, t, &s->v[j], end, "clipped");
 		s->v[j].closed = 1;
 		st.clipped++;
-		n++;
 	}
-	put_range(b, t, &s->v[i], end, NULL);
+	if (args_of(e).msg == TP_NVTX_MSG_MEM) {
+		memcpy(&s->v[i].mem, tp_event_ext(e), sizeof(s->v[i].mem));
+		s->v[i].has_mem = 1;
+	}
+	n += put_range(b, t, &s->v[i], end, NULL);
 	drop(s, i);
-	return n + 1;
+	return n;
 }
 
 static unsigned mark(struct tp_buf *b, struct tp_thread *t,
 		     const struct tp_event *e)
 {
 	struct tp_nvtx_args x = args_of(e);
+	int64_t ts = tp_writer_ts_ns(e->start);
 
-	head(b, t, "i", name_of(e), 0, tp_writer_ts_ns(e->start));
+	if (!tp_capture_kept_ns(ts))
+		return 0;
+	head(b, t, "i", name_of(e), 0, ts);
 	tp_buf_lit(b, ",\"s\":\"t\"");
 	put_args(b, &x, NULL);
 	tp_buf_char(b, '}');
@@ -282,8 +313,11 @@ static unsigned start(struct tp_buf *b, struct tp_thread *t,
 		      const struct tp_event *e)
 {
 	struct tp_nvtx_args x = args_of(e);
+	int64_t ts = tp_writer_ts_ns(e->start);
 
-	head(b, t, "b", name_of(e), e->stream, tp_writer_ts_ns(e->start));
+	if (!tp_capture_kept_ns(ts))
+		return 0;
+	head(b, t, "b", name_of(e), e->stream, ts);
 	put_args(b, &x, NULL);
 	tp_buf_char(b, '}');
 	st.async_starts++;
@@ -293,6 +327,8 @@ static unsigned start(struct tp_buf *b, struct tp_thread *t,
 static unsigned end(struct tp_buf *b, struct tp_thread *t,
 		    const struct tp_event *e)
 {
+	/* Written even outside a window: the start may have been kept, and
+	 * an end whose start was dropped matches nothing (harmless). */
 	head(b, t, "e", NULL, e->stream, tp_writer_ts_ns(e->end));
 	tp_buf_lit(b, ",\"args\":{}}");
 	st.async_ends++;
@@ -310,9 +346,8 @@ static unsigned thread_end(struct tp_buf *b, struct tp_thread *t,
 		return 0;
 	for (i = 0; i < s->n; i++) {
 		if (!s->v[i].closed) {
-			put_range(b, t, &s->v[i], end_ns, "unclosed");
+			n += put_range(b, t, &s->v[i], end_ns, "unclosed");
 			st.unclosed++;
-			n++;
 		}
 		free(s->v[i].name);
 	}

@@ -10,6 +10,7 @@
 
 #include "../trace/log.h"
 #include "../trace/session.h"
+#include "capture_hooks.h"
 #include "nvtx.h"
 
 #define ENV "NVTX_INJECTION64_PATH"
@@ -63,12 +64,26 @@ static int same_file(const char *a, const char *b)
 	return realpath(a, ra) && !strcmp(ra, b);
 }
 
+int tp_nvtx_other_tool(void)
+{
+	static int other = -1;
+	char self[PATH_MAX];
+	const char *cur;
+
+	if (other >= 0)
+		return other;
+	cur = getenv(ENV);
+	other = cur && cur[0] && (self_path(self) < 0 || !same_file(cur, self));
+	return other;
+}
+
 void tp_nvtx_setup(void)
 {
 	static char self[PATH_MAX];
 	const char *cur = getenv(ENV);
 
-	if (!(tp_sess.cfg.sources & TP_SRC_NVTX)) {
+	if (!(tp_sess.cfg.sources & TP_SRC_NVTX) &&
+	    !tp_sess.cfg.cap.step_nvtx[0]) {
 		state = "off: not in TPROF_TRACE";
 		return;
 	}

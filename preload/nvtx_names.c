@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../trace/session.h"
 #include "../trace/utf8.h"
 #include "nvtx.h"
 
@@ -181,4 +182,21 @@ size_t tp_nvtx_utf8(char *out, size_t len, const wchar_t *w)
 	}
 	out[o] = '\0';
 	return o;
+}
+
+uint64_t tp_nvtx_tprof_domain(void)
+{
+	static uint64_t d;
+	uint64_t v = __atomic_load_n(&d, __ATOMIC_ACQUIRE);
+
+	if (!v) {
+		v = (uint64_t)(uintptr_t)tp_nvtx_domain_get("tprof");
+		__atomic_store_n(&d, v, __ATOMIC_RELEASE);
+	}
+	return v;
+}
+
+int tp_nvtx_is_step(const char *name)
+{
+	return !strcmp(name, tp_sess.cfg.cap.step_nvtx);
 }

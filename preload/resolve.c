@@ -47,11 +47,19 @@ static int already_reported(const char *name)
 	return 1;
 }
 
+static int used;
+
+int tp_resolve_used(void)
+{
+	return __atomic_load_n(&used, __ATOMIC_RELAXED);
+}
+
 int tp_resolve(void **slot, const char *name, const char *const *libs)
 {
 	struct tp_thread *self = tp_self;
 	void *p;
 
+	__atomic_store_n(&used, 1, __ATOMIC_RELAXED);
 	/* dlsym may call back into hooked code (malloc interposers...):
 	 * nothing is recorded meanwhile. */
 	tp_self = tp_thread_internal();

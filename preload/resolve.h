@@ -5,6 +5,8 @@
 
 /* NULL-terminated soname lists, most recent first. */
 extern const char *const tp_libs_cudart[];
+/* 1 once any hook has looked for its real function. */
+int tp_resolve_used(void);
 
 /* Stores the real `name` in *slot and returns 1, or prints one line (once
  * per symbol) and returns 0. dlsym(RTLD_NEXT) first; when the library was

@@ -362,5 +362,7 @@ int tp_config_parse(struct tp_config *c, tp_getenv_fn get, char *err,
 		return -1;
 	if (parse_backtrace(c, get, err, errlen) < 0)
 		return -1;
+	if (tp_config_parse_capture(&c->cap, get, err, errlen) < 0)
+		return -1;
 	return parse_rank(c, get, err, errlen);
 }

@@ -4,8 +4,9 @@
 
 static struct tp_corr *slots;
 static int failed;
+static uint32_t lowest_kept;
 
-void tp_corr_note(uint32_t corr, uint32_t tid, int64_t ts_ns)
+void tp_corr_note(uint32_t corr, uint32_t tid, int64_t ts_ns, int kept)
 {
 	struct tp_corr *c;
 
@@ -20,6 +21,9 @@ void tp_corr_note(uint32_t corr, uint32_t tid, int64_t ts_ns)
 	c->tid = tid;
 	c->ts_ns = ts_ns;
 	c->flowed = 0;
+	c->kept = (uint8_t)kept;
+	if (kept && (!lowest_kept || corr < lowest_kept))
+		lowest_kept = corr;
 }
 
 struct tp_corr *tp_corr_find(uint32_t corr)
@@ -32,8 +36,14 @@ struct tp_corr *tp_corr_find(uint32_t corr)
 	return c->corr == corr ? c : NULL;
 }
 
+uint32_t tp_corr_lowest_kept(void)
+{
+	return lowest_kept;
+}
+
 void tp_corr_reset(void)
 {
+	lowest_kept = 0;
 	free(slots);
 	slots = NULL;
 	failed = 0;

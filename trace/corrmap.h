@@ -18,12 +18,15 @@ struct tp_corr {
 	uint32_t corr;
 	uint32_t tid;
 	int64_t ts_ns;		/* start, relative to baseTimeNanoseconds */
-	int flowed;		/* its "s" flow event is written */
+	uint8_t flowed;		/* its "s" flow event is written */
+	uint8_t kept;		/* written: 0 when the schedule dropped it */
 };
 
-void tp_corr_note(uint32_t corr, uint32_t tid, int64_t ts_ns);
+void tp_corr_note(uint32_t corr, uint32_t tid, int64_t ts_ns, int kept);
 /* The call with this id, or NULL when it was never seen (or is too old). */
 struct tp_corr *tp_corr_find(uint32_t corr);
+/* The oldest call noted as kept; 0 before the first. */
+uint32_t tp_corr_lowest_kept(void);
 void tp_corr_reset(void);
 
 #endif

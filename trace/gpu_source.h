@@ -20,6 +20,9 @@ struct tp_gpu_source {
 	 * flush() may be called between records. Returns events written. */
 	uint64_t (*convert)(struct tp_buf *b, const struct tp_clock_map *m,
 			    void (*flush)(void), int final);
+	/* After the last recording window, once the final take and
+	 * convert are done: stop collecting for good. */
+	void (*teardown)(void);
 	/* Trailer parts: track names (each preceded by ",\n"), the elements
 	 * of deviceProperties, and ",\n \"cupti\": {...}". */
 	void (*put_meta)(struct tp_buf *b);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "api.h"
+#include "capture.h"
 #include "corrmap.h"
 #include "gpu_source.h"
 #include "json.h"
@@ -28,10 +29,17 @@
  * conversion, and then fixed for the life of the process. */
 #define CALIBRATE_NS 100000000ull
 #define CALIBRATE_MIN_NS 10000000ull
+/* After the last recording window, GPU work launched in it may still be
+ * running: CUPTI is torn down only after twice the longest kept step,
+ * within these bounds. */
+#define TEARDOWN_MIN_NS 500000000ull
+#define TEARDOWN_MAX_NS 10000000000ull
 
 static struct {
 	pthread_t thread;
 	int started;
+	int claimed;		/* tp_writer_start ran */
+	int torn_down;		/* GPU collection ended after the last window */
 	int stop;
 	int done;
 	int wake[2];
@@ -237,6 +245,14 @@ static void put_event(struct tp_buf *b, struct tp_thread *t,
 		W.events += api->emit(b, t, e);
 		return;
 	}
+	if (!tp_capture_kept(e->start)) {
+		/* Its GPU work goes with it. */
+		if (e->corr)
+			tp_corr_note(e->corr, (uint32_t)t->tid,
+				     (int64_t)(s - (uint64_t)tp_sess.base_ns),
+				     0);
+		return;
+	}
 	head = api_head(e->api, &len);
 	if (!head)
 		return;
@@ -253,7 +269,7 @@ static void put_event(struct tp_buf *b, struct tp_thread *t,
 		tp_buf_lit(b, ",\"correlation\":");
 		tp_json_u64(b, e->corr);
 		tp_corr_note(e->corr, (uint32_t)t->tid,
-			     (int64_t)(s - (uint64_t)tp_sess.base_ns));
+			     (int64_t)(s - (uint64_t)tp_sess.base_ns), 1);
 	}
 	if (api->args)
 		api->args(b, e);
@@ -285,6 +301,7 @@ static void drain_thread(struct tp_thread *t)
 	int exited = __atomic_load_n(&t->exited, __ATOMIC_ACQUIRE);
 	uint64_t head = tp_ring_head(&t->ring);
 
+	tp_capture_sync();
 	while (t->ring.tail != head) {
 		unsigned n = 1 + (tp_ring_at_tail(&t->ring)->flags &
 				  TP_EV_EXT_MASK);
@@ -306,25 +323,54 @@ static void drain_thread(struct tp_thread *t)
 	tp_thread_free(t);
 }
 
+/* The last window has ended and its GPU work has had time to finish. */
+static int teardown_due(void)
+{
+	uint64_t at, longest, grace, now;
+
+	if (W.torn_down || !W.gpu || !tp_capture_finished(&at, &longest))
+		return 0;
+	now = tp_ticks();
+	grace = 2 * (uint64_t)(tp_writer_ts_ns(at + longest) -
+			       tp_writer_ts_ns(at));
+	if (grace < TEARDOWN_MIN_NS)
+		grace = TEARDOWN_MIN_NS;
+	if (grace > TEARDOWN_MAX_NS)
+		grace = TEARDOWN_MAX_NS;
+	return tp_writer_ts_ns(now) - tp_writer_ts_ns(at) >= (int64_t)grace;
+}
+
 /* GPU records are taken before the CPU rings are drained and converted
- * a cycle later, so the launch each one points to is already written. */
+ * a cycle later, so the launch each one points to is already written.
+ * After the last window GPU collection ends for good: what CUPTI still
+ * holds is taken and converted now, then CUPTI is let go. */
 static void drain(int final)
 {
 	struct tp_thread *t, *next;
+	int gpu_final = final;
 
 	for (t = tp_thread_list(); t; t = t->next)
 		tp_ring_prefault(&t->ring, TP_RING_PREFAULT_AHEAD);
 	calibrate(0);
 	if (!W.map_ready)
 		return;
+	if (!gpu_final && teardown_due())
+		gpu_final = 2;
 	if (W.gpu)
-		W.gpu->take(final);
+		W.gpu->take(gpu_final);
 	for (t = tp_thread_list(); t; t = next) {
 		next = t->next;
 		drain_thread(t);
 	}
+	if (!W.failed)
+		W.events += tp_capture_put_steps(&W.buf);
 	if (W.gpu && !W.failed)
-		W.events += W.gpu->convert(&W.buf, &W.map, flush_some, final);
+		W.events += W.gpu->convert(&W.buf, &W.map, flush_some,
+					   gpu_final);
+	if (gpu_final == 2) {
+		W.gpu->teardown();
+		W.torn_down = 1;
+	}
 	flush_buf(0);
 }
 
@@ -431,6 +477,16 @@ struct tp_writer_stats tp_writer_stats(void)
 	return s;
 }
 
+/* The file is made once a thread has something to record: a writer
+ * started at load for the capture's clock leaves no file behind in
+ * processes that never trace (a shell, a compiler). */
+static int opened(void)
+{
+	if (!W.opened && !W.failed && tp_thread_list())
+		tp_writer_open();
+	return W.opened && !W.failed;
+}
+
 static void *writer_main(void *arg)
 {
 	struct pollfd p = { .events = POLLIN };
@@ -438,17 +494,18 @@ static void *writer_main(void *arg)
 
 	(void)arg;
 	tp_self = tp_thread_internal();
-	if (tp_writer_open() < 0)
-		goto out;
 	p.fd = W.wake[0];
+	opened();
 	while (!__atomic_load_n(&W.stop, __ATOMIC_ACQUIRE)) {
 		if (poll(&p, 1, CYCLE_MS) > 0 && read(W.wake[0], &c, 1) < 0)
 			continue;
-		tp_writer_drain();
+		tp_capture_poll();
+		if (opened())
+			tp_writer_drain();
 	}
 	__atomic_store_n(&tp_recording, 0, __ATOMIC_RELAXED);
-	tp_writer_finish();
-out:
+	if (opened())
+		tp_writer_finish();
 	__atomic_store_n(&W.done, 1, __ATOMIC_RELEASE);
 	if (write(W.done_pipe[1], "d", 1) < 0)
 		return NULL;
@@ -459,6 +516,9 @@ void tp_writer_start(void)
 {
 	sigset_t all, old;
 
+	/* At load (for the capture's clock) or on the first attach. */
+	if (__atomic_exchange_n(&W.claimed, 1, __ATOMIC_ACQ_REL))
+		return;
 	if (pipe2(W.wake, O_CLOEXEC | O_NONBLOCK) < 0 ||
 	    pipe2(W.done_pipe, O_CLOEXEC) < 0) {
 		tp_error("cannot create the writer's pipes: %s; tracing is "
@@ -496,6 +556,16 @@ static int wait_done(int timeout_ms)
 			break;
 	}
 	return 0;
+}
+
+void tp_writer_wake(void)
+{
+	int saved = errno;
+
+	/* A full pipe already holds a wake-up; nothing here may log. */
+	if (W.started && write(W.wake[1], "w", 1) < 0)
+		errno = saved;
+	errno = saved;
 }
 
 void tp_writer_stop_from_signal(int timeout_ms)

@@ -12,6 +12,8 @@ void tp_writer_start(void);
 /* Stops it and completes the file; waits at most timeout_ms. Safe to
  * call when the writer never started. */
 void tp_writer_stop(int timeout_ms);
+/* Runs a cycle now (async-signal-safe). */
+void tp_writer_wake(void);
 /* The same from a signal handler: only async-signal-safe calls. */
 void tp_writer_stop_from_signal(int timeout_ms);
 void tp_writer_after_fork_child(void);

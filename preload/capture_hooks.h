@@ -1,0 +1,9 @@
+#ifndef TP_CAPTURE_HOOKS_H
+#define TP_CAPTURE_HOOKS_H
+
+/* At load: the first phase, the TPROF_SIGNAL handler, TPROF_NSYS. */
+void tp_capture_setup(void);
+/* NVTX reports to a tool other than tprof (nsys): nvtx_inject.c */
+int tp_nvtx_other_tool(void);
+
+#endif
