@@ -198,6 +198,7 @@ static void keep_step(uint64_t end)
 
 long tp_capture_step(void)
 {
+	unsigned kept;
 	uint64_t now;
 	long n;
 
@@ -217,7 +218,12 @@ long tp_capture_step(void)
 	C.step_phase = C.phase;
 	if (C.hooks && C.phase == TP_PHASE_ACTIVE)
 		C.hooks->step(n, 1);
+	kept = C.n_steps;
 	pthread_mutex_unlock(&C.lock);
+	/* A kept step is an event: the writer must run even when nothing
+	 * else on this thread was recorded. */
+	if (kept && !tp_self)
+		tp_thread_attach();
 	return n;
 }
 

@@ -10,7 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+
+#include <dlfcn.h>
 
 #include <cuda_runtime_api.h>
 #include <cupti.h>
@@ -33,6 +36,7 @@ void fake_exit(struct call *c, CUpti_CallbackDomain dom, CUpti_CallbackId id,
 void fake_kernel(uint32_t corr, const char *name, uint32_t stream,
 		 uint64_t start, uint64_t end, uint32_t graph, uint64_t node);
 uint32_t fake_last_corr(void);
+unsigned fake_finalized(void);
 
 #define RT CUPTI_CB_DOMAIN_RUNTIME_API
 #define DRV CUPTI_CB_DOMAIN_DRIVER_API
@@ -256,6 +260,38 @@ static int refuse(void)
 	return 0;
 }
 
+/* A launch per step, each kernel running 2 ms after its step ended;
+ * with TPROF_WAIT=1 TPROF_ACTIVE=1 TPROF_REPEAT=1 only step 1's kernel is
+ * kept, and CUPTI is let go once the window has ended. */
+static int steps(void)
+{
+	long (*step)(void) = (long (*)(void))dlsym(RTLD_DEFAULT, "tprof_step");
+	dim3 g = { 1, 1, 1 }, b = { 32, 1, 1 };
+	struct timespec pause = { 1, 200000000 };
+	/* CUPTI's names outlive the records: literals, not a buffer. */
+	static const char *const names[] = { "k0", "k1", "k2", "k3" };
+	uint64_t t;
+	int i;
+
+	device_and_context();
+	for (i = 0; i < 4; i++) {
+		cudaLaunchKernel((const void *)__global__stub, g, b, NULL, 0,
+				 (cudaStream_t)7);
+		t = fake_now();
+		printf("launch%d %u\n", i, fake_last_corr());
+		fake_kernel(fake_last_corr(), names[i], 7, t + 2000000,
+			    t + 2100000, 0, 0);
+		if (step)
+			step();
+	}
+	fake_cut();
+	printf("finalized_before %u\n", fake_finalized());
+	fflush(stdout);
+	nanosleep(&pause, NULL);
+	printf("finalized_after %u\n", fake_finalized());
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "full";
@@ -264,6 +300,8 @@ int main(int argc, char **argv)
 		return full();
 	if (!strcmp(mode, "refuse"))
 		return refuse();
+	if (!strcmp(mode, "steps"))
+		return steps();
 	if (!strcmp(mode, "calls")) {
 		dim3 g = { 1, 1, 1 }, b = { 32, 1, 1 };
 

@@ -1,0 +1,1 @@
+from .optimizer import Optimizer  # noqa: F401

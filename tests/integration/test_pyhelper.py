@@ -1,0 +1,565 @@
+"""The Python helper (scripts/python/tprof.py) and tprof-run --torch-steps.
+
+tprof.py without the library (every function a no-op, nothing written),
+with it: ranges (with, nested, decorators), marks, non-ASCII names, steps
+and the schedule, disable/enable, device memory from (a stand-in) torch.
+--torch-steps: the start-up shim turns each optimizer.step() into a step,
+never imports torch itself, and chains to the program's own
+sitecustomize. torch here is tests/integration/pyfake/torch, a stand-in
+with just what tprof touches."""
+import glob
+import json
+import os
+import re
+import shutil
+import sys
+import tempfile
+
+from tplib import (ROOT, RUN, check, cleanup, done, eq, load, nesting_ok,
+                   run, tprof_check)
+
+PY = sys.executable or "python3"
+PYDIR = os.path.join(ROOT, "scripts", "python")
+SHIMDIR = os.path.join(PYDIR, "torch_steps")
+FAKE = os.path.join(ROOT, "tests", "integration", "pyfake")
+UA = "user_annotation"
+
+work = tempfile.mkdtemp(prefix="tprof-py-")
+
+
+def script(name, text):
+    path = os.path.join(work, name)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    return path
+
+
+def pyenv(*dirs, **extra):
+    e = {"PYTHONPATH": os.pathsep.join(dirs),
+         "PYTHONDONTWRITEBYTECODE": "1", "PYTHONIOENCODING": "utf-8"}
+    e.update(extra)
+    return e
+
+
+def trace_of(r):
+    files = glob.glob(os.path.join(r.dir, "*.trace.json.gz"))
+    return load(files[0]) if len(files) == 1 else None
+
+
+def trace_path(r):
+    files = glob.glob(os.path.join(r.dir, "*.trace.json.gz"))
+    return files[0] if len(files) == 1 else None
+
+
+def empty():
+    return {"traceEvents": [], "tprof": {}}
+
+
+def ua(t, ph=None):
+    """user_annotation events, less the ProfilerStep#N ones (steps())."""
+    return [e for e in t["traceEvents"] if e.get("cat") == UA and
+            (ph is None or e.get("ph") == ph) and
+            not e.get("name", "").startswith("ProfilerStep#")]
+
+
+def named(evs, name):
+    return [e for e in evs if e.get("name") == name]
+
+
+def one(what, evs, name):
+    got = named(evs, name)
+    check("%s: one event %r" % (what, name), len(got) == 1,
+          "found %d" % len(got))
+    return got[0] if got else {}
+
+
+def steps(t):
+    """ProfilerStep#N X events, by start time."""
+    return sorted([e for e in t["traceEvents"] if e.get("ph") == "X" and
+                   e.get("name", "").startswith("ProfilerStep#")],
+                  key=lambda e: e["ts"])
+
+
+def inside(a, b):
+    """a lies within b, in integer ns."""
+    if not a or not b:
+        return False
+    s, e = round(a["ts"] * 1000), round((a["ts"] + a.get("dur", 0)) * 1000)
+    bs, be = round(b["ts"] * 1000), round((b["ts"] + b["dur"]) * 1000)
+    return bs <= s and e <= be
+
+
+def results(r, prefix="RESULT "):
+    """The JSON object a script printed on a line starting with prefix."""
+    for stream in (r.stdout, r.stderr):
+        for line in stream.splitlines():
+            if line.startswith(prefix):
+                try:
+                    return json.loads(line[len(prefix):])
+                except ValueError:
+                    pass
+    return {}
+
+
+def mem_args(e):
+    return {k: v for k, v in (e.get("args") or {}).items()
+            if k.startswith("mem_")}
+
+
+# ---------------------------------------------------------------------------
+# Without the library: every function is a no-op, nothing is written.
+NOLIB = script("nolib.py", r'''
+import json, sys
+import tprof
+import torch
+torch.cuda._initialized = True
+out = {}
+out["available"] = tprof.available()
+out["step"] = [tprof.step(), tprof.step()]
+with tprof.range("a"):
+    with tprof.range("b \u00e9\u4e2d"):
+        tprof.mark("m")
+@tprof.timed
+def bare(x):
+    return x + 1
+@tprof.timed()
+def paren(x):
+    return x * 2
+@tprof.timed("nm")
+def nm():
+    return "ok"
+out["calls"] = [bare(1), paren(3), nm()]
+out["names"] = [bare.__name__, paren.__name__, nm.__name__]
+tprof.disable()
+out["recording_off"] = tprof.recording()
+tprof.enable()
+out["recording_on"] = tprof.recording()
+try:
+    with tprof.range("raises"):
+        raise KeyError("k")
+except KeyError:
+    out["propagated"] = True
+out["torch_calls"] = torch.cuda._calls
+sys.stderr.write("RESULT " + json.dumps(out) + "\n")
+''')
+r = run([PY, NOLIB], env=pyenv(PYDIR, FAKE), preload=False)
+eq("pyhelper: no library: exit code", r.rc, 0)
+eq("pyhelper: no library: nothing on stdout", r.stdout, "")
+res = results(r)
+eq("pyhelper: no library: every function runs, as no-ops",
+   res, {"available": False, "step": [None, None], "calls": [2, 6, "ok"],
+         "names": ["bare", "paren", "nm"], "recording_off": False,
+         "recording_on": False, "propagated": True, "torch_calls": 0})
+if not res:
+    print("  stderr: " + r.stderr.strip().replace("\n", "\n  stderr: "))
+eq("pyhelper: no library: no file written", r.files(), [])
+cleanup(r)
+
+# ---------------------------------------------------------------------------
+# Ranges, decorators, marks, non-ASCII names, threads.
+RANGES = script("ranges.py", r'''
+import json, sys, threading
+import tprof
+
+@tprof.timed()
+def paren():
+    return "p"
+
+@tprof.timed("custom name")
+def custom():
+    return "c"
+
+@tprof.timed
+def bare(a, b=2):
+    """doc"""
+    return a + b
+
+class K:
+    @tprof.timed
+    def meth(self):
+        return "m"
+
+out = {"available": tprof.available(), "recording": tprof.recording()}
+with tprof.range("outer"):
+    with tprof.range("inner"):
+        tprof.mark("a mark")
+        out["paren"] = paren()
+    out["custom"] = custom()
+    out["bare"] = bare(1, b=3)
+    out["meth"] = K().meth()
+with tprof.range("wide \u00e9\u4e2d\U0001f600"):
+    pass
+tprof.mark("mark \u00e9\u4e2d")
+try:
+    with tprof.range("raises"):
+        raise ValueError("x")
+except ValueError:
+    out["propagated"] = True
+out["wraps"] = [bare.__name__, bare.__doc__, K.meth.__qualname__]
+
+def worker():
+    out["worker_tid"] = threading.get_native_id()
+    with tprof.range("in worker"):
+        pass
+th = threading.Thread(target=worker)
+th.start(); th.join()
+out["tid"] = threading.get_native_id()
+out["torch_imported"] = "torch" in sys.modules
+print("RESULT " + json.dumps(out))
+''')
+r = run([PY, RANGES], env=pyenv(PYDIR, FAKE))
+eq("pyhelper: ranges: exit code", r.rc, 0)
+res = results(r)
+eq("pyhelper: ranges: script results",
+   {k: res.get(k) for k in ("available", "recording", "paren", "custom",
+                            "bare", "meth", "propagated", "wraps",
+                            "torch_imported")},
+   {"available": True, "recording": True, "paren": "p", "custom": "c",
+    "bare": 4, "meth": "m", "propagated": True,
+    "wraps": ["bare", "doc", "K.meth"], "torch_imported": False})
+t = trace_of(r)
+check("pyhelper: ranges: one trace", t is not None,
+      "%s; stderr: %s" % (r.files(), r.stderr))
+t = t or empty()
+if trace_path(r):
+    tprof_check(trace_path(r), "pyhelper: ranges: tprof check")
+check("pyhelper: ranges: strict nesting of every X on each thread",
+      nesting_ok(t))
+xs = ua(t, "X")
+W = "pyhelper: ranges"
+outer = one(W, xs, "outer")
+inner = one(W, xs, "inner")
+p = one(W, xs, "paren")
+c = one(W, xs, "custom name")
+b = one(W, xs, "bare")
+m = one(W, xs, "K.meth")
+wide = one(W, xs, "wide \u00e9\u4e2d\U0001f600")
+rz = one(W, xs, "raises")
+wk = one(W, xs, "in worker")
+eq("pyhelper: ranges: exactly the ranges the script made",
+   sorted(e["name"] for e in xs),
+   sorted(["outer", "inner", "paren", "custom name", "bare", "K.meth",
+           "wide \u00e9\u4e2d\U0001f600", "raises", "in worker"]))
+check("pyhelper: ranges: inner nests in outer", inside(inner, outer))
+check("pyhelper: ranges: @timed() range nests in inner", inside(p, inner))
+check("pyhelper: ranges: decorated ranges nest in outer, after inner",
+      all(inside(e, outer) and e["ts"] >= inner["ts"] + inner["dur"]
+          for e in (c, b, m)) if inner else False)
+check("pyhelper: ranges: sibling ranges do not overlap",
+      c and b and m and c["ts"] + c["dur"] <= b["ts"] and
+      b["ts"] + b["dur"] <= m["ts"])
+main_tid = res.get("tid", -2)
+eq("pyhelper: ranges: on the calling thread's tid",
+   {e.get("tid") for e in (outer, inner, p, c, b, m, wide, rz)}, {main_tid})
+eq("pyhelper: ranges: a thread's range is on its own tid", wk.get("tid"),
+   res.get("worker_tid", -3))
+check("pyhelper: ranges: worker tid differs from the main one",
+      wk.get("tid") not in (None, main_tid))
+eq("pyhelper: ranges: every range has domain tprof",
+   [e["name"] for e in xs if (e.get("args") or {}).get("domain") != "tprof"],
+   [])
+eq("pyhelper: ranges: no memory args without torch",
+   [e["name"] for e in xs if mem_args(e)], [])
+marks = ua(t, "i")
+eq("pyhelper: marks: exactly the marks the script made",
+   sorted(e["name"] for e in marks), sorted(["a mark", "mark \u00e9\u4e2d"]))
+am = one("pyhelper: marks", marks, "a mark")
+check("pyhelper: marks: the mark lies in the range it was made in",
+      am and inner and inner["ts"] <= am["ts"] <= inner["ts"] + inner["dur"])
+eq("pyhelper: marks: on the calling thread", am.get("tid"), main_tid)
+eq("pyhelper: ranges: nothing on stdout but the script's own",
+   [l for l in r.stdout.splitlines() if not l.startswith("RESULT ")], [])
+cleanup(r)
+
+# ---------------------------------------------------------------------------
+# step(): numbers, ProfilerStep events, the capture object.
+STEPS = script("steps.py", r'''
+import json, time
+import tprof
+got = []
+for i in range(3):
+    with tprof.range("s%d" % i):
+        time.sleep(0.002)
+    got.append(tprof.step())
+print("RESULT " + json.dumps({"steps": got}))
+''')
+r = run([PY, STEPS], env=pyenv(PYDIR))
+eq("pyhelper: steps: exit code", r.rc, 0)
+eq("pyhelper: steps: step() returns 1, 2, 3", results(r).get("steps"),
+   [1, 2, 3])
+t = trace_of(r)
+check("pyhelper: steps: one trace", t is not None,
+      "%s; stderr: %s" % (r.files(), r.stderr))
+t = t or empty()
+if trace_path(r):
+    tprof_check(trace_path(r), "pyhelper: steps: tprof check")
+ps = steps(t)
+eq("pyhelper: steps: ProfilerStep#0..#2", [e["name"] for e in ps],
+   ["ProfilerStep#0", "ProfilerStep#1", "ProfilerStep#2"])
+eq("pyhelper: steps: category user_annotation", {e.get("cat") for e in ps},
+   {UA})
+check("pyhelper: steps: contiguous (each starts where the previous ended)",
+      len(ps) == 3 and all(abs(ps[i]["ts"] - (ps[i - 1]["ts"] +
+                                              ps[i - 1]["dur"])) <= 1.0
+                           for i in range(1, len(ps))),
+      str([(e["ts"], e["dur"]) for e in ps]))
+check("pyhelper: steps: each range lies in its step",
+      len(ps) == 3 and all(inside(one("pyhelper: steps", ua(t, "X"),
+                                      "s%d" % i), ps[i]) for i in range(3)))
+eq("pyhelper: steps: capture steps_kept",
+   (t.get("tprof", {}).get("capture") or {}).get("steps_kept"), [0, 1, 2])
+cleanup(r)
+
+# The schedule: wait=1, warmup=0, active=2 over 6 steps keeps 1, 2, 4, 5.
+SCHED = script("sched.py", r'''
+import json
+import tprof
+got = []
+for i in range(6):
+    with tprof.range("work%d" % i):
+        pass
+    got.append(tprof.step())
+print("RESULT " + json.dumps({"steps": got}))
+''')
+r = run([PY, SCHED], env=pyenv(PYDIR, TPROF_ACTIVE="2", TPROF_WAIT="1"))
+eq("pyhelper: schedule: exit code", r.rc, 0)
+eq("pyhelper: schedule: step() returns 1..6", results(r).get("steps"),
+   [1, 2, 3, 4, 5, 6])
+t = trace_of(r)
+check("pyhelper: schedule: one trace", t is not None,
+      "%s; stderr: %s" % (r.files(), r.stderr))
+t = t or empty()
+work_evs = sorted([e for e in ua(t, "X") if e["name"].startswith("work")],
+                  key=lambda e: e["ts"])
+eq("pyhelper: schedule: the ranges of steps 1, 2, 4, 5 are kept",
+   [e["name"] for e in work_evs], ["work1", "work2", "work4", "work5"])
+ps = steps(t)
+eq("pyhelper: schedule: ProfilerStep#1, #2, #4, #5",
+   [e["name"] for e in ps], ["ProfilerStep#1", "ProfilerStep#2",
+                             "ProfilerStep#4", "ProfilerStep#5"])
+check("pyhelper: schedule: each range lies in its step",
+      len(ps) == 4 and len(work_evs) == 4 and
+      all(inside(w, s) for w, s in zip(work_evs, ps)))
+eq("pyhelper: schedule: capture steps_kept",
+   (t.get("tprof", {}).get("capture") or {}).get("steps_kept"), [1, 2, 4, 5])
+cleanup(r)
+
+# ---------------------------------------------------------------------------
+# disable() / enable().
+TOGGLE = script("toggle.py", r'''
+import json
+import tprof
+out = {}
+with tprof.range("before"):
+    pass
+out["rec_start"] = tprof.recording()
+tprof.disable()
+out["rec_disabled"] = tprof.recording()
+with tprof.range("while disabled"):
+    pass
+tprof.mark("mark while disabled")
+tprof.enable()
+out["rec_enabled"] = tprof.recording()
+with tprof.range("after"):
+    pass
+print("RESULT " + json.dumps(out))
+''')
+r = run([PY, TOGGLE], env=pyenv(PYDIR))
+eq("pyhelper: disable: exit code", r.rc, 0)
+eq("pyhelper: disable: recording() follows disable/enable", results(r),
+   {"rec_start": True, "rec_disabled": False, "rec_enabled": True})
+t = trace_of(r) or empty()
+eq("pyhelper: disable: ranges while disabled are absent",
+   sorted(e["name"] for e in ua(t)), ["after", "before"])
+cleanup(r)
+
+# ---------------------------------------------------------------------------
+# Device memory from torch.cuda (the stand-in), when torch is imported.
+MEM = script("mem.py", r'''
+import json
+import tprof
+import torch
+cuda = torch.cuda
+cuda._initialized = True
+cuda._allocated, cuda._peak = 100, 100
+with tprof.range("rise"):
+    cuda._allocated, cuda._peak = 500, 500
+    cuda._allocated = 300
+cuda._allocated, cuda._peak = 200, 1000
+with tprof.range("flat"):
+    cuda._allocated = 400
+cuda._allocated, cuda._peak = 600, 1000
+with tprof.range("flat down"):
+    cuda._allocated = 50
+cuda._allocated, cuda._peak = 10, 10
+with tprof.range("outer mem"):
+    cuda._allocated, cuda._peak = 70, 70
+    with tprof.range("inner mem"):
+        cuda._allocated, cuda._peak = 90, 90
+        cuda._allocated = 80
+    cuda._allocated = 20
+with tprof.range("torch fails"):
+    cuda._fail = True
+cuda._fail = False
+cuda._initialized = False
+with tprof.range("not initialized"):
+    cuda._allocated = 5
+print("RESULT " + json.dumps({"ok": True}))
+''')
+r = run([PY, MEM], env=pyenv(PYDIR, FAKE))
+eq("pyhelper: memory: exit code", r.rc, 0)
+t = trace_of(r)
+check("pyhelper: memory: one trace", t is not None,
+      "%s; stderr: %s" % (r.files(), r.stderr))
+t = t or empty()
+xs = ua(t, "X")
+W = "pyhelper: memory"
+eq("pyhelper: memory: peak reached inside the range",
+   mem_args(one(W, xs, "rise")),
+   {"mem_entry": 100, "mem_exit": 300, "mem_peak": 500})
+eq("pyhelper: memory: peak not reached inside: max(entry, exit)",
+   mem_args(one(W, xs, "flat")),
+   {"mem_entry": 200, "mem_exit": 400, "mem_peak": 400})
+eq("pyhelper: memory: peak not reached inside, falling: max(entry, exit)",
+   mem_args(one(W, xs, "flat down")),
+   {"mem_entry": 600, "mem_exit": 50, "mem_peak": 600})
+eq("pyhelper: memory: nested: outer",
+   mem_args(one(W, xs, "outer mem")),
+   {"mem_entry": 10, "mem_exit": 20, "mem_peak": 90})
+eq("pyhelper: memory: nested: inner",
+   mem_args(one(W, xs, "inner mem")),
+   {"mem_entry": 70, "mem_exit": 80, "mem_peak": 90})
+check("pyhelper: memory: nested ranges nest",
+      inside(one(W, xs, "inner mem"), one(W, xs, "outer mem")))
+eq("pyhelper: memory: torch raising: plain range",
+   mem_args(one(W, xs, "torch fails")), {})
+eq("pyhelper: memory: CUDA not initialized: plain range",
+   mem_args(one(W, xs, "not initialized")), {})
+eq("pyhelper: memory: domain tprof on every range",
+   {(e.get("args") or {}).get("domain") for e in xs}, {"tprof"})
+eq("pyhelper: memory: exactly the ranges made", len(xs), 7)
+cleanup(r)
+
+# ---------------------------------------------------------------------------
+# tprof-run --torch-steps.
+OPT = script("opt.py", r'''
+import json, sys
+import torch
+import torch.optim.optimizer as oo
+opt = torch.optim.Optimizer([])
+for i in range(4):
+    opt.step()
+print("RESULT " + json.dumps({
+    "hooks": len(oo._global_optimizer_post_hooks),
+    "finder_left": any(getattr(f, "_tprof_torch_steps", False)
+                       for f in sys.meta_path),
+    "loader": type(oo.__loader__).__name__,
+    "spec_loader": type(oo.__spec__.loader).__name__,
+}))
+''')
+r = run([RUN, "--torch-steps", PY, OPT], env=pyenv(FAKE))
+eq("pyhelper: torch-steps: exit code", r.rc, 0)
+eq("pyhelper: torch-steps: one hook, finder gone, real loader kept",
+   results(r), {"hooks": 1, "finder_left": False,
+                "loader": "SourceFileLoader", "spec_loader": "SourceFileLoader"})
+t = trace_of(r)
+check("pyhelper: torch-steps: one trace", t is not None,
+      "%s; stderr: %s" % (r.files(), r.stderr))
+t = t or empty()
+eq("pyhelper: torch-steps: 4 optimizer steps: ProfilerStep#0..#3",
+   [e["name"] for e in steps(t)],
+   ["ProfilerStep#0", "ProfilerStep#1", "ProfilerStep#2", "ProfilerStep#3"])
+eq("pyhelper: torch-steps: no warning",
+   [l for l in r.other_lines() if l.startswith("tprof:") and
+    "wrote" not in l], [])
+cleanup(r)
+
+# The shim never imports torch, and a program's own sitecustomize still runs.
+usersite = os.path.join(work, "usersite")
+os.makedirs(usersite)
+with open(os.path.join(usersite, "sitecustomize.py"), "w") as f:
+    f.write("import os, sys\n"
+            "os.environ['PYHELPER_USER_SITE'] = 'ran'\n"
+            "sys.stderr.write('user sitecustomize ran\\n')\n")
+NOTORCH = script("notorch.py", r'''
+import json, os, sys
+import sitecustomize
+print("RESULT " + json.dumps({
+    "torch": "torch" in sys.modules,
+    "torch_any": sorted(m for m in sys.modules if m.split(".")[0] == "torch"),
+    "finder": sum(1 for f in sys.meta_path
+                  if getattr(f, "_tprof_torch_steps", False)),
+    "user_site": os.environ.get("PYHELPER_USER_SITE"),
+    "sitecustomize": os.path.dirname(sitecustomize.__file__),
+}))
+''')
+r = run([RUN, "--torch-steps", PY, NOTORCH], env=pyenv(usersite, FAKE))
+eq("pyhelper: torch-steps: no torch: exit code", r.rc, 0)
+res = results(r)
+eq("pyhelper: torch-steps: the shim does not import torch",
+   (res.get("torch"), res.get("torch_any")), (False, []))
+eq("pyhelper: torch-steps: the shim's finder is installed", res.get("finder"),
+   1)
+eq("pyhelper: torch-steps: the program's sitecustomize runs",
+   res.get("user_site"), "ran")
+eq("pyhelper: torch-steps: ... once, on stderr",
+   r.stderr.count("user sitecustomize ran\n"), 1)
+eq("pyhelper: torch-steps: ... and is sys.modules['sitecustomize']",
+   res.get("sitecustomize"), usersite)
+cleanup(r)
+
+# A failing program sitecustomize is reported as site.py reports it; steps
+# still work.
+badsite = os.path.join(work, "badsite")
+os.makedirs(badsite)
+with open(os.path.join(badsite, "sitecustomize.py"), "w") as f:
+    f.write("raise RuntimeError('boom in user sitecustomize')\n")
+r = run([RUN, "--torch-steps", PY, OPT], env=pyenv(badsite, FAKE))
+eq("pyhelper: torch-steps: failing user sitecustomize: exit code", r.rc, 0)
+check("pyhelper: torch-steps: ... reported as Python reports it",
+      "Error in sitecustomize; set PYTHONVERBOSE for traceback:\n"
+      "RuntimeError: boom in user sitecustomize\n" in r.stderr, r.stderr)
+t = trace_of(r) or empty()
+eq("pyhelper: torch-steps: ... and steps are still seen",
+   len(steps(t)), 4)
+cleanup(r)
+
+# torch without register_optimizer_step_post_hook: one warning.
+r = run([RUN, "--torch-steps", PY, OPT], env=pyenv(FAKE,
+                                                   PYFAKE_OLD_TORCH="1"))
+eq("pyhelper: torch-steps: old torch: exit code", r.rc, 0)
+eq("pyhelper: torch-steps: old torch: one warning",
+   [l for l in r.other_lines() if l.startswith("tprof:") and
+    "wrote" not in l],
+   ["tprof: warning: --torch-steps: this torch has no "
+    "register_optimizer_step_post_hook (torch >= 2.0 needed); no steps are "
+    "seen"])
+t = trace_of(r) or empty()
+eq("pyhelper: torch-steps: old torch: no steps", len(steps(t)), 0)
+cleanup(r)
+
+# The shim on PYTHONPATH without the library: nothing happens.
+r = run([PY, OPT], env=pyenv(SHIMDIR, PYDIR, FAKE), preload=False)
+eq("pyhelper: shim without the library: exit code", r.rc, 0)
+eq("pyhelper: shim without the library: no hook registered",
+   results(r).get("hooks"), 0)
+eq("pyhelper: shim without the library: no output",
+   (r.stderr, r.files()), ("", []))
+cleanup(r)
+
+# ---------------------------------------------------------------------------
+# Start-up cost (informational).
+r = run([PY, "-X", "importtime", "-c", "import tprof"],
+        env=pyenv(SHIMDIR, PYDIR), preload=False)
+cost = {}
+for line in r.stderr.splitlines():
+    mt = re.match(r"import time:\s+(\d+) \|\s+(\d+) \|\s*(\S+)$", line)
+    if mt and mt.group(3) in ("sitecustomize", "tprof", "site"):
+        cost[mt.group(3)] = int(mt.group(2))
+print("INFO pyhelper: import time (cumulative us): sitecustomize %s, "
+      "tprof %s, site %s" % (cost.get("sitecustomize"), cost.get("tprof"),
+                             cost.get("site")))
+cleanup(r)
+
+shutil.rmtree(work, ignore_errors=True)
+done()
