@@ -49,6 +49,10 @@ install: all
 	install -m 755 $(CLI) $(DESTDIR)$(PREFIX)/bin/tprof
 	install -m 755 scripts/tprof-run $(DESTDIR)$(PREFIX)/bin/tprof-run
 	install -m 644 include/tprof.h $(DESTDIR)$(PREFIX)/include/tprof.h
+	install -d $(DESTDIR)$(PREFIX)/share/tprof/python/torch_steps
+	install -m 644 scripts/python/tprof.py $(DESTDIR)$(PREFIX)/share/tprof/python/
+	install -m 644 scripts/python/torch_steps/sitecustomize.py \
+		$(DESTDIR)$(PREFIX)/share/tprof/python/torch_steps/
 
 demo: deps all
 	@scripts/demo.sh

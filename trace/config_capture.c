@@ -58,7 +58,7 @@ static int parse_schedule(struct tp_capture_config *c, tp_getenv_fn get,
 				 counts[i].name, v, counts[i].min);
 			return -1;
 		}
-		if (i == 3)
+		if (counts[i].off == offsetof(struct tp_capture_config, active))
 			c->schedule = 1;
 		else if (!orphan)
 			orphan = counts[i].name;
