@@ -45,7 +45,7 @@ if [ "${1:-}" = --build-only ]; then
 	echo "tests/gpu/run.sh: build failed" >&2
 	exit 1
 fi
-ALL="native native_static torch_vs_profiler torch_libs overhead_torch overhead_native"
+ALL="native native_static torch_vs_profiler torch_libs torch_steps overhead_torch overhead_native"
 usage() {
 	echo "usage: tests/gpu/run.sh --build-only | [RESULT_DIR [CHECK...]]; checks: $ALL" >&2
 	exit 2
@@ -136,6 +136,17 @@ check_torch_libs() {
 	step "$d" run 300 env TPROF_LOG=info scripts/tprof-run -o "$d/trace" -n libs \
 		python3 tests/gpu/torch_libs.py
 	TC libs "$d"
+}
+
+# --torch-steps with a schedule, on real torch: steps 0 wait, 1 warmup,
+# 2-3 kept, then CUPTI is let go.
+check_torch_steps() {
+	local d=$1
+	torch_ok "$d" && need_build "$d" "$LIB" build/tprof || return
+	step "$d" run 300 env TPROF_LOG=info scripts/tprof-run -o "$d/trace" -n steps \
+		--torch-steps --wait 1 --warmup 1 --active 2 --repeat 1 \
+		python3 tests/gpu/torch_loop.py --steps 8
+	TC steps "$d"
 }
 
 check_overhead_torch() {

@@ -174,6 +174,29 @@ def libs_selftest():
           has(tc.libs(bad, ex)[0].list(), "distributedInfo"))
 
 
+def steps_selftest():
+    """tracecheck.steps on a synthetic --torch-steps trace, then broken ones."""
+    def x(cat, name, ts, dur, tid=PID, pid=PID, **args):
+        return dict(ph="X", cat=cat, name=name, pid=pid, tid=tid, ts=ts, dur=dur, args=args)
+
+    def trace(extra=(), fin=1):
+        return {"tprof": {"cupti": {"finalized": fin}}, "traceEvents": [
+            x("user_annotation", "ProfilerStep#2", 10.0, 10.0, tid=1000000000),
+            x("user_annotation", "ProfilerStep#3", 20.0, 10.0, tid=1000000000),
+            x("cuda_runtime", "cudaLaunchKernel", 12.0, 1.0, correlation=7),
+            x("kernel", "k", 25.0, 30.0, pid=0, tid=7, correlation=7)] + list(extra)}
+    check("steps: a right trace passes", not tc.steps(trace(), [2, 3])[0].list(),
+          tc.steps(trace(), [2, 3])[0].list())
+    check("steps: other kept steps fail",
+          has(tc.steps(trace(), [1, 2])[0].list(), "schedule"))
+    bad = trace([x("cuda_runtime", "cudaLaunchKernel", 40.0, 1.0, correlation=9),
+                 x("kernel", "k2", 45.0, 1.0, pid=0, tid=7, correlation=9)])
+    check("steps: a kernel launched outside the steps fails",
+          has(tc.steps(bad, [2, 3])[0].list(), "outside"))
+    check("steps: CUPTI left subscribed fails",
+          has(tc.steps(trace(fin=0), [2, 3])[0].list(), "finalized"))
+
+
 def main():
     ex = expect()
     good = synth(ex)
@@ -251,6 +274,7 @@ def main():
         check("violation detected: %s" % text, has(probs, text), probs)
 
     libs_selftest()
+    steps_selftest()
     # torch comparison
     ks = [{"ph": "X", "cat": "kernel", "name": "k%d" % (i % 5), "ts": 1000.0 + i, "dur": 1.0}
           for i in range(100)]

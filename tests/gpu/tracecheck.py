@@ -489,6 +489,48 @@ def cmd_libs(d):
     finish(d, p, fig)
 
 
+def steps(t, want, p=None):
+    """A --torch-steps run with a schedule: exactly the wanted
+    ProfilerStep events; kernels kept, each launched inside a kept step;
+    CUPTI let go after the last window."""
+    p = p or Problems()
+    ps = [e for e in t["traceEvents"] if e.get("ph") == "X" and
+          str(e.get("name", "")).startswith("ProfilerStep#")]
+    names = [e["name"] for e in ps]
+    if names != ["ProfilerStep#%d" % n for n in want]:
+        p.add("kept steps are not the schedule's", names)
+    ks = kernels(t)
+    if not ks:
+        p.add("no kernel kept")
+    launch = {e["args"]["correlation"]: e for e in t["traceEvents"]
+              if e.get("ph") == "X" and e.get("cat") in ("cuda_runtime", "cuda_driver")
+              and isinstance(e.get("args"), dict) and "correlation" in e["args"]}
+    for k in ks:
+        c = launch.get(k.get("args", {}).get("correlation"))
+        if not c:
+            p.add("kernel without its launch", brief(k))
+        elif not any(ns(s["ts"]) <= ns(c["ts"]) < ns(s["ts"]) + ns(s["dur"]) for s in ps):
+            p.add("kernel launched outside every kept step", brief(k))
+    fin = t.get("tprof", {}).get("cupti", {}).get("finalized")
+    if fin != 1:
+        p.add("CUPTI not finalized after the last window", fin)
+    return p, {"steps": names, "kernels": len(ks), "finalized": fin}
+
+
+def cmd_steps(d):
+    p, fig = Problems(), {}
+    bad = step_problem(d, "run")
+    if bad:
+        p.add(bad[1])
+    t, path = one_trace(os.path.join(d, "trace"), "steps", p, fig)
+    if t:
+        tprof_check(path, p)
+        sp, sf = steps(t, [2, 3])
+        p.merge(sp)
+        fig.update(sf)
+    finish(d, p, fig)
+
+
 def cmd_overhead(d, labels):
     p, fig = Problems(), {}
     base = None
@@ -604,6 +646,8 @@ def main(argv):
             cmd_overhead(d, args[1:])
         elif cmd == "libs":
             cmd_libs(d)
+        elif cmd == "steps":
+            cmd_steps(d)
         else:
             sys.exit("unknown subcommand %s" % cmd)
     except Exception as e:   # noqa: BLE001 - the check fails, the suite goes on
