@@ -88,7 +88,7 @@ int tp_parse_sources(const char *s, unsigned *out, char *err, size_t errlen)
 }
 
 /* A whole decimal number in [min, max]; nothing else accepted. */
-static int parse_uint(const char *s, long min, long max, long *out)
+int tp_parse_uint(const char *s, long min, long max, long *out)
 {
 	char *end;
 	long v;
@@ -167,7 +167,7 @@ static int detect(const char *const *vars, tp_getenv_fn get, long min,
 
 		if (!v)
 			continue;
-		if (parse_uint(v, min, 1 << 30, out) < 0) {
+		if (tp_parse_uint(v, min, 1 << 30, out) < 0) {
 			snprintf(err, errlen,
 				 "%s='%s' is not a valid %s: expected a whole "
 				 "number from %ld", vars[i], v,
@@ -202,7 +202,7 @@ static int parse_buffer(const char *v, struct tp_config *c, char *err,
 {
 	long mb;
 
-	if (parse_uint(v, 1, TP_MAX_BUFFER_MB, &mb) < 0) {
+	if (tp_parse_uint(v, 1, TP_MAX_BUFFER_MB, &mb) < 0) {
 		snprintf(err, errlen,
 			 "TPROF_BUFFER_MB='%s' is not valid: expected a whole "
 			 "number of MiB per thread from 1 to %d", v,
@@ -219,7 +219,7 @@ static int parse_cupti(tp_getenv_fn get, struct tp_config *c, char *err,
 	const char *v = get("TPROF_CUPTI_BUFFER_MB");
 	long mb;
 
-	if (v && parse_uint(v, TP_MIN_CUPTI_BUFFER_MB, TP_MAX_CUPTI_BUFFER_MB,
+	if (v && tp_parse_uint(v, TP_MIN_CUPTI_BUFFER_MB, TP_MAX_CUPTI_BUFFER_MB,
 			    &mb) < 0) {
 		snprintf(err, errlen, "TPROF_CUPTI_BUFFER_MB='%s' is not "
 			 "valid: expected a whole number of MiB from %d to %d",
@@ -296,7 +296,7 @@ static int parse_backtrace(struct tp_config *c, tp_getenv_fn get, char *err,
 	long depth;
 
 	c->bt_depth = TP_DEFAULT_BT_DEPTH;
-	if (d && parse_uint(d, 1, TP_MAX_BT_DEPTH, &depth) < 0) {
+	if (d && tp_parse_uint(d, 1, TP_MAX_BT_DEPTH, &depth) < 0) {
 		snprintf(err, errlen, "TPROF_BACKTRACE_DEPTH='%s' is not "
 			 "valid: expected a whole number of frames from 1 to "
 			 "%d", d, TP_MAX_BT_DEPTH);

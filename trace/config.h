@@ -88,6 +88,8 @@ typedef const char *(*tp_getenv_fn)(const char *name);
 int tp_config_parse(struct tp_config *c, tp_getenv_fn get, char *err,
 		    size_t errlen);
 int tp_parse_duration_ns(const char *s, uint64_t *out);
+/* A whole decimal number in [min, max]: 0, or -1 for anything else. */
+int tp_parse_uint(const char *s, long min, long max, long *out);
 /* config_capture.c: the schedule and capture variables. */
 int tp_config_parse_capture(struct tp_capture_config *c, tp_getenv_fn get,
 			    char *err, size_t errlen);

@@ -28,14 +28,9 @@ static const struct count_var counts[] = {
 
 static int parse_count(const char *s, long min, unsigned *out)
 {
-	char *end;
 	long v;
 
-	if (!*s || *s == '-' || *s == '+' || *s == ' ')
-		return -1;
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || *end || v < min || v > MAX_STEPS)
+	if (tp_parse_uint(s, min, MAX_STEPS, &v) < 0)
 		return -1;
 	*out = (unsigned)v;
 	return 0;

@@ -5,19 +5,8 @@
 #include "../../trace/log.h"
 #include "tp_test.h"
 
-/* A fake environment: "NAME=value" strings. */
-static const char *fake[16];
-
-static const char *get(const char *name)
-{
-	size_t n = strlen(name);
-	int i;
-
-	for (i = 0; fake[i]; i++)
-		if (!strncmp(fake[i], name, n) && fake[i][n] == '=')
-			return fake[i] + n + 1;
-	return NULL;
-}
+#define fake tp_test_env
+#define get tp_test_getenv
 
 static int parse(struct tp_config *c, char *err, const char *a,
 		 const char *b)

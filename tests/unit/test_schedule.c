@@ -7,18 +7,8 @@
 #include "../../trace/config.h"
 #include "tp_test.h"
 
-static const char *fake[8];
-
-static const char *get(const char *name)
-{
-	size_t n = strlen(name);
-	int i;
-
-	for (i = 0; fake[i]; i++)
-		if (!strncmp(fake[i], name, n) && fake[i][n] == '=')
-			return fake[i] + n + 1;
-	return NULL;
-}
+#define fake tp_test_env
+#define get tp_test_getenv
 
 static int parse(struct tp_capture_config *c, const char *a, const char *b,
 		 const char *d)

@@ -34,4 +34,19 @@ static int tp_test_failures;
 
 #define TP_TEST_DONE() (tp_test_failures ? 1 : 0)
 
+/* A fake environment for the TPROF_* parsers: "NAME=value" strings,
+ * NULL-terminated, looked up by tp_test_getenv. */
+static const char *tp_test_env[16];
+
+static inline const char *tp_test_getenv(const char *name)
+{
+	size_t n = strlen(name);
+	int i;
+
+	for (i = 0; tp_test_env[i]; i++)
+		if (!strncmp(tp_test_env[i], name, n) && tp_test_env[i][n] == '=')
+			return tp_test_env[i] + n + 1;
+	return NULL;
+}
+
 #endif
