@@ -99,8 +99,19 @@ static void put_payload(struct tp_buf *b, const struct tp_nvtx_args *x)
 	tp_json_hex(b, x->payload);
 }
 
+static void put_mem(struct tp_buf *b, const struct tp_nvtx_mem *m)
+{
+	tp_buf_lit(b, "\"mem_entry\":");
+	tp_json_i64(b, m->at_entry);
+	tp_buf_lit(b, ",\"mem_exit\":");
+	tp_json_i64(b, m->at_exit);
+	tp_buf_lit(b, ",\"mem_peak\":");
+	tp_json_i64(b, m->peak);
+}
+
+/* mem: device memory around a range (tprof_range_pop_memory), or NULL. */
 static void put_args(struct tp_buf *b, const struct tp_nvtx_args *x,
-		     const char *flag)
+		     const char *flag, const struct tp_nvtx_mem *mem)
 {
 	const char *dom = tp_nvtx_domain_name(x->domain);
 	const char *cat;
@@ -143,21 +154,10 @@ static void put_args(struct tp_buf *b, const struct tp_nvtx_args *x,
 		tp_buf_cstr(b, flag);
 		tp_buf_lit(b, "\":1");
 	}
-	tp_buf_char(b, '}');
-}
-
-static void put_mem(struct tp_buf *b, const struct tp_nvtx_mem *m)
-{
-	/* put_args wrote "args":{...}: reopen it */
-	b->len--;
-	if (b->p[b->len - 1] != '{')
-		tp_buf_char(b, ',');
-	tp_buf_lit(b, "\"mem_entry\":");
-	tp_json_i64(b, m->at_entry);
-	tp_buf_lit(b, ",\"mem_exit\":");
-	tp_json_i64(b, m->at_exit);
-	tp_buf_lit(b, ",\"mem_peak\":");
-	tp_json_i64(b, m->peak);
+	if (mem) {
+		sep(b, &first);
+		put_mem(b, mem);
+	}
 	tp_buf_char(b, '}');
 }
 
@@ -191,9 +191,7 @@ static unsigned put_range(struct tp_buf *b, struct tp_thread *t,
 	head(b, t, "X", r->name, 0, r->ts);
 	tp_buf_lit(b, ",\"dur\":");
 	tp_json_us(b, end > r->ts ? end - r->ts : 0);
-	put_args(b, &r->args, flag);
-	if (r->has_mem && !b->oom)
-		put_mem(b, &r->mem);
+	put_args(b, &r->args, flag, r->has_mem ? &r->mem : NULL);
 	tp_buf_char(b, '}');
 	st.ranges++;
 	return 1;
@@ -301,7 +299,7 @@ static unsigned mark(struct tp_buf *b, struct tp_thread *t,
 		return 0;
 	head(b, t, "i", name_of(e), 0, ts);
 	tp_buf_lit(b, ",\"s\":\"t\"");
-	put_args(b, &x, NULL);
+	put_args(b, &x, NULL, NULL);
 	tp_buf_char(b, '}');
 	st.marks++;
 	return 1;
@@ -318,7 +316,7 @@ static unsigned start(struct tp_buf *b, struct tp_thread *t,
 	if (!tp_capture_kept_ns(ts))
 		return 0;
 	head(b, t, "b", name_of(e), e->stream, ts);
-	put_args(b, &x, NULL);
+	put_args(b, &x, NULL, NULL);
 	tp_buf_char(b, '}');
 	st.async_starts++;
 	return 1;
