@@ -10,7 +10,7 @@ BENCH_HDR := $(wildcard trace/*.h preload/*.h include/*.h bench/*.h)
 # The launch formatter and what it needs, but not lifecycle.o: its
 # constructor would start tracing the benchmark programs themselves.
 BENCH_PRELOAD_OBJ := $(filter %/cudart_args.o %/resolve.o,$(PRELOAD_OBJ))
-BENCH_LIBS := $(TRACE_OBJ) $(BENCH_PRELOAD_OBJ) $(CUPTI_OBJ) -lz -ldl -lpthread
+BENCH_LIBS := $(TRACE_OBJ) $(BENCH_PRELOAD_OBJ) $(CUPTI_OBJ) -lz -ldl -lpthread -lm
 
 # The program the preload is measured on: linked to the real libcudart
 # only, as an application is.

@@ -309,6 +309,11 @@ static void teardown(void)
 		"failed)");
 }
 
+static uint64_t dropped_records(void)
+{
+	return C.dropped;
+}
+
 static const struct tp_gpu_source source = {
 	.take = take,
 	.convert = convert,
@@ -317,6 +322,7 @@ static const struct tp_gpu_source source = {
 	.put_devices = tp_devices_put_json,
 	.put_stats = put_stats,
 	.exit_note = exit_note,
+	.dropped = dropped_records,
 };
 
 /* One warning line, naming the cause; CPU-side tracing goes on. */

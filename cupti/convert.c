@@ -13,6 +13,7 @@
 
 #include "../trace/capture.h"
 #include "../trace/corrmap.h"
+#include "../trace/proc_summary.h"
 #include "../trace/session.h"
 #include "../trace/symbols.h"
 #include "cupti.h"
@@ -31,6 +32,7 @@ static struct {
 	const char *key;
 	char *json;
 	size_t len;
+	char *raw;	/* demangled, for the summary */
 } names[NAMES];
 
 void tp_cupti_convert_init(int raw_timestamps)
@@ -50,8 +52,10 @@ static int64_t rel_ns(const struct tp_clock_map *m, uint64_t t)
 	return (int64_t)(unix_ns - (uint64_t)tp_sess.base_ns);
 }
 
-/* The name as a JSON string, demangled; NULL when out of memory. */
-static const char *kernel_name_json(const char *name, size_t *len)
+/* The name as a JSON string, demangled, and in raw as it is; NULL when
+ * out of memory. */
+static const char *kernel_name_json(const char *name, size_t *len,
+				    const char **raw)
 {
 	uintptr_t h = ((uintptr_t)name >> 4) * 0x9e3779b97f4a7c15ull;
 	unsigned i = (unsigned)(h >> 40) & (NAMES - 1);
@@ -64,17 +68,23 @@ static const char *kernel_name_json(const char *name, size_t *len)
 		dem = strdup(name);
 		if (dem)
 			dem = tp_sym_demangle(dem);
-		tp_json_str(&e, dem ? dem : name);
-		free(dem);
-		if (e.oom) {
+		if (!dem)
+			dem = strdup(name);
+		if (dem)
+			tp_json_str(&e, dem);
+		if (!dem || e.oom) {
+			free(dem);
 			tp_buf_free(&e);
 			return NULL;
 		}
 		free(names[i].json);
+		free(names[i].raw);
 		names[i].key = name;
 		names[i].json = e.p;
 		names[i].len = e.len;
+		names[i].raw = dem;
 	}
+	*raw = names[i].raw;
 	*len = names[i].len;
 	return names[i].json;
 }
@@ -98,6 +108,26 @@ static void put_head(struct tp_buf *b, const char *cat, const char *name_json,
 	tp_buf_lit(b, ",\"dur\":");
 	tp_json_us(b, e - s);
 	tp_buf_lit(b, ",\"args\":{");
+}
+
+/* The summary takes each GPU op as the trace has it; args is where the
+ * op's args object starts in b, and the op is complete up to its last
+ * '}'. name_json: one of the fixed names, quoted. */
+static void summarize(struct tp_buf *b, size_t args, const char *cat,
+		      const char *name, uint32_t pid, uint32_t tid, int64_t s,
+		      int64_t e, uint32_t corr)
+{
+	if (b->oom || b->len <= args)
+		return;
+	tp_psum_span(cat, name, pid, tid, s, e - s, corr, b->p + args,
+		     b->len - 1 - args);
+}
+
+/* A fixed name without its quotes. */
+static const char *unquoted(const char *json, char *out, size_t len)
+{
+	snprintf(out, len, "%.*s", (int)strlen(json) - 2, json + 1);
+	return out;
 }
 
 static void put_arg_u64(struct tp_buf *b, const char *key, uint64_t v)
@@ -235,18 +265,19 @@ static uint64_t kernel(struct tp_buf *b, const struct tp_clock_map *m,
 	struct tp_track *tr = tp_track_get(k->deviceId, k->streamId);
 	struct tp_corr *launch = tp_corr_find(k->correlationId);
 	struct tp_occupancy o;
-	const char *name;
-	size_t len;
+	const char *name, *raw;
+	size_t len, args;
 	int64_t s, e;
 
 	if (dropped(m, launch, k->correlationId, k->start) ||
 	    place(m, tr, launch, k->start, k->end, &s, &e) < 0)
 		return 0;
-	name = kernel_name_json(k->name, &len);
+	name = kernel_name_json(k->name, &len, &raw);
 	if (!name)
 		return 0;
 	N.kernels++;
 	put_head(b, "kernel", name, len, k->deviceId, k->streamId, s, e);
+	args = b->len - 1;
 	put_common(b, k->deviceId, k->contextId, k->streamId,
 		   k->correlationId);
 	put_dim3(b, "grid", k->gridX, k->gridY, k->gridZ);
@@ -264,6 +295,8 @@ static uint64_t kernel(struct tp_buf *b, const struct tp_clock_map *m,
 	}
 	put_graph(b, k->graphId, k->graphNodeId);
 	tp_buf_lit(b, "}}");
+	summarize(b, args, "kernel", raw, k->deviceId, k->streamId, s, e,
+		  k->correlationId);
 	link(b, launch, k->correlationId, k->deviceId, k->streamId, s);
 	return 1;
 }
@@ -310,7 +343,8 @@ static uint64_t copy(struct tp_buf *b, const struct tp_clock_map *m,
 {
 	struct tp_track *tr = tp_track_get(c->dev, c->stream);
 	struct tp_corr *launch = tp_corr_find(c->corr);
-	char name[96];
+	char name[96], raw[96];
+	size_t args;
 	int64_t s, e;
 
 	if (dropped(m, launch, c->corr, c->start) ||
@@ -321,6 +355,7 @@ static uint64_t copy(struct tp_buf *b, const struct tp_clock_map *m,
 	snprintf(name, sizeof(name), "\"Memcpy %s (%s -> %s)\"",
 		 copy_kind(c->kind), mem_kind(c->src), mem_kind(c->dst));
 	put_head(b, "gpu_memcpy", name, strlen(name), c->dev, c->stream, s, e);
+	args = b->len - 1;
 	put_common(b, c->dev, c->ctx, c->stream, c->corr);
 	put_arg_u64(b, "bytes", c->bytes);
 	tp_buf_lit(b, ",\"kind\":\"");
@@ -333,6 +368,8 @@ static uint64_t copy(struct tp_buf *b, const struct tp_clock_map *m,
 	put_bandwidth(b, c->bytes, e - s);
 	put_graph(b, c->graph, c->graph_node);
 	tp_buf_lit(b, "}}");
+	summarize(b, args, "gpu_memcpy", unquoted(name, raw, sizeof(raw)),
+		  c->dev, c->stream, s, e, c->corr);
 	link(b, launch, c->corr, c->dev, c->stream, s);
 	return 1;
 }
@@ -371,7 +408,8 @@ static uint64_t memset4(struct tp_buf *b, const struct tp_clock_map *m,
 {
 	struct tp_track *tr = tp_track_get(r->deviceId, r->streamId);
 	struct tp_corr *launch = tp_corr_find(r->correlationId);
-	char name[64];
+	char name[64], raw[64];
+	size_t args;
 	int64_t s, e;
 
 	if (dropped(m, launch, r->correlationId, r->start) ||
@@ -381,6 +419,7 @@ static uint64_t memset4(struct tp_buf *b, const struct tp_clock_map *m,
 	snprintf(name, sizeof(name), "\"Memset (%s)\"", mem_kind(r->memoryKind));
 	put_head(b, "gpu_memset", name, strlen(name), r->deviceId, r->streamId,
 		 s, e);
+	args = b->len - 1;
 	put_common(b, r->deviceId, r->contextId, r->streamId,
 		   r->correlationId);
 	put_arg_u64(b, "bytes", r->bytes);
@@ -388,6 +427,8 @@ static uint64_t memset4(struct tp_buf *b, const struct tp_clock_map *m,
 	put_bandwidth(b, r->bytes, e - s);
 	put_graph(b, r->graphId, r->graphNodeId);
 	tp_buf_lit(b, "}}");
+	summarize(b, args, "gpu_memset", unquoted(name, raw, sizeof(raw)),
+		  r->deviceId, r->streamId, s, e, r->correlationId);
 	link(b, launch, r->correlationId, r->deviceId, r->streamId, s);
 	return 1;
 }
@@ -419,6 +460,8 @@ static uint64_t sync2(struct tp_buf *b, const struct tp_clock_map *m,
 				 : TP_SYNC_TID_DEVICE;
 	struct tp_track *tr = tp_track_get(dev, tid);
 	const char *name = sync_name(r->type);
+	char raw[64];
+	size_t args;
 	int64_t s, e;
 
 	/* The wait starts with its call: no launch floor applies. */
@@ -428,11 +471,14 @@ static uint64_t sync2(struct tp_buf *b, const struct tp_clock_map *m,
 		return 0;
 	N.syncs++;
 	put_head(b, "cuda_sync", name, strlen(name), dev, tid, s, e);
+	args = b->len - 1;
 	put_common(b, dev, r->contextId, on_stream ? r->streamId : 0,
 		   r->correlationId);
 	if (r->cudaEventId != CUPTI_SYNCHRONIZATION_INVALID_VALUE)
 		put_arg_u64(b, "event", r->cudaEventId);
 	tp_buf_lit(b, "}}");
+	summarize(b, args, "cuda_sync", unquoted(name, raw, sizeof(raw)), dev,
+		  tid, s, e, r->correlationId);
 	return 1;
 }
 
@@ -473,6 +519,7 @@ static uint64_t memory4(struct tp_buf *b, const struct tp_clock_map *m,
 	tp_buf_lit(b, ",\"args\":{\"allocated\":");
 	tp_json_i64(b, *total);
 	tp_buf_lit(b, "}}");
+	tp_psum_memory(r->deviceId, rel_ns(m, r->timestamp), *total);
 	return 1;
 }
 

@@ -9,13 +9,16 @@
 
 #include "../trace/capture.h"
 #include "../trace/json.h"
+#include "../trace/proc_summary.h"
+#include "../trace/session.h"
 #include "../trace/thread.h"
 #include "../trace/trailer.h"
 #include "../trace/writer.h"
 #include "lib_hook.h"
 #include "nvtx.h"
 
-#define CAT "\"cat\":\"user_annotation\""
+#define CAT_NAME "user_annotation"
+#define CAT "\"cat\":\"" CAT_NAME "\""
 /* Deeper pushes are counted, not kept: their pops are taken first. */
 #define MAX_DEPTH 1024
 
@@ -186,12 +189,19 @@ static void head(struct tp_buf *b, struct tp_thread *t, const char *ph,
 static unsigned put_range(struct tp_buf *b, struct tp_thread *t,
 			  const struct range *r, int64_t end, const char *flag)
 {
+	size_t args;
+
 	if (!tp_capture_kept_ns(r->ts))
 		return 0;
 	head(b, t, "X", r->name, 0, r->ts);
 	tp_buf_lit(b, ",\"dur\":");
 	tp_json_us(b, end > r->ts ? end - r->ts : 0);
+	args = b->len + sizeof(",\"args\":") - 1;
 	put_args(b, &r->args, flag, r->has_mem ? &r->mem : NULL);
+	if (!b->oom)
+		tp_psum_span(CAT_NAME, r->name, tp_sess.pid, t->tid, r->ts,
+			     end > r->ts ? end - r->ts : 0, 0, b->p + args,
+			     b->len - args);
 	tp_buf_char(b, '}');
 	st.ranges++;
 	return 1;

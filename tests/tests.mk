@@ -17,13 +17,13 @@ PROG_BIN := $(PROG_C:tests/integration/progs/%.c=$(B)/tests/bin/%) \
 	    $(PROG_LIB:tests/integration/libs/%.c=$(B)/tests/bin/%.so) \
 	    $(B)/tests/bin/stacks_stripped
 
-$(B)/tests/unit/test_check: tests/unit/test_check.c $(filter-out $(B)/cli/main.o $(B)/cli/env_check.o,$(CLI_OBJ))
+$(B)/tests/unit/test_check: tests/unit/test_check.c $(addprefix $(B)/cli/,check.o json.o gzread.o)
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -Icli -o $@ $^ -lz -lm
 
 $(B)/tests/unit/%: tests/unit/%.c $(TRACE_LIB_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(TEST_CFLAGS) -o $@ $^ -lz -ldl -lpthread
+	$(CC) $(TEST_CFLAGS) -o $@ $^ -lz -ldl -lpthread -lm
 
 # Plain C programs calling the CUDA runtime API, linked to the shared
 # libcudart; libs/ holds shared libraries the programs dlopen.

@@ -10,6 +10,7 @@
 #include "clock.h"
 #include "json.h"
 #include "log.h"
+#include "proc_summary.h"
 #include "session.h"
 #include "thread.h"
 #include "trailer.h"
@@ -438,6 +439,7 @@ static void put_step(struct tp_buf *b, const struct step *s)
 	tp_buf_lit(b, ",\"args\":{\"step\":");
 	tp_json_i64(b, s->n);
 	tp_buf_lit(b, "}}");
+	tp_psum_step(s->n, t0, t1 > t0 ? t1 - t0 : 0);
 }
 
 unsigned tp_capture_put_steps(struct tp_buf *b)

@@ -317,6 +317,24 @@ static int parse_backtrace(struct tp_config *c, tp_getenv_fn get, char *err,
 	return 0;
 }
 
+static int parse_summary(const char *s, int *out)
+{
+	static const char *const names[] = {
+		[TP_SUMMARY_RANK0] = "rank0",
+		[TP_SUMMARY_ALL] = "all",
+		[TP_SUMMARY_NONE] = "none",
+	};
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		if (!strcmp(s, names[i])) {
+			*out = i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
 int tp_config_parse(struct tp_config *c, tp_getenv_fn get, char *err,
 		    size_t errlen)
 {
@@ -364,5 +382,12 @@ int tp_config_parse(struct tp_config *c, tp_getenv_fn get, char *err,
 		return -1;
 	if (tp_config_parse_capture(&c->cap, get, err, errlen) < 0)
 		return -1;
+	v = get("TPROF_SUMMARY");
+	if (v && parse_summary(v, &c->summary) < 0) {
+		snprintf(err, errlen, "TPROF_SUMMARY='%s' is not valid: "
+			 "expected rank0 (the table on stderr from rank 0 "
+			 "only), all or none", v);
+		return -1;
+	}
 	return parse_rank(c, get, err, errlen);
 }

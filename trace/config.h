@@ -66,6 +66,15 @@ struct tp_config {
 	unsigned bt_all_kinds;
 	unsigned bt_depth;
 	struct tp_capture_config cap;
+	int summary;		/* TPROF_SUMMARY: who prints the table */
+};
+
+/* TPROF_SUMMARY: the summary table on stderr at exit. The files are
+ * written in every case. */
+enum {
+	TP_SUMMARY_RANK0,
+	TP_SUMMARY_ALL,
+	TP_SUMMARY_NONE,
 };
 
 /* Kinds of calls, for TPROF_BACKTRACE=all:KINDS. */

@@ -30,6 +30,8 @@ struct tp_gpu_source {
 	void (*put_stats)(struct tp_buf *b);
 	/* Appended to the "wrote ..." line at exit; may be left empty. */
 	void (*exit_note)(char *s, size_t len);
+	/* Records CUPTI dropped (its buffers were full). */
+	uint64_t (*dropped)(void);
 };
 
 void tp_writer_set_gpu(const struct tp_gpu_source *g);

@@ -128,6 +128,7 @@ void tp_thread_unlink(struct tp_thread *t)
 void tp_thread_free(struct tp_thread *t)
 {
 	tp_ring_destroy(&t->ring);
+	tp_drops_free(t->drops);
 	free(t);
 }
 

@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #include "clock.h"
+#include "drops.h"
 #include "ring.h"
 
 struct tp_thread {
@@ -28,6 +29,7 @@ struct tp_thread {
 	uint32_t corr;
 	uint64_t cb_t0[4];
 	uint64_t written;		/* writer side */
+	struct tp_drops *drops;		/* what a full ring dropped */
 	void *annot;			/* writer side: open NVTX ranges */
 	uint8_t json_len;		/* writer side: "pid":P,"tid":T,"ts": */
 	char json[63];
@@ -87,8 +89,10 @@ static inline struct tp_event *tp_rec_at(struct tp_rec *r, uint16_t api,
 {
 	struct tp_event *e = tp_ring_reserve_n(&r->t->ring, 1 + n_ext);
 
-	if (!e)
+	if (!e) {
+		tp_drops_note(r->t, api, t1 - r->t0);
 		return NULL;
+	}
 	e->start = r->t0;
 	e->end = t1;
 	e->api = api;

@@ -17,6 +17,7 @@
 #include "json.h"
 #include "log.h"
 #include "naming.h"
+#include "proc_summary.h"
 #include "session.h"
 #include "stacks.h"
 #include "thread.h"
@@ -239,7 +240,7 @@ static void put_event(struct tp_buf *b, struct tp_thread *t,
 	uint64_t s = tp_clock_to_unix(&W.map, e->start);
 	uint64_t f = tp_clock_to_unix(&W.map, e->end);
 	const char *head;
-	size_t len;
+	size_t len, args;
 
 	if (api && api->emit) {
 		W.events += api->emit(b, t, e);
@@ -263,7 +264,9 @@ static void put_event(struct tp_buf *b, struct tp_thread *t,
 	tp_json_us(b, (int64_t)(s - (uint64_t)tp_sess.base_ns));
 	tp_buf_lit(b, ",\"dur\":");
 	tp_json_us(b, f > s ? (int64_t)(f - s) : 0);
-	tp_buf_lit(b, ",\"args\":{\"ret\":");
+	tp_buf_lit(b, ",\"args\":");
+	args = b->len;
+	tp_buf_lit(b, "{\"ret\":");
 	tp_json_i64(b, e->ret);
 	if (e->corr) {
 		tp_buf_lit(b, ",\"correlation\":");
@@ -275,7 +278,13 @@ static void put_event(struct tp_buf *b, struct tp_thread *t,
 		api->args(b, e);
 	if (e->stack)
 		put_stack(b, e, f > s ? f - s : 0);
-	tp_buf_lit(b, "}}");
+	tp_buf_char(b, '}');
+	if (!b->oom)
+		tp_psum_span(api->cat, api->name, tp_sess.pid, t->tid,
+			     (int64_t)(s - (uint64_t)tp_sess.base_ns),
+			     f > s ? (int64_t)(f - s) : 0, e->corr,
+			     b->p + args, b->len - args);
+	tp_buf_char(b, '}');
 	W.events++;
 }
 
@@ -319,6 +328,7 @@ static void drain_thread(struct tp_thread *t)
 	thread_end(t);
 	tp_thread_stats_add(&W.stats, t->tid, t->name, t->written,
 			    tp_ring_dropped(&t->ring));
+	tp_psum_thread_drops(t, &W.map);
 	tp_thread_unlink(t);
 	tp_thread_free(t);
 }
@@ -422,6 +432,7 @@ static void add_live_thread_stats(void)
 		tp_thread_read_name(t);
 		tp_thread_stats_add(&W.stats, t->tid, t->name, t->written,
 				    tp_ring_dropped(&t->ring));
+		tp_psum_thread_drops(t, &W.map);
 	}
 }
 
@@ -462,6 +473,8 @@ int tp_writer_finish(void)
 	       "%.1f KiB%s)", W.out.final, (unsigned long long)W.events,
 	       (unsigned long long)W.stats.dropped,
 	       (double)W.gz.out_bytes / 1024.0, note);
+	tp_psum_finish(W.out.final, W.events, W.gpu && W.gpu->dropped ?
+		       W.gpu->dropped() : 0);
 	return 0;
 }
 
@@ -608,6 +621,7 @@ void tp_writer_after_fork_child(void)
 	tp_buf_free(&W.buf);
 	tp_thread_stats_free(&W.stats);
 	tp_corr_reset();
+	tp_psum_after_fork();
 	memset(&W, 0, sizeof(W));
 	W.wake[0] = W.wake[1] = W.done_pipe[0] = W.done_pipe[1] = -1;
 }

@@ -1,0 +1,232 @@
+/* The summary of this process; see proc_summary.h. Everything here runs
+ * on the writer thread. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "api.h"
+#include "log.h"
+#include "proc_summary.h"
+#include "session.h"
+#include "summary.h"
+#include "thread.h"
+
+#define TRACE_SUFFIX ".trace.json.gz"
+#define BRIEF_TOP 5
+
+static struct tp_sum *S;
+static int S_failed;
+
+static struct tp_sum *sum(void)
+{
+	if (!S && !S_failed) {
+		S = tp_sum_new();
+		S_failed = !S;
+	}
+	return S;
+}
+
+void tp_psum_span(const char *cat, const char *name, int64_t pid,
+		  int64_t tid, int64_t ts_ns, int64_t dur_ns, uint32_t corr,
+		  const char *args, size_t args_len)
+{
+	struct tp_sum_span e = {
+		.cat = cat, .name = name, .pid = pid, .tid = tid,
+		.ts_ns = ts_ns, .dur_ns = dur_ns, .corr = corr,
+		.args = args, .args_len = args_len,
+	};
+
+	if (sum())
+		tp_sum_span(S, &e);
+}
+
+void tp_psum_step(int64_t step, int64_t ts_ns, int64_t dur_ns)
+{
+	if (sum())
+		tp_sum_step(S, step, ts_ns, dur_ns);
+}
+
+void tp_psum_memory(int64_t device, int64_t ts_ns, int64_t bytes)
+{
+	if (sum())
+		tp_sum_memory(S, device, ts_ns, bytes);
+}
+
+static int64_t ticks_ns(const struct tp_clock_map *m, uint64_t ticks)
+{
+	return (int64_t)(((unsigned __int128)ticks * m->mult) >>
+			 TP_CLOCK_SHIFT);
+}
+
+/* Each dropped call counts under its API's row, its duration the middle
+ * of its histogram bucket (within 1/32). */
+static void slot_drops(const struct tp_drop_slot *d,
+		       const struct tp_clock_map *m)
+{
+	const struct tp_api *api = tp_api_get(d->api);
+	unsigned b;
+
+	if (!api || api->emit || !api->name) {
+		tp_sum_dropped_other(S, d->ticks.count);
+		return;
+	}
+	for (b = 0; b < TP_HIST_BUCKETS; b++) {
+		uint64_t n = tp_hist_at(&d->ticks, b);
+		int64_t ns = ticks_ns(m, tp_hist_lower(b) +
+				      tp_hist_width(b) / 2);
+
+		while (n--)
+			tp_sum_dropped(S, api->cat, api->name, ns);
+	}
+}
+
+void tp_psum_thread_drops(struct tp_thread *t, const struct tp_clock_map *m)
+{
+	struct tp_drops *d = __atomic_load_n(&t->drops, __ATOMIC_ACQUIRE);
+	unsigned i;
+
+	if (!d || !sum())
+		return;
+	for (i = 0; i < d->n; i++)
+		slot_drops(&d->slot[i], m);
+	tp_sum_dropped_other(S, d->other);
+	/* Counted once: what it drops from now on starts a new table. */
+	__atomic_store_n(&t->drops, NULL, __ATOMIC_RELEASE);
+	tp_drops_free(d);
+}
+
+/* <dir>/<name>-rank<R>[-pid<P>].summary<ext> from the trace's path. */
+static int path_for(char *out, size_t len, const char *trace,
+		    const char *ext)
+{
+	size_t n = strlen(trace), sl = sizeof(TRACE_SUFFIX) - 1;
+
+	if (n < sl || strcmp(trace + n - sl, TRACE_SUFFIX))
+		return -1;
+	if ((size_t)snprintf(out, len, "%.*s.summary%s", (int)(n - sl),
+			     trace, ext) >= len)
+		return -1;
+	return 0;
+}
+
+static int write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* Written whole or not at all: a reader never sees half a summary. */
+static int write_file(const char *path, const struct tp_buf *b)
+{
+	char tmp[4200];
+	int fd, err = 0;
+
+	if (b->oom) {
+		errno = ENOMEM;
+		return -1;
+	}
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -1;
+	if (write_all(fd, b->p, b->len) < 0)
+		err = errno ? errno : EIO;
+	if (close(fd) < 0 && !err)
+		err = errno;
+	if (!err && rename(tmp, path) < 0)
+		err = errno;
+	if (err) {
+		unlink(tmp);
+		errno = err;
+		return -1;
+	}
+	return 0;
+}
+
+static void write_one(const char *trace, const char *ext,
+		      void (*fmt)(struct tp_sum *, struct tp_buf *))
+{
+	struct tp_buf b = { 0 };
+	char path[4096];
+
+	if (path_for(path, sizeof(path), trace, ext) < 0)
+		return;
+	fmt(S, &b);
+	if (write_file(path, &b) < 0)
+		tp_error("cannot write the summary %s: %s (free space or "
+			 "choose another TPROF_OUTPUT_DIR)", path,
+			 strerror(errno));
+	tp_buf_free(&b);
+}
+
+static void fmt_json(struct tp_sum *s, struct tp_buf *b)
+{
+	tp_sum_write_json(s, b, NULL, NULL);
+}
+
+static int brief_wanted(void)
+{
+	if (tp_log_level == TP_LOG_QUIET)
+		return 0;
+	if (tp_sess.cfg.summary == TP_SUMMARY_ALL)
+		return 1;
+	return tp_sess.cfg.summary == TP_SUMMARY_RANK0 &&
+	       tp_sess.cfg.rank <= 0;
+}
+
+static void brief(void)
+{
+	struct tp_buf b = { 0 };
+
+	tp_sum_write_brief(S, &b, BRIEF_TOP);
+	if (!b.oom && write_all(STDERR_FILENO, b.p, b.len) < 0)
+		errno = 0;
+	tp_buf_free(&b);
+}
+
+void tp_psum_finish(const char *trace_path, uint64_t events,
+		    uint64_t gpu_dropped)
+{
+	const char *base = strrchr(trace_path, '/');
+	struct tp_sum_info info = {
+		.name = tp_sess.cfg.name,
+		.host = tp_sess.host,
+		.trace = base ? base + 1 : trace_path,
+		.source = "tprof",
+		.pid = tp_sess.pid,
+		.rank = tp_sess.cfg.rank,
+		.world_size = tp_sess.cfg.world_size,
+		.base_ns = tp_sess.base_ns,
+	};
+
+	if (!sum())
+		return;
+	tp_sum_set_info(S, &info);
+	tp_sum_count_events(S, events);
+	tp_sum_dropped_other(S, gpu_dropped);
+	write_one(trace_path, ".json", fmt_json);
+	write_one(trace_path, ".md", tp_sum_write_md);
+	if (brief_wanted())
+		brief();
+}
+
+/* The parent's summary is the parent's. */
+void tp_psum_after_fork(void)
+{
+	tp_sum_free(S);
+	S = NULL;
+	S_failed = 0;
+}

@@ -1,0 +1,27 @@
+/* This process's summary: fed by the writer thread as it writes each
+ * event, and by the recording threads' drop tables; written next to the
+ * trace when it completes (<name>-rank<R>.summary.json and .md), with
+ * the table on stderr TPROF_SUMMARY asks for. */
+#ifndef TP_PROC_SUMMARY_H
+#define TP_PROC_SUMMARY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "clock.h"
+
+struct tp_thread;
+
+void tp_psum_span(const char *cat, const char *name, int64_t pid,
+		  int64_t tid, int64_t ts_ns, int64_t dur_ns, uint32_t corr,
+		  const char *args, size_t args_len);
+void tp_psum_step(int64_t step, int64_t ts_ns, int64_t dur_ns);
+void tp_psum_memory(int64_t device, int64_t ts_ns, int64_t bytes);
+/* A thread's drop table, once it exited or recording stopped. */
+void tp_psum_thread_drops(struct tp_thread *t, const struct tp_clock_map *m);
+/* The trace at trace_path is complete: write the summary beside it. */
+void tp_psum_finish(const char *trace_path, uint64_t events,
+		    uint64_t gpu_dropped);
+void tp_psum_after_fork(void);
+
+#endif

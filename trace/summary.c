@@ -1,0 +1,471 @@
+/* Folding events into the summary's tables; see summary.h. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "summary_int.h"
+
+#define STEP_PREFIX "ProfilerStep#"
+
+uint64_t tp_sum_hash(const char *a, const char *b)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (; *a; a++)
+		h = (h ^ (unsigned char)*a) * 0x100000001b3ull;
+	h = (h ^ 0xff) * 0x100000001b3ull;
+	for (; b && *b; b++)
+		h = (h ^ (unsigned char)*b) * 0x100000001b3ull;
+	return h ? h : 1;
+}
+
+void *tp_sum_tab_get(const struct sum_tab *t, size_t i)
+{
+	return t->items[i];
+}
+
+static uint64_t item_hash(const void *item)
+{
+	return *(const uint64_t *)item;
+}
+
+static int tab_rehash(struct sum_tab *t, size_t nslots)
+{
+	uint32_t *s = calloc(nslots, sizeof(*s));
+	size_t i;
+
+	if (!s)
+		return -1;
+	for (i = 0; i < t->n; i++) {
+		size_t j = item_hash(t->items[i]) & (nslots - 1);
+
+		while (s[j])
+			j = (j + 1) & (nslots - 1);
+		s[j] = (uint32_t)i + 1;
+	}
+	free(t->slots);
+	t->slots = s;
+	t->nslots = nslots;
+	return 0;
+}
+
+void *tp_sum_tab_find(const struct sum_tab *t, uint64_t h, sum_eq_fn eq,
+		      const void *key)
+{
+	size_t j;
+
+	if (!t->nslots)
+		return NULL;
+	for (j = h & (t->nslots - 1); t->slots[j];
+	     j = (j + 1) & (t->nslots - 1)) {
+		void *it = t->items[t->slots[j] - 1];
+
+		if (item_hash(it) == h && eq(it, key))
+			return it;
+	}
+	return NULL;
+}
+
+int tp_sum_tab_add(struct sum_tab *t, void *item)
+{
+	size_t j;
+
+	if (t->n + 1 > t->nslots / 2 &&
+	    tab_rehash(t, t->nslots ? t->nslots * 2 : 64) < 0)
+		return -1;
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 32;
+		void **v = realloc(t->items, cap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		t->items = v;
+		t->cap = cap;
+	}
+	t->items[t->n++] = item;
+	for (j = item_hash(item) & (t->nslots - 1); t->slots[j];
+	     j = (j + 1) & (t->nslots - 1))
+		;
+	t->slots[j] = (uint32_t)t->n;
+	return 0;
+}
+
+static void tab_free(struct sum_tab *t, void (*fn)(void *))
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++)
+		fn(t->items[i]);
+	free(t->items);
+	free(t->slots);
+	memset(t, 0, sizeof(*t));
+}
+
+struct tp_sum *tp_sum_new(void)
+{
+	struct tp_sum *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->start = INT64_MAX;
+	s->end = INT64_MIN;
+	s->info.rank = -1;
+	return s;
+}
+
+static void row_free(void *p)
+{
+	struct sum_row *r = p;
+
+	tp_hist_free(&r->hist);
+	free(r->cat);
+	free(r->name);
+	free(r);
+}
+
+static void range_free(void *p)
+{
+	struct sum_range *r = p;
+
+	free(r->name);
+	free(r->domain);
+	free(r);
+}
+
+static void group_free(void *p)
+{
+	struct sum_group *g = p;
+
+	free(g->key);
+	free(g->name);
+	free(g->dtype);
+	free(g);
+}
+
+static void info_free(struct tp_sum_info *i)
+{
+	free((char *)i->name);
+	free((char *)i->host);
+	free((char *)i->trace);
+	free((char *)i->source);
+}
+
+void tp_sum_free(struct tp_sum *s)
+{
+	unsigned i;
+
+	if (!s)
+		return;
+	tab_free(&s->rows, row_free);
+	tab_free(&s->ranges, range_free);
+	tab_free(&s->groups, group_free);
+	tab_free(&s->tracks, free);
+	for (i = 0; i < s->n_mem; i++)
+		free(s->mem[i]);
+	free(s->corr);
+	free(s->steps);
+	info_free(&s->info);
+	free(s);
+}
+
+static char *dup_or_null(const char *p)
+{
+	return p ? strdup(p) : NULL;
+}
+
+void tp_sum_set_info(struct tp_sum *s, const struct tp_sum_info *info)
+{
+	info_free(&s->info);
+	s->info = *info;
+	s->info.name = dup_or_null(info->name);
+	s->info.host = dup_or_null(info->host);
+	s->info.trace = dup_or_null(info->trace);
+	s->info.source = dup_or_null(info->source);
+}
+
+void tp_sum_count_events(struct tp_sum *s, uint64_t n)
+{
+	s->events += n;
+}
+
+struct row_key {
+	const char *cat, *name;
+};
+
+static int row_eq(const void *item, const void *key)
+{
+	const struct sum_row *r = item;
+	const struct row_key *k = key;
+
+	return !strcmp(r->name, k->name) && !strcmp(r->cat, k->cat);
+}
+
+static struct sum_row *row_get(struct tp_sum *s, const char *cat,
+			       const char *name)
+{
+	struct row_key k = { cat, name };
+	uint64_t h = tp_sum_hash(cat, name);
+	struct sum_row *r = tp_sum_tab_find(&s->rows, h, row_eq, &k);
+
+	if (r)
+		return r;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return NULL;
+	r->hash = h;
+	r->cat = strdup(cat);
+	r->name = strdup(name);
+	r->min = UINT64_MAX;
+	if (!r->cat || !r->name || tp_sum_tab_add(&s->rows, r) < 0) {
+		row_free(r);
+		return NULL;
+	}
+	return r;
+}
+
+static void row_add(struct sum_row *r, uint64_t d, int dropped)
+{
+	double delta;
+
+	if (tp_hist_add(&r->hist, d, 1) < 0)
+		return;
+	r->count++;
+	r->dropped += dropped;
+	r->total += d;
+	if (d < r->min)
+		r->min = d;
+	if (d > r->max)
+		r->max = d;
+	delta = (double)d - r->mean;
+	r->mean += delta / (double)r->count;
+	r->m2 += delta * ((double)d - r->mean);
+}
+
+void tp_sum_dropped(struct tp_sum *s, const char *cat, const char *name,
+		    int64_t dur_ns)
+{
+	struct sum_row *r = row_get(s, cat, name);
+
+	s->dropped++;
+	if (r)
+		row_add(r, dur_ns > 0 ? (uint64_t)dur_ns : 0, 1);
+}
+
+void tp_sum_dropped_other(struct tp_sum *s, uint64_t n)
+{
+	s->dropped += n;
+}
+
+static int is_step(const struct tp_sum_span *e)
+{
+	return !strncmp(e->name, STEP_PREFIX, sizeof(STEP_PREFIX) - 1) &&
+	       !strcmp(e->cat, "user_annotation");
+}
+
+void tp_sum_step(struct tp_sum *s, int64_t step, int64_t ts_ns,
+		 int64_t dur_ns)
+{
+	s->steps_seen++;
+	if (s->n_steps == SUM_MAX_STEPS)
+		return;
+	if (s->n_steps == s->cap_steps) {
+		size_t cap = s->cap_steps ? s->cap_steps * 2 : 64;
+		struct sum_step *v = realloc(s->steps, cap * sizeof(*v));
+
+		if (!v)
+			return;
+		s->steps = v;
+		s->cap_steps = cap;
+	}
+	s->steps[s->n_steps++] = (struct sum_step){ step, ts_ns, dur_ns };
+}
+
+static void add_step(struct tp_sum *s, const struct tp_sum_span *e)
+{
+	struct sum_arg a = { "step", NULL, 0 };
+	int64_t n = -1;
+	const char *p = e->name + sizeof(STEP_PREFIX) - 1;
+
+	tp_sum_args(e->args, e->args_len, &a, 1);
+	if (tp_sum_arg_i64(&a, &n) < 0) {
+		char *end;
+		long long v = strtoll(p, &end, 10);
+
+		n = end != p && !*end ? v : -1;
+	}
+	tp_sum_step(s, n, e->ts_ns, e->dur_ns);
+}
+
+struct range_key {
+	const char *name, *domain;
+};
+
+static int range_eq(const void *item, const void *key)
+{
+	const struct sum_range *r = item;
+	const struct range_key *k = key;
+
+	if (strcmp(r->name, k->name))
+		return 0;
+	if (!r->domain || !k->domain)
+		return !r->domain && !k->domain;
+	return !strcmp(r->domain, k->domain);
+}
+
+static struct sum_range *range_get(struct tp_sum *s, const char *name,
+				   const char *domain)
+{
+	struct range_key k = { name, domain };
+	uint64_t h = tp_sum_hash(domain ? domain : "", name);
+	struct sum_range *r = tp_sum_tab_find(&s->ranges, h, range_eq, &k);
+
+	if (r)
+		return r;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return NULL;
+	r->hash = h;
+	r->name = strdup(name);
+	r->domain = dup_or_null(domain);
+	r->min = UINT64_MAX;
+	r->mem_peak = INT64_MIN;
+	if (!r->name || (domain && !r->domain) ||
+	    tp_sum_tab_add(&s->ranges, r) < 0) {
+		range_free(r);
+		return NULL;
+	}
+	return r;
+}
+
+enum { A_DOMAIN, A_ENTRY, A_EXIT, A_PEAK, A_N_RANGE };
+
+static void add_range(struct tp_sum *s, const struct tp_sum_span *e,
+		      uint64_t d)
+{
+	struct sum_arg a[A_N_RANGE] = {
+		[A_DOMAIN] = { "domain", NULL, 0 },
+		[A_ENTRY] = { "mem_entry", NULL, 0 },
+		[A_EXIT] = { "mem_exit", NULL, 0 },
+		[A_PEAK] = { "mem_peak", NULL, 0 },
+	};
+	char domain[256];
+	int64_t in, out, peak;
+	struct sum_range *r;
+
+	tp_sum_args(e->args, e->args_len, a, A_N_RANGE);
+	r = range_get(s, e->name, tp_sum_arg_str(&a[A_DOMAIN], domain,
+						 sizeof(domain)));
+	if (!r)
+		return;
+	r->repeats++;
+	r->total += d;
+	if (d < r->min)
+		r->min = d;
+	if (d > r->max)
+		r->max = d;
+	if (tp_sum_arg_i64(&a[A_ENTRY], &in) < 0 ||
+	    tp_sum_arg_i64(&a[A_EXIT], &out) < 0)
+		return;
+	r->mem_n++;
+	r->mem_net += (double)out - (double)in;
+	if (tp_sum_arg_i64(&a[A_PEAK], &peak) == 0 && peak - in > r->mem_peak)
+		r->mem_peak = peak - in;
+}
+
+void tp_sum_span(struct tp_sum *s, const struct tp_sum_span *e)
+{
+	uint64_t d = e->dur_ns > 0 ? (uint64_t)e->dur_ns : 0;
+	struct sum_row *r;
+
+	if (e->ts_ns < s->start)
+		s->start = e->ts_ns;
+	if (e->ts_ns + (int64_t)d > s->end)
+		s->end = e->ts_ns + (int64_t)d;
+	if (is_step(e)) {
+		add_step(s, e);
+		return;
+	}
+	r = row_get(s, e->cat, e->name);
+	if (r)
+		row_add(r, d, 0);
+	if (!strcmp(e->cat, "user_annotation"))
+		add_range(s, e, d);
+	tp_sum_groups_span(s, e, d);
+}
+
+static struct sum_mem *mem_get(struct tp_sum *s, int64_t device)
+{
+	unsigned i;
+
+	for (i = 0; i < s->n_mem; i++)
+		if (s->mem[i]->device == device)
+			return s->mem[i];
+	if (s->n_mem == SUM_MAX_DEVICES)
+		return NULL;
+	s->mem[s->n_mem] = calloc(1, sizeof(struct sum_mem));
+	if (!s->mem[s->n_mem])
+		return NULL;
+	s->mem[s->n_mem]->device = device;
+	s->mem[s->n_mem]->peak = INT64_MIN;
+	return s->mem[s->n_mem++];
+}
+
+/* Halves the points: each pair becomes one, keeping the first time and
+ * the larger value, so a peak is never averaged away. */
+static void mem_halve(struct sum_mem *m)
+{
+	unsigned i;
+
+	for (i = 0; i < m->n / 2; i++) {
+		int64_t a = m->pts[2 * i][1], b = m->pts[2 * i + 1][1];
+
+		m->pts[i][0] = m->pts[2 * i][0];
+		m->pts[i][1] = a > b ? a : b;
+	}
+	m->n /= 2;
+	m->level++;
+}
+
+void tp_sum_memory(struct tp_sum *s, int64_t device, int64_t ts_ns,
+		   int64_t bytes)
+{
+	struct sum_mem *m = mem_get(s, device);
+
+	if (!m)
+		return;
+	if (bytes > m->peak)
+		m->peak = bytes;
+	if (!m->pending_n++) {
+		m->pending_ts = ts_ns;
+		m->pending_v = bytes;
+	} else if (bytes > m->pending_v) {
+		m->pending_v = bytes;
+	}
+	if (m->pending_n < 1u << m->level)
+		return;
+	if (m->n == SUM_MEM_POINTS)
+		mem_halve(m);
+	m->pts[m->n][0] = m->pending_ts;
+	m->pts[m->n][1] = m->pending_v;
+	m->n++;
+	m->pending_n = 0;
+}
+
+/* What a coarser level still holds back, for the writer. */
+void tp_sum_memory_flush(struct tp_sum *s)
+{
+	unsigned i;
+
+	for (i = 0; i < s->n_mem; i++) {
+		struct sum_mem *m = s->mem[i];
+
+		if (!m->pending_n)
+			continue;
+		if (m->n == SUM_MEM_POINTS)
+			mem_halve(m);
+		m->pts[m->n][0] = m->pending_ts;
+		m->pts[m->n][1] = m->pending_v;
+		m->n++;
+		m->pending_n = 0;
+	}
+}

@@ -1,0 +1,87 @@
+/* Where the time went: one process's events folded into per-name
+ * statistics, written as <name>-rank<R>.summary.json and .summary.md.
+ *
+ * The same aggregator runs in two places: in the preloaded library (the
+ * writer feeds it every event it writes, and the hooks' ring-full path
+ * feeds it what the trace had to drop), and in `tprof report`, which feeds
+ * it the events of a trace file (tprof's or torch.profiler's). So a
+ * summary computed from a trace matches the one written at exit.
+ *
+ * Callers pass what a trace event holds: category, name, track, times in
+ * nanoseconds after baseTimeNanoseconds, and the args object's JSON text;
+ * the aggregator reads the few args it needs (GEMM shapes and FLOPs, NCCL
+ * sizes, range memory, correlation) from that text.
+ *
+ * The schema of summary.json is in docs/summary-format.md.
+ */
+#ifndef TP_SUMMARY_H
+#define TP_SUMMARY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hist.h"
+#include "json.h"
+
+#define TP_SUMMARY_SCHEMA_VERSION 1
+
+struct tp_sum;
+
+/* A complete event: an X event, or a b/e pair the caller matched. */
+struct tp_sum_span {
+	const char *cat;	/* NUL-terminated; "" when absent */
+	const char *name;
+	int64_t pid;
+	int64_t tid;
+	int64_t ts_ns;		/* after the trace's base time */
+	int64_t dur_ns;
+	uint64_t corr;		/* args.correlation, 0 when none */
+	const char *args;	/* the args object's JSON text, or NULL */
+	size_t args_len;
+};
+
+/* Identity of the process the summary is about. Strings are copied. */
+struct tp_sum_info {
+	const char *name;	/* TPROF_NAME or the trace's name */
+	const char *host;
+	const char *trace;	/* the trace file's base name */
+	const char *source;	/* "tprof" (written at exit), "trace" */
+	int64_t pid;
+	int rank;		/* -1: unknown */
+	int world_size;		/* 0: unknown */
+	int64_t base_ns;	/* baseTimeNanoseconds */
+};
+
+struct tp_sum *tp_sum_new(void);
+void tp_sum_free(struct tp_sum *s);
+void tp_sum_set_info(struct tp_sum *s, const struct tp_sum_info *info);
+
+/* Every event of the trace, so events/wall time cover metadata too. */
+void tp_sum_count_events(struct tp_sum *s, uint64_t n);
+/* An X event (or a matched b/e pair). */
+void tp_sum_span(struct tp_sum *s, const struct tp_sum_span *e);
+/* An event the trace dropped (ring full): counted in its row only. */
+void tp_sum_dropped(struct tp_sum *s, const char *cat, const char *name,
+		    int64_t dur_ns);
+/* Dropped records with no name to count them under (CUPTI's). */
+void tp_sum_dropped_other(struct tp_sum *s, uint64_t n);
+/* Device memory in use on a device at a time. */
+void tp_sum_memory(struct tp_sum *s, int64_t device, int64_t ts_ns,
+		   int64_t bytes);
+/* A step's number, start and duration (ProfilerStep#N spans are taken
+ * by tp_sum_span itself; this is for sources that know steps apart). */
+void tp_sum_step(struct tp_sum *s, int64_t step, int64_t ts_ns,
+		 int64_t dur_ns);
+
+/* Extra top-level members of summary.json, each as ",\n\"key\": value";
+ * called while writing. */
+typedef void (*tp_sum_extra_fn)(struct tp_buf *b, void *ctx);
+
+void tp_sum_write_json(struct tp_sum *s, struct tp_buf *b,
+		       tp_sum_extra_fn extra, void *ctx);
+void tp_sum_write_md(struct tp_sum *s, struct tp_buf *b);
+/* The short table printed on stderr at exit: top GPU kernels, top
+ * CPU-side calls, annotated ranges; each line starts "tprof: ". */
+void tp_sum_write_brief(struct tp_sum *s, struct tp_buf *b, unsigned top);
+
+#endif

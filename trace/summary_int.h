@@ -1,0 +1,133 @@
+/* The aggregator's tables, shared by its parts (summary.c folds events
+ * in, summary_out.c writes them out). Not for other users. */
+#ifndef TP_SUMMARY_INT_H
+#define TP_SUMMARY_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hist.h"
+#include "summary.h"
+
+/* An open-addressing index over a vector of items, each starting with
+ * its hash. */
+struct sum_tab {
+	void **items;
+	size_t n, cap;
+	uint32_t *slots;	/* item index + 1, 0: empty */
+	size_t nslots;
+};
+
+struct sum_row {
+	uint64_t hash;
+	char *cat;
+	char *name;
+	uint64_t count, dropped, total, min, max;
+	double mean, m2;	/* Welford */
+	struct tp_hist hist;
+};
+
+struct sum_range {
+	uint64_t hash;
+	char *name;
+	char *domain;		/* NULL: none */
+	uint64_t repeats, total, min, max;
+	uint64_t mem_n;
+	double mem_net;		/* sum of exit - entry */
+	int64_t mem_peak;	/* largest peak - entry */
+};
+
+enum { SUM_GEMM, SUM_NCCL };
+
+struct sum_group {
+	uint64_t hash;
+	char *key;
+	uint32_t idx;		/* its index + 1 */
+	int kind;
+	char *name;
+	char *dtype;		/* NULL: unknown */
+	int64_t m, n, k, batch;	/* GEMM */
+	uint64_t bytes;		/* NCCL */
+	int64_t nranks;
+	uint64_t calls, cpu_ns, kernels, gpu_ns;
+	unsigned __int128 flops;
+};
+
+#define SUM_RECENT 64
+
+/* Launches on one CPU track not yet known to belong to a library call,
+ * and the last library call seen there. */
+struct sum_track {
+	uint64_t hash;
+	int64_t pid, tid;
+	struct { uint64_t corr; int64_t ts; } recent[SUM_RECENT];
+	unsigned next;
+	int64_t last_s, last_e;
+	uint32_t last_g;	/* group index + 1, 0: none */
+};
+
+#define SUM_CORR_BITS 16
+struct sum_corr {
+	uint64_t corr;
+	uint32_t g;		/* group index + 1 */
+};
+
+#define SUM_MAX_STEPS 100000
+struct sum_step {
+	int64_t step, ts, dur;
+};
+
+#define SUM_MEM_POINTS 512
+struct sum_mem {
+	int64_t device;
+	int64_t peak;
+	unsigned n;
+	unsigned level;		/* each point merges 2^level samples */
+	unsigned pending_n;
+	int64_t pending_ts, pending_v;
+	int64_t pts[SUM_MEM_POINTS][2];
+};
+
+#define SUM_MAX_DEVICES 64
+
+struct tp_sum {
+	struct tp_sum_info info;
+	struct sum_tab rows, ranges, groups, tracks;
+	struct sum_corr *corr;
+	struct sum_step *steps;
+	size_t n_steps, cap_steps;
+	uint64_t steps_seen;
+	struct sum_mem *mem[SUM_MAX_DEVICES];
+	unsigned n_mem;
+	int64_t start, end;	/* INT64_MAX / INT64_MIN until a span */
+	uint64_t events, dropped;
+};
+
+uint64_t tp_sum_hash(const char *a, const char *b);
+typedef int (*sum_eq_fn)(const void *item, const void *key);
+void *tp_sum_tab_find(const struct sum_tab *t, uint64_t h, sum_eq_fn eq,
+		      const void *key);
+int tp_sum_tab_add(struct sum_tab *t, void *item);
+void *tp_sum_tab_get(const struct sum_tab *t, size_t i);
+
+/* GEMM and NCCL groups, and the GPU time of what they launched. */
+void tp_sum_groups_span(struct tp_sum *s, const struct tp_sum_span *e,
+			uint64_t d);
+/* Memory samples a coarser level still holds back become a point. */
+void tp_sum_memory_flush(struct tp_sum *s);
+
+/* Args: the value text of a top-level member of an args object. */
+struct sum_arg {
+	const char *key;
+	const char *v;		/* NULL when absent */
+	size_t n;
+};
+
+void tp_sum_args(const char *args, size_t len, struct sum_arg *want,
+		 unsigned n_want);
+int tp_sum_arg_i64(const struct sum_arg *a, int64_t *out);
+int tp_sum_arg_u128(const struct sum_arg *a, unsigned __int128 *out);
+/* A string arg decoded into buf (NUL-terminated), or NULL. */
+const char *tp_sum_arg_str(const struct sum_arg *a, char *buf, size_t len);
+
+#endif
