@@ -8,7 +8,7 @@ DESTDIR ?=
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Werror -fPIC -fvisibility=hidden \
 	  -I$(CUDA_HOME)/include -Iinclude
-LDLIBS_LIB = -lz -ldl -lpthread
+LDLIBS_LIB = -lz -ldl -lpthread -lm
 
 B := build
 
@@ -35,7 +35,9 @@ $(LIB): $(TRACE_OBJ) $(PRELOAD_OBJ) $(CUPTI_OBJ)
 	$(CC) -shared -Wl,-z,defs -Wl,-soname,libtprof.so -o $@ $^ $(LDLIBS_LIB)
 
 # The CLI shares config parsing and file naming with the library.
-CLI_TRACE_OBJ := $(addprefix $(B)/trace/,config.o config_capture.o naming.o gzip.o log.o)
+CLI_TRACE_OBJ := $(addprefix $(B)/trace/,config.o config_capture.o naming.o gzip.o log.o \
+	json.o hist.o summary.o summary_args.o summary_groups.o summary_out.o \
+	summary_md.o summary_brief.o)
 $(CLI): $(CLI_OBJ) $(CLI_TRACE_OBJ)
 	$(CC) -o $@ $^ -lz -lm
 
