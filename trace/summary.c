@@ -265,6 +265,10 @@ static int is_step(const struct tp_sum_span *e)
 void tp_sum_step(struct tp_sum *s, int64_t step, int64_t ts_ns,
 		 int64_t dur_ns)
 {
+	if (ts_ns < s->start)
+		s->start = ts_ns;
+	if (ts_ns + dur_ns > s->end)
+		s->end = ts_ns + dur_ns;
 	s->steps_seen++;
 	if (s->n_steps == SUM_MAX_STEPS)
 		return;

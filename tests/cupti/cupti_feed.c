@@ -5,7 +5,7 @@
  * structs. Prints the correlation ids and times the test checks
  * against, one "key value" per line.
  *
- *   cupti_feed full | refuse | calls
+ *   cupti_feed full | refuse | calls | steps | gemm
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -292,6 +292,37 @@ static int steps(void)
 	return 0;
 }
 
+/* A cuBLAS GEMM (played by gemm_launch.so, preloaded after libtprof)
+ * launching one kernel that runs 1 ms, and a launch outside it. */
+static int gemm(void)
+{
+	typedef int (*sgemm_fn)(void *, int, int, int, int, int,
+				const float *, const float *, int,
+				const float *, int, const float *, float *,
+				int);
+	sgemm_fn sgemm = (sgemm_fn)dlsym(RTLD_DEFAULT, "cublasSgemm_v2");
+	dim3 g = { 1, 1, 1 }, b = { 32, 1, 1 };
+	float one = 1.0f;
+	uint64_t t;
+
+	if (!sgemm)
+		return 3;
+	device_and_context();
+	sgemm((void *)0x1, 0, 0, 1024, 1024, 1024, &one, NULL, 1024, NULL,
+	      1024, &one, NULL, 1024);
+	t = fake_now();
+	printf("gemm_launch %u\n", fake_last_corr());
+	fake_kernel(fake_last_corr(), "sgemm_128x64_kernel", 7, t + 10000,
+		    t + 1010000, 0, 0);
+	cudaLaunchKernel((const void *)__global__stub, g, b, NULL, 0,
+			 (cudaStream_t)7);
+	printf("other_launch %u\n", fake_last_corr());
+	fake_kernel(fake_last_corr(), "other_kernel", 7, t + 2000000,
+		    t + 2500000, 0, 0);
+	fake_cut();
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "full";
@@ -302,6 +333,8 @@ int main(int argc, char **argv)
 		return refuse();
 	if (!strcmp(mode, "steps"))
 		return steps();
+	if (!strcmp(mode, "gemm"))
+		return gemm();
 	if (!strcmp(mode, "calls")) {
 		dim3 g = { 1, 1, 1 }, b = { 32, 1, 1 };
 

@@ -53,10 +53,16 @@ class Run:
         self.stderr = p.stderr
         self.dir = outdir
 
-    def files(self):
+    def all_files(self):
         if not os.path.isdir(self.dir):
             return []
         return sorted(os.listdir(self.dir))
+
+    def files(self):
+        """The files written, less each trace's summary pair (checked by
+        test_summary.py); a summary without its trace is listed."""
+        names = self.all_files()
+        return [f for f in names if not is_summary_of(f, names)]
 
     def lines(self, prefix="tprof:"):
         return [l for l in self.stderr.splitlines() if l.startswith(prefix)]
@@ -69,6 +75,13 @@ class Run:
         if len(gpu) == 1:
             lines.remove(gpu[0])
         return lines
+
+
+def is_summary_of(name, names):
+    for ext in (".summary.json", ".summary.md"):
+        if name.endswith(ext):
+            return name[:-len(ext)] + ".trace.json.gz" in names
+    return False
 
 
 def is_gpu_off_warning(line):
@@ -86,6 +99,9 @@ def base_env():
                                           "OMPI_COMM_WORLD_SIZE", "PMI_SIZE",
                                           "SLURM_NTASKS"):
             del env[k]
+    # The table at exit is test_summary.py's; other tests check stderr
+    # line by line.
+    env["TPROF_SUMMARY"] = "none"
     return env
 
 
@@ -93,7 +109,11 @@ def run(argv, env=None, preload=True, outdir=None, timeout=120, **kw):
     """Runs argv (with libtprof.so preloaded) writing traces to a fresh
     directory, unless TPROF_OUTPUT_DIR is given in env."""
     e = base_env()
-    e.update(env or {})
+    for k, v in (env or {}).items():
+        if v is None:		# unset what base_env sets
+            e.pop(k, None)
+        else:
+            e[k] = v
     if outdir is None:
         outdir = tempfile.mkdtemp(prefix="tprof-it-")
     e.setdefault("TPROF_OUTPUT_DIR", outdir)
