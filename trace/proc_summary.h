@@ -15,6 +15,10 @@ struct tp_thread;
 void tp_psum_span(const char *cat, const char *name, int64_t pid,
 		  int64_t tid, int64_t ts_ns, int64_t dur_ns, uint32_t corr,
 		  const char *args, size_t args_len);
+/* The same for a hooked API: cat and name are its table's, static. */
+void tp_psum_api_span(const char *cat, const char *name, int64_t pid,
+		      int64_t tid, int64_t ts_ns, int64_t dur_ns,
+		      uint32_t corr, const char *args, size_t args_len);
 void tp_psum_step(int64_t step, int64_t ts_ns, int64_t dur_ns);
 void tp_psum_memory(int64_t device, int64_t ts_ns, int64_t bytes);
 /* A thread's drop table, once it exited or recording stopped. */

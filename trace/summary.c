@@ -223,6 +223,21 @@ static struct sum_row *row_get(struct tp_sum *s, const char *cat,
 	return r;
 }
 
+/* The writer's hot path: a runtime call's row by the address of its
+ * static name. */
+static struct sum_row *row_cached(struct tp_sum *s, const char *cat,
+				  const char *name)
+{
+	unsigned i = (unsigned)((uintptr_t)name >> 3) % SUM_ROW_CACHE;
+
+	if (s->cache[i].name != name || s->cache[i].cat != cat) {
+		s->cache[i].row = row_get(s, cat, name);
+		s->cache[i].cat = cat;
+		s->cache[i].name = name;
+	}
+	return s->cache[i].row;
+}
+
 static void row_add(struct sum_row *r, uint64_t d, int dropped)
 {
 	double delta;
@@ -389,7 +404,8 @@ void tp_sum_span(struct tp_sum *s, const struct tp_sum_span *e)
 		add_step(s, e);
 		return;
 	}
-	r = row_get(s, e->cat, e->name);
+	r = e->static_names ? row_cached(s, e->cat, e->name) :
+			      row_get(s, e->cat, e->name);
 	if (r)
 		row_add(r, d, 0);
 	if (!strcmp(e->cat, "user_annotation"))

@@ -38,6 +38,9 @@ struct tp_sum_span {
 	uint64_t corr;		/* args.correlation, 0 when none */
 	const char *args;	/* the args object's JSON text, or NULL */
 	size_t args_len;
+	/* cat and name live as long as the process (tprof's API tables):
+	 * their row is found by address, not by hashing the text. */
+	int static_names;
 };
 
 /* Identity of the process the summary is about. Strings are copied. */

@@ -90,8 +90,14 @@ struct sum_mem {
 
 #define SUM_MAX_DEVICES 64
 
+#define SUM_ROW_CACHE 64
+
 struct tp_sum {
 	struct tp_sum_info info;
+	struct {
+		const char *cat, *name;
+		struct sum_row *row;
+	} cache[SUM_ROW_CACHE];
 	struct sum_tab rows, ranges, groups, tracks;
 	struct sum_corr *corr;
 	struct sum_step *steps;

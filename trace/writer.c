@@ -280,10 +280,10 @@ static void put_event(struct tp_buf *b, struct tp_thread *t,
 		put_stack(b, e, f > s ? f - s : 0);
 	tp_buf_char(b, '}');
 	if (!b->oom)
-		tp_psum_span(api->cat, api->name, tp_sess.pid, t->tid,
-			     (int64_t)(s - (uint64_t)tp_sess.base_ns),
-			     f > s ? (int64_t)(f - s) : 0, e->corr,
-			     b->p + args, b->len - args);
+		tp_psum_api_span(api->cat, api->name, tp_sess.pid, t->tid,
+				 (int64_t)(s - (uint64_t)tp_sess.base_ns),
+				 f > s ? (int64_t)(f - s) : 0, e->corr,
+				 b->p + args, b->len - args);
 	tp_buf_char(b, '}');
 	W.events++;
 }
