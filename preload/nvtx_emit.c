@@ -322,11 +322,16 @@ static unsigned start(struct tp_buf *b, struct tp_thread *t,
 {
 	struct tp_nvtx_args x = args_of(e);
 	int64_t ts = tp_writer_ts_ns(e->start);
+	size_t args;
 
 	if (!tp_capture_kept_ns(ts))
 		return 0;
 	head(b, t, "b", name_of(e), e->stream, ts);
+	args = b->len + sizeof(",\"args\":") - 1;
 	put_args(b, &x, NULL, NULL);
+	if (!b->oom)
+		tp_psum_begin(e->stream, name_of(e), t->tid, ts, b->p + args,
+			      b->len - args);
 	tp_buf_char(b, '}');
 	st.async_starts++;
 	return 1;
@@ -339,6 +344,7 @@ static unsigned end(struct tp_buf *b, struct tp_thread *t,
 	 * an end whose start was dropped matches nothing (harmless). */
 	head(b, t, "e", NULL, e->stream, tp_writer_ts_ns(e->end));
 	tp_buf_lit(b, ",\"args\":{}}");
+	tp_psum_end(e->stream, tp_writer_ts_ns(e->end));
 	st.async_ends++;
 	return 1;
 }

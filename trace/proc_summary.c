@@ -58,6 +58,72 @@ void tp_psum_api_span(const char *cat, const char *name, int64_t pid,
 		tp_sum_span(S, &e);
 }
 
+/* Open async ranges by id: a bounded table, so a program that starts
+ * ranges it never ends cannot grow it (those are left out). */
+#define OPEN_SLOTS 4096
+
+static struct open_range {
+	uint64_t id;		/* 0: free */
+	char *name, *args;
+	size_t args_len;
+	int64_t tid, ts;
+} open_ranges[OPEN_SLOTS];
+
+static struct open_range *open_slot(uint64_t id, int take)
+{
+	unsigned i = (unsigned)(id * 0x9e3779b97f4a7c15ull >> 52), n;
+
+	for (n = 0; n < OPEN_SLOTS; n++, i = (i + 1) % OPEN_SLOTS) {
+		if (open_ranges[i].id == id)
+			return &open_ranges[i];
+		if (take && !open_ranges[i].id)
+			return &open_ranges[i];
+	}
+	return NULL;
+}
+
+static void open_free(struct open_range *o)
+{
+	free(o->name);
+	free(o->args);
+	memset(o, 0, sizeof(*o));
+}
+
+void tp_psum_begin(uint64_t id, const char *name, int64_t tid,
+		   int64_t ts_ns, const char *args, size_t args_len)
+{
+	struct open_range *o = id ? open_slot(id, 1) : NULL;
+
+	if (!o)
+		return;
+	if (o->id)
+		open_free(o);
+	o->name = strdup(name);
+	o->args = malloc(args_len + 1);
+	if (!o->name || !o->args) {
+		open_free(o);
+		return;
+	}
+	memcpy(o->args, args, args_len);
+	o->args[args_len] = '\0';
+	o->args_len = args_len;
+	o->tid = tid;
+	o->ts = ts_ns;
+	o->id = id;
+}
+
+void tp_psum_end(uint64_t id, int64_t ts_ns)
+{
+	struct open_range *o = id ? open_slot(id, 0) : NULL;
+
+	if (!o)
+		return;
+	tp_psum_span("user_annotation", o->name, tp_sess.pid, o->tid, o->ts,
+		     ts_ns > o->ts ? ts_ns - o->ts : 0, 0, o->args,
+		     o->args_len);
+	open_free(o);
+}
+
 void tp_psum_step(int64_t step, int64_t ts_ns, int64_t dur_ns)
 {
 	if (sum())
@@ -240,6 +306,11 @@ void tp_psum_finish(const char *trace_path, uint64_t events,
 /* The parent's summary is the parent's. */
 void tp_psum_after_fork(void)
 {
+	unsigned i;
+
+	for (i = 0; i < OPEN_SLOTS; i++)
+		if (open_ranges[i].id)
+			open_free(&open_ranges[i]);
 	tp_sum_free(S);
 	S = NULL;
 	S_failed = 0;

@@ -19,6 +19,10 @@ void tp_psum_span(const char *cat, const char *name, int64_t pid,
 void tp_psum_api_span(const char *cat, const char *name, int64_t pid,
 		      int64_t tid, int64_t ts_ns, int64_t dur_ns,
 		      uint32_t corr, const char *args, size_t args_len);
+/* An async range (NVTX start/end): the summary takes it at its end. */
+void tp_psum_begin(uint64_t id, const char *name, int64_t tid,
+		   int64_t ts_ns, const char *args, size_t args_len);
+void tp_psum_end(uint64_t id, int64_t ts_ns);
 void tp_psum_step(int64_t step, int64_t ts_ns, int64_t dur_ns);
 void tp_psum_memory(int64_t device, int64_t ts_ns, int64_t bytes);
 /* A thread's drop table, once it exited or recording stopped. */

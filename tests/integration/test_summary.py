@@ -60,6 +60,14 @@ def spans(trace):
         if e["name"].startswith("ProfilerStep#"):
             continue
         out.setdefault((e["cat"], e["name"]), []).append(ns(e["dur"]))
+    begun = {}
+    for e in trace["traceEvents"]:
+        if e["ph"] == "b":
+            begun[(e["cat"], e["id"])] = e
+        elif e["ph"] == "e" and (e["cat"], e["id"]) in begun:
+            b = begun.pop((e["cat"], e["id"]))
+            out.setdefault((b["cat"], b["name"]), []).append(
+                ns(e["ts"]) - ns(b["ts"]))
     return out
 
 
@@ -235,6 +243,22 @@ eq("steps: every kept step",
    [[e["args"]["step"], ns(e["ts"]), ns(e["dur"])] for e in steps])
 eq("steps: count", s["steps"]["count"], len(steps))
 check_rows("ranges", s, t)
+cleanup(r)
+
+# --- NVTX push/pop and start/end ranges --------------------------------
+r = run([prog("nvtx_calls")])
+t = load(os.path.join(r.dir, TRACE))
+s = summary_of(r)
+check("nvtx: the trace has start/end ranges",
+      any(e["ph"] == "b" for e in t["traceEvents"]), "no b events")
+check_rows("nvtx", s, t)
+eq("nvtx: a range row per annotated name",
+   sorted({x["name"] for x in s["ranges"]}),
+   sorted({k[1] for k in spans(t) if k[0] == "user_annotation"}))
+eq("nvtx: ranges repeat as often as the trace's",
+   sorted((x["name"], x["repeats"]) for x in s["ranges"]),
+   sorted((x["name"], x["count"]) for x in s["calls"]
+          if x["cat"] == "user_annotation"))
 cleanup(r)
 
 # --- a full ring: dropped calls are still counted ---------------------
