@@ -12,11 +12,13 @@
 #include "log.h"
 #include "proc_summary.h"
 #include "session.h"
+#include "stacks.h"
 #include "summary.h"
 #include "thread.h"
 
 #define TRACE_SUFFIX ".trace.json.gz"
 #define BRIEF_TOP 5
+#define TOP_STACKS 10
 
 static struct tp_sum *S;
 static int S_failed;
@@ -252,9 +254,98 @@ static void write_one(const char *trace, const char *ext,
 	tp_buf_free(&b);
 }
 
+/* The stacks of the slowest calls (TPROF_BACKTRACE), by total time:
+ * null when stacks were not recorded. */
+static void put_stacks(struct tp_buf *b, void *ctx)
+{
+	uint32_t ids[TOP_STACKS];
+	unsigned n, i;
+
+	(void)ctx;
+	tp_buf_lit(b, ",\n\"stacks\": ");
+	if (!tp_sess.cfg.bt_on) {
+		tp_buf_lit(b, "null");
+		return;
+	}
+	tp_buf_char(b, '[');
+	n = tp_stacks_top(ids, TOP_STACKS);
+	for (i = 0; i < n; i++) {
+		const struct tp_stack_stats *st = tp_stack_stats(ids[i]);
+		const struct tp_api *api = tp_api_get(st->max_api);
+		const char *json;
+		size_t len;
+
+		json = tp_stack_json(ids[i], &len);
+		if (!json)
+			continue;
+		tp_buf_cstr(b, i ? ",\n {\"calls\": " : "\n {\"calls\": ");
+		tp_json_u64(b, st->calls);
+		tp_buf_lit(b, ", \"total_ns\": ");
+		tp_json_u64(b, st->total_ns);
+		tp_buf_lit(b, ", \"max_ns\": ");
+		tp_json_u64(b, st->max_ns);
+		tp_buf_lit(b, ", \"slowest\": ");
+		tp_json_str(b, api ? api->name : "?");
+		tp_buf_lit(b, ", \"frames\": ");
+		tp_buf_put(b, json, len);
+		tp_buf_char(b, '}');
+	}
+	tp_buf_char(b, ']');
+}
+
 static void fmt_json(struct tp_sum *s, struct tp_buf *b)
 {
-	tp_sum_write_json(s, b, NULL, NULL);
+	tp_sum_write_json(s, b, put_stacks, NULL);
+}
+
+/* The stacks as a markdown table, frames innermost first. */
+static void md_stacks(struct tp_buf *b)
+{
+	uint32_t ids[TOP_STACKS];
+	unsigned n, i;
+	char l[160];
+
+	if (!tp_sess.cfg.bt_on)
+		return;
+	n = tp_stacks_top(ids, TOP_STACKS);
+	if (!n)
+		return;
+	tp_buf_lit(b, "## Call stacks of the slowest calls\n\n| Calls | "
+		   "Total | Max | Slowest call | Stack (innermost first) |\n"
+		   "|--:|--:|--:|---|---|\n");
+	for (i = 0; i < n; i++) {
+		const struct tp_stack_stats *st = tp_stack_stats(ids[i]);
+		const struct tp_api *api = tp_api_get(st->max_api);
+		const char *json;
+		size_t len, j;
+
+		json = tp_stack_json(ids[i], &len);
+		if (!json)
+			continue;
+		snprintf(l, sizeof(l), "| %llu | %.3f us | %.3f us | %s | ",
+			 (unsigned long long)st->calls, st->total_ns / 1e3,
+			 st->max_ns / 1e3, api ? api->name : "?");
+		tp_buf_cstr(b, l);
+		/* The frames' JSON, its brackets and quotes left out. */
+		for (j = 1; j + 1 < len; j++) {
+			if (json[j] == '"')
+				continue;
+			if (json[j] == '|')
+				tp_buf_lit(b, "\\|");
+			else if (json[j] == ',' && json[j - 1] == '"')
+				tp_buf_lit(b, " <br/> ");
+			else
+				tp_buf_char(b, json[j]);
+		}
+		tp_buf_lit(b, " |\n");
+	}
+	tp_buf_char(b, '\n');
+}
+
+static void fmt_md(struct tp_sum *s, struct tp_buf *b)
+{
+	tp_sum_write_md(s, b);
+	md_stacks(b);
 }
 
 static int brief_wanted(void)
@@ -298,7 +389,7 @@ void tp_psum_finish(const char *trace_path, uint64_t events,
 	tp_sum_count_events(S, events);
 	tp_sum_dropped_other(S, gpu_dropped);
 	write_one(trace_path, ".json", fmt_json);
-	write_one(trace_path, ".md", tp_sum_write_md);
+	write_one(trace_path, ".md", fmt_md);
 	if (brief_wanted())
 		brief();
 }

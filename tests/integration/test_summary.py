@@ -261,6 +261,26 @@ eq("nvtx: ranges repeat as often as the trace's",
           if x["cat"] == "user_annotation"))
 cleanup(r)
 
+# --- the call stacks of the slowest calls (TPROF_BACKTRACE) -----------
+r = run([prog("stacks"), "5"], env={"TPROF_BACKTRACE": "0"})
+t = load(os.path.join(r.dir, TRACE))
+s = summary_of(r)
+top = t["tprof"]["backtraces"]["top"]
+eq("stacks: the trace's top stacks, in ns",
+   [(x["calls"], x["total_ns"], x["max_ns"], x["slowest"], x["frames"])
+    for x in s["stacks"]],
+   [(x["calls"], ns(x["total_us"]), ns(x["max_us"]), x["slowest"],
+     x["stack"]) for x in top][:10])
+check("stacks: some recorded", len(s["stacks"]) > 0, s["stacks"])
+with open(os.path.join(r.dir, SMD)) as f:
+    md = f.read()
+check("stacks: markdown table", "## Call stacks of the slowest calls" in md
+      and top and top[0]["stack"][0] in md, md[-600:])
+cleanup(r)
+r = run([prog("calls"), "1", "1", "launch", "0"])
+eq("stacks: null when not recorded", summary_of(r)["stacks"], None)
+cleanup(r)
+
 # --- a full ring: dropped calls are still counted ---------------------
 for iters in (20000, 80000):
     r = run([prog("calls"), "1", str(iters), "launch", "0"],
