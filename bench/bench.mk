@@ -31,5 +31,5 @@ $(BENCH_B)/bench_ring $(BENCH_B)/bench_writer $(BENCH_B)/bench_stack: \
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(BENCH_LIBS)
 
-bench: $(LIB) $(BENCH_BIN)
+bench: $(LIB) $(CLI) $(BENCH_BIN)
 	@sh bench/bench.sh $(BENCH_B) $(LIB)

@@ -257,6 +257,53 @@ for what in cublas nvtx; do
 done
 rm -rf "$tmp"/trace-lib
 
+# --- 6. tprof merge -------------------------------------------------------
+
+# MERGE_RANKS traces of MERGE_EVENTS launch events each (about 25 MB of
+# JSON per rank), merged MERGE_RUNS times into one gzipped trace; the
+# figure is uncompressed input JSON per second of wall time, inflate and
+# deflate included, on one core.
+MERGE_RANKS=8
+MERGE_EVENTS=70000
+MERGE_RUNS=3
+TARGET_MERGE_MBPS=100
+cli=$(dirname "$lib")/tprof
+
+echo "bench: tprof merge, $MERGE_RANKS ranks of $MERGE_EVENTS launch events"
+r=0
+while [ $r -lt $MERGE_RANKS ]; do
+	RANK=$r WORLD_SIZE=$MERGE_RANKS \
+		"$bin/bench_writer" "$tmp/merge-in" $MERGE_EVENTS \
+		>"$tmp/merge-w$r.out" 2>"$tmp/merge-w$r.err" || {
+		cat "$tmp/merge-w$r.err" >&2
+		die "bench_writer (merge input, rank $r) failed"
+	}
+	r=$((r + 1))
+done
+merge_raw=$(values raw "$tmp"/merge-w*.out | awk '{ s += $1 } END { print s }')
+merge_gz=$(cat "$tmp"/merge-in/*.trace.json.gz | wc -c)
+i=1
+while [ $i -le $MERGE_RUNS ]; do
+	t0=$(date +%s%N)
+	"$cli" merge "$tmp/merge-in" -o "$tmp/merged.trace.json.gz" \
+		2>"$tmp/merge.err" || {
+		cat "$tmp/merge.err" >&2
+		die "tprof merge failed"
+	}
+	t1=$(date +%s%N)
+	echo "$merge_raw $t0 $t1" |
+		awk '{ printf "%.6f\n", $1 / ($3 - $2) * 1000 }' >>"$tmp/merge.mbps"
+	i=$((i + 1))
+done
+echo "bench:   $(cat "$tmp/merge.err")"
+echo "bench:   $(awk -v r="$merge_raw" -v g="$merge_gz" 'BEGIN {
+	printf "input: %.1f MB of JSON in %.1f MB of gzip", r / 1e6, g / 1e6 }')"
+# The figure is worthless if the output is not a valid trace.
+"$cli" check "$tmp/merged.trace.json.gz" | sed 's/^/bench:   check: /' |
+	head -3
+merge_mbps=$(median <"$tmp/merge.mbps")
+rm -rf "$tmp"/merge-in "$tmp"/merged.trace.json.gz
+
 # --- summary ---------------------------------------------------------------
 
 added_on=$(calc %.1f "$warm_on - $warm_none")
@@ -294,3 +341,138 @@ printf '  %-34s %6.1f ns   (%+.1f ns over %.1f ns without tprof)\n' \
 printf '  %-34s %6.1f ns   (%+.1f ns over %.1f ns without tprof)\n' \
 	"NVTX push/pop pair, tracing on" "$lib_nvtx_on" \
 	"$(calc %.1f "$lib_nvtx_on - $lib_nvtx_none")" "$lib_nvtx_none"
+printf '  %-34s %6.0f MB/s  (uncompressed JSON in, gzip out; target >= %s)%s\n' \
+	"tprof merge (1 core)" "$merge_mbps" $TARGET_MERGE_MBPS \
+	"$(verdict "$merge_mbps >= $TARGET_MERGE_MBPS")"
+
+# --- 7. tprof report (after the table: it adds its own lines) --------------
+
+# REPORT_RANKS summaries as a long run's are (REPORT_ROWS calls rows with
+# histograms, REPORT_STEPS steps, 2 x 512 memory points), then
+# REPORT_RANKS traces of REPORT_EVENTS launch events with no summary
+# beside them, each reported REPORT_RUNS times; the median is shown. The
+# trace figure is uncompressed JSON read per second of wall time, on one
+# core, inflate included.
+REPORT_RANKS=8
+REPORT_ROWS=500
+REPORT_STEPS=10000
+REPORT_EVENTS=250000
+REPORT_RUNS=3
+TARGET_REPORT_SUM_MS=500
+TARGET_REPORT_MBPS=100
+report_cli=$(dirname "$lib")/tprof
+
+# One rank's summary.json in the aggregator's layout; the last rank's
+# steps are 30% slower.
+report_summary() {
+	awk -v r="$1" -v n="$REPORT_RANKS" -v rows=$REPORT_ROWS \
+	    -v steps=$REPORT_STEPS 'BEGIN {
+		srand(r + 1)
+		step = 100000000 * (r == n - 1 ? 1.3 : 1)
+		wall = steps * step
+		printf "{\n\"schema\": \"tprof.summary\",\n\"schema_version\": 1,\n"
+		printf "\"tprof_version\": \"bench\",\n\"source\": \"tprof\",\n"
+		printf "\"name\": \"bench\", \"trace\": null, \"host\": \"b\",\n"
+		printf "\"pid\": %d, \"rank\": %d, \"world_size\": %d,\n",
+			1000 + r, r, n
+		printf "\"base_time_ns\": 0,\n\"start_ns\": 0, "
+		printf "\"end_ns\": %.0f, \"wall_ns\": %.0f,\n", wall, wall
+		printf "\"events\": 10000000,\n\"dropped\": 0,\n"
+		printf "\"steps\": {\"count\": %d, \"times\": [", steps
+		for (i = 0; i < steps; i++)
+			printf "%s[%d,%.0f,%.0f]", i ? ", " : "", i, i * step,
+				step + int(rand() * 1000)
+		printf "]},\n\"calls\": ["
+		for (k = 0; k < rows; k++) {
+			c = 1000 + k
+			m = 1000 * (rows - k) + int(rand() * 100)
+			printf "%s\n {\"cat\": \"kernel\", \"name\": " \
+				"\"kernel_%d<float, 128>\", \"count\": %d, " \
+				"\"total_ns\": %.0f, \"mean_ns\": %.3f, " \
+				"\"std_ns\": 1.000, \"min_ns\": %d, \"max_ns\": " \
+				"%d, \"p50_ns\": %d, \"p90_ns\": %d, \"p99_ns\": " \
+				"%d, \"share\": 0.001, \"dropped\": 0, " \
+				"\"hist\": [", k ? "," : "", k, c, c * m, m, m,
+				m, m, m, m
+			for (b = 0; b < 48; b++)
+				printf "%s[%d,%d]", b ? "," : "", 100 + b, 10 + b
+			printf "]}"
+		}
+		printf "],\n\"gemm\": [],\n\"nccl\": [],\n\"ranges\": [],\n"
+		printf "\"memory\": ["
+		for (d = 0; d < 2; d++) {
+			printf "%s\n {\"device\": %d, \"peak_bytes\": %.0f, " \
+				"\"points\": [", d ? "," : "", d, 2e10
+			for (i = 0; i < 512; i++)
+				printf "%s[%.0f,%.0f]", i ? "," : "",
+					i * wall / 512, 1e10 + rand() * 1e10
+			printf "]}"
+		}
+		printf "]\n}\n"
+	}'
+}
+
+# The median wall time in ms of REPORT_RUNS runs of tprof report ARGS.
+report_ms() {
+	: >"$tmp/report.ms"
+	i=1
+	while [ $i -le $REPORT_RUNS ]; do
+		t0=$(date +%s%N)
+		"$report_cli" report --json "$@" >"$tmp/report.out" \
+			2>"$tmp/report.err" || {
+			cat "$tmp/report.err" >&2
+			die "tprof report failed"
+		}
+		t1=$(date +%s%N)
+		echo "$t0 $t1" | awk '{ printf "%.3f\n", ($2 - $1) / 1e6 }' \
+			>>"$tmp/report.ms"
+		i=$((i + 1))
+	done
+	median <"$tmp/report.ms"
+}
+
+# The last report read WANT inputs of KIND, or a warning.
+report_read() {
+	got=$(grep -c "\"kind\": \"$2\"" "$tmp/report.out")
+	[ "$got" = "$1" ] ||
+		echo "  WARNING: the report read $got ${2}s, not $1"
+}
+
+if [ ! -x "$report_cli" ]; then
+	printf '  %-34s (skipped: %s not built)\n' "tprof report" "$report_cli"
+else
+	mkdir -p "$tmp/report-sum" "$tmp/report-trace"
+	r=0
+	while [ $r -lt $REPORT_RANKS ]; do
+		report_summary $r >"$tmp/report-sum/bench-rank$r.summary.json"
+		RANK=$r WORLD_SIZE=$REPORT_RANKS \
+			"$bin/bench_writer" "$tmp/report-trace" $REPORT_EVENTS \
+			>"$tmp/report-w$r.out" 2>"$tmp/report-w$r.err" || {
+			cat "$tmp/report-w$r.err" >&2
+			die "bench_writer (report input, rank $r) failed"
+		}
+		r=$((r + 1))
+	done
+	# the traces alone: a summary beside a trace would be read instead
+	rm -f "$tmp"/report-trace/*.summary.*
+	sum_bytes=$(cat "$tmp"/report-sum/*.json | wc -c)
+	sum_ms=$(report_ms "$tmp/report-sum")
+	report_read $REPORT_RANKS summary
+	trace_raw=$(values raw "$tmp"/report-w*.out |
+		awk '{ s += $1 } END { print s }')
+	trace_gz=$(cat "$tmp"/report-trace/*.trace.json.gz | wc -c)
+	trace_ms=$(report_ms "$tmp/report-trace")
+	report_read $REPORT_RANKS trace
+	trace_mbps=$(calc %.1f "$trace_raw / ($trace_ms * 1000)")
+	printf '  %-34s %6.1f ms   (%.1f MB of summary.json; target <= %s)%s\n' \
+		"tprof report, $REPORT_RANKS summaries" "$sum_ms" \
+		"$(calc %.1f "$sum_bytes / 1e6")" $TARGET_REPORT_SUM_MS \
+		"$(verdict "$sum_ms <= $TARGET_REPORT_SUM_MS")"
+	printf '  %-34s %6.0f MB/s  (%.0f MB of JSON, %.0f MB gzipped, in %.0f ms; target >= %s)%s\n' \
+		"tprof report, $REPORT_RANKS traces (1 core)" "$trace_mbps" \
+		"$(calc %.1f "$trace_raw / 1e6")" \
+		"$(calc %.1f "$trace_gz / 1e6")" "$trace_ms" \
+		$TARGET_REPORT_MBPS \
+		"$(verdict "$trace_mbps >= $TARGET_REPORT_MBPS")"
+	rm -rf "$tmp"/report-*
+fi

@@ -7,6 +7,8 @@
 
 #include "check.h"
 #include "env_check.h"
+#include "merge.h"
+#include "report.h"
 
 static void usage(FILE *f)
 {
@@ -16,6 +18,11 @@ static void usage(FILE *f)
 	      "them\n"
 	      "  env-check       validate the TPROF_* environment (used by "
 	      "tprof-run)\n"
+	      "  merge PATH... -o OUT\n"
+	      "                  one Perfetto trace of many ranks' traces\n"
+	      "  report PATH...  one report (Markdown, --json, --html) over "
+	      "many ranks'\n"
+	      "                  summaries or traces\n"
 	      "  version         print the version\n", f);
 }
 
@@ -27,6 +34,10 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "check"))
 		return tp_cmd_check(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "report"))
+		return tp_cmd_report(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "merge"))
+		return tp_cmd_merge(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "env-check"))
 		return tp_cmd_env_check(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "version")) {

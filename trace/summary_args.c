@@ -68,7 +68,7 @@ static void match(const char *k, size_t kn, const char *v, size_t vn,
 void tp_sum_args(const char *args, size_t len, struct sum_arg *want,
 		 unsigned n_want)
 {
-	const char *p = args, *end = args + len, *k, *k_end, *v;
+	const char *p = args, *end = args + len, *k, *k_end, *v, *v_end;
 	unsigned i;
 
 	for (i = 0; i < n_want; i++)
@@ -90,10 +90,16 @@ void tp_sum_args(const char *args, size_t len, struct sum_arg *want,
 			return;
 		v = skip_ws(p + 1, end);
 		p = skip_value(v, end);
+		v_end = p;
+		/* Pretty-printed args: the blanks before '}' are not the
+		 * value's. */
+		while (v_end > v && (v_end[-1] == ' ' || v_end[-1] == '\n' ||
+				     v_end[-1] == '\t' || v_end[-1] == '\r'))
+			v_end--;
 		/* Keys with escapes never match the plain keys asked for. */
 		if (k_end >= k)
-			match(k, (size_t)(k_end - k), v, (size_t)(p - v), want,
-			      n_want);
+			match(k, (size_t)(k_end - k), v, (size_t)(v_end - v),
+			      want, n_want);
 		p = skip_ws(p, end);
 		if (p >= end || *p != ',')
 			return;

@@ -56,7 +56,8 @@ void **tp_sum_sorted(const struct sum_tab *t, int which)
 
 	if (!v)
 		return NULL;
-	memcpy(v, t->items, t->n * sizeof(*v));
+	if (t->n)
+		memcpy(v, t->items, t->n * sizeof(*v));
 	qsort(v, t->n, sizeof(*v), cmp[which]);
 	return v;
 }

@@ -38,10 +38,11 @@ def signal_case(sig, handler):
        statuses[1][1], statuses[0][1])
     eq("signal %s: same stdout" % label, statuses[1][2], statuses[0][2])
     files = sorted(os.listdir(outdir))
-    eq("signal %s: trace completed and renamed" % label, files,
-       ["tprof-rank0.trace.json.gz"])
-    if files:
-        path = os.path.join(outdir, files[0])
+    eq("signal %s: trace and summary completed and renamed" % label, files,
+       ["tprof-rank0.summary.json", "tprof-rank0.summary.md",
+        "tprof-rank0.trace.json.gz"])
+    if "tprof-rank0.trace.json.gz" in files:
+        path = os.path.join(outdir, "tprof-rank0.trace.json.gz")
         t = load(path)
         n = len(xevents(t, "cudaStreamSynchronize"))
         check("signal %s: events up to the signal are there" % label, n >= 10,

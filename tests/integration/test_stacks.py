@@ -105,7 +105,7 @@ else:
                         os.path.join(os.path.dirname(__file__), "pystack.py"),
                         prog("libuser.so")], env=e, capture_output=True, text=True)
     eq("stacks: Python program ran", (p.returncode, p.stdout), (0, "py done\n"))
-    t = load(os.path.join(out, os.listdir(out)[0]))
+    t = load(os.path.join(out, "tprof-rank0.trace.json.gz"))
     st = xevents(t, "cudaMalloc")[0]["args"]["stack"]
     check("stacks: Python function named from the perf map (%s)" % os.path.basename(pys[0]),
           any(f.startswith("py::alloc_step:") and f.endswith("pystack.py") for f in st),

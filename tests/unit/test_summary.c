@@ -272,6 +272,10 @@ static void test_args(void)
 	TP_CHECK_STR("args_string", tp_sum_arg_str(&a[1], buf, sizeof(buf)) ?
 		     buf : "", "q\"z");
 	TP_CHECK("args_absent", !a[2].v, "x found");
+	/* Indented as Kineto writes args: the last value has no blanks. */
+	tp_sum_args("{\n  \"x\": 7\n}", 12, a, 3);
+	TP_CHECK("args_pretty_last", tp_sum_arg_i64(&a[2], &v) == 0 && v == 7,
+		 "x");
 	/* Cut short: never read past the end. */
 	tp_sum_args("{\"b\":12", 6, a, 3);
 	TP_CHECK("args_truncated", tp_sum_arg_i64(&a[0], &v) == 0 && v == 1,

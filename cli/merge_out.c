@@ -1,0 +1,301 @@
+/* tprof merge: the output. Events are assembled in one buffer, which is
+ * compressed (zlib level 1: the output is read once, by a viewer) and
+ * written whenever it holds MG_FLUSH_BYTES. The file is written under a
+ * temporary name and renamed at the end, so OUT is either the whole trace
+ * or absent.
+ */
+#include "merge_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define ZBUF_BYTES (256u * 1024)
+
+/* The temporary file, removed by a fatal signal too. */
+static char sig_tmp[4096];
+
+static void on_signal(int sig)
+{
+	if (sig_tmp[0])
+		unlink(sig_tmp);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void catch_signals(const char *tmp)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGXFSZ };
+	size_t i;
+
+	if (strlen(tmp) >= sizeof(sig_tmp))
+		return;
+	strcpy(sig_tmp, tmp);
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		if (signal(sigs[i], on_signal) == SIG_IGN)
+			/* a write past RLIMIT_FSIZE must fail with EFBIG,
+			 * not kill us, when the shell ignores SIGXFSZ */
+			signal(sigs[i], SIG_IGN);
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+
+	return n >= k && !strcmp(s + n - k, suffix);
+}
+
+int mg_out_open(struct mg *m, const char *path)
+{
+	struct mg_out *o = &m->out;
+	size_t n = strlen(path) + 32;
+
+	o->path = path;
+	o->fd = -1;
+	o->gzip = ends_with(path, ".gz");
+	o->cap = 2 * MG_FLUSH_BYTES;
+	o->buf = malloc(o->cap);
+	o->tmp = malloc(n);
+	o->zbuf = o->gzip ? malloc(ZBUF_BYTES) : NULL;
+	if (!o->buf || !o->tmp || (o->gzip && !o->zbuf))
+		return mg_fail(m, path, "out of memory");
+	snprintf(o->tmp, n, "%s.tmp.%d", path, (int)getpid());
+	/* windowBits 15 + 16: zlib writes the gzip header and trailer */
+	if (o->gzip && deflateInit2(&o->zs, 1, Z_DEFLATED, 15 + 16, 8,
+				    Z_DEFAULT_STRATEGY) != Z_OK)
+		return mg_fail(m, path, "cannot initialise zlib");
+	o->zinit = o->gzip;
+	o->fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	if (o->fd < 0)
+		return mg_fail(m, path, "cannot create %s: %s", o->tmp,
+			       strerror(errno));
+	o->created = 1;
+	catch_signals(o->tmp);
+	return 0;
+}
+
+static int write_all(struct mg *m, const void *p, size_t n)
+{
+	const char *c = p;
+	ssize_t w;
+
+	while (n) {
+		w = write(m->out.fd, c, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return mg_fail(m, m->out.path, "write failed: %s",
+				       strerror(w < 0 ? errno : ENOSPC));
+		c += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+static int deflate_buf(struct mg *m, int flush)
+{
+	struct mg_out *o = &m->out;
+	int rc;
+
+	o->zs.next_in = (Bytef *)o->buf;
+	o->zs.avail_in = (uInt)o->len;
+	do {
+		o->zs.next_out = o->zbuf;
+		o->zs.avail_out = ZBUF_BYTES;
+		rc = deflate(&o->zs, flush);
+		if (rc == Z_STREAM_ERROR)
+			return mg_fail(m, o->path, "zlib error");
+		if (write_all(m, o->zbuf, ZBUF_BYTES - o->zs.avail_out))
+			return -1;
+	} while (o->zs.avail_out == 0);
+	if (flush == Z_FINISH && rc != Z_STREAM_END)
+		return mg_fail(m, o->path, "zlib error %d", rc);
+	return 0;
+}
+
+static int flush(struct mg *m, int zflush)
+{
+	struct mg_out *o = &m->out;
+	int rc;
+
+	if (m->failed)
+		return -1;
+	rc = o->gzip ? deflate_buf(m, zflush) : write_all(m, o->buf, o->len);
+	o->raw_bytes += o->len;
+	o->len = 0;
+	return rc;
+}
+
+int mg_out_flush(struct mg *m)
+{
+	return flush(m, Z_NO_FLUSH);
+}
+
+int mg_out_finish(struct mg *m)
+{
+	struct mg_out *o = &m->out;
+	int fd = o->fd;
+
+	if (flush(m, Z_FINISH))
+		return -1;
+	o->fd = -1;
+	if (close(fd))
+		return mg_fail(m, o->path, "write failed: %s", strerror(errno));
+	if (rename(o->tmp, o->path))
+		return mg_fail(m, o->path, "cannot rename %s: %s", o->tmp,
+			       strerror(errno));
+	o->created = 0;
+	sig_tmp[0] = 0;
+	return 0;
+}
+
+/* Frees the output; removes the temporary file unless it was renamed. */
+void mg_out_abandon(struct mg_out *o)
+{
+	if (o->fd >= 0) {
+		close(o->fd);
+		o->fd = -1;
+	}
+	if (o->created)
+		unlink(o->tmp);
+	o->created = 0;
+	sig_tmp[0] = 0;
+	if (o->zinit)
+		deflateEnd(&o->zs);
+	o->zinit = 0;
+	free(o->buf);
+	free(o->tmp);
+	free(o->zbuf);
+	o->buf = o->tmp = NULL;
+	o->zbuf = NULL;
+}
+
+int mg_out_reserve(struct mg *m, size_t n)
+{
+	struct mg_out *o = &m->out;
+	size_t cap = o->cap;
+	char *b;
+
+	if (o->len + n <= o->cap)
+		return 0;
+	while (cap < o->len + n)
+		cap *= 2;
+	b = realloc(o->buf, cap);
+	if (!b)
+		return mg_fail(m, o->path, "out of memory");
+	o->buf = b;
+	o->cap = cap;
+	return 0;
+}
+
+int mg_add(struct mg *m, const void *p, size_t n)
+{
+	if (mg_out_reserve(m, n))
+		return -1;
+	mg_put(&m->out, p, n);
+	return 0;
+}
+
+/* Without printf: a pid or an id goes into most events. */
+int mg_add_i64(struct mg *m, int64_t v)
+{
+	uint64_t a = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+	char t[24];
+	size_t k = sizeof(t);
+
+	do {
+		t[--k] = (char)('0' + a % 10);
+		a /= 10;
+	} while (a);
+	if (v < 0)
+		t[--k] = '-';
+	return mg_add(m, t + k, sizeof(t) - k);
+}
+
+int mg_addf(struct mg *m, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(buf))
+		return mg_fail(m, m->out.path, "internal error: line too long");
+	return mg_add(m, buf, (size_t)n);
+}
+
+/* Length of the valid UTF-8 sequence at s (RFC 3629), or 0. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+	unsigned char c = s[0], lo = 0x80, hi = 0xbf;
+	size_t k, i;
+
+	if (c < 0xc2 || c > 0xf4)
+		return 0;
+	k = c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
+	if (c == 0xe0)
+		lo = 0xa0;
+	else if (c == 0xed)
+		hi = 0x9f;
+	else if (c == 0xf0)
+		lo = 0x90;
+	else if (c == 0xf4)
+		hi = 0x8f;
+	if (n < k || s[1] < lo || s[1] > hi)
+		return 0;
+	for (i = 2; i < k; i++)
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	return k;
+}
+
+/* Escapes s into the buffer, which has room for 6 bytes per byte. */
+static void put_escaped(struct mg_out *o, const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i, k;
+	char esc[8];
+
+	for (i = 0; i < n; i++) {
+		if (p[i] == '"' || p[i] == '\\') {
+			o->buf[o->len++] = '\\';
+			o->buf[o->len++] = (char)p[i];
+		} else if (p[i] < 0x20) {
+			snprintf(esc, sizeof(esc), "\\u%04x", p[i]);
+			mg_put(o, esc, 6);
+		} else if (p[i] < 0x80) {
+			o->buf[o->len++] = (char)p[i];
+		} else if ((k = utf8_len(p + i, n - i))) {
+			mg_put(o, p + i, k);
+			i += k - 1;
+		} else {
+			mg_put(o, "\\ufffd", 6);
+		}
+	}
+}
+
+int mg_add_str2(struct mg *m, const char *a, size_t an, const char *b,
+		size_t bn)
+{
+	struct mg_out *o = &m->out;
+
+	if (mg_out_reserve(m, 6 * (an + bn) + 2))
+		return -1;
+	o->buf[o->len++] = '"';
+	put_escaped(o, a, an);
+	put_escaped(o, b, bn);
+	o->buf[o->len++] = '"';
+	return 0;
+}
+
+int mg_add_str(struct mg *m, const char *s, size_t n)
+{
+	return mg_add_str2(m, s, n, NULL, 0);
+}

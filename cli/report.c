@@ -1,0 +1,274 @@
+/* tprof report: the command. Reads every input first, then writes; an
+ * input that fails stops the report before anything is printed, so a
+ * caller never sees half a report (or an HTML file) from bad inputs. */
+#include "report.h"
+#include "report_data.h"
+#include "report_input.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct opts {
+	const char *html;
+	const char *summaries;
+	int json;
+	char **files;
+	size_t nfiles;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: tprof report [--json] [--html FILE] [--summaries DIR]\n"
+		"                    DIR_OR_FILE...\n"
+		"\n"
+		"One report over many ranks: per-name statistics across\n"
+		"ranks, steps per rank and stragglers, as Markdown on\n"
+		"stdout. Reads <name>-rank<R>.summary.json files, or the\n"
+		"traces (tprof's or torch.profiler's) when a rank has no\n"
+		"summary; a directory gives every rank in it.\n"
+		"\n"
+		"  --json       print the report as JSON instead\n"
+		"  --html FILE  also write a self-contained HTML report with\n"
+		"               charts to FILE\n"
+		"  --summaries DIR\n"
+		"               also write the summary computed from each\n"
+		"               trace read to DIR/<stem>.summary.json, so\n"
+		"               later reports need not read the trace again\n"
+		"  --help       show this help\n"
+		"\n"
+		"Exit status: 0 done, 1 an input or output failed, 2 usage "
+		"error.\n");
+}
+
+/* Returns -1 to exit 2, 1 to exit 0 (help), 0 to go on. */
+static int parse_args(int argc, char **argv, struct opts *o)
+{
+	int i, opts = 1;
+
+	o->files = calloc((size_t)argc, sizeof(*o->files));
+	if (!o->files)
+		return -1;
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!opts || a[0] != '-' || !a[1]) {
+			o->files[o->nfiles++] = argv[i];
+		} else if (!strcmp(a, "--")) {
+			opts = 0;
+		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			usage(stdout);
+			return 1;
+		} else if (!strcmp(a, "--json")) {
+			o->json = 1;
+		} else if (!strcmp(a, "--html") && i + 1 < argc) {
+			o->html = argv[++i];
+		} else if (!strncmp(a, "--html=", 7) && a[7]) {
+			o->html = a + 7;
+		} else if (!strcmp(a, "--summaries") && i + 1 < argc) {
+			o->summaries = argv[++i];
+		} else if (!strncmp(a, "--summaries=", 12) && a[12]) {
+			o->summaries = a + 12;
+		} else {
+			fprintf(stderr, "tprof report: %s '%s'\n",
+				!strcmp(a, "--html") ||
+				!strcmp(a, "--summaries") ? "missing argument to" :
+				"unknown option", a);
+			usage(stderr);
+			return -1;
+		}
+	}
+	if (!o->nfiles) {
+		usage(stderr);
+		return -1;
+	}
+	return 0;
+}
+
+/* By rank (unknown last), then by file. */
+static int rank_cmp(const void *a, const void *b)
+{
+	const struct rp_rank *x = *(struct rp_rank *const *)a;
+	const struct rp_rank *y = *(struct rp_rank *const *)b;
+
+	if (x->rank != y->rank) {
+		if (x->rank == RP_NONE || y->rank == RP_NONE)
+			return x->rank == RP_NONE ? 1 : -1;
+		return x->rank < y->rank ? -1 : 1;
+	}
+	return strcmp(x->path, y->path);
+}
+
+/* Labels "R", and "R#2", "R#3" for further inputs of one rank, which are
+ * kept as entries of their own. */
+static void label_ranks(struct rp_report *rep)
+{
+	struct rp_rank *r, *first = NULL;
+	size_t i, dup = 1;
+	char rs[24];
+
+	qsort(rep->ranks, rep->nranks, sizeof(*rep->ranks), rank_cmp);
+	for (i = 0; i < rep->nranks; i++) {
+		r = rep->ranks[i];
+		r->entry = i;
+		rp_rank_str(rs, sizeof(rs), r->rank);
+		if (r->rank == RP_NONE)
+			strcpy(rs, "?");
+		if (!first || first->rank != r->rank) {
+			first = r;
+			dup = 1;
+			snprintf(r->label, sizeof(r->label), "%s", rs);
+			continue;
+		}
+		snprintf(r->label, sizeof(r->label), "%s#%zu", rs, ++dup);
+		if (r->rank != RP_NONE)
+			fprintf(stderr, "tprof: warning: %s and %s are both "
+				"rank %s; reported as separate entries (%s "
+				"and %s)\n", first->path, r->path, rs,
+				first->label, r->label);
+	}
+}
+
+static int read_all_inputs(struct rp_report *rep, const struct opts *o)
+{
+	struct rp_inputs in = { 0 };
+	size_t i;
+	int ret = -1;
+
+	if (rp_find_inputs(o->files, o->nfiles, &in))
+		goto out;
+	rep->ranks = calloc(in.n ? in.n : 1, sizeof(*rep->ranks));
+	if (!rep->ranks) {
+		rp_fail(o->files[0], "out of memory");
+		goto out;
+	}
+	for (i = 0; i < in.n; i++) {
+		rep->ranks[i] = rp_read_input(in.paths[i]);
+		if (!rep->ranks[i])
+			goto out;
+		rep->nranks++;
+	}
+	ret = 0;
+out:
+	rp_inputs_free(&in);
+	return ret;
+}
+
+/* Written next to FILE and renamed over it: a reader never sees half a
+ * file, and a failure leaves none. */
+static int write_file(const char *path, const struct tp_buf *b)
+{
+	size_t n = strlen(path) + 32;
+	char *tmp = malloc(n);
+	FILE *f;
+	int ok;
+
+	if (!tmp)
+		return rp_fail(path, "out of memory");
+	snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
+	f = fopen(tmp, "w");
+	if (!f) {
+		rp_fail(path, "cannot create %s: %s", tmp, strerror(errno));
+		free(tmp);
+		return -1;
+	}
+	ok = fwrite(b->p, 1, b->len, f) == b->len;
+	ok &= fclose(f) == 0;
+	if (!ok || rename(tmp, path)) {
+		rp_fail(path, "cannot write: %s", strerror(errno));
+		unlink(tmp);
+		free(tmp);
+		return -1;
+	}
+	free(tmp);
+	return 0;
+}
+
+static int write_summaries(const struct rp_report *rep, const char *dir)
+{
+	const struct rp_rank *r;
+	char *path;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < rep->nranks; i++) {
+		r = rep->ranks[i];
+		if (strcmp(r->kind, "trace"))
+			continue;
+		path = rp_summary_path(dir, r->path);
+		if (!path)
+			return rp_fail(dir, "out of memory");
+		ret = write_file(path, &r->json);
+		free(path);
+		if (ret)
+			return -1;
+	}
+	return 0;
+}
+
+static int emit(const struct rp_report *rep, const struct opts *o)
+{
+	struct tp_buf out = { 0 }, html = { 0 };
+	int ret = -1;
+
+	if (o->json)
+		rp_write_json(rep, &out);
+	else
+		rp_write_md(rep, &out);
+	if (o->html)
+		rp_write_html(rep, &html);
+	if (out.oom || html.oom) {
+		rp_fail(o->html && html.oom ? o->html : "stdout",
+			"out of memory");
+		goto out;
+	}
+	if (o->html && write_file(o->html, &html))
+		goto out;
+	if (o->summaries && write_summaries(rep, o->summaries))
+		goto out;
+	if (fwrite(out.p, 1, out.len, stdout) != out.len ||
+	    fflush(stdout)) {
+		rp_fail("stdout", "%s", strerror(errno));
+		goto out;
+	}
+	ret = 0;
+out:
+	tp_buf_free(&out);
+	tp_buf_free(&html);
+	return ret;
+}
+
+int tp_cmd_report(int argc, char **argv)
+{
+	struct rp_report rep = { 0 };
+	struct opts o = { 0 };
+	int ret = 1, r;
+	size_t i;
+
+	r = parse_args(argc, argv, &o);
+	if (r) {
+		free(o.files);
+		return r < 0 ? 2 : 0;
+	}
+	if (read_all_inputs(&rep, &o))
+		goto out;
+	label_ranks(&rep);
+	if (rp_stats(&rep)) {
+		rp_fail(o.files[0], "out of memory");
+		goto out;
+	}
+	if (emit(&rep, &o))
+		goto out;
+	ret = 0;
+out:
+	rp_stats_free(&rep);
+	for (i = 0; i < rep.nranks; i++)
+		rp_rank_free(rep.ranks[i]);
+	free(rep.ranks);
+	free(o.files);
+	return ret;
+}

@@ -1,0 +1,241 @@
+/* tprof report --html: the three kinds of chart.
+ *
+ * Histograms come from each rank's "hist" buckets as they are (the
+ * layout is fixed, trace/hist.h), drawn as step outlines on a log time
+ * axis. Step times and memory are drawn point by point; long step lists
+ * are thinned to MAX_POINTS, keeping each group's longest step so that
+ * a slow step still shows.
+ */
+#include "report_html.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "../trace/hist.h"
+
+#define MAX_POINTS 2000
+
+static double bucket_lo(uint32_t b)
+{
+	return b ? (double)tp_hist_lower(b) : 0.5;	/* log axis: no 0 */
+}
+
+static double bucket_hi(uint32_t b)
+{
+	return (double)(tp_hist_lower(b) + tp_hist_width(b));
+}
+
+static void hist_range(const struct rp_report *rep, const struct rp_name *nm,
+		       struct rp_chart *c)
+{
+	const struct rp_row *row;
+	size_t e, k;
+
+	c->xmin = 1e300;
+	c->xmax = 0;
+	c->ymin = 0;
+	c->ymax = 1;
+	for (e = 0; e < rep->nranks; e++) {
+		row = nm->rows[e];
+		for (k = 0; row && k < row->nhist; k++) {
+			if (bucket_lo(row->hist[k].b) < c->xmin)
+				c->xmin = bucket_lo(row->hist[k].b);
+			if (bucket_hi(row->hist[k].b) > c->xmax)
+				c->xmax = bucket_hi(row->hist[k].b);
+			if ((double)row->hist[k].n > c->ymax)
+				c->ymax = (double)row->hist[k].n;
+		}
+	}
+	if (c->xmax <= c->xmin) {
+		c->xmin = 1;
+		c->xmax = 1e3;
+	}
+}
+
+/* The outline of one rank's histogram, down to 0 between gaps. */
+static void hist_series(struct rp_chart *c, const struct rp_row *row)
+{
+	double lo, hi, prev = -1, n;
+	size_t k;
+
+	for (k = 0; k < row->nhist; k++) {
+		lo = bucket_lo(row->hist[k].b);
+		hi = bucket_hi(row->hist[k].b);
+		n = (double)row->hist[k].n;
+		if (prev != lo) {
+			if (prev >= 0)
+				rp_chart_point(c, prev, 0);
+			rp_chart_point(c, lo, 0);
+		}
+		rp_chart_point(c, lo, n);
+		rp_chart_point(c, hi, n);
+		prev = hi;
+	}
+	if (prev >= 0)
+		rp_chart_point(c, prev, 0);
+}
+
+void rp_svg_hist(struct tp_buf *b, const struct rp_report *rep,
+		 const struct rp_name *nm)
+{
+	struct rp_chart c = {
+		.b = b, .logx = 1, .yint = 1, .xfmt = rp_fmt_time_axis,
+		.yfmt = rp_fmt_count_axis,
+	};
+	const struct rp_row *row;
+	char legend[64];
+	size_t e;
+
+	hist_range(rep, nm, &c);
+	rp_chart_open(&c, "hist", "data-name", nm->name, nm->name);
+	rp_chart_axes(&c, "duration (log scale)", "calls");
+	for (e = 0; e < rep->nranks; e++) {
+		row = nm->rows[e];
+		if (!row || !row->nhist)
+			continue;
+		snprintf(legend, sizeof(legend), "rank %s",
+			 rep->ranks[e]->label);
+		rp_chart_series(&c, rep->ranks[e]->label, RP_NONE, legend);
+		hist_series(&c, row);
+		rp_chart_series_end(&c);
+	}
+	if (!c.nseries)
+		rp_chart_note(&c, "no histogram in the inputs");
+	rp_chart_close(&c);
+}
+
+static void steps_range(const struct rp_report *rep, struct rp_chart *c)
+{
+	const struct rp_rank *r;
+	size_t e, i;
+
+	c->xmin = 0;
+	c->xmax = 1;
+	c->ymin = 0;
+	c->ymax = 1;
+	for (e = 0; e < rep->nranks; e++) {
+		r = rep->ranks[e];
+		if (r->nsteps > 1 && (double)(r->nsteps - 1) > c->xmax)
+			c->xmax = (double)(r->nsteps - 1);
+		for (i = 0; i < r->nsteps; i++)
+			if ((double)r->steps[i].dur > c->ymax)
+				c->ymax = (double)r->steps[i].dur;
+	}
+}
+
+static void steps_series(struct rp_chart *c, const struct rp_rank *r)
+{
+	size_t group = (r->nsteps + MAX_POINTS - 1) / MAX_POINTS, i, k;
+	int64_t d;
+
+	for (i = 0; i < r->nsteps; i += group) {
+		d = r->steps[i].dur;
+		for (k = i + 1; k < i + group && k < r->nsteps; k++)
+			if (r->steps[k].dur > d)
+				d = r->steps[k].dur;
+		rp_chart_point(c, (double)i, (double)d);
+	}
+}
+
+void rp_svg_steps(struct tp_buf *b, const struct rp_report *rep)
+{
+	struct rp_chart c = {
+		.b = b, .xint = 1, .xfmt = rp_fmt_count_axis,
+		.yfmt = rp_fmt_time_axis,
+	};
+	char legend[64];
+	size_t e;
+
+	steps_range(rep, &c);
+	rp_chart_open(&c, "steps", NULL, NULL, "Step time per rank");
+	rp_chart_axes(&c, "step (kept steps, in order)", "step time");
+	for (e = 0; e < rep->nranks; e++) {
+		if (!rep->ranks[e]->nsteps)
+			continue;
+		snprintf(legend, sizeof(legend), "rank %s",
+			 rep->ranks[e]->label);
+		rp_chart_series(&c, rep->ranks[e]->label, RP_NONE, legend);
+		steps_series(&c, rep->ranks[e]);
+		rp_chart_series_end(&c);
+	}
+	if (!c.nseries)
+		rp_chart_note(&c, "no steps in the inputs");
+	rp_chart_close(&c);
+}
+
+/* Times of all ranks on one axis: base time + ts, from the earliest. */
+static int64_t abs_ts(const struct rp_rank *r, int64_t ts)
+{
+	return (r->base_ns == RP_NONE ? 0 : r->base_ns) + ts;
+}
+
+static int64_t memory_range(const struct rp_report *rep, struct rp_chart *c)
+{
+	const struct rp_rank *r;
+	int64_t t0 = INT64_MAX, t1 = INT64_MIN, t;
+	size_t e, m, i;
+
+	c->ymin = 0;
+	c->ymax = 1;
+	for (e = 0; e < rep->nranks; e++) {
+		r = rep->ranks[e];
+		for (m = 0; m < r->nmem; m++)
+			for (i = 0; i < r->mem[m].npts; i++) {
+				t = abs_ts(r, r->mem[m].pts[i].ts);
+				t0 = t < t0 ? t : t0;
+				t1 = t > t1 ? t : t1;
+				if ((double)r->mem[m].pts[i].bytes > c->ymax)
+					c->ymax = (double)r->mem[m].pts[i].bytes;
+			}
+	}
+	if (t0 > t1)
+		t0 = t1 = 0;
+	c->xmin = 0;
+	c->xmax = t1 > t0 ? (double)(t1 - t0) : 1;
+	return t0;
+}
+
+/* Memory holds its value until the next point: a step line. */
+static void memory_series(struct rp_chart *c, const struct rp_rank *r,
+			  const struct rp_mem *m, int64_t t0)
+{
+	double x;
+	size_t i;
+
+	for (i = 0; i < m->npts; i++) {
+		x = (double)(abs_ts(r, m->pts[i].ts) - t0);
+		if (i)
+			rp_chart_point(c, x, (double)m->pts[i - 1].bytes);
+		rp_chart_point(c, x, (double)m->pts[i].bytes);
+	}
+}
+
+void rp_svg_memory(struct tp_buf *b, const struct rp_report *rep)
+{
+	struct rp_chart c = {
+		.b = b, .xfmt = rp_fmt_time_axis, .yfmt = rp_fmt_bytes_axis,
+	};
+	const struct rp_rank *r;
+	char legend[80];
+	int64_t t0 = memory_range(rep, &c);
+	size_t e, m;
+
+	rp_chart_open(&c, "memory", NULL, NULL,
+		      "Device memory in use per rank and device");
+	rp_chart_axes(&c, "time since the earliest point", "allocated");
+	for (e = 0; e < rep->nranks; e++) {
+		r = rep->ranks[e];
+		for (m = 0; m < r->nmem; m++) {
+			if (!r->mem[m].npts)
+				continue;
+			snprintf(legend, sizeof(legend), "rank %s GPU %lld",
+				 r->label, (long long)r->mem[m].device);
+			rp_chart_series(&c, r->label, r->mem[m].device, legend);
+			memory_series(&c, r, &r->mem[m], t0);
+			rp_chart_series_end(&c);
+		}
+	}
+	if (!c.nseries)
+		rp_chart_note(&c, "no device memory in the inputs");
+	rp_chart_close(&c);
+}

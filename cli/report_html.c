@@ -1,0 +1,185 @@
+/* tprof report --html: one self-contained page, the Markdown's tables
+ * plus charts. Written as well-formed XML (every element closed, values
+ * quoted, only the five XML entities) so XML tools can read it too. */
+#include "report_html.h"
+#include "report_tables.h"
+
+#include <string.h>
+
+static const char style[] =
+	"body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222}"
+	"table{border-collapse:collapse;margin:8px 0 20px}"
+	"th,td{border:1px solid #ccc;padding:3px 8px}"
+	"th{background:#f3f3f3}td.r{text-align:right}"
+	"tr.straggler td{background:#fde2e1}"
+	"td.name{max-width:40em;overflow-wrap:anywhere}"
+	"svg{display:block;margin:8px 0 18px;font-size:11px}"
+	"svg .frame{fill:none;stroke:#999}svg .grid{stroke:#eee}"
+	"svg .tk{stroke:#999}svg .series{fill:none;stroke-width:1.5}"
+	"svg .tx,svg .ax,svg .note{text-anchor:middle}"
+	"svg .ty{text-anchor:end}svg .ct{font-weight:bold}"
+	"svg .note{fill:#888}";
+
+/* Length of the valid UTF-8 sequence at s, or 0. */
+static size_t utf8_len(const unsigned char *s)
+{
+	unsigned c = s[0], cp;
+	size_t n, i;
+
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2, cp = c & 0x1f;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3, cp = c & 0x0f;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4, cp = c & 0x07;
+	else
+		return 0;
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff ||
+	    cp == 0xfffe || cp == 0xffff)
+		return 0;
+	return n;
+}
+
+void rp_xml_text(struct tp_buf *b, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t n;
+
+	while (*s) {
+		switch (*s) {
+		case '&': tp_buf_lit(b, "&amp;"); s++; continue;
+		case '<': tp_buf_lit(b, "&lt;"); s++; continue;
+		case '>': tp_buf_lit(b, "&gt;"); s++; continue;
+		case '"': tp_buf_lit(b, "&quot;"); s++; continue;
+		case '\'': tp_buf_lit(b, "&apos;"); s++; continue;
+		}
+		if (*s < 0x80) {
+			/* XML 1.0 has no other control characters */
+			tp_buf_char(b, *s < 0x20 && *s != '\t' && *s != '\n' ?
+				    ' ' : (char)*s);
+			s++;
+			continue;
+		}
+		n = utf8_len(s);
+		if (n) {
+			tp_buf_put(b, (const char *)s, n);
+			s += n;
+		} else {
+			tp_buf_lit(b, "\xef\xbf\xbd");
+			s++;
+		}
+	}
+}
+
+static void html_table(struct tp_buf *b, const struct rp_table *t,
+		       const char *cls)
+{
+	size_t r, c;
+
+	rp_bprintf(b, "<h2>");
+	rp_xml_text(b, t->title);
+	tp_buf_lit(b, "</h2>\n");
+	if (!t->nrows) {
+		tp_buf_lit(b, "<p>");
+		rp_xml_text(b, t->empty ? t->empty : "None.");
+		tp_buf_lit(b, "</p>\n");
+		return;
+	}
+	if (t->note) {
+		tp_buf_lit(b, "<p>");
+		rp_xml_text(b, t->note);
+		tp_buf_lit(b, "</p>\n");
+	}
+	rp_bprintf(b, "<table class=\"%s\">\n<thead><tr>", cls);
+	for (c = 0; c < t->ncols; c++) {
+		tp_buf_lit(b, "<th>");
+		rp_xml_text(b, t->head[c]);
+		tp_buf_lit(b, "</th>");
+	}
+	tp_buf_lit(b, "</tr></thead>\n<tbody>\n");
+	for (r = 0; r < t->nrows; r++) {
+		tp_buf_cstr(b, t->flag[r] ? "<tr class=\"straggler\">" :
+			    "<tr>");
+		for (c = 0; c < t->ncols; c++) {
+			tp_buf_cstr(b, t->align[c] == 'r' ? "<td class=\"r\">" :
+				    !strcmp(t->head[c], "name") ?
+				    "<td class=\"name\">" : "<td>");
+			rp_xml_text(b, rp_cell(t, r, c));
+			tp_buf_lit(b, "</td>");
+		}
+		tp_buf_lit(b, "</tr>\n");
+	}
+	tp_buf_lit(b, "</tbody></table>\n");
+}
+
+static void html_hists(struct tp_buf *b, const struct rp_report *rep)
+{
+	size_t i;
+
+	rp_bprintf(b, "<h2>Duration histograms by rank (top %d names)</h2>\n"
+		   "<p>Calls per histogram bucket (trace/hist.h: 16 buckets "
+		   "per power of two), one line per rank.</p>\n",
+		   RP_TOP_DETAIL);
+	if (!rep->nnames)
+		tp_buf_lit(b, "<p>No calls.</p>\n");
+	for (i = 0; i < rep->nnames && i < RP_TOP_DETAIL; i++) {
+		tp_buf_lit(b, "<h3>");
+		rp_xml_text(b, rep->names[i].cat);
+		tp_buf_lit(b, ": ");
+		rp_xml_text(b, rep->names[i].name);
+		tp_buf_lit(b, "</h3>\n");
+		rp_svg_hist(b, rep, &rep->names[i]);
+	}
+}
+
+static void html_stragglers(struct tp_buf *b, const struct rp_tables *ts)
+{
+	size_t i;
+
+	tp_buf_lit(b, "<h2>Stragglers</h2>\n");
+	if (!ts->nlines) {
+		tp_buf_lit(b, "<p>None.</p>\n");
+		return;
+	}
+	tp_buf_lit(b, "<ul class=\"stragglers\">\n");
+	for (i = 0; i < ts->nlines; i++) {
+		tp_buf_lit(b, "<li>");
+		rp_xml_text(b, ts->lines[i]);
+		tp_buf_lit(b, "</li>\n");
+	}
+	tp_buf_lit(b, "</ul>\n");
+}
+
+void rp_write_html(const struct rp_report *rep, struct tp_buf *b)
+{
+	struct rp_tables ts;
+
+	if (rp_tables_build(rep, &ts)) {
+		b->oom = 1;
+		goto out;
+	}
+	rp_bprintf(b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
+		   "<meta charset=\"utf-8\"/>\n<title>tprof report</title>\n"
+		   "<style>%s</style>\n</head>\n<body>\n<h1>tprof report</h1>\n"
+		   "<p>", style);
+	rp_xml_text(b, ts.intro);
+	tp_buf_lit(b, "</p>\n");
+	html_table(b, &ts.t[RP_T_RANKS], "ranks");
+	html_table(b, &ts.t[RP_T_NAMES], "names");
+	html_hists(b, rep);
+	html_table(b, &ts.t[RP_T_DETAIL], "detail");
+	html_table(b, &ts.t[RP_T_STEPS], "steps");
+	rp_svg_steps(b, rep);
+	tp_buf_lit(b, "<h2>Device memory</h2>\n");
+	rp_svg_memory(b, rep);
+	html_stragglers(b, &ts);
+	tp_buf_lit(b, "</body>\n</html>\n");
+out:
+	rp_tables_free(&ts);
+}

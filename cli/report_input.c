@@ -1,0 +1,409 @@
+/* tprof report: which files to read, and reading them.
+ *
+ * A directory gives one input per stem (the file name without
+ * ".summary.json", ".trace.json.gz" or ".trace.json"): the summary when
+ * there is one, since it is exact and costs nothing to read, else the
+ * trace. A trace named on the command line is replaced by its sibling
+ * summary the same way. Anything else is read for what it holds.
+ */
+#include "report.h"
+#include "report_input.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "gzread.h"
+#include "trace_summary.h"
+
+#define SNIFF_BYTES 4096
+
+static const char *const suffixes[] = {
+	".summary.json", ".trace.json.gz", ".trace.json",
+};
+#define N_SUFFIXES (sizeof(suffixes) / sizeof(suffixes[0]))
+
+int rp_fail(const char *file, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "tprof: error: %s: ", file);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return -1;
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+
+	return n > k && !strcmp(s + n - k, suffix);
+}
+
+/* Which of suffixes[] name ends with, or -1. */
+static int suffix_of(const char *name)
+{
+	unsigned i;
+
+	for (i = 0; i < N_SUFFIXES; i++)
+		if (ends_with(name, suffixes[i]))
+			return (int)i;
+	return -1;
+}
+
+static int is_file(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && S_ISREG(st.st_mode);
+}
+
+static int add_path(struct rp_inputs *in, char *path)
+{
+	char **v;
+	size_t cap;
+
+	if (!path)
+		return -1;
+	if (in->n == in->cap) {
+		cap = in->cap ? in->cap * 2 : 16;
+		v = realloc(in->paths, cap * sizeof(*v));
+		if (!v) {
+			free(path);
+			return -1;
+		}
+		in->paths = v;
+		in->cap = cap;
+	}
+	in->paths[in->n++] = path;
+	return 0;
+}
+
+static char *join(const char *dir, const char *name)
+{
+	size_t n = strlen(dir);
+	char *p = malloc(n + strlen(name) + 2);
+
+	if (p)
+		sprintf(p, "%s%s%s", dir, n && dir[n - 1] == '/' ? "" : "/",
+			name);
+	return p;
+}
+
+struct cand {
+	char *name;
+	size_t stem;	/* length of the stem */
+	int kind;	/* index in suffixes[]: lower is preferred */
+};
+
+static int cand_cmp(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+	size_t n = x->stem < y->stem ? x->stem : y->stem;
+	int c = memcmp(x->name, y->name, n);
+
+	if (c)
+		return c;
+	if (x->stem != y->stem)
+		return x->stem < y->stem ? -1 : 1;
+	return x->kind - y->kind;
+}
+
+static int same_stem(const struct cand *x, const struct cand *y)
+{
+	return x->stem == y->stem && !memcmp(x->name, y->name, x->stem);
+}
+
+/* The directory's candidates, one per regular file with a known suffix. */
+static int list_dir(const char *dir, struct cand **out, size_t *n)
+{
+	struct cand *v = NULL, *nv;
+	size_t cap = 0;
+	struct dirent *d;
+	char *path;
+	DIR *dp;
+	int k;
+
+	*n = 0;
+	dp = opendir(dir);
+	if (!dp)
+		return rp_fail(dir, "cannot open: %s", strerror(errno));
+	while ((d = readdir(dp))) {
+		k = suffix_of(d->d_name);
+		path = k < 0 ? NULL : join(dir, d->d_name);
+		if (k < 0 || !path || !is_file(path)) {
+			free(path);
+			continue;
+		}
+		free(path);
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 16;
+			nv = realloc(v, cap * sizeof(*v));
+			if (!nv)
+				break;
+			v = nv;
+		}
+		v[*n].name = strdup(d->d_name);
+		if (!v[*n].name)
+			break;
+		v[*n].kind = k;
+		v[*n].stem = strlen(d->d_name) - strlen(suffixes[k]);
+		(*n)++;
+	}
+	closedir(dp);
+	*out = v;
+	if (d)
+		return rp_fail(dir, "out of memory");
+	return 0;
+}
+
+static int add_dir(struct rp_inputs *in, const char *dir)
+{
+	struct cand *v = NULL;
+	size_t n = 0, i, added = 0;
+	int ret = -1;
+
+	if (list_dir(dir, &v, &n))
+		goto out;
+	if (n)
+		qsort(v, n, sizeof(*v), cand_cmp);
+	for (i = 0; i < n; i++) {
+		if (i && same_stem(&v[i], &v[i - 1]))
+			continue;
+		if (add_path(in, join(dir, v[i].name))) {
+			rp_fail(dir, "out of memory");
+			goto out;
+		}
+		added++;
+	}
+	if (!added) {
+		rp_fail(dir, "no summaries or traces here (*.summary.json, "
+			"*.trace.json.gz, *.trace.json)");
+		goto out;
+	}
+	ret = 0;
+out:
+	for (i = 0; i < n; i++)
+		free(v[i].name);
+	free(v);
+	return ret;
+}
+
+/* A trace's sibling summary when it exists, else the file itself. */
+static char *pick_file(const char *path)
+{
+	int k = suffix_of(path);
+	size_t stem;
+	char *s;
+
+	if (k <= 0)
+		return strdup(path);
+	stem = strlen(path) - strlen(suffixes[k]);
+	s = malloc(stem + strlen(suffixes[0]) + 1);
+	if (!s)
+		return NULL;
+	memcpy(s, path, stem);
+	strcpy(s + stem, suffixes[0]);
+	if (is_file(s))
+		return s;
+	free(s);
+	return strdup(path);
+}
+
+/* A file named twice (a directory and a file in it) is read once. */
+static void drop_repeats(struct rp_inputs *in)
+{
+	struct stat *st = calloc(in->n ? in->n : 1, sizeof(*st));
+	size_t i, k, n = 0;
+
+	if (!st)
+		return;		/* read twice then: not worth failing for */
+	for (i = 0; i < in->n; i++) {
+		if (stat(in->paths[i], &st[n]))
+			memset(&st[n], 0, sizeof(st[n]));
+		for (k = 0; k < n; k++)
+			if (st[k].st_ino && st[k].st_dev == st[n].st_dev &&
+			    st[k].st_ino == st[n].st_ino)
+				break;
+		if (k < n)
+			free(in->paths[i]);
+		else
+			in->paths[n++] = in->paths[i];
+	}
+	in->n = n;
+	free(st);
+}
+
+int rp_find_inputs(char **args, size_t nargs, struct rp_inputs *in)
+{
+	struct stat st;
+	size_t i;
+
+	for (i = 0; i < nargs; i++) {
+		if (stat(args[i], &st))
+			return rp_fail(args[i], "cannot open: %s",
+				       strerror(errno));
+		if (S_ISDIR(st.st_mode)) {
+			if (add_dir(in, args[i]))
+				return -1;
+		} else if (add_path(in, pick_file(args[i]))) {
+			return rp_fail(args[i], "out of memory");
+		}
+	}
+	drop_repeats(in);
+	return 0;
+}
+
+void rp_inputs_free(struct rp_inputs *in)
+{
+	size_t i;
+
+	for (i = 0; i < in->n; i++)
+		free(in->paths[i]);
+	free(in->paths);
+	memset(in, 0, sizeof(*in));
+}
+
+/* The whole (maybe gzipped) file. */
+static int read_all(const char *path, struct tp_buf *b)
+{
+	char err[256];
+	struct tp_gzr *gz = tp_gzr_open(path, err, sizeof(err));
+	ssize_t n;
+
+	if (!gz)
+		return rp_fail(path, "%s", err);
+	do {
+		if (tp_buf_reserve(b, 1 << 16)) {
+			tp_gzr_close(gz);
+			return rp_fail(path, "out of memory");
+		}
+		n = tp_gzr_read(gz, b->p + b->len, b->cap - b->len);
+		if (n > 0)
+			b->len += (size_t)n;
+	} while (n > 0);
+	if (n < 0)
+		rp_fail(path, "%s", tp_gzr_error(gz) ? tp_gzr_error(gz) :
+			"read error");
+	tp_gzr_close(gz);
+	return n < 0 ? -1 : 0;
+}
+
+/* Whether the file starts {"schema": "tprof.summary" (as every summary
+ * does), so that a renamed summary is not read as a trace. */
+static int looks_like_summary(const char *path)
+{
+	char buf[SNIFF_BYTES], err[256];
+	struct tp_gzr *gz = tp_gzr_open(path, err, sizeof(err));
+	struct tp_json *j;
+	const char *s;
+	ssize_t n;
+	int yes = 0;
+
+	if (!gz)
+		return 0;
+	n = tp_gzr_read(gz, buf, sizeof(buf));
+	tp_gzr_close(gz);
+	j = n > 0 ? tp_json_open_mem(buf, (size_t)n) : NULL;
+	if (!j)
+		return 0;
+	if (tp_json_next(j) == TP_JSON_OBJECT &&
+	    tp_json_next(j) == TP_JSON_KEY &&
+	    !strcmp(tp_json_text(j, NULL), "schema") &&
+	    tp_json_next(j) == TP_JSON_STRING) {
+		s = tp_json_text(j, NULL);
+		yes = !strcmp(s, "tprof.summary");
+	}
+	tp_json_close(j);
+	return yes;
+}
+
+/* R of the last "-rank<R>" in the file name ("-" or "." after it), for
+ * an input that does not say its rank (RP_NONE when none). */
+static int64_t rank_of_name(const char *path)
+{
+	const char *base = strrchr(path, '/'), *p, *q;
+	int64_t rank = RP_NONE, v;
+
+	for (p = base ? base + 1 : path; (p = strstr(p, "-rank")); p++) {
+		for (q = p + 5, v = 0; *q >= '0' && *q <= '9' && v < 1 << 30;
+		     q++)
+			v = v * 10 + (*q - '0');
+		if (q > p + 5 && (*q == '.' || *q == '-' || !*q))
+			rank = v;
+	}
+	return rank;
+}
+
+struct rp_rank *rp_read_input(const char *path)
+{
+	struct rp_rank *r = calloc(1, sizeof(*r));
+	struct tp_buf *b;
+	char err[512];
+	int ret;
+
+	if (!r || !(r->path = strdup(path))) {
+		free(r);
+		rp_fail(path, "out of memory");
+		return NULL;
+	}
+	/* kept: --summaries writes a trace's out */
+	b = &r->json;
+	if (ends_with(path, suffixes[0]) || looks_like_summary(path)) {
+		r->kind = "summary";
+		ret = read_all(path, b);
+	} else {
+		r->kind = "trace";
+		ret = tp_trace_summary(path, b, err, sizeof(err));
+		if (ret)
+			rp_fail(path, "%s", err);
+	}
+	if (!ret && b->oom)
+		ret = rp_fail(path, "out of memory");
+	if (!ret && rp_summary_parse(r, b->p ? b->p : "", b->len, err,
+				     sizeof(err)))
+		ret = rp_fail(path, "%s", err);
+	if (ret) {
+		rp_rank_free(r);
+		return NULL;
+	}
+	if (r->rank == RP_NONE)
+		r->rank = rank_of_name(path);
+	if (!strcmp(r->kind, "summary"))
+		tp_buf_free(b);
+	return r;
+}
+
+/* DIR/<stem>.summary.json for a trace read. */
+char *rp_summary_path(const char *dir, const char *trace)
+{
+	static const char *const ext[] = {
+		".trace.json.gz", ".trace.json", ".json.gz", ".json", ".gz",
+	};
+	const char *base = strrchr(trace, '/');
+	size_t n, i, k;
+	char *p;
+
+	base = base ? base + 1 : trace;
+	n = strlen(base);
+	for (i = 0; i < sizeof(ext) / sizeof(ext[0]); i++) {
+		k = strlen(ext[i]);
+		if (n > k && !strcmp(base + n - k, ext[i])) {
+			n -= k;
+			break;
+		}
+	}
+	p = malloc(strlen(dir) + n + sizeof(".summary.json") + 1);
+	if (p)
+		sprintf(p, "%s%s%.*s.summary.json", dir,
+			*dir && dir[strlen(dir) - 1] != '/' ? "/" : "",
+			(int)n, base);
+	return p;
+}

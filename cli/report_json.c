@@ -1,0 +1,237 @@
+/* tprof report --json: the report as one JSON object (schema in
+ * docs/summary-format.md, "tprof report --json"). Times are integer ns;
+ * means and standard deviations have three decimals, ratios four. */
+#include "report_data.h"
+
+#include <string.h>
+
+static void str_or_null(struct tp_buf *b, const char *s)
+{
+	if (s)
+		tp_json_str(b, s);
+	else
+		tp_buf_lit(b, "null");
+}
+
+/* "entry": E, "rank": R: the entry tells two inputs of one rank apart. */
+static void put_who(struct tp_buf *b, const struct rp_report *rep, size_t e)
+{
+	tp_buf_lit(b, "\"entry\": ");
+	tp_json_u64(b, e);
+	tp_buf_lit(b, ", \"rank\": ");
+	rp_json_i64_or_null(b, rep->ranks[e]->rank);
+}
+
+static void put_rank(struct tp_buf *b, const struct rp_report *rep, size_t e)
+{
+	const struct rp_rank *r = rep->ranks[e];
+	size_t i;
+
+	tp_buf_lit(b, "{");
+	put_who(b, rep, e);
+	tp_buf_lit(b, ", \"label\": ");
+	tp_json_str(b, r->label);
+	tp_buf_lit(b, ", \"file\": ");
+	tp_json_str(b, r->path);
+	tp_buf_lit(b, ", \"kind\": ");
+	tp_json_str(b, r->kind);
+	tp_buf_lit(b, ", \"source\": ");
+	str_or_null(b, r->source);
+	tp_buf_lit(b, ", \"name\": ");
+	str_or_null(b, r->name);
+	tp_buf_lit(b, ", \"host\": ");
+	str_or_null(b, r->host);
+	tp_buf_lit(b, ", \"pid\": ");
+	rp_json_i64_or_null(b, r->pid);
+	tp_buf_lit(b, ", \"world_size\": ");
+	rp_json_i64_or_null(b, r->world_size);
+	tp_buf_lit(b, ", \"wall_ns\": ");
+	rp_json_i64_or_null(b, r->wall_ns);
+	tp_buf_lit(b, ", \"events\": ");
+	tp_json_u64(b, r->events);
+	tp_buf_lit(b, ", \"dropped\": ");
+	tp_json_u64(b, r->dropped);
+	tp_buf_lit(b, ", \"steps\": ");
+	tp_json_u64(b, r->steps_count);
+	tp_buf_lit(b, ", \"memory\": [");
+	for (i = 0; i < r->nmem; i++) {
+		tp_buf_cstr(b, i ? ", {\"device\": " : "{\"device\": ");
+		rp_json_i64_or_null(b, r->mem[i].device);
+		tp_buf_lit(b, ", \"peak_bytes\": ");
+		rp_json_i64_or_null(b, r->mem[i].peak);
+		tp_buf_lit(b, "}");
+	}
+	tp_buf_lit(b, "]}");
+}
+
+static void put_per_rank(struct tp_buf *b, const struct rp_report *rep,
+			 const struct rp_name *nm)
+{
+	const struct rp_row *row;
+	const char *sep = "";
+	size_t e;
+
+	tp_buf_lit(b, ",\n  \"per_rank\": [");
+	for (e = 0; e < rep->nranks; e++) {
+		row = nm->rows[e];
+		if (!row)
+			continue;
+		tp_buf_cstr(b, sep);
+		sep = ", ";
+		tp_buf_lit(b, "{");
+		put_who(b, rep, e);
+		tp_buf_lit(b, ", \"count\": ");
+		tp_json_u64(b, row->count);
+		tp_buf_lit(b, ", \"total_ns\": ");
+		tp_json_i64(b, row->total);
+		tp_buf_lit(b, ", \"mean_ns\": ");
+		rp_json_milli(b, row->count ?
+			      (long double)row->total / row->count : 0);
+		tp_buf_lit(b, "}");
+	}
+	tp_buf_lit(b, "]");
+}
+
+static void put_name(struct tp_buf *b, const struct rp_report *rep,
+		     const struct rp_name *nm)
+{
+	tp_buf_lit(b, "{\"cat\": ");
+	tp_json_str(b, nm->cat);
+	tp_buf_lit(b, ", \"name\": ");
+	tp_json_str(b, nm->name);
+	tp_buf_lit(b, ",\n  \"ranks_present\": ");
+	tp_json_u64(b, nm->present);
+	tp_buf_lit(b, ", \"calls\": ");
+	tp_json_u64(b, nm->count);
+	tp_buf_lit(b, ", \"total_ns\": ");
+	tp_json_i64(b, (int64_t)nm->sum_total);
+	tp_buf_lit(b, ", \"mean_total_ns\": ");
+	rp_json_milli(b, nm->mean_total);
+	tp_buf_lit(b, ", \"std_total_ns\": ");
+	rp_json_milli(b, nm->std_total);
+	tp_buf_lit(b, ", \"min_total_ns\": ");
+	tp_json_i64(b, nm->min_total);
+	tp_buf_lit(b, ", \"max_total_ns\": ");
+	tp_json_i64(b, nm->max_total);
+	tp_buf_lit(b, ", \"mean_call_ns\": ");
+	rp_json_milli(b, nm->mean_call);
+	tp_buf_lit(b, ",\n  \"slowest\": {");
+	put_who(b, rep, nm->slowest);
+	tp_buf_lit(b, "}, \"imbalance\": ");
+	rp_json_ratio(b, nm->imbalance);
+	tp_buf_lit(b, ", \"straggler\": ");
+	tp_buf_cstr(b, nm->straggler ? "true" : "false");
+	put_per_rank(b, rep, nm);
+	tp_buf_lit(b, "}");
+}
+
+static void put_steps(struct tp_buf *b, const struct rp_report *rep)
+{
+	const struct rp_steps *st;
+	size_t e;
+
+	tp_buf_lit(b, ",\n\"steps\": {\"median_mean_ns\": ");
+	if (rep->with_steps)
+		rp_json_milli(b, rep->steps_median);
+	else
+		tp_buf_lit(b, "null");
+	tp_buf_lit(b, ", \"fastest_mean_ns\": ");
+	if (rep->with_steps)
+		rp_json_milli(b, rep->steps_fastest);
+	else
+		tp_buf_lit(b, "null");
+	tp_buf_lit(b, ", \"ranks\": [");
+	for (e = 0; e < rep->nranks; e++) {
+		st = &rep->steps[e];
+		tp_buf_cstr(b, e ? ",\n " : "\n ");
+		tp_buf_lit(b, "{");
+		put_who(b, rep, e);
+		tp_buf_lit(b, ", \"count\": ");
+		tp_json_u64(b, st->n);
+		if (!st->n) {
+			tp_buf_lit(b, ", \"mean_ns\": null, \"p50_ns\": null, "
+				   "\"max_ns\": null, \"vs_fastest_ns\": null, "
+				   "\"straggler\": false}");
+			continue;
+		}
+		tp_buf_lit(b, ", \"mean_ns\": ");
+		rp_json_milli(b, st->mean);
+		tp_buf_lit(b, ", \"p50_ns\": ");
+		tp_json_i64(b, st->p50);
+		tp_buf_lit(b, ", \"max_ns\": ");
+		tp_json_i64(b, st->max);
+		tp_buf_lit(b, ", \"vs_fastest_ns\": ");
+		rp_json_milli(b, st->vs_fastest);
+		tp_buf_lit(b, ", \"straggler\": ");
+		tp_buf_cstr(b, st->straggler ? "true}" : "false}");
+	}
+	tp_buf_lit(b, "]}");
+}
+
+static void put_straggler(struct tp_buf *b, const struct rp_report *rep,
+			  const char **sep, const char *kind, size_t e,
+			  long double value, long double ref)
+{
+	tp_buf_cstr(b, *sep);
+	*sep = ",\n ";
+	tp_buf_lit(b, "{\"kind\": ");
+	tp_json_str(b, kind);
+	tp_buf_lit(b, ", ");
+	put_who(b, rep, e);
+	tp_buf_lit(b, ", \"value_ns\": ");
+	rp_json_milli(b, value);
+	tp_buf_lit(b, ", \"reference_ns\": ");
+	rp_json_milli(b, ref);
+	tp_buf_lit(b, ", \"ratio\": ");
+	rp_json_ratio(b, ref > 0 ? value / ref : 0);
+}
+
+static void put_stragglers(struct tp_buf *b, const struct rp_report *rep)
+{
+	const struct rp_name *nm;
+	const char *sep = "\n ";
+	size_t i;
+
+	tp_buf_lit(b, ",\n\"stragglers\": [");
+	for (i = 0; i < rep->nranks; i++) {
+		if (!rep->steps[i].straggler)
+			continue;
+		put_straggler(b, rep, &sep, "steps", i, rep->steps[i].mean,
+			      rep->steps_median);
+		tp_buf_lit(b, "}");
+	}
+	for (i = 0; i < rep->nnames && i < RP_TOP_NAMES; i++) {
+		nm = &rep->names[i];
+		if (!nm->straggler)
+			continue;
+		put_straggler(b, rep, &sep, "name", nm->slowest,
+			      nm->max_total, nm->mean_total);
+		tp_buf_lit(b, ", \"cat\": ");
+		tp_json_str(b, nm->cat);
+		tp_buf_lit(b, ", \"name\": ");
+		tp_json_str(b, nm->name);
+		tp_buf_lit(b, "}");
+	}
+	tp_buf_lit(b, "]");
+}
+
+void rp_write_json(const struct rp_report *rep, struct tp_buf *b)
+{
+	size_t i;
+
+	tp_buf_lit(b, "{\n\"schema\": \"tprof.report\",\n"
+		   "\"schema_version\": 1,\n\"ranks\": [");
+	for (i = 0; i < rep->nranks; i++) {
+		tp_buf_cstr(b, i ? ",\n " : "\n ");
+		put_rank(b, rep, i);
+	}
+	tp_buf_lit(b, "],\n\"names\": [");
+	for (i = 0; i < rep->nnames && i < RP_TOP_NAMES; i++) {
+		tp_buf_cstr(b, i ? ",\n " : "\n ");
+		put_name(b, rep, &rep->names[i]);
+	}
+	tp_buf_lit(b, "]");
+	put_steps(b, rep);
+	put_stragglers(b, rep);
+	tp_buf_lit(b, "\n}\n");
+}

@@ -1,0 +1,39 @@
+/* tprof report: the tables and the straggler list, as plain text. */
+#ifndef TP_CLI_REPORT_TABLES_H
+#define TP_CLI_REPORT_TABLES_H
+
+#include "report_data.h"
+
+struct rp_table {
+	const char *title;
+	const char *note;	/* a paragraph before the table, or NULL */
+	const char *empty;	/* said instead of a table without rows */
+	const char *const *head;
+	const char *align;	/* 'l' or 'r' per column */
+	size_t ncols, nrows, fill, cap;
+	char **cells;		/* row by row */
+	unsigned char *flag;	/* per row: a straggler */
+	char note_buf[256];
+	int oom;
+};
+
+enum { RP_T_RANKS, RP_T_NAMES, RP_T_DETAIL, RP_T_STEPS, RP_N_TABLES };
+
+struct rp_tables {
+	char intro[128];
+	struct rp_table t[RP_N_TABLES];
+	char **lines;		/* stragglers, why */
+	size_t nlines;
+	int oom;
+};
+
+int rp_tables_build(const struct rp_report *rep, struct rp_tables *ts);
+void rp_tables_free(struct rp_tables *ts);
+
+static inline const char *rp_cell(const struct rp_table *t, size_t row,
+				  size_t col)
+{
+	return t->cells[row * t->ncols + col];
+}
+
+#endif
