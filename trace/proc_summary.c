@@ -254,13 +254,27 @@ static void write_one(const char *trace, const char *ext,
 	tp_buf_free(&b);
 }
 
+static void json_top(const struct tp_stack_top *t, unsigned i, void *ctx)
+{
+	struct tp_buf *b = ctx;
+
+	tp_buf_cstr(b, i ? ",\n {\"calls\": " : "\n {\"calls\": ");
+	tp_json_u64(b, t->st->calls);
+	tp_buf_lit(b, ", \"total_ns\": ");
+	tp_json_u64(b, t->st->total_ns);
+	tp_buf_lit(b, ", \"max_ns\": ");
+	tp_json_u64(b, t->st->max_ns);
+	tp_buf_lit(b, ", \"slowest\": ");
+	tp_json_str(b, t->slowest);
+	tp_buf_lit(b, ", \"frames\": ");
+	tp_buf_put(b, t->json, t->len);
+	tp_buf_char(b, '}');
+}
+
 /* The stacks of the slowest calls (TPROF_BACKTRACE), by total time:
  * null when stacks were not recorded. */
 static void put_stacks(struct tp_buf *b, void *ctx)
 {
-	uint32_t ids[TOP_STACKS];
-	unsigned n, i;
-
 	(void)ctx;
 	tp_buf_lit(b, ",\n\"stacks\": ");
 	if (!tp_sess.cfg.bt_on) {
@@ -268,28 +282,7 @@ static void put_stacks(struct tp_buf *b, void *ctx)
 		return;
 	}
 	tp_buf_char(b, '[');
-	n = tp_stacks_top(ids, TOP_STACKS);
-	for (i = 0; i < n; i++) {
-		const struct tp_stack_stats *st = tp_stack_stats(ids[i]);
-		const struct tp_api *api = tp_api_get(st->max_api);
-		const char *json;
-		size_t len;
-
-		json = tp_stack_json(ids[i], &len);
-		if (!json)
-			continue;
-		tp_buf_cstr(b, i ? ",\n {\"calls\": " : "\n {\"calls\": ");
-		tp_json_u64(b, st->calls);
-		tp_buf_lit(b, ", \"total_ns\": ");
-		tp_json_u64(b, st->total_ns);
-		tp_buf_lit(b, ", \"max_ns\": ");
-		tp_json_u64(b, st->max_ns);
-		tp_buf_lit(b, ", \"slowest\": ");
-		tp_json_str(b, api ? api->name : "?");
-		tp_buf_lit(b, ", \"frames\": ");
-		tp_buf_put(b, json, len);
-		tp_buf_char(b, '}');
-	}
+	tp_stacks_each_top(TOP_STACKS, json_top, b);
 	tp_buf_char(b, ']');
 }
 
@@ -298,48 +291,39 @@ static void fmt_json(struct tp_sum *s, struct tp_buf *b)
 	tp_sum_write_json(s, b, put_stacks, NULL);
 }
 
-/* The stacks as a markdown table, frames innermost first. */
+/* A markdown row: frames innermost first, from their JSON array with
+ * its brackets and quotes left out. */
+static void md_top(const struct tp_stack_top *t, unsigned i, void *ctx)
+{
+	struct tp_buf *b = ctx;
+	char l[160];
+	size_t j;
+
+	if (!i)
+		tp_buf_lit(b, "## Call stacks of the slowest calls\n\n| Calls | "
+			   "Total | Max | Slowest call | Stack (innermost "
+			   "first) |\n|--:|--:|--:|---|---|\n");
+	snprintf(l, sizeof(l), "| %llu | %.3f us | %.3f us | %s | ",
+		 (unsigned long long)t->st->calls, t->st->total_ns / 1e3,
+		 t->st->max_ns / 1e3, t->slowest);
+	tp_buf_cstr(b, l);
+	for (j = 1; j + 1 < t->len; j++) {
+		if (t->json[j] == '"')
+			continue;
+		if (t->json[j] == '|')
+			tp_buf_lit(b, "\\|");
+		else if (t->json[j] == ',' && t->json[j - 1] == '"')
+			tp_buf_lit(b, " <br/> ");
+		else
+			tp_buf_char(b, t->json[j]);
+	}
+	tp_buf_lit(b, " |\n");
+}
+
 static void md_stacks(struct tp_buf *b)
 {
-	uint32_t ids[TOP_STACKS];
-	unsigned n, i;
-	char l[160];
-
-	if (!tp_sess.cfg.bt_on)
-		return;
-	n = tp_stacks_top(ids, TOP_STACKS);
-	if (!n)
-		return;
-	tp_buf_lit(b, "## Call stacks of the slowest calls\n\n| Calls | "
-		   "Total | Max | Slowest call | Stack (innermost first) |\n"
-		   "|--:|--:|--:|---|---|\n");
-	for (i = 0; i < n; i++) {
-		const struct tp_stack_stats *st = tp_stack_stats(ids[i]);
-		const struct tp_api *api = tp_api_get(st->max_api);
-		const char *json;
-		size_t len, j;
-
-		json = tp_stack_json(ids[i], &len);
-		if (!json)
-			continue;
-		snprintf(l, sizeof(l), "| %llu | %.3f us | %.3f us | %s | ",
-			 (unsigned long long)st->calls, st->total_ns / 1e3,
-			 st->max_ns / 1e3, api ? api->name : "?");
-		tp_buf_cstr(b, l);
-		/* The frames' JSON, its brackets and quotes left out. */
-		for (j = 1; j + 1 < len; j++) {
-			if (json[j] == '"')
-				continue;
-			if (json[j] == '|')
-				tp_buf_lit(b, "\\|");
-			else if (json[j] == ',' && json[j - 1] == '"')
-				tp_buf_lit(b, " <br/> ");
-			else
-				tp_buf_char(b, json[j]);
-		}
-		tp_buf_lit(b, " |\n");
-	}
-	tp_buf_char(b, '\n');
+	if (tp_sess.cfg.bt_on && tp_stacks_each_top(TOP_STACKS, md_top, b))
+		tp_buf_char(b, '\n');
 }
 
 static void fmt_md(struct tp_sum *s, struct tp_buf *b)

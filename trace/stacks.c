@@ -6,6 +6,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "api.h"
 #include "config.h"
 #include "log.h"
 #include "perfmap.h"
@@ -260,4 +261,28 @@ unsigned tp_stacks_top(uint32_t *ids, unsigned max)
 		}
 	}
 	return n;
+}
+
+unsigned tp_stacks_each_top(unsigned max,
+			    void (*fn)(const struct tp_stack_top *top,
+				       unsigned i, void *ctx),
+			    void *ctx)
+{
+	uint32_t ids[64];
+	unsigned n, i, done = 0;
+
+	n = tp_stacks_top(ids, max < 64 ? max : 64);
+	for (i = 0; i < n; i++) {
+		const struct tp_api *api;
+		struct tp_stack_top t;
+
+		t.json = tp_stack_json(ids[i], &t.len);
+		if (!t.json)
+			continue;
+		t.st = tp_stack_stats(ids[i]);
+		api = tp_api_get(t.st->max_api);
+		t.slowest = api ? api->name : "?";
+		fn(&t, done++, ctx);
+	}
+	return done;
 }

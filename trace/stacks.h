@@ -9,6 +9,7 @@
 #ifndef TP_STACKS_H
 #define TP_STACKS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "event.h"
@@ -52,5 +53,21 @@ const char *tp_stack_json(uint32_t id, size_t *len);
 struct tp_stack_stats *tp_stack_stats(uint32_t id);
 void tp_stacks_after_fork(void);
 unsigned tp_stacks_top(uint32_t *ids, unsigned max);
+
+/* One of the top stacks: its counts, the name of its slowest call and
+ * its frames as a JSON array. */
+struct tp_stack_top {
+	const struct tp_stack_stats *st;
+	const char *slowest;
+	const char *json;
+	size_t len;
+};
+
+/* Calls fn for each of the (at most max) top stacks that symbolized,
+ * with its position among those; returns how many. */
+unsigned tp_stacks_each_top(unsigned max,
+			    void (*fn)(const struct tp_stack_top *top,
+				       unsigned i, void *ctx),
+			    void *ctx);
 
 #endif

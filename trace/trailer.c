@@ -218,12 +218,27 @@ static void put_dist_info(struct tp_buf *b)
 	tp_buf_char(b, '}');
 }
 
+static void put_top(const struct tp_stack_top *t, unsigned i, void *ctx)
+{
+	struct tp_buf *b = ctx;
+
+	tp_buf_cstr(b, i ? ",\n  {\"calls\": " : "\n  {\"calls\": ");
+	tp_json_u64(b, t->st->calls);
+	tp_buf_lit(b, ", \"total_us\": ");
+	tp_json_us(b, (int64_t)t->st->total_ns);
+	tp_buf_lit(b, ", \"max_us\": ");
+	tp_json_us(b, (int64_t)t->st->max_ns);
+	tp_buf_lit(b, ", \"slowest\": ");
+	tp_json_str(b, t->slowest);
+	tp_buf_lit(b, ", \"stack\": ");
+	tp_buf_put(b, t->json, t->len);
+	tp_buf_char(b, '}');
+}
+
 /* The stacks behind the most time in calls that were captured. */
 static void put_backtraces(struct tp_buf *b)
 {
 	const struct tp_config *c = &tp_sess.cfg;
-	uint32_t ids[TOP_STACKS];
-	unsigned n, i;
 
 	if (!c->bt_on)
 		return;
@@ -239,28 +254,7 @@ static void put_backtraces(struct tp_buf *b)
 	tp_buf_lit(b, ", \"lost\": ");
 	tp_json_u64(b, tp_stacks_lost());
 	tp_buf_lit(b, ", \"top\": [");
-	n = tp_stacks_top(ids, TOP_STACKS);
-	for (i = 0; i < n; i++) {
-		const struct tp_stack_stats *st = tp_stack_stats(ids[i]);
-		const struct tp_api *api = tp_api_get(st->max_api);
-		const char *json;
-		size_t len;
-
-		json = tp_stack_json(ids[i], &len);
-		if (!json)
-			continue;
-		tp_buf_cstr(b, i ? ",\n  {\"calls\": " : "\n  {\"calls\": ");
-		tp_json_u64(b, st->calls);
-		tp_buf_lit(b, ", \"total_us\": ");
-		tp_json_us(b, (int64_t)st->total_ns);
-		tp_buf_lit(b, ", \"max_us\": ");
-		tp_json_us(b, (int64_t)st->max_ns);
-		tp_buf_lit(b, ", \"slowest\": ");
-		tp_json_str(b, api ? api->name : "?");
-		tp_buf_lit(b, ", \"stack\": ");
-		tp_buf_put(b, json, len);
-		tp_buf_char(b, '}');
-	}
+	tp_stacks_each_top(TOP_STACKS, put_top, b);
 	tp_buf_lit(b, "]}");
 }
 
