@@ -8,18 +8,6 @@
 
 #define NAME_COLS 52
 
-static void fmt_time(char *s, size_t n, double ns)
-{
-	if (ns < 1e3)
-		snprintf(s, n, "%.0f ns", ns);
-	else if (ns < 1e6)
-		snprintf(s, n, "%.3f us", ns / 1e3);
-	else if (ns < 1e9)
-		snprintf(s, n, "%.3f ms", ns / 1e6);
-	else
-		snprintf(s, n, "%.3f s", ns / 1e9);
-}
-
 /* A name cut to the column, control characters shown as spaces. */
 static void fmt_name(char *out, const char *name)
 {
@@ -38,7 +26,7 @@ static void line(struct tp_buf *b, const struct tp_sum *s, const char *name,
 	char n[NAME_COLS + 1], t[32], l[160];
 
 	fmt_name(n, name);
-	fmt_time(t, sizeof(t), (double)total);
+	tp_sum_fmt_time(t, sizeof(t), (double)total);
 	snprintf(l, sizeof(l), "tprof:     %-*s %9llu %12s %7.2f%%\n",
 		 NAME_COLS, n, (unsigned long long)count, t,
 		 tp_sum_share(s, total) * 100.0);
@@ -99,7 +87,7 @@ void tp_sum_write_brief(struct tp_sum *s, struct tp_buf *b, unsigned top)
 {
 	char t[32], l[256];
 
-	fmt_time(t, sizeof(t), (double)tp_sum_wall(s));
+	tp_sum_fmt_time(t, sizeof(t), (double)tp_sum_wall(s));
 	snprintf(l, sizeof(l), "tprof: summary of rank %d: %s wall, %llu "
 		 "events, %llu dropped, %llu steps\n", s->info.rank, t,
 		 (unsigned long long)s->events,

@@ -5,19 +5,11 @@
 
 #include "summary_out.h"
 
-/* 1.234 ms: three significant decimals in the largest fitting unit. */
 static void put_time(struct tp_buf *b, double ns)
 {
 	char s[32];
 
-	if (ns < 1e3)
-		snprintf(s, sizeof(s), "%.0f ns", ns);
-	else if (ns < 1e6)
-		snprintf(s, sizeof(s), "%.3f us", ns / 1e3);
-	else if (ns < 1e9)
-		snprintf(s, sizeof(s), "%.3f ms", ns / 1e6);
-	else
-		snprintf(s, sizeof(s), "%.3f s", ns / 1e9);
+	tp_sum_fmt_time(s, sizeof(s), ns);
 	tp_buf_cstr(b, s);
 }
 
@@ -189,6 +181,14 @@ static void md_nccl(struct tp_buf *b, const struct sum_group *g)
 
 static void md_groups(struct tp_buf *b, const struct tp_sum *s, int kind)
 {
+	static const char gemm_head[] =
+		"## GEMMs (cuBLAS)\n\n| Function | m | n | k | batch | Type "
+		"| Calls | FLOPs | CPU time | GPU time | TFLOP/s |\n|---|--:|"
+		"--:|--:|--:|---|--:|--:|--:|--:|--:|\n";
+	static const char nccl_head[] =
+		"## NCCL collectives\n\n| Operation | Size | Type | Ranks | "
+		"Calls | CPU time | GPU time | algbw GB/s | busbw GB/s |\n"
+		"|---|--:|---|--:|--:|--:|--:|--:|--:|\n";
 	void **v = tp_sum_sorted(&s->groups, TP_SUM_GROUPS);
 	size_t i;
 	int any = 0;
@@ -198,16 +198,8 @@ static void md_groups(struct tp_buf *b, const struct tp_sum *s, int kind)
 
 		if (g->kind != kind)
 			continue;
-		if (!any++ && kind == SUM_GEMM)
-			tp_buf_lit(b, "## GEMMs (cuBLAS)\n\n| Function | m | n "
-				   "| k | batch | Type | Calls | FLOPs | CPU "
-				   "time | GPU time | TFLOP/s |\n|---|--:|--:|"
-				   "--:|--:|---|--:|--:|--:|--:|--:|\n");
-		else if (any == 1)
-			tp_buf_lit(b, "## NCCL collectives\n\n| Operation | "
-				   "Size | Type | Ranks | Calls | CPU time | "
-				   "GPU time | algbw GB/s | busbw GB/s |\n"
-				   "|---|--:|---|--:|--:|--:|--:|--:|--:|\n");
+		if (!any++)
+			tp_buf_cstr(b, kind == SUM_GEMM ? gemm_head : nccl_head);
 		if (kind == SUM_GEMM)
 			md_gemm(b, g);
 		else

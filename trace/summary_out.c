@@ -113,6 +113,18 @@ void tp_sum_put_u128(struct tp_buf *b, unsigned __int128 v)
 	tp_buf_put(b, tmp + n, sizeof(tmp) - (size_t)n);
 }
 
+void tp_sum_fmt_time(char *s, size_t len, double ns)
+{
+	if (ns < 1e3)
+		snprintf(s, len, "%.0f ns", ns);
+	else if (ns < 1e6)
+		snprintf(s, len, "%.3f us", ns / 1e3);
+	else if (ns < 1e9)
+		snprintf(s, len, "%.3f ms", ns / 1e6);
+	else
+		snprintf(s, len, "%.3f s", ns / 1e9);
+}
+
 static void put_hist(struct tp_buf *b, const struct tp_hist *h)
 {
 	const char *sep = "";

@@ -14,5 +14,8 @@ uint64_t tp_sum_row_pct(const struct sum_row *r, unsigned pct);
 double tp_sum_algbw(const struct sum_group *g);
 double tp_sum_busbw_factor(const struct sum_group *g);
 void tp_sum_put_u128(struct tp_buf *b, unsigned __int128 v);
+/* 1.234 ms: three decimals in the largest unit that fits (ns, us, ms,
+ * s), for the markdown and the stderr table. */
+void tp_sum_fmt_time(char *s, size_t len, double ns);
 
 #endif
