@@ -37,7 +37,7 @@ $(LIB): $(TRACE_OBJ) $(PRELOAD_OBJ) $(CUPTI_OBJ)
 # The CLI shares config parsing and file naming with the library.
 CLI_TRACE_OBJ := $(addprefix $(B)/trace/,config.o config_capture.o naming.o gzip.o log.o \
 	json.o hist.o summary.o summary_args.o summary_groups.o summary_out.o \
-	summary_md.o summary_brief.o)
+	summary_md.o summary_brief.o atomic_file.o)
 $(CLI): $(CLI_OBJ) $(CLI_TRACE_OBJ)
 	$(CC) -o $@ $^ -lz -lm
 

@@ -4,6 +4,7 @@
 #include "report.h"
 #include "report_data.h"
 #include "report_input.h"
+#include "../trace/atomic_file.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -162,29 +163,8 @@ out:
  * file, and a failure leaves none. */
 static int write_file(const char *path, const struct tp_buf *b)
 {
-	size_t n = strlen(path) + 32;
-	char *tmp = malloc(n);
-	FILE *f;
-	int ok;
-
-	if (!tmp)
-		return rp_fail(path, "out of memory");
-	snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
-	f = fopen(tmp, "w");
-	if (!f) {
-		rp_fail(path, "cannot create %s: %s", tmp, strerror(errno));
-		free(tmp);
-		return -1;
-	}
-	ok = fwrite(b->p, 1, b->len, f) == b->len;
-	ok &= fclose(f) == 0;
-	if (!ok || rename(tmp, path)) {
-		rp_fail(path, "cannot write: %s", strerror(errno));
-		unlink(tmp);
-		free(tmp);
-		return -1;
-	}
-	free(tmp);
+	if (tp_write_file_atomic(path, b->p, b->len) < 0)
+		return rp_fail(path, "cannot write: %s", strerror(errno));
 	return 0;
 }
 

@@ -2,13 +2,13 @@
  * on the writer thread. */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "api.h"
+#include "atomic_file.h"
 #include "log.h"
 #include "proc_summary.h"
 #include "session.h"
@@ -195,49 +195,6 @@ static int path_for(char *out, size_t len, const char *trace,
 	return 0;
 }
 
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
-/* Written whole or not at all: a reader never sees half a summary. */
-static int write_file(const char *path, const struct tp_buf *b)
-{
-	char tmp[4200];
-	int fd, err = 0;
-
-	if (b->oom) {
-		errno = ENOMEM;
-		return -1;
-	}
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -1;
-	if (write_all(fd, b->p, b->len) < 0)
-		err = errno ? errno : EIO;
-	if (close(fd) < 0 && !err)
-		err = errno;
-	if (!err && rename(tmp, path) < 0)
-		err = errno;
-	if (err) {
-		unlink(tmp);
-		errno = err;
-		return -1;
-	}
-	return 0;
-}
-
 static void write_one(const char *trace, const char *ext,
 		      void (*fmt)(struct tp_sum *, struct tp_buf *))
 {
@@ -247,7 +204,9 @@ static void write_one(const char *trace, const char *ext,
 	if (path_for(path, sizeof(path), trace, ext) < 0)
 		return;
 	fmt(S, &b);
-	if (write_file(path, &b) < 0)
+	if (b.oom)
+		errno = ENOMEM;
+	if (b.oom || tp_write_file_atomic(path, b.p, b.len) < 0)
 		tp_error("cannot write the summary %s: %s (free space or "
 			 "choose another TPROF_OUTPUT_DIR)", path,
 			 strerror(errno));
@@ -347,7 +306,7 @@ static void brief(void)
 	struct tp_buf b = { 0 };
 
 	tp_sum_write_brief(S, &b, BRIEF_TOP);
-	if (!b.oom && write_all(STDERR_FILENO, b.p, b.len) < 0)
+	if (!b.oom && tp_write_all(STDERR_FILENO, b.p, b.len) < 0)
 		errno = 0;
 	tp_buf_free(&b);
 }
