@@ -556,6 +556,7 @@ static void free_all(struct mg *m)
 	}
 	free(m->in);
 	free(m->scratch);
+	tp_buf_free(&m->esc);
 	tp_json_arena_free(&m->arena);
 }
 

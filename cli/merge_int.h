@@ -8,6 +8,7 @@
 
 #include "gzread.h"
 #include "json.h"
+#include "../trace/json.h"
 
 /* Input i's k-th pid (in order of first appearance, from 0) becomes
  * (i + 1) * MG_PID_STRIDE + k, so an input holds at most MG_PID_STRIDE
@@ -83,6 +84,7 @@ struct mg {
 	struct tp_json_arena arena;
 	char *scratch;		/* a rewritten value on its way */
 	size_t scap;
+	struct tp_buf esc;	/* a string being escaped */
 };
 
 /* Prints "tprof: error: FILE: ..." unless an error was printed already;

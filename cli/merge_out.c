@@ -231,68 +231,23 @@ int mg_addf(struct mg *m, const char *fmt, ...)
 	return mg_add(m, buf, (size_t)n);
 }
 
-/* Length of the valid UTF-8 sequence at s (RFC 3629), or 0. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	unsigned char c = s[0], lo = 0x80, hi = 0xbf;
-	size_t k, i;
-
-	if (c < 0xc2 || c > 0xf4)
-		return 0;
-	k = c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
-	if (c == 0xe0)
-		lo = 0xa0;
-	else if (c == 0xed)
-		hi = 0x9f;
-	else if (c == 0xf0)
-		lo = 0x90;
-	else if (c == 0xf4)
-		hi = 0x8f;
-	if (n < k || s[1] < lo || s[1] > hi)
-		return 0;
-	for (i = 2; i < k; i++)
-		if (s[i] < 0x80 || s[i] > 0xbf)
-			return 0;
-	return k;
-}
-
-/* Escapes s into the buffer, which has room for 6 bytes per byte. */
-static void put_escaped(struct mg_out *o, const char *s, size_t n)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	size_t i, k;
-	char esc[8];
-
-	for (i = 0; i < n; i++) {
-		if (p[i] == '"' || p[i] == '\\') {
-			o->buf[o->len++] = '\\';
-			o->buf[o->len++] = (char)p[i];
-		} else if (p[i] < 0x20) {
-			snprintf(esc, sizeof(esc), "\\u%04x", p[i]);
-			mg_put(o, esc, 6);
-		} else if (p[i] < 0x80) {
-			o->buf[o->len++] = (char)p[i];
-		} else if ((k = utf8_len(p + i, n - i))) {
-			mg_put(o, p + i, k);
-			i += k - 1;
-		} else {
-			mg_put(o, "\\ufffd", 6);
-		}
-	}
-}
-
+/* One JSON string made of a and b, escaped as tprof writes every
+ * string (trace/json.c). */
 int mg_add_str2(struct mg *m, const char *a, size_t an, const char *b,
 		size_t bn)
 {
-	struct mg_out *o = &m->out;
+	struct tp_buf *e = &m->esc;
 
-	if (mg_out_reserve(m, 6 * (an + bn) + 2))
-		return -1;
-	o->buf[o->len++] = '"';
-	put_escaped(o, a, an);
-	put_escaped(o, b, bn);
-	o->buf[o->len++] = '"';
-	return 0;
+	e->len = 0;
+	tp_buf_char(e, '"');
+	if (an)
+		tp_json_escape(e, a, an);
+	if (bn)
+		tp_json_escape(e, b, bn);
+	tp_buf_char(e, '"');
+	if (e->oom)
+		return mg_fail(m, m->out.path, "out of memory");
+	return mg_add(m, e->p, e->len);
 }
 
 int mg_add_str(struct mg *m, const char *s, size_t n)

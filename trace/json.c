@@ -79,12 +79,11 @@ static void put_escape(struct tp_buf *b, unsigned char c)
 
 /* Quotes, backslashes and control characters are escaped; bytes that are
  * not valid UTF-8 become U+FFFD so the file always parses. */
-void tp_json_strn(struct tp_buf *b, const char *s, size_t n)
+void tp_json_escape(struct tp_buf *b, const char *s, size_t n)
 {
 	const unsigned char *u = (const unsigned char *)s;
 	size_t i = 0, run = 0;
 
-	tp_buf_char(b, '"');
 	while (i < n) {
 		unsigned char c = u[i];
 		size_t l;
@@ -110,6 +109,12 @@ void tp_json_strn(struct tp_buf *b, const char *s, size_t n)
 		run = i;
 	}
 	tp_buf_put(b, s + run, i - run);
+}
+
+void tp_json_strn(struct tp_buf *b, const char *s, size_t n)
+{
+	tp_buf_char(b, '"');
+	tp_json_escape(b, s, n);
 	tp_buf_char(b, '"');
 }
 

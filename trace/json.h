@@ -44,6 +44,9 @@ static inline void tp_buf_char(struct tp_buf *b, char c)
 void tp_buf_cstr(struct tp_buf *b, const char *s);
 void tp_json_str(struct tp_buf *b, const char *s);
 void tp_json_strn(struct tp_buf *b, const char *s, size_t n);
+/* The inside of a JSON string (tp_json_strn without the quotes), so one
+ * string can be made of several pieces. */
+void tp_json_escape(struct tp_buf *b, const char *s, size_t n);
 void tp_json_u64(struct tp_buf *b, uint64_t v);
 void tp_json_i64(struct tp_buf *b, int64_t v);
 /* A double as JSON: shortest round-trip form; null for NaN/inf. */
