@@ -158,11 +158,11 @@ static void slot_drops(const struct tp_drop_slot *d,
 	}
 	for (b = 0; b < TP_HIST_BUCKETS; b++) {
 		uint64_t n = tp_hist_at(&d->ticks, b);
-		int64_t ns = ticks_ns(m, tp_hist_lower(b) +
-				      tp_hist_width(b) / 2);
 
-		while (n--)
-			tp_sum_dropped(S, api->cat, api->name, ns);
+		if (n)
+			tp_sum_dropped(S, api->cat, api->name,
+				       ticks_ns(m, tp_hist_lower(b) +
+					       tp_hist_width(b) / 2), n);
 	}
 }
 

@@ -238,32 +238,33 @@ static struct sum_row *row_cached(struct tp_sum *s, const char *cat,
 	return s->cache[i].row;
 }
 
-static void row_add(struct sum_row *r, uint64_t d, int dropped)
+/* n calls of d ns each (Welford's update, n at once). */
+static void row_add(struct sum_row *r, uint64_t d, uint64_t n, int dropped)
 {
-	double delta;
+	double delta = (double)d - r->mean;
+	uint64_t count = r->count + n;
 
-	if (tp_hist_add(&r->hist, d, 1) < 0)
+	if (!n || tp_hist_add(&r->hist, d, n) < 0)
 		return;
-	r->count++;
-	r->dropped += dropped;
-	r->total += d;
+	r->mean += delta * (double)n / (double)count;
+	r->m2 += delta * delta * (double)r->count * (double)n / (double)count;
+	r->count = count;
+	r->dropped += dropped ? n : 0;
+	r->total += d * n;
 	if (d < r->min)
 		r->min = d;
 	if (d > r->max)
 		r->max = d;
-	delta = (double)d - r->mean;
-	r->mean += delta / (double)r->count;
-	r->m2 += delta * ((double)d - r->mean);
 }
 
 void tp_sum_dropped(struct tp_sum *s, const char *cat, const char *name,
-		    int64_t dur_ns)
+		    int64_t dur_ns, uint64_t n)
 {
 	struct sum_row *r = row_get(s, cat, name);
 
-	s->dropped++;
+	s->dropped += n;
 	if (r)
-		row_add(r, dur_ns > 0 ? (uint64_t)dur_ns : 0, 1);
+		row_add(r, dur_ns > 0 ? (uint64_t)dur_ns : 0, n, 1);
 }
 
 void tp_sum_dropped_other(struct tp_sum *s, uint64_t n)
@@ -407,7 +408,7 @@ void tp_sum_span(struct tp_sum *s, const struct tp_sum_span *e)
 	r = e->static_names ? row_cached(s, e->cat, e->name) :
 			      row_get(s, e->cat, e->name);
 	if (r)
-		row_add(r, d, 0);
+		row_add(r, d, 1, 0);
 	if (!strcmp(e->cat, "user_annotation"))
 		add_range(s, e, d);
 	tp_sum_groups_span(s, e, d);

@@ -63,9 +63,10 @@ void tp_sum_set_info(struct tp_sum *s, const struct tp_sum_info *info);
 void tp_sum_count_events(struct tp_sum *s, uint64_t n);
 /* An X event (or a matched b/e pair). */
 void tp_sum_span(struct tp_sum *s, const struct tp_sum_span *e);
-/* An event the trace dropped (ring full): counted in its row only. */
+/* n events of dur_ns each the trace dropped (ring full): counted in
+ * their row only. */
 void tp_sum_dropped(struct tp_sum *s, const char *cat, const char *name,
-		    int64_t dur_ns);
+		    int64_t dur_ns, uint64_t n);
 /* Dropped records with no name to count them under (CUPTI's). */
 void tp_sum_dropped_other(struct tp_sum *s, uint64_t n);
 /* Device memory in use on a device at a time. */

@@ -146,7 +146,9 @@ static uint32_t group_get(struct tp_sum *s, const char *key,
 
 enum { G_M, G_N, G_K, G_BATCH, G_DTYPE, G_CTYPE, G_FLOPS, G_NESTED, G_NG };
 
-static uint32_t gemm(struct tp_sum *s, const struct tp_sum_span *e)
+/* The call's group, and its FLOPs in *flops. */
+static uint32_t gemm(struct tp_sum *s, const struct tp_sum_span *e,
+		     unsigned __int128 *flops)
 {
 	struct sum_arg a[G_NG] = {
 		[G_M] = { "m", NULL, 0 }, [G_N] = { "n", NULL, 0 },
@@ -174,6 +176,7 @@ static uint32_t gemm(struct tp_sum *s, const struct tp_sum_span *e)
 	snprintf(key, sizeof(key), "%s|%lld|%lld|%lld|%lld|%s", e->name,
 		 (long long)g.m, (long long)g.n, (long long)g.k,
 		 (long long)g.batch, g.dtype ? g.dtype : "");
+	*flops = g.flops;
 	g.flops = 0;
 	return group_get(s, key, &g);
 }
@@ -222,8 +225,7 @@ void tp_sum_groups_span(struct tp_sum *s, const struct tp_sum_span *e,
 			uint64_t d)
 {
 	struct sum_group *grp;
-	unsigned __int128 f;
-	struct sum_arg fa = { "flops", NULL, 0 };
+	unsigned __int128 flops = 0;
 	uint32_t g = 0;
 
 	if (!strcmp(e->cat, "kernel")) {
@@ -239,7 +241,7 @@ void tp_sum_groups_span(struct tp_sum *s, const struct tp_sum_span *e,
 		return;
 	}
 	if (!strcmp(e->cat, "cublas"))
-		g = gemm(s, e);
+		g = gemm(s, e, &flops);
 	else if (!strcmp(e->cat, "nccl"))
 		g = collective(s, e);
 	if (!g)
@@ -247,10 +249,6 @@ void tp_sum_groups_span(struct tp_sum *s, const struct tp_sum_span *e,
 	grp = tp_sum_tab_get(&s->groups, g - 1);
 	grp->calls++;
 	grp->cpu_ns += d;
-	if (grp->kind == SUM_GEMM) {
-		tp_sum_args(e->args, e->args_len, &fa, 1);
-		if (tp_sum_arg_u128(&fa, &f) == 0)
-			grp->flops += f;
-	}
+	grp->flops += flops;
 	claim(s, e, d, g);
 }

@@ -93,7 +93,7 @@ static void test_rows(void)
 	span(s, "cuda_runtime", "cudaLaunchKernel", 1, 2000, 300, 0, NULL);
 	span(s, "cuda_runtime", "cudaLaunchKernel", 1, 3000, 200, 0, NULL);
 	span(s, "cuda_runtime", "cudaMalloc", 1, 11000, 10, 0, NULL);
-	tp_sum_dropped(s, "cuda_runtime", "cudaMalloc", 30);
+	tp_sum_dropped(s, "cuda_runtime", "cudaMalloc", 30, 1);
 	r = row(s, "cuda_runtime", "cudaLaunchKernel");
 	TP_CHECK("rows_found", r != NULL, "no row");
 	if (!r)
