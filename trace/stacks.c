@@ -1,4 +1,3 @@
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,10 +11,11 @@
 #include "perfmap.h"
 #include "stacks.h"
 #include "symbols.h"
+#include "unwind.h"
 
 #define MAX_STACKS (1u << 16)		/* table slots; ids are 1..MAX */
 #define ARENA_BYTES (64u << 20)		/* instruction pointers of all stacks */
-#define SKIP_FRAMES 2			/* tp_stack_capture and the hook */
+#define SKIP_FRAMES 3			/* tp_unwind, tp_stack_capture, the hook */
 
 int tp_bt_on;
 uint64_t tp_bt_threshold_ticks;
@@ -31,9 +31,6 @@ struct stack {
 	struct tp_stack_stats stats;
 };
 
-typedef int (*unw_backtrace_fn)(void **, int);
-
-static unw_backtrace_fn unwind;
 static unsigned max_depth;
 static struct stack *table;
 static uintptr_t *arena;
@@ -53,11 +50,7 @@ static void *map_noreserve(size_t bytes)
 int tp_stacks_init(uint64_t threshold_ns, unsigned all_kinds, unsigned depth,
 		   double ticks_per_ns)
 {
-	void *h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
-
-	if (h)
-		unwind = (unw_backtrace_fn)dlsym(h, "unw_backtrace");
-	if (!unwind) {
+	if (tp_unwind_load() < 0) {
 		tp_warn("TPROF_BACKTRACE is set but libunwind.so.8 cannot be "
 			"loaded: no call stacks are recorded (install "
 			"libunwind8)");
@@ -137,7 +130,7 @@ uint32_t tp_stack_capture(void)
 	uint64_t h;
 	int n;
 
-	n = unwind(buf, (int)max_depth + SKIP_FRAMES) - SKIP_FRAMES;
+	n = tp_unwind(buf, (int)max_depth + SKIP_FRAMES) - SKIP_FRAMES;
 	if (n <= 0)
 		return 0;
 	h = hash_ips(ips, n);
