@@ -92,25 +92,54 @@ check("stacks: TPROF_BACKTRACE_DEPTH=500 refused",
       r.lines() and "TPROF_BACKTRACE_DEPTH='500'" in r.lines()[0], str(r.lines()))
 cleanup(r)
 
+# Frames without unwind information (the Python perf trampolines' code,
+# copied here into anonymous memory): the walk goes on through them, and
+# /tmp/perf-<pid>.map names them.
+r = run([prog("jit_stacks")], env={"TPROF_BACKTRACE": "0"})
+t = trace_of(r)
+eq("stacks: JIT program unaffected", (r.rc, r.stdout), (0, "jit_stacks done 1\n"))
+for api, step, kind in (("cudaMemcpy", "step_a", "3.12"),
+                        ("cudaStreamSynchronize", "step_b", "3.14")):
+    ev = xevents(t, api)
+    st = frames(ev[0])[:5] if ev else []
+    eq("stacks: through a %s-shaped trampoline to main" % kind, st,
+       [step, "py::%s:/fake/train.py" % step, "run_" + step[-1], "main",
+        "libc.so.6"])
+pid = xevents(t)[0]["pid"] if t else 0
+if os.path.exists("/tmp/perf-%d.map" % pid):
+    os.unlink("/tmp/perf-%d.map" % pid)
+cleanup(r)
+
 # Python >= 3.12 with the perf trampoline (tprof-run --python-stacks).
 pys = sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.1[2-9]*/bin/python3.1[2-9]")) +
              glob.glob("/usr/bin/python3.1[2-9]"))
 if not pys:
     print("SKIP stacks: Python frames: no Python 3.12 or later on this machine "
           "(the perf trampoline needs it)")
-else:
+for py_bin in pys:
+    ver = os.path.basename(py_bin)
     out = tempfile.mkdtemp(prefix="tprof-it-")
-    e = base_env()
-    p = subprocess.run([RUN, "-o", out, "--backtrace", "0", "--python-stacks", pys[0],
+    p = subprocess.run([RUN, "-o", out, "--backtrace", "0", "--python-stacks", py_bin,
                         os.path.join(os.path.dirname(__file__), "pystack.py"),
-                        prog("libuser.so")], env=e, capture_output=True, text=True)
-    eq("stacks: Python program ran", (p.returncode, p.stdout), (0, "py done\n"))
+                        prog("libuser.so")], env=base_env(), capture_output=True, text=True)
+    eq("stacks: %s: Python program ran" % ver, (p.returncode, p.stdout), (0, "py done\n"))
     t = load(os.path.join(out, "tprof-rank0.trace.json.gz"))
-    st = xevents(t, "cudaMalloc")[0]["args"]["stack"]
-    check("stacks: Python function named from the perf map (%s)" % os.path.basename(pys[0]),
+    ev = xevents(t, "cudaMalloc")
+    st = ev[0]["args"].get("stack", []) if ev else []
+    check("stacks: %s: Python function named from the perf map" % ver,
           any(f.startswith("py::alloc_step:") and f.endswith("pystack.py") for f in st),
           str(st))
-    check("stacks: native frames above the Python one",
-          st[0].startswith("user_alloc+") and "(libuser.so)" in st[0], str(st))
+    check("stacks: %s: native frames above the Python one" % ver,
+          st and st[0].startswith("user_alloc+") and "(libuser.so)" in st[0], str(st))
+    py = [f.split(":")[2] for f in st if f.startswith("py::")]
+    eq("stacks: %s: every Python caller, innermost first" % ver, py,
+       ["alloc_step", "train_loop", "<module>"])
+    names = [f.split("+")[0] for f in st]
+    check("stacks: %s: on through the interpreter to main" % ver,
+          "Py_BytesMain" in names and "py::<module>" in [n[:12] for n in names] and
+          [n[:12] for n in names].index("py::<module>") < names.index("Py_BytesMain"),
+          str(st))
+    if ev and os.path.exists("/tmp/perf-%d.map" % ev[0]["pid"]):
+        os.unlink("/tmp/perf-%d.map" % ev[0]["pid"])
     shutil.rmtree(out, ignore_errors=True)
 done()
