@@ -207,6 +207,7 @@ rm -rf "$tmp"/writer-*/
 echo "bench: call stack capture (TPROF_BACKTRACE), depth 32"
 "$bin/bench_stack" 20000 >"$tmp/stack" || die "bench_stack failed (libunwind8 missing?)"
 stack_ns=$(values capture_ns "$tmp/stack")
+stack_jit_ns=$(values capture_jit_ns "$tmp/stack")
 
 # --- 5. library calls ------------------------------------------------------
 
@@ -335,6 +336,8 @@ printf '  %-34s %6.1f B   (target <= %s; %.0f B of JSON)%s\n' \
 printf '  (writer CPU time alone: %.2f M events/s)\n' "$w_cpu_meps"
 printf '  %-34s %6.0f ns   (libunwind + interning; only calls over the threshold)\n' \
 	"one captured stack, depth 32" "$stack_ns"
+printf '  %-34s %6.0f ns   (through Python perf trampolines: frame by frame)\n' \
+	"one captured stack, 32, JIT frames" "$stack_jit_ns"
 printf '  %-34s %6.1f ns   (%+.1f ns over %.1f ns without tprof)\n' \
 	"cuBLAS GEMM call, tracing on" "$lib_cublas_on" \
 	"$(calc %.1f "$lib_cublas_on - $lib_cublas_none")" "$lib_cublas_none"

@@ -1,6 +1,10 @@
 /* The cost of one captured call stack (TPROF_BACKTRACE) at a depth of 32
  * frames: unwinding with libunwind and interning the stack, as a hook
- * does on a slow call. Prints "capture_ns N" and "depth N".
+ * does on a slow call. Measured twice: through ordinary frames, and
+ * through frames like a Python program's under --python-stacks, where
+ * every fourth frame is a perf trampoline without unwind information
+ * (the walk then goes frame by frame). Prints "capture_ns N",
+ * "capture_jit_ns N" and "depth N".
  *
  *   bench_stack CAPTURES
  */
@@ -8,10 +12,12 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "../tests/common/jit_tramp.h"
 #include "../trace/stacks.h"
 
 static long captures;
 static double result_ns;
+static jit_tramp tramp[JIT_KINDS];
 
 static uint64_t now_ns(void)
 {
@@ -45,25 +51,35 @@ static void measure(void)
 		result_ns = -1;
 }
 
-/* 40 frames of program below the hook, so depth 32 is reached. */
-__attribute__((noinline)) static void descend(int n)
+/* 40 frames of program below the hook, so depth 32 is reached; with jit,
+ * every fourth of them is a trampoline. */
+__attribute__((noinline)) static long descend(void *jit, void *b, long n)
 {
-	if (n > 0)
-		descend(n - 1);
-	else
+	long r = 0;
+
+	if (n <= 0)
 		measure();
+	else if (jit && n % 4 == 0)
+		r = tramp[JIT_SUB8](jit, b, n - 1, descend);
+	else
+		r = descend(jit, b, n - 1);
 	__asm__ volatile("" ::: "memory");
+	return r + 1;
 }
 
 int main(int argc, char **argv)
 {
+	double plain_ns;
+
 	captures = argc > 1 ? atol(argv[1]) : 20000;
-	if (tp_stacks_init(0, 0, 32, 1.0) < 0)
+	if (tp_stacks_init(0, 0, 32, 1.0) < 0 || jit_make(tramp, NULL) < 0)
 		return 1;
-	descend(40);
-	if (result_ns < 0)
+	descend(NULL, NULL, 40);
+	plain_ns = result_ns;
+	descend(tramp, NULL, 40);
+	if (plain_ns < 0 || result_ns < 0)
 		return 1;
-	printf("capture_ns %.1f\ndepth 32\nstacks %u\n", result_ns,
-	       tp_stacks_count());
+	printf("capture_ns %.1f\ncapture_jit_ns %.1f\ndepth 32\nstacks %u\n",
+	       plain_ns, result_ns, tp_stacks_count());
 	return 0;
 }

@@ -117,6 +117,16 @@ check("tprof-run: children inherit the variables and a run id",
       p.stdout.startswith(out + " ") and len(p.stdout.split()) == 2, p.stdout)
 shutil.rmtree(out, ignore_errors=True)
 
+depth = "echo $PYTHONPERFSUPPORT $TPROF_BACKTRACE_DEPTH"
+for args, env, want in ((["--python-stacks"], {}, "1 128"),
+                        (["--python-stacks", "--backtrace-depth", "16"], {}, "1 16"),
+                        (["--backtrace-depth", "16", "--python-stacks"], {}, "1 16"),
+                        (["--python-stacks"], {"TPROF_BACKTRACE_DEPTH": "40"}, "1 40"),
+                        ([], {}, "")):
+    p = tprof_run(args + ["bash", "-c", depth], env=env)
+    eq("tprof-run %s %s: PYTHONPERFSUPPORT and depth" % (" ".join(args), env),
+       p.stdout.strip(), want)
+
 for args, what in (
         (["--buffer-mb", "abc", "true"], "TPROF_BUFFER_MB='abc'"),
         (["--cupti-buffer-mb", "0", "true"], "TPROF_CUPTI_BUFFER_MB='0'"),
