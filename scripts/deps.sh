@@ -11,6 +11,7 @@ have_header() {
 
 command -v ${CC:-cc} >/dev/null 2>&1 || missing+=(gcc)
 command -v make >/dev/null 2>&1 || missing+=(make)
+command -v ${CXX:-g++} >/dev/null 2>&1 || missing+=(g++)
 command -v python3 >/dev/null 2>&1 || missing+=(python3)
 have_header zlib.h || missing+=(zlib1g-dev)
 # Loaded at run time for TPROF_BACKTRACE (and by its tests).

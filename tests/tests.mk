@@ -10,7 +10,9 @@ CUDA_LIBDIR := $(CUDA_HOME)/lib64
 PROG_C := $(wildcard tests/integration/progs/*.c)
 PROG_LIB := $(wildcard tests/integration/libs/*.c)
 PROG_CU := $(wildcard tests/integration/progs/*.cu)
+PROG_CC := $(wildcard tests/integration/progs/*.cc)
 PROG_BIN := $(PROG_C:tests/integration/progs/%.c=$(B)/tests/bin/%) \
+	    $(PROG_CC:tests/integration/progs/%.cc=$(B)/tests/bin/%) \
 	    $(PROG_CU:tests/integration/progs/%.cu=$(B)/tests/bin/%) \
 	    $(PROG_CU:tests/integration/progs/%.cu=$(B)/tests/bin/%_ptds) \
 	    $(PROG_CU:tests/integration/progs/%.cu=$(B)/tests/bin/%_static) \
@@ -37,6 +39,12 @@ PROG_LIBS := -lcudart -lcublas -lcublasLt -lcudnn -lnccl
 $(B)/tests/bin/%: tests/integration/progs/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -o $@ $< -L$(CUDA_LIBDIR) -Wl,--as-needed $(PROG_LIBS) -Wl,-rpath,$(CUDA_LIBDIR) -ldl -lpthread
+
+# C++, for demangled stack frames.
+$(B)/tests/bin/%: tests/integration/progs/%.cc
+	@mkdir -p $(dir $@)
+	$(CXX) -std=gnu++17 -O1 -g -Wall -Wextra -Werror -I$(CUDA_HOME)/include -o $@ $< \
+		-L$(CUDA_LIBDIR) -lcudart -Wl,-rpath,$(CUDA_LIBDIR)
 
 # Symbolization must fall back to library+offset without a symbol table.
 $(B)/tests/bin/stacks_stripped: $(B)/tests/bin/stacks

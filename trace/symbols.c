@@ -201,15 +201,16 @@ typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
 char *tp_sym_demangle(char *mangled)
 {
 	static demangle_fn fn;
-	static int looked;
 	char *out;
 	int status = -1;
 
-	if (!looked) {
-		looked = 1;
+	if (strncmp(mangled, "_Z", 2))
+		return mangled;
+	/* Looked up until found: libstdc++ may be loaded after the first
+	 * name (a Python program imports torch late). */
+	if (!fn)
 		fn = (demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
-	}
-	if (!fn || strncmp(mangled, "_Z", 2))
+	if (!fn)
 		return mangled;
 	out = fn(mangled, NULL, NULL, &status);
 	if (status || !out) {

@@ -72,6 +72,15 @@ check("stacks: stripped binary falls back to library+offset",
       st[0].startswith("stacks_stripped+0x") and " " not in st[0], str(st))
 cleanup(r)
 
+# C++ frames: demangled, with their parameter lists.
+r = run([prog("stacks_cpp")], env={"TPROF_BACKTRACE": "0"})
+t = trace_of(r)
+eq("stacks: C++ program unaffected", (r.rc, r.stdout), (0, "stacks_cpp done 1\n"))
+ev = xevents(t, "cudaMemcpy")
+eq("stacks: C++ frames demangled", frames(ev[0])[:3] if ev else [],
+   ["model::Layer<float>::forward()", "model::run(int)", "main"])
+cleanup(r)
+
 # Unset: nothing captured, no backtraces section.
 r = run([prog("stacks"), "1"])
 t = trace_of(r)
