@@ -1,18 +1,6 @@
 /* tprof report: the Markdown output, rendered from the tables. */
+#include "../trace/summary.h"
 #include "report_tables.h"
-
-/* Table cell text: '|' would end the cell and a newline the row. */
-static void md_text(struct tp_buf *b, const char *s)
-{
-	for (; *s; s++) {
-		if (*s == '|')
-			tp_buf_lit(b, "\\|");
-		else if ((unsigned char)*s < 0x20)
-			tp_buf_char(b, ' ');
-		else
-			tp_buf_char(b, *s);
-	}
-}
 
 static void md_table(const struct rp_table *t, struct tp_buf *b)
 {
@@ -34,7 +22,7 @@ static void md_table(const struct rp_table *t, struct tp_buf *b)
 	for (r = 0; r < t->nrows; r++) {
 		for (c = 0; c < t->ncols; c++) {
 			tp_buf_lit(b, "| ");
-			md_text(b, rp_cell(t, r, c));
+			tp_md_cell(b, rp_cell(t, r, c), 0);
 			tp_buf_char(b, ' ');
 		}
 		tp_buf_lit(b, "|\n");
@@ -58,7 +46,7 @@ void rp_write_md(const struct rp_report *rep, struct tp_buf *b)
 		tp_buf_lit(b, "None.\n");
 	for (i = 0; i < ts.nlines; i++) {
 		tp_buf_lit(b, "- ");
-		md_text(b, ts.lines[i]);
+		tp_md_cell(b, ts.lines[i], 0);
 		tp_buf_char(b, '\n');
 	}
 out:

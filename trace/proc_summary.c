@@ -250,13 +250,42 @@ static void fmt_json(struct tp_sum *s, struct tp_buf *b)
 	tp_sum_write_json(s, b, put_stacks, NULL);
 }
 
-/* A markdown row: frames innermost first, from their JSON array with
- * its brackets and quotes left out. */
+/* The frames of a stack's JSON array (strings only, as tp_json_str
+ * writes them) as markdown cell text, one line each. */
+static void md_frames(struct tp_buf *b, const char *json, size_t len)
+{
+	size_t j;
+	int in = 0;
+
+	for (j = 1; j + 1 < len; j++) {
+		char c = json[j];
+
+		if (!in) {
+			if (c == '"')
+				in = 1;
+			else if (c == ',')
+				tp_buf_lit(b, " <br/> ");
+			continue;
+		}
+		if (c == '"') {
+			in = 0;
+			continue;
+		}
+		if (c == '\\' && j + 2 < len) {
+			c = json[++j];
+			if (c == 'u')		/* \u00XX */
+				j += 4;
+			if (c != '"' && c != '\\' && c != '/')
+				c = ' ';	/* a control character */
+		}
+		tp_md_char(b, c);
+	}
+}
+
 static void md_top(const struct tp_stack_top *t, unsigned i, void *ctx)
 {
 	struct tp_buf *b = ctx;
 	char l[160];
-	size_t j;
 
 	if (!i)
 		tp_buf_lit(b, "## Call stacks of the slowest calls\n\n| Calls | "
@@ -266,16 +295,7 @@ static void md_top(const struct tp_stack_top *t, unsigned i, void *ctx)
 		 (unsigned long long)t->st->calls, t->st->total_ns / 1e3,
 		 t->st->max_ns / 1e3, t->slowest);
 	tp_buf_cstr(b, l);
-	for (j = 1; j + 1 < t->len; j++) {
-		if (t->json[j] == '"')
-			continue;
-		if (t->json[j] == '|')
-			tp_buf_lit(b, "\\|");
-		else if (t->json[j] == ',' && t->json[j - 1] == '"')
-			tp_buf_lit(b, " <br/> ");
-		else
-			tp_buf_char(b, t->json[j]);
-	}
+	md_frames(b, t->json, t->len);
 	tp_buf_lit(b, " |\n");
 }
 

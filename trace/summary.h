@@ -84,6 +84,11 @@ typedef void (*tp_sum_extra_fn)(struct tp_buf *b, void *ctx);
 void tp_sum_write_json(struct tp_sum *s, struct tp_buf *b,
 		       tp_sum_extra_fn extra, void *ctx);
 void tp_sum_write_md(struct tp_sum *s, struct tp_buf *b);
+/* Text in a markdown table cell: '|' would end the cell, '<' open an
+ * HTML tag (py::<module>, Layer<float>), a control character break the
+ * row. tp_md_cell stops at max bytes (0: no limit) with "...". */
+void tp_md_char(struct tp_buf *b, char c);
+void tp_md_cell(struct tp_buf *b, const char *s, size_t max);
 /* The short table printed on stderr at exit: top GPU kernels, top
  * CPU-side calls, annotated ranges; each line starts "tprof: ". */
 void tp_sum_write_brief(struct tp_sum *s, struct tp_buf *b, unsigned top);

@@ -42,8 +42,14 @@ static void put_bytes(struct tp_buf *b, double v)
 	tp_buf_cstr(b, s);
 }
 
-/* A table cell: '|' escaped, line breaks flattened. */
-static void put_cell(struct tp_buf *b, const char *s, size_t max)
+void tp_md_char(struct tp_buf *b, char c)
+{
+	if (c == '|' || c == '<')
+		tp_buf_char(b, '\\');
+	tp_buf_char(b, (unsigned char)c < 0x20 ? ' ' : c);
+}
+
+void tp_md_cell(struct tp_buf *b, const char *s, size_t max)
 {
 	size_t i;
 
@@ -52,12 +58,7 @@ static void put_cell(struct tp_buf *b, const char *s, size_t max)
 			tp_buf_lit(b, "...");
 			return;
 		}
-		if (s[i] == '|')
-			tp_buf_lit(b, "\\|");
-		else if (s[i] == '\n' || s[i] == '\r' || s[i] == '\t')
-			tp_buf_char(b, ' ');
-		else
-			tp_buf_char(b, s[i]);
+		tp_md_char(b, s[i]);
 	}
 }
 
@@ -96,9 +97,9 @@ static void md_rows(struct tp_buf *b, const struct tp_sum *s,
 				   "--:|--:|--:|--:|--:|--:|\n");
 		}
 		tp_buf_lit(b, "| ");
-		put_cell(b, r->cat, 0);
+		tp_md_cell(b, r->cat, 0);
 		tp_buf_lit(b, " | ");
-		put_cell(b, r->name, 0);
+		tp_md_cell(b, r->name, 0);
 		tp_buf_lit(b, " | ");
 		put_fmt_u64(b, r->count);
 		tp_buf_lit(b, " | ");
@@ -131,12 +132,12 @@ static void md_gemm(struct tp_buf *b, const struct sum_group *g)
 	char s[128];
 
 	tp_buf_lit(b, "| ");
-	put_cell(b, g->name, 0);
+	tp_md_cell(b, g->name, 0);
 	snprintf(s, sizeof(s), " | %lld | %lld | %lld | %lld | ",
 		 (long long)g->m, (long long)g->n, (long long)g->k,
 		 (long long)g->batch);
 	tp_buf_cstr(b, s);
-	put_cell(b, g->dtype ? g->dtype : "?", 0);
+	tp_md_cell(b, g->dtype ? g->dtype : "?", 0);
 	tp_buf_lit(b, " | ");
 	put_fmt_u64(b, g->calls);
 	tp_buf_lit(b, " | ");
@@ -158,11 +159,11 @@ static void md_nccl(struct tp_buf *b, const struct sum_group *g)
 	char s[128];
 
 	tp_buf_lit(b, "| ");
-	put_cell(b, g->name, 0);
+	tp_md_cell(b, g->name, 0);
 	tp_buf_lit(b, " | ");
 	put_bytes(b, (double)g->bytes);
 	tp_buf_lit(b, " | ");
-	put_cell(b, g->dtype ? g->dtype : "?", 0);
+	tp_md_cell(b, g->dtype ? g->dtype : "?", 0);
 	snprintf(s, sizeof(s), g->nranks > 0 ? " | %lld | " : " | ? | ",
 		 (long long)g->nranks);
 	tp_buf_cstr(b, s);
@@ -214,9 +215,9 @@ static void md_range(struct tp_buf *b, const struct tp_sum *s,
 		     const struct sum_range *r)
 {
 	tp_buf_lit(b, "| ");
-	put_cell(b, r->name, 0);
+	tp_md_cell(b, r->name, 0);
 	tp_buf_lit(b, " | ");
-	put_cell(b, r->domain ? r->domain : "", 0);
+	tp_md_cell(b, r->domain ? r->domain : "", 0);
 	tp_buf_lit(b, " | ");
 	put_fmt_u64(b, r->repeats);
 	tp_buf_lit(b, " | ");

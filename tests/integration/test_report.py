@@ -539,6 +539,21 @@ def test_us_to_ns():
        [1001, 0, 3, 10000, 3000, 999, 123456789123])
 
 
+def test_md_escapes():
+    """A C++ kernel name: '<' would open an HTML tag in rendered
+    markdown, '|' end the cell."""
+    d = os.path.join(TMP, "esc")
+    os.makedirs(d, exist_ok=True)
+    s = summary(0)
+    s["calls"].append(row("kernel", "void fill<float>|2", 4, 4 * MS))
+    with open(os.path.join(d, "job-rank0.summary.json"), "w") as f:
+        json.dump(s, f)
+    rc, md, err = tprof(d)
+    line = [l for l in md.splitlines() if "fill" in l]
+    check("markdown: '<' and '|' escaped in a name",
+          rc == 0 and line and "| void fill\\<float>\\|2 |" in line[0], line)
+
+
 test_sum = test_summaries()
 test_inputs(test_sum)
 kin = test_kineto()
@@ -546,5 +561,6 @@ test_tprof_trace()
 test_html(test_sum, kin)
 test_errors(test_sum)
 test_us_to_ns()
+test_md_escapes()
 shutil.rmtree(TMP, ignore_errors=True)
 done()

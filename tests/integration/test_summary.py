@@ -7,6 +7,7 @@ dropped still counted."""
 import json
 import math
 import os
+import re
 import sys
 
 from tplib import (BUILD, check, cleanup, done, eq, load, prog, run,
@@ -276,6 +277,17 @@ with open(os.path.join(r.dir, SMD)) as f:
     md = f.read()
 check("stacks: markdown table", "## Call stacks of the slowest calls" in md
       and top and top[0]["stack"][0] in md, md[-600:])
+cleanup(r)
+# C++ frames: '<' would open an HTML tag in the rendered markdown.
+r = run([prog("stacks_cpp")], env={"TPROF_BACKTRACE": "0"})
+with open(os.path.join(r.dir, SMD)) as f:
+    md = f.read()
+rows = [l for l in md.splitlines() if "cudaMemcpy" in l and "<br/>" in l]
+cell = rows[0].split(" | ")[4] if rows else ""
+eq("stacks: markdown row, '<' escaped, one frame per line",
+   [re.sub(r"\+0x[0-9a-f]+", "", f) for f in cell.split(" <br/> ")[:3]],
+   ["model::Layer\\<float>::forward() (stacks_cpp)", "model::run(int) (stacks_cpp)",
+    "main (stacks_cpp)"])
 cleanup(r)
 r = run([prog("calls"), "1", "1", "launch", "0"])
 eq("stacks: null when not recorded", summary_of(r)["stacks"], None)
