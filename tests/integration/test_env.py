@@ -123,9 +123,14 @@ for args, env, want in ((["--python-stacks"], {}, "1 128"),
                         (["--backtrace-depth", "16", "--python-stacks"], {}, "1 16"),
                         (["--python-stacks"], {"TPROF_BACKTRACE_DEPTH": "40"}, "1 40"),
                         ([], {}, "")):
-    p = tprof_run(args + ["bash", "-c", depth], env=env)
+    p = tprof_run(args + ["bash", "-c", depth], env=dict(env, TPROF_BACKTRACE="1ms"))
     eq("tprof-run %s %s: PYTHONPERFSUPPORT and depth" % (" ".join(args), env),
-       p.stdout.strip(), want)
+       (p.stdout.strip(), p.stderr), (want, ""))
+p = tprof_run(["--python-stacks", "true"])
+eq("tprof-run --python-stacks without --backtrace: one warning, program runs",
+   (p.returncode, p.stderr.splitlines()),
+   (0, ["tprof-run: warning: --python-stacks without --backtrace records no stacks; "
+        "add --backtrace 1ms (or another threshold)"]))
 
 for args, what in (
         (["--buffer-mb", "abc", "true"], "TPROF_BUFFER_MB='abc'"),
