@@ -45,7 +45,7 @@ if [ "${1:-}" = --build-only ]; then
 	echo "tests/gpu/run.sh: build failed" >&2
 	exit 1
 fi
-ALL="native native_static torch_vs_profiler torch_libs torch_steps overhead_torch overhead_native"
+ALL="native native_static torch_vs_profiler torch_libs torch_steps torch_stacks overhead_torch overhead_native"
 usage() {
 	echo "usage: tests/gpu/run.sh --build-only | [RESULT_DIR [CHECK...]]; checks: $ALL" >&2
 	exit 2
@@ -147,6 +147,17 @@ check_torch_steps() {
 		--torch-steps --wait 1 --warmup 1 --active 2 --repeat 1 \
 		python3 tests/gpu/torch_loop.py --steps 8
 	TC steps "$d"
+}
+
+# Call stacks of torch's syncs and copies, through the Python perf
+# trampoline where the interpreter has one (3.12 and later).
+check_torch_stacks() {
+	local d=$1
+	torch_ok "$d" && need_build "$d" "$LIB" build/tprof || return
+	step "$d" run 300 env TPROF_LOG=info scripts/tprof-run -o "$d/trace" -n stacks \
+		--backtrace all:sync,memcpy --python-stacks \
+		python3 tests/gpu/torch_loop.py --steps 4
+	TC stacks "$d"
 }
 
 check_overhead_torch() {

@@ -197,6 +197,30 @@ def steps_selftest():
           has(tc.steps(trace(fin=0), [2, 3])[0].list(), "finalized"))
 
 
+def stacks_selftest():
+    """tracecheck.stacks on a synthetic torch_stacks trace, then broken ones."""
+    py = ["cudaStreamSynchronize+0x1 (libcudart.so.12)",
+          "_PyEval_EvalFrameDefault+0x1 (libpython3.12.so.1.0)",
+          "py::steps:/x/tests/gpu/torch_loop.py", "py::<module>:/x/tests/gpu/torch_loop.py",
+          "Py_BytesMain+0x1 (libpython3.12.so.1.0)"]
+
+    def trace(*stacks):
+        return {"tprof": {"backtraces": {"unique_stacks": len(stacks)}}, "traceEvents": [
+            dict(ph="X", cat="cuda_runtime", name="cudaStreamSynchronize", pid=PID, tid=PID,
+                 ts=float(i), dur=1.0, args={"stack": s} if s else {})
+            for i, s in enumerate(stacks)]}
+    good = trace(py, py[:1] + py[2:])
+    new_py = sys.version_info >= (3, 12)
+    check("stacks: a right trace passes", not tc.stacks(good)[0].list(),
+          tc.stacks(good)[0].list())
+    check("stacks: a call without a stack fails",
+          has(tc.stacks(trace(py, None))[0].list(), "without a stack"))
+    check("stacks: no Python frame fails under Python 3.12+ only",
+          has(tc.stacks(trace(py[:2]))[0].list(), "torch_loop.py") == new_py)
+    check("stacks: a stack cut before <module> fails under Python 3.12+ only",
+          has(tc.stacks(trace(py[:3]))[0].list(), "<module>") == new_py)
+
+
 def main():
     ex = expect()
     good = synth(ex)
@@ -275,6 +299,7 @@ def main():
 
     libs_selftest()
     steps_selftest()
+    stacks_selftest()
     # torch comparison
     ks = [{"ph": "X", "cat": "kernel", "name": "k%d" % (i % 5), "ts": 1000.0 + i, "dur": 1.0}
           for i in range(100)]

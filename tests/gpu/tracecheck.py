@@ -531,6 +531,50 @@ def cmd_steps(d):
     finish(d, p, fig)
 
 
+def stacks(t, p=None):
+    """--backtrace all:sync,memcpy --python-stacks on torch: every sync
+    and copy has a stack; under Python 3.12 or later some reach
+    torch_loop.py's functions through the trampoline, down to <module>."""
+    p = p or Problems()
+    evs = [e for e in t["traceEvents"] if e.get("ph") == "X" and
+           e.get("cat") in ("cuda_runtime", "cuda_driver") and
+           re.search(r"Synchronize|Memcpy", str(e.get("name", "")))]
+    with_st = [e for e in evs if isinstance(e.get("args"), dict) and e["args"].get("stack")]
+    if not evs:
+        p.add("no sync or copy call recorded")
+    elif len(with_st) != len(evs):
+        p.add("calls without a stack", "%d of %d" % (len(evs) - len(with_st), len(evs)))
+    py = [e for e in with_st if any(f.startswith("py::") and "torch_loop.py" in f
+                                    for f in e["args"]["stack"])]
+    fig = {"calls": len(evs), "with_stack": len(with_st),
+           "unique_stacks": t.get("tprof", {}).get("backtraces", {}).get("unique_stacks"),
+           "max_depth": max((len(e["args"]["stack"]) for e in with_st), default=0),
+           "python": "%d.%d" % sys.version_info[:2], "reaching_torch_loop_py": len(py)}
+    if sys.version_info >= (3, 12):
+        if not py:
+            p.add("no stack reaches a torch_loop.py function (py::...)")
+        else:
+            st = py[0]["args"]["stack"]
+            fig["example"] = [f for f in st if f.startswith("py::")]
+            if not any(f.startswith("py::<module>") for f in st):
+                p.add("a stack stops before <module>", fig["example"])
+    return p, fig
+
+
+def cmd_stacks(d):
+    p, fig = Problems(), {}
+    bad = step_problem(d, "run")
+    if bad:
+        p.add(bad[1])
+    t, path = one_trace(os.path.join(d, "trace"), "stacks", p, fig)
+    if t:
+        tprof_check(path, p)
+        sp, sf = stacks(t)
+        p.merge(sp)
+        fig.update(sf)
+    finish(d, p, fig)
+
+
 def cmd_overhead(d, labels):
     p, fig = Problems(), {}
     base = None
@@ -648,6 +692,8 @@ def main(argv):
             cmd_libs(d)
         elif cmd == "steps":
             cmd_steps(d)
+        elif cmd == "stacks":
+            cmd_stacks(d)
         else:
             sys.exit("unknown subcommand %s" % cmd)
     except Exception as e:   # noqa: BLE001 - the check fails, the suite goes on
