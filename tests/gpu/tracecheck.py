@@ -517,18 +517,23 @@ def steps(t, want, p=None):
     return p, {"steps": names, "kernels": len(ks), "finalized": fin}
 
 
-def cmd_steps(d):
+def cmd_run_trace(d, name, judge):
+    """One `run` step, its trace NAME judged by judge(trace) -> (problems, figures)."""
     p, fig = Problems(), {}
     bad = step_problem(d, "run")
     if bad:
         p.add(bad[1])
-    t, path = one_trace(os.path.join(d, "trace"), "steps", p, fig)
+    t, path = one_trace(os.path.join(d, "trace"), name, p, fig)
     if t:
         tprof_check(path, p)
-        sp, sf = steps(t, [2, 3])
+        sp, sf = judge(t)
         p.merge(sp)
         fig.update(sf)
     finish(d, p, fig)
+
+
+def cmd_steps(d):
+    cmd_run_trace(d, "steps", lambda t: steps(t, [2, 3]))
 
 
 def stacks(t, p=None):
@@ -562,17 +567,7 @@ def stacks(t, p=None):
 
 
 def cmd_stacks(d):
-    p, fig = Problems(), {}
-    bad = step_problem(d, "run")
-    if bad:
-        p.add(bad[1])
-    t, path = one_trace(os.path.join(d, "trace"), "stacks", p, fig)
-    if t:
-        tprof_check(path, p)
-        sp, sf = stacks(t)
-        p.merge(sp)
-        fig.update(sf)
-    finish(d, p, fig)
+    cmd_run_trace(d, "stacks", stacks)
 
 
 def cmd_overhead(d, labels):
