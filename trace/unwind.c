@@ -20,7 +20,6 @@ static backtrace_fn fast_walk;
 #define UNW_RSP 7
 #define UNW_R12 12
 #define UNW_RIP 16
-#define UNW_CACHE_PER_THREAD 2
 
 struct unw_cursor {
 	uint64_t opaque[512];
@@ -30,7 +29,6 @@ typedef int (*getcontext_fn)(ucontext_t *);
 typedef int (*init_local_fn)(struct unw_cursor *, ucontext_t *);
 typedef int (*step_fn)(struct unw_cursor *);
 typedef int (*get_reg_fn)(struct unw_cursor *, int, uint64_t *);
-typedef int (*set_caching_fn)(void *addr_space, int policy);
 
 static getcontext_fn unw_getcontext;
 static init_local_fn unw_init_local;
@@ -152,28 +150,12 @@ __attribute__((noinline)) static int slow_walk(void **buf, int size)
 	return n;
 }
 
-/* libunwind's global cache of unwind rules takes a lock with the signals
- * blocked (two sigprocmask calls) on every unw_step: most of the 350 ns a
- * frame costs on the cursor walk. A per-thread cache needs neither, where
- * libunwind was built with one (Debian's 1.6 was not, and keeps the
- * global cache). */
-static void per_thread_cache(void *h)
-{
-	set_caching_fn set = (set_caching_fn)dlsym(h,
-					"_ULx86_64_set_caching_policy");
-	void **space = dlsym(h, "_ULx86_64_local_addr_space");
-
-	if (set && space && *space)
-		set(*space, UNW_CACHE_PER_THREAD);
-}
-
 static void load_slow(void *h)
 {
 	unw_getcontext = (getcontext_fn)dlsym(h, "_Ux86_64_getcontext");
 	unw_init_local = (init_local_fn)dlsym(h, "_ULx86_64_init_local");
 	unw_step = (step_fn)dlsym(h, "_ULx86_64_step");
 	unw_get_reg = (get_reg_fn)dlsym(h, "_ULx86_64_get_reg");
-	per_thread_cache(h);
 }
 
 static int slow_ok(void)
@@ -232,7 +214,9 @@ int tp_unwind_load(void)
 }
 
 /* unw_backtrace is the fast path (libunwind caches each frame's unwind
- * rule); the cursor walk runs only when it stopped at a JIT frame. */
+ * rule); the cursor walk runs only when it stopped at a JIT frame. Each
+ * of its unw_step calls takes libunwind's global cache lock with the
+ * signals blocked (two sigprocmask calls): most of its 350 ns a frame. */
 int tp_unwind(void **buf, int size)
 {
 	int n = fast_walk(buf, size);
