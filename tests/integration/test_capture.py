@@ -156,10 +156,12 @@ for mode in ("nvtx", "mark", "start"):
         eq("TPROF_STEP_NVTX (nvtx): the kept step ranges are recorded",
            len(ranges), 4)
         ps = [e for e in xevents(t) if e["name"].startswith("ProfilerStep#")]
+        def ns(e):   # integer ns: equal ends must not differ by rounding
+            return round(e["ts"] * 1000), round((e["ts"] + e["dur"]) * 1000)
         check("TPROF_STEP_NVTX (nvtx): each range ends its step "
               "(inside it, within 10 us of its end)",
-              all(p["ts"] <= g["ts"] and
-                  0 <= (p["ts"] + p["dur"]) - (g["ts"] + g["dur"]) < 10
+              len(ps) == len(ranges) and
+              all(ns(p)[0] <= ns(g)[0] and 0 <= ns(p)[1] - ns(g)[1] < 10000
                   for p, g in zip(ps, ranges)), (ps, ranges))
     if t:
         eq("TPROF_STEP_NVTX (%s): named in the trace" % mode,

@@ -80,13 +80,20 @@ def steps(t):
                   key=lambda e: e["ts"])
 
 
+def ns(us):
+    """Microseconds to integer ns: float sums of big ts values are inexact."""
+    return round(us * 1000)
+
+
+def end_ns(e):
+    return round((e["ts"] + e.get("dur", 0)) * 1000)
+
+
 def inside(a, b):
     """a lies within b, in integer ns."""
     if not a or not b:
         return False
-    s, e = round(a["ts"] * 1000), round((a["ts"] + a.get("dur", 0)) * 1000)
-    bs, be = round(b["ts"] * 1000), round((b["ts"] + b["dur"]) * 1000)
-    return bs <= s and e <= be
+    return ns(b["ts"]) <= ns(a["ts"]) and end_ns(a) <= end_ns(b)
 
 
 def results(r, prefix="RESULT "):
@@ -243,11 +250,11 @@ eq("pyhelper: ranges: exactly the ranges the script made",
 check("pyhelper: ranges: inner nests in outer", inside(inner, outer))
 check("pyhelper: ranges: @timed() range nests in inner", inside(p, inner))
 check("pyhelper: ranges: decorated ranges nest in outer, after inner",
-      all(inside(e, outer) and e["ts"] >= inner["ts"] + inner["dur"]
+      all(inside(e, outer) and ns(e["ts"]) >= end_ns(inner)
           for e in (c, b, m)) if inner else False)
 check("pyhelper: ranges: sibling ranges do not overlap",
-      c and b and m and c["ts"] + c["dur"] <= b["ts"] and
-      b["ts"] + b["dur"] <= m["ts"])
+      c and b and m and end_ns(c) <= ns(b["ts"]) and
+      end_ns(b) <= ns(m["ts"]))
 main_tid = res.get("tid", -2)
 eq("pyhelper: ranges: on the calling thread's tid",
    {e.get("tid") for e in (outer, inner, p, c, b, m, wide, rz)}, {main_tid})
@@ -265,7 +272,7 @@ eq("pyhelper: marks: exactly the marks the script made",
    sorted(e["name"] for e in marks), sorted(["a mark", "mark \u00e9\u4e2d"]))
 am = one("pyhelper: marks", marks, "a mark")
 check("pyhelper: marks: the mark lies in the range it was made in",
-      am and inner and inner["ts"] <= am["ts"] <= inner["ts"] + inner["dur"])
+      inside(am, inner))
 eq("pyhelper: marks: on the calling thread", am.get("tid"), main_tid)
 eq("pyhelper: ranges: nothing on stdout but the script's own",
    [l for l in r.stdout.splitlines() if not l.startswith("RESULT ")], [])
