@@ -10,6 +10,14 @@ CFLAGS += -std=gnu11 -Wall -Wextra -Werror -fPIC -fvisibility=hidden \
 	  -I$(CUDA_HOME)/include -Iinclude
 LDLIBS_LIB = -lz -ldl -lpthread -lm
 
+# ISA-L's deflate is used at run time when libisal.so.2 is there; only its
+# header is needed to build (make TP_ISAL=0 builds without it).
+TP_ISAL ?= $(shell printf '\043include <isa-l/igzip_lib.h>\n' | \
+	     $(CC) -E -x c - >/dev/null 2>&1 && echo 1 || echo 0)
+ifeq ($(TP_ISAL),1)
+CFLAGS += -DTP_HAVE_ISAL
+endif
+
 B := build
 
 TRACE_SRC := $(wildcard trace/*.c)
@@ -35,11 +43,11 @@ $(LIB): $(TRACE_OBJ) $(PRELOAD_OBJ) $(CUPTI_OBJ)
 	$(CC) -shared -Wl,-z,defs -Wl,-soname,libtprof.so -o $@ $^ $(LDLIBS_LIB)
 
 # The CLI shares config parsing and file naming with the library.
-CLI_TRACE_OBJ := $(addprefix $(B)/trace/,config.o config_capture.o naming.o gzip.o log.o \
+CLI_TRACE_OBJ := $(addprefix $(B)/trace/,config.o config_capture.o naming.o gzip.o gzip_isal.o log.o \
 	json.o hist.o summary.o summary_args.o summary_groups.o summary_out.o \
 	summary_md.o summary_brief.o atomic_file.o)
 $(CLI): $(CLI_OBJ) $(CLI_TRACE_OBJ)
-	$(CC) -o $@ $^ -lz -lm
+	$(CC) -o $@ $^ -lz -ldl -lpthread -lm
 
 include tests/tests.mk
 include bench/bench.mk

@@ -23,10 +23,12 @@
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "../preload/cudart_apis.h"
 #include "../trace/clock.h"
+#include "../trace/gzip_isal.h"
 #include "../trace/session.h"
 #include "../trace/thread.h"
 #include "../trace/writer.h"
@@ -255,10 +257,14 @@ int main(int argc, char **argv)
 	unsigned long events;
 	int demangled;
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: bench_writer DIR EVENTS\n");
+	if (argc != 3 && !(argc == 4 && !strcmp(argv[3], "zlib"))) {
+		fprintf(stderr, "usage: bench_writer DIR EVENTS [zlib]\n");
 		return 2;
 	}
+	/* ISA-L is looked for once per process: a name that is not there
+	 * leaves the writer on zlib, for the figure without ISA-L. */
+	if (argc == 4)
+		tp_isal_load("libtprof-bench-no-isal.so");
 	events = strtoul(argv[2], NULL, 10);
 	setenv("TPROF_OUTPUT_DIR", argv[1], 1);
 	tp_cudart_register();
@@ -273,11 +279,11 @@ int main(int argc, char **argv)
 		return 1;
 	st = tp_writer_stats();
 	printf("events %llu\ndropped %llu\nraw %llu\nfile %llu\n"
-	       "wall_ns %llu\ncpu_ns %llu\ndemangled %d\n",
+	       "wall_ns %llu\ncpu_ns %llu\ndemangled %d\ncompressor %s\n",
 	       (unsigned long long)st.events, (unsigned long long)st.dropped,
 	       (unsigned long long)st.raw_bytes,
 	       (unsigned long long)st.file_bytes,
 	       (unsigned long long)tm.wall, (unsigned long long)tm.cpu,
-	       demangled);
+	       demangled, st.compressor);
 	return 0;
 }

@@ -4,10 +4,10 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <zlib.h>
 
 #include "gzread.h"
 #include "json.h"
+#include "../trace/gzip.h"
 #include "../trace/json.h"
 
 /* Input i's k-th pid (in order of first appearance, from 0) becomes
@@ -30,12 +30,10 @@ struct mg_out {
 	char *tmp;		/* written, then renamed to path */
 	int fd;
 	int created;		/* tmp exists and was not renamed */
+	struct tp_gz *gz;	/* NULL: a plain file */
 	int gzip;
-	int zinit;
-	z_stream zs;
 	char *buf;
 	size_t len, cap;
-	unsigned char *zbuf;
 	uint64_t raw_bytes;	/* uncompressed bytes written */
 };
 

@@ -1,5 +1,6 @@
 /* tprof merge: the output. Events are assembled in one buffer, which is
- * compressed (zlib level 1: the output is read once, by a viewer) and
+ * compressed (level 1, by ISA-L when installed, as the writer does: the
+ * output is read once, by a viewer) and
  * written whenever it holds MG_FLUSH_BYTES. The file is written under a
  * temporary name and renamed at the end, so OUT is either the whole trace
  * or absent.
@@ -14,8 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#define ZBUF_BYTES (256u * 1024)
 
 /* The temporary file, removed by a fatal signal too. */
 static char sig_tmp[4096];
@@ -50,6 +49,16 @@ static int ends_with(const char *s, const char *suffix)
 	return n >= k && !strcmp(s + n - k, suffix);
 }
 
+/* The compressor failed: a write (its errno kept) or its memory. */
+static int gz_fail(struct mg *m)
+{
+	int err = m->out.gz->err;
+
+	if (err == ENOMEM)
+		return mg_fail(m, m->out.path, "out of memory");
+	return mg_fail(m, m->out.path, "write failed: %s", strerror(err));
+}
+
 int mg_out_open(struct mg *m, const char *path)
 {
 	struct mg_out *o = &m->out;
@@ -61,21 +70,18 @@ int mg_out_open(struct mg *m, const char *path)
 	o->cap = 2 * MG_FLUSH_BYTES;
 	o->buf = malloc(o->cap);
 	o->tmp = malloc(n);
-	o->zbuf = o->gzip ? malloc(ZBUF_BYTES) : NULL;
-	if (!o->buf || !o->tmp || (o->gzip && !o->zbuf))
+	o->gz = o->gzip ? calloc(1, sizeof(*o->gz)) : NULL;
+	if (!o->buf || !o->tmp || (o->gzip && !o->gz))
 		return mg_fail(m, path, "out of memory");
 	snprintf(o->tmp, n, "%s.tmp.%d", path, (int)getpid());
-	/* windowBits 15 + 16: zlib writes the gzip header and trailer */
-	if (o->gzip && deflateInit2(&o->zs, 1, Z_DEFLATED, 15 + 16, 8,
-				    Z_DEFAULT_STRATEGY) != Z_OK)
-		return mg_fail(m, path, "cannot initialise zlib");
-	o->zinit = o->gzip;
 	o->fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
 	if (o->fd < 0)
 		return mg_fail(m, path, "cannot create %s: %s", o->tmp,
 			       strerror(errno));
 	o->created = 1;
 	catch_signals(o->tmp);
+	if (o->gz && tp_gz_open(o->gz, o->fd, 1, NULL) < 0)
+		return gz_fail(m);
 	return 0;
 }
 
@@ -97,35 +103,20 @@ static int write_all(struct mg *m, const void *p, size_t n)
 	return 0;
 }
 
-static int deflate_buf(struct mg *m, int flush)
-{
-	struct mg_out *o = &m->out;
-	int rc;
-
-	o->zs.next_in = (Bytef *)o->buf;
-	o->zs.avail_in = (uInt)o->len;
-	do {
-		o->zs.next_out = o->zbuf;
-		o->zs.avail_out = ZBUF_BYTES;
-		rc = deflate(&o->zs, flush);
-		if (rc == Z_STREAM_ERROR)
-			return mg_fail(m, o->path, "zlib error");
-		if (write_all(m, o->zbuf, ZBUF_BYTES - o->zs.avail_out))
-			return -1;
-	} while (o->zs.avail_out == 0);
-	if (flush == Z_FINISH && rc != Z_STREAM_END)
-		return mg_fail(m, o->path, "zlib error %d", rc);
-	return 0;
-}
-
-static int flush(struct mg *m, int zflush)
+static int flush(struct mg *m, int finish)
 {
 	struct mg_out *o = &m->out;
 	int rc;
 
 	if (m->failed)
 		return -1;
-	rc = o->gzip ? deflate_buf(m, zflush) : write_all(m, o->buf, o->len);
+	if (!o->gz)
+		rc = write_all(m, o->buf, o->len);
+	else if (tp_gz_write(o->gz, o->buf, o->len) < 0 ||
+		 (finish && tp_gz_finish(o->gz) < 0))
+		rc = gz_fail(m);
+	else
+		rc = 0;
 	o->raw_bytes += o->len;
 	o->len = 0;
 	return rc;
@@ -133,7 +124,7 @@ static int flush(struct mg *m, int zflush)
 
 int mg_out_flush(struct mg *m)
 {
-	return flush(m, Z_NO_FLUSH);
+	return flush(m, 0);
 }
 
 int mg_out_finish(struct mg *m)
@@ -141,7 +132,7 @@ int mg_out_finish(struct mg *m)
 	struct mg_out *o = &m->out;
 	int fd = o->fd;
 
-	if (flush(m, Z_FINISH))
+	if (flush(m, 1))
 		return -1;
 	o->fd = -1;
 	if (close(fd))
@@ -165,14 +156,13 @@ void mg_out_abandon(struct mg_out *o)
 		unlink(o->tmp);
 	o->created = 0;
 	sig_tmp[0] = 0;
-	if (o->zinit)
-		deflateEnd(&o->zs);
-	o->zinit = 0;
+	if (o->gz)
+		tp_gz_abandon(o->gz);
 	free(o->buf);
 	free(o->tmp);
-	free(o->zbuf);
+	free(o->gz);
 	o->buf = o->tmp = NULL;
-	o->zbuf = NULL;
+	o->gz = NULL;
 }
 
 int mg_out_reserve(struct mg *m, size_t n)

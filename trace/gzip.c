@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include "gzip.h"
+#include "gzip_isal.h"
 
 #define GZ_FCOMMENT 0x10
 
@@ -29,31 +30,50 @@ static int write_all(struct tp_gz *g, const void *p, size_t n)
 
 static int write_header(struct tp_gz *g, const char *comment)
 {
-	unsigned char h[10] = { 0x1f, 0x8b, 8, GZ_FCOMMENT, 0, 0, 0, 0, 0, 3 };
+	unsigned char h[10] = { 0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3 };
 	uint32_t now = (uint32_t)time(NULL);
 
+	h[3] = comment ? GZ_FCOMMENT : 0;
 	h[4] = (unsigned char)now;
 	h[5] = (unsigned char)(now >> 8);
 	h[6] = (unsigned char)(now >> 16);
 	h[7] = (unsigned char)(now >> 24);
 	if (write_all(g, h, sizeof(h)) < 0)
 		return -1;
+	if (!comment)
+		return 0;
 	return write_all(g, comment, strlen(comment) + 1);
 }
 
-int tp_gz_open(struct tp_gz *g, int fd, int level, const char *comment)
+/* ISA-L only at level 1: it is the writer's level, and ISA-L's levels do
+ * not match zlib's beyond it. */
+static int open_isal(struct tp_gz *g, int level, enum tp_gz_codec codec)
+{
+	if (codec != TP_GZ_AUTO || level != 1)
+		return -1;
+	if (tp_isal_load("libisal.so.2") < 0)
+		return -1;
+	g->isal = tp_isal_open();
+	return g->isal ? 0 : -1;
+}
+
+int tp_gz_open_codec(struct tp_gz *g, int fd, int level, const char *comment,
+		     enum tp_gz_codec codec)
 {
 	memset(&g->zs, 0, sizeof(g->zs));
 	g->fd = fd;
 	g->err = 0;
-	g->crc = (uint32_t)crc32(0L, Z_NULL, 0);
+	g->crc = 0;
 	g->in_bytes = 0;
 	g->out_bytes = 0;
-	if (deflateInit2(&g->zs, level, Z_DEFLATED, -MAX_WBITS, 8,
+	g->isal = NULL;
+	if (open_isal(g, level, codec) < 0 &&
+	    deflateInit2(&g->zs, level, Z_DEFLATED, -MAX_WBITS, 8,
 			 Z_DEFAULT_STRATEGY) != Z_OK) {
 		g->err = ENOMEM;
 		return -1;
 	}
+	g->codec = g->isal ? "isa-l" : "zlib";
 	g->open = 1;
 	if (write_header(g, comment) < 0) {
 		tp_gz_abandon(g);
@@ -62,7 +82,24 @@ int tp_gz_open(struct tp_gz *g, int fd, int level, const char *comment)
 	return 0;
 }
 
-static int pump(struct tp_gz *g, int flush)
+int tp_gz_open(struct tp_gz *g, int fd, int level, const char *comment)
+{
+	return tp_gz_open_codec(g, fd, level, comment, TP_GZ_AUTO);
+}
+
+const char *tp_gz_codec_name(const struct tp_gz *g)
+{
+	return g->codec ? g->codec : "zlib";
+}
+
+/* Not a write error, but reported as one: the file cannot be completed. */
+static int compressor_failed(struct tp_gz *g)
+{
+	g->err = EIO;
+	return -1;
+}
+
+static int pump_zlib(struct tp_gz *g, int flush)
 {
 	int rc;
 
@@ -71,36 +108,73 @@ static int pump(struct tp_gz *g, int flush)
 		g->zs.avail_out = sizeof(g->out);
 		rc = deflate(&g->zs, flush);
 		if (rc == Z_STREAM_ERROR)
-			return -1;
+			return compressor_failed(g);
 		if (write_all(g, g->out, sizeof(g->out) - g->zs.avail_out) < 0)
 			return -1;
 	} while (g->zs.avail_out == 0);
-	return rc;
+	if (flush == Z_FINISH && rc != Z_STREAM_END)
+		return compressor_failed(g);
+	return 0;
+}
+
+/* Runs until the input is taken and, when finishing, the stream ended. */
+static int pump_isal(struct tp_gz *g, const unsigned char *p, size_t n,
+		     int finish)
+{
+	size_t used;
+	long out;
+
+	for (;;) {
+		out = tp_isal_deflate(g->isal, p, n, &used, finish, g->out,
+				      sizeof(g->out));
+		if (out < 0)
+			return compressor_failed(g);
+		if (write_all(g, g->out, (size_t)out) < 0)
+			return -1;
+		p += used;
+		n -= used;
+		if (!n && (size_t)out < sizeof(g->out) &&
+		    (!finish || tp_isal_done(g->isal)))
+			return 0;
+	}
+}
+
+static uint32_t crc32_of(const struct tp_gz *g, uint32_t crc, const void *p,
+			 size_t n)
+{
+	if (g->isal)
+		return tp_isal_crc32(crc, p, n);
+	return (uint32_t)crc32(crc, p, (uInt)n);
 }
 
 int tp_gz_write(struct tp_gz *g, const void *p, size_t n)
 {
 	if (!g->open || g->err)
 		return -1;
-	g->crc = (uint32_t)crc32(g->crc, p, (uInt)n);
+	g->crc = crc32_of(g, g->crc, p, n);
 	g->in_bytes += n;
+	if (g->isal)
+		return pump_isal(g, p, n, 0);
 	g->zs.next_in = (Bytef *)p;
 	g->zs.avail_in = (uInt)n;
-	if (pump(g, Z_NO_FLUSH) < 0)
-		return -1;
-	return 0;
+	return pump_zlib(g, Z_NO_FLUSH);
 }
 
 int tp_gz_finish(struct tp_gz *g)
 {
 	unsigned char t[8];
-	int i;
+	int i, rc;
 
 	if (!g->open || g->err)
 		return -1;
-	g->zs.next_in = NULL;
-	g->zs.avail_in = 0;
-	if (pump(g, Z_FINISH) != Z_STREAM_END)
+	if (g->isal) {
+		rc = pump_isal(g, NULL, 0, 1);
+	} else {
+		g->zs.next_in = NULL;
+		g->zs.avail_in = 0;
+		rc = pump_zlib(g, Z_FINISH);
+	}
+	if (rc < 0)
 		goto fail;
 	for (i = 0; i < 4; i++) {
 		t[i] = (unsigned char)(g->crc >> (8 * i));
@@ -119,7 +193,11 @@ void tp_gz_abandon(struct tp_gz *g)
 {
 	if (!g->open)
 		return;
-	deflateEnd(&g->zs);
+	if (g->isal)
+		tp_isal_close(g->isal);
+	else
+		deflateEnd(&g->zs);
+	g->isal = NULL;
 	g->open = 0;
 }
 

@@ -290,7 +290,9 @@ void tp_trailer_put(struct tp_buf *b, const struct tp_trailer_info *info)
 	tp_json_str(b, tp_clock_use_tsc ? "tsc" : "CLOCK_MONOTONIC_RAW");
 	tp_buf_lit(b, ", \"drift_ns\": ");
 	tp_json_i64(b, drift);
-	tp_buf_lit(b, "},\n \"start_unix_ns\": ");
+	tp_buf_lit(b, "}, \"compressor\": ");
+	tp_json_str(b, info->compressor);
+	tp_buf_lit(b, ",\n \"start_unix_ns\": ");
 	tp_json_u64(b, tp_sess.anchor.unix_ns);
 	tp_buf_lit(b, ", \"end_unix_ns\": ");
 	tp_json_u64(b, info->end.unix_ns);

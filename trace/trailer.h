@@ -42,6 +42,7 @@ struct tp_trailer_info {
 	const struct tp_gpu_source *gpu;	/* NULL without CUPTI */
 	const struct tp_writer_ext *const *ext;
 	unsigned n_ext;
+	const char *compressor;		/* tp_gz_codec_name */
 };
 
 void tp_trailer_process_name(struct tp_buf *b);

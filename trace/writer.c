@@ -453,6 +453,7 @@ int tp_writer_finish(void)
 	info.gpu = W.gpu;
 	info.ext = W.ext;
 	info.n_ext = W.n_ext;
+	info.compressor = tp_gz_codec_name(&W.gz);
 	tp_trailer_put(&W.buf, &info);
 	flush_buf(1);
 	if (W.failed)
@@ -485,6 +486,7 @@ struct tp_writer_stats tp_writer_stats(void)
 		.dropped = W.stats.dropped,
 		.raw_bytes = W.gz.in_bytes,
 		.file_bytes = W.gz.out_bytes,
+		.compressor = tp_gz_codec_name(&W.gz),
 	};
 
 	return s;

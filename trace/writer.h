@@ -29,6 +29,7 @@ struct tp_writer_stats {
 	uint64_t dropped;
 	uint64_t raw_bytes;	/* JSON before compression */
 	uint64_t file_bytes;
+	const char *compressor;	/* "isa-l" or "zlib" */
 };
 
 struct tp_writer_stats tp_writer_stats(void);

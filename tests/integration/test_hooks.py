@@ -104,6 +104,9 @@ tp = t["tprof"]
 eq("hooks: events_written counts every event", tp["events_written"], len(ev))
 eq("hooks: nothing dropped", tp["events_dropped"], 0)
 eq("hooks: command recorded", tp["command"][1:], [str(THREADS), str(ITERS)])
+eq("hooks: compressed by ISA-L when the build has it and the machine "
+   "has libisal.so.2, else by zlib", tp["compressor"],
+   "isa-l" if isal_usable() else "zlib")
 eq("hooks: per-thread counts in the tprof object",
    sorted(th["events"] for th in tp["threads"]),
    sorted(sum(c.values()) for c in counts.values()))

@@ -38,6 +38,19 @@ def eq(name, got, want):
     return check(name, got == want, "got %r, want %r" % (got, want))
 
 
+def isal_usable():
+    """Whether libtprof.so was built with ISA-L and can load it here."""
+    import ctypes
+    with open(LIB, "rb") as f:
+        if b"crc32_gzip_refl" not in f.read():   # a dlsym name: built in
+            return False
+    try:
+        ctypes.CDLL("libisal.so.2")
+        return True
+    except OSError:
+        return False
+
+
 def done():
     sys.exit(1 if failures else 0)
 
