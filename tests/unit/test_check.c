@@ -600,6 +600,45 @@ static void test_check_keys(void)
 	       "is a scalar");
 }
 
+/* The file-wide scan for HTA's first "rank": N runs on each read of the
+ * file: a "rank": 5 placed before distributedInfo's 3 and cut by the end
+ * of the first read (256 KiB of a plain file) is still the one found, and
+ * a "rank":5 without the space is still passed over. */
+static void test_rank_across_reads(void)
+{
+	const size_t read1 = 256 * 1024;
+	const char *line = "\"schemaVersion\": 1,\n";
+	char name[96], *text, *pad, *to;
+	size_t at, nx;
+	int k, bad, ok = 0;
+
+	for (bad = 0; bad < 2; bad++) {
+		for (k = 0; k <= 8; k++) {
+			text = make_trace("");
+			at = (size_t)(strstr(text, line) - text) + strlen(line);
+			/* "pad": "<nx x>",\n"x": {"rank": puts it at read1 - k */
+			nx = read1 - (size_t)k - at - 11 - 6;
+			pad = malloc(nx + 1);
+			memset(pad, 'x', nx);
+			pad[nx] = 0;
+			if (asprintf(&to, "%s\"pad\": \"%s\",\n\"x\": {\"rank\":%s},\n",
+				     line, pad, bad ? "5" : " 5") < 0)
+				abort();
+			text = edit(text, line, to);
+			ok += strstr(text, "\"rank\":") - text ==
+			      (ptrdiff_t)(read1 - (size_t)k);
+			snprintf(name, sizeof(name), "check rank%s starting %d "
+				 "bytes before the end of the first read",
+				 bad ? " without space" : "", k);
+			expect(name, text, 0, !bad, bad ? "ok" :
+			       "HTA would read rank 5");
+			free(to);
+			free(pad);
+		}
+	}
+	TP_CHECK_INT("check rank across reads: placed where meant", ok, 18);
+}
+
 static void test_check_rank(void)
 {
 	expect("check rank without space",
@@ -617,6 +656,7 @@ static void test_check_rank(void)
 	expect("check rank must be an integer",
 	       edit(make_trace(""), "{\"rank\": 3,", "{\"rank\": \"3\","), 0,
 	       1, "distributedInfo.rank is missing");
+	test_rank_across_reads();
 	expect("check first rank in file wins for HTA",
 	       edit(make_trace(""), "\"traceName\": \"tprof-rank3\",",
 		    "\"traceName\": \"tprof-rank3\", \"x\": {\"rank\": 5},"), 0,
