@@ -341,22 +341,9 @@ static void degrade(const char *fmt, ...)
 		C.reason);
 }
 
-static const char *no_driver(void)
-{
-	void *h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
-
-	if (!h)
-		h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
-	if (h)
-		return NULL;
-	return "no NVIDIA driver (libcuda.so.1 cannot be loaded): run on a "
-	       "machine with a GPU and its driver";
-}
-
 static int subscribe(void)
 {
 	CUptiResult r = tp_cupti.subscribe(&C.sub, tp_cupti_on_callback, NULL);
-	const char *why;
 
 	if (r == CUPTI_SUCCESS)
 		return 0;
@@ -367,15 +354,16 @@ static int subscribe(void)
 			"time, or set TPROF_TRACE without 'gpu'");
 		return -1;
 	}
-	why = no_driver();
-	degrade("CUPTI cannot start (cuptiSubscribe: %s)%s%s",
-		tp_cupti_result(r), why ? ": " : "", why ? why : "");
+	/* the driver answered (tp_cuda_driver_check), so no device, most
+	 * likely: CUDA_VISIBLE_DEVICES empty, or a container without GPUs */
+	degrade("CUPTI cannot start (cuptiSubscribe: %s): check that "
+		"nvidia-smi lists a GPU and CUDA_VISIBLE_DEVICES names it",
+		tp_cupti_result(r));
 	return -1;
 }
 
 static int enable_kinds(void)
 {
-	const char *why;
 	CUptiResult r;
 	unsigned i;
 
@@ -388,11 +376,9 @@ static int enable_kinds(void)
 		if (r == CUPTI_SUCCESS ||
 		    kinds[i] != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)
 			continue;
-		why = no_driver();
 		disable_all();
 		degrade("CUPTI cannot record kernels (cuptiActivityEnable: "
-			"%s)%s%s", tp_cupti_result(r), why ? ": " : "",
-			why ? why : "");
+			"%s)", tp_cupti_result(r));
 		return -1;
 	}
 	return 0;

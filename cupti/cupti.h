@@ -75,6 +75,10 @@ const struct tp_cupti_counts *tp_cupti_counts(void);
 void tp_cupti_put_meta(struct tp_buf *b);
 void tp_cupti_put_devices(struct tp_buf *b);
 
+/* driver.c: 0 when libcuda.so.1 is a driver that answers, else -1 with
+ * why. Nothing in CUPTI is called before this says 0. */
+int tp_cuda_driver_check(char *why, size_t wlen);
+
 /* collect.c */
 void tp_cupti_start(void);
 /* detect.c */

@@ -170,6 +170,8 @@ int tp_cupti_load(const struct tp_config *c, char *path, size_t plen,
 			 "%s of CUDA %d", path, missing, SONAME, CUPTI_MAJOR);
 		return -1;
 	}
+	if (tp_cuda_driver_check(why, wlen) < 0)
+		return -1;
 	*version = 0;
 	if (tp_cupti.get_version(version) != CUPTI_SUCCESS ||
 	    *version / 10000 != CUPTI_MAJOR) {

@@ -73,7 +73,12 @@ test: test-build
 test-hta: test-build
 	@python3 tests/optional/test_hta.py
 
-.PHONY: test-hta
+# Opt-in: PyTorch from PyPI (pip install torch; a large download) runs
+# under tprof-run on this machine without a GPU.
+test-torch: test-build
+	@python3 tests/optional/test_torch.py
+
+.PHONY: test-hta test-torch
 
 # The CUPTI path without a GPU: a stand-in libcupti.so.13 delivering real
 # record structs, and a driver program linked to it.
@@ -82,10 +87,16 @@ $(FAKE_CUPTI): tests/cupti/fake_cupti.c
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -shared -fPIC -Wl,-soname,libcupti.so.13 -o $@ $< -lpthread
 
-$(B)/tests/bin/cupti_feed: tests/cupti/cupti_feed.c $(FAKE_CUPTI)
+# A driver that answers: tprof calls CUPTI only when there is one.
+FAKE_CUDA := $(B)/tests/fakecupti/libcuda.so.1
+$(FAKE_CUDA): tests/cupti/fake_cuda.c
 	@mkdir -p $(dir $@)
-	$(CC) $(TEST_CFLAGS) -o $@ $< $(FAKE_CUPTI) -Wl,-rpath,$(abspath $(B))/tests/fakecupti \
-		-Wl,--no-as-needed -l:libstdc++.so.6
+	$(CC) $(TEST_CFLAGS) -shared -fPIC -Wl,-soname,libcuda.so.1 -o $@ $<
+
+$(B)/tests/bin/cupti_feed: tests/cupti/cupti_feed.c $(FAKE_CUPTI) $(FAKE_CUDA)
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -o $@ $< -Wl,--no-as-needed $(FAKE_CUPTI) $(FAKE_CUDA) \
+		-Wl,-rpath,$(abspath $(B))/tests/fakecupti -l:libstdc++.so.6
 
 test-build: $(B)/tests/bin/cupti_feed
 

@@ -10,6 +10,7 @@ import subprocess
 import tempfile
 
 from tplib import (BUILD, CLI, LIB, RUN, base_env, check, cleanup, done, eq,
+                   is_gpu_off_warning,
                    load, nesting_ok, prog, run, tprof_check, xevents)
 
 STEPS = prog("steps")
@@ -36,7 +37,7 @@ def steps_of(t):
 
 def warnings(r):
     return [l for l in r.stderr.splitlines() if l.startswith("tprof: warning:")
-            and "CUPTI" not in l and "NVTX_INJECTION64_PATH" not in l]
+            and not is_gpu_off_warning(l) and "NVTX_INJECTION64_PATH" not in l]
 
 
 def sched(name, argv, env, want_units, want_steps, want_seen):

@@ -11,12 +11,15 @@ device here, and against the stand-in told to fail.
 import glob
 import os
 import re
+import shutil
+import tempfile
 
 from tplib import (BIN, BUILD, check, cleanup, done, eq, is_gpu_off_warning,
                    load, prog, run, tprof_check, xevents, nesting_ok)
 
 FEED = prog("cupti_feed")
 FAKE = os.path.join(BUILD, "tests", "fakecupti", "libcupti.so.13")
+CUDA_HOME = os.environ.get("CUDA_HOME") or "/usr/local/cuda"
 
 
 def trace_of(r):
@@ -280,7 +283,47 @@ one_warning("no device (real libcupti)", r, "no NVIDIA driver")
 t = cpu_still_traced("no device (real libcupti)", r, "cudaMalloc")
 if t:
     check("no device: the reason is in the trace",
-          "cuptiSubscribe" in t["tprof"]["cupti"]["reason"])
+          "libcuda.so.1 cannot be loaded" in t["tprof"]["cupti"]["reason"],
+          t["tprof"]["cupti"]["reason"])
+cleanup(r)
+
+# No driver that answers: CUPTI is not called at all (CUPTI 13.2, in the
+# CUDA 13 PyTorch wheels, dies of an endless recursion in cuptiGetVersion
+# then; the stand-in aborts in it under FAKE_CUPTI_CRASH).
+CALLS = [prog("calls"), "2", "20", "all", "0"]
+crash = {"TPROF_CUPTI_LIB": FAKE, "FAKE_CUPTI_CRASH": "1"}
+r = run(CALLS, env=crash)
+eq("no driver: the program is unharmed (CUPTI not called)", r.rc, 0)
+one_warning("no driver", r, "no NVIDIA driver (libcuda.so.1 cannot be "
+            "loaded)")
+cpu_still_traced("no driver", r, "cudaMalloc")
+cleanup(r)
+
+stub = os.path.join(CUDA_HOME, "lib64", "stubs", "libcuda.so")
+if os.path.exists(stub):
+    d = tempfile.mkdtemp(prefix="tprof-stub-")
+    os.symlink(stub, os.path.join(d, "libcuda.so.1"))
+    r = run(CALLS, env=dict(crash, LD_LIBRARY_PATH=d))
+    eq("toolkit's stub as libcuda.so.1: the program is unharmed", r.rc, 0)
+    one_warning("toolkit's stub as libcuda.so.1", r, "is the CUDA toolkit's "
+                "stub; take its stubs directory out of LD_LIBRARY_PATH")
+    cleanup(r)
+    shutil.rmtree(d, ignore_errors=True)
+else:
+    print("note: no %s: the stub-driver case is not run" % stub)
+
+r = run(CALLS, env=dict(crash, LD_LIBRARY_PATH=os.path.dirname(FAKE),
+                        FAKE_CUDA_DRIVER_ERROR="999"))
+eq("driver that fails: the program is unharmed", r.rc, 0)
+one_warning("driver that fails", r, "the NVIDIA driver does not answer "
+            "(cuDriverGetVersion: error 999): check it with nvidia-smi")
+cleanup(r)
+
+r = run(CALLS, env={"TPROF_CUPTI_LIB": FAKE,
+                    "LD_LIBRARY_PATH": os.path.dirname(FAKE)})
+t, path = trace_of(r)
+eq("a driver that answers: CUPTI is called and on",
+   t["tprof"]["cupti"]["state"] if t else None, "on")
 cleanup(r)
 
 r = run([prog("calls"), "1", "10", "all", "0"], env={"TPROF_TRACE": "cuda"})
