@@ -1,9 +1,12 @@
+#define _GNU_SOURCE
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "log.h"
 #include "perfmap.h"
 
 struct entry {
@@ -103,4 +106,27 @@ const char *tp_perfmap_lookup(uintptr_t ip)
 		return NULL;
 	reload(path, st.st_size);
 	return find(ip);
+}
+
+/* Pythons before 3.12 have no perf trampoline and ignore the variable;
+ * without this the user is left to wonder why no Python function shows. */
+void tp_perfmap_warn_missing(void)
+{
+	const char *(*py_version)(void);
+	const char *e = getenv("PYTHONPERFSUPPORT"), *v;
+	char path[64];
+
+	if (!e || strcmp(e, "1"))
+		return;
+	*(void **)&py_version = dlsym(RTLD_DEFAULT, "Py_GetVersion");
+	if (!py_version)
+		return;
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
+	if (access(path, F_OK) == 0)
+		return;
+	v = py_version();
+	tp_warn("--python-stacks (PYTHONPERFSUPPORT=1): Python %.*s wrote no "
+		"%s, so the stacks show no Python function: the perf "
+		"trampoline needs Python 3.12 or later", (int)strcspn(v, " "),
+		v, path);
 }

@@ -10,4 +10,8 @@
  * string is valid until the next call. */
 const char *tp_perfmap_lookup(uintptr_t ip);
 
+/* PYTHONPERFSUPPORT=1 (tprof-run --python-stacks) in a Python process that
+ * wrote no map: one warning, since its stacks show no Python function. */
+void tp_perfmap_warn_missing(void);
+
 #endif

@@ -17,6 +17,7 @@
 #include "json.h"
 #include "log.h"
 #include "naming.h"
+#include "perfmap.h"
 #include "proc_summary.h"
 #include "session.h"
 #include "stacks.h"
@@ -446,6 +447,8 @@ int tp_writer_finish(void)
 	calibrate(1);
 	drain(1);
 	add_live_thread_stats();
+	if (tp_sess.cfg.bt_on)
+		tp_perfmap_warn_missing();
 	info.events = W.events;
 	info.end = tp_clock_sample();
 	info.map = &W.map;

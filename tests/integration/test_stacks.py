@@ -132,6 +132,8 @@ for py_bin in pys:
                         os.path.join(os.path.dirname(__file__), "pystack.py"),
                         prog("libuser.so")], env=base_env(), capture_output=True, text=True)
     eq("stacks: %s: Python program ran" % ver, (p.returncode, p.stdout), (0, "py done\n"))
+    check("stacks: %s: no warning about a missing perf map" % ver,
+          "--python-stacks" not in p.stderr, p.stderr)
     t = load(os.path.join(out, "tprof-rank0.trace.json.gz"))
     ev = xevents(t, "cudaMalloc")
     st = ev[0]["args"].get("stack", []) if ev else []
@@ -151,4 +153,23 @@ for py_bin in pys:
     if ev and os.path.exists("/tmp/perf-%d.map" % ev[0]["pid"]):
         os.unlink("/tmp/perf-%d.map" % ev[0]["pid"])
     shutil.rmtree(out, ignore_errors=True)
+# A Python without the trampoline (before 3.12) ignores PYTHONPERFSUPPORT:
+# one warning says so, naming the version.
+old = sys.executable if sys.version_info < (3, 12) else None
+if old:
+    out = tempfile.mkdtemp(prefix="tprof-it-")
+    p = subprocess.run([RUN, "-o", out, "--backtrace", "0", "--python-stacks", old,
+                        os.path.join(os.path.dirname(__file__), "pystack.py"),
+                        prog("libuser.so")], env=base_env(), capture_output=True, text=True)
+    ver = "%d.%d.%d" % sys.version_info[:3]
+    eq("stacks: Python %s: program ran" % ver, (p.returncode, p.stdout), (0, "py done\n"))
+    w = [l for l in p.stderr.splitlines() if "--python-stacks" in l]
+    check("stacks: Python %s: one warning that it wrote no perf map" % ver,
+          len(w) == 1 and w[0].startswith("tprof: warning: ") and
+          ("Python %s wrote no /tmp/perf-" % ver) in w[0] and
+          "needs Python 3.12 or later" in w[0], p.stderr)
+    shutil.rmtree(out, ignore_errors=True)
+else:
+    print("SKIP stacks: Python < 3.12 warning: this test runs under Python "
+          "3.12 or later")
 done()
