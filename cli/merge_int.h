@@ -31,7 +31,6 @@ struct mg_out {
 	int fd;
 	int created;		/* tmp exists and was not renamed */
 	struct tp_gz *gz;	/* NULL: a plain file */
-	int gzip;
 	char *buf;
 	size_t len, cap;
 	uint64_t raw_bytes;	/* uncompressed bytes written */

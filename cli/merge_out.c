@@ -63,15 +63,15 @@ int mg_out_open(struct mg *m, const char *path)
 {
 	struct mg_out *o = &m->out;
 	size_t n = strlen(path) + 32;
+	int gzip = ends_with(path, ".gz");
 
 	o->path = path;
 	o->fd = -1;
-	o->gzip = ends_with(path, ".gz");
 	o->cap = 2 * MG_FLUSH_BYTES;
 	o->buf = malloc(o->cap);
 	o->tmp = malloc(n);
-	o->gz = o->gzip ? calloc(1, sizeof(*o->gz)) : NULL;
-	if (!o->buf || !o->tmp || (o->gzip && !o->gz))
+	o->gz = gzip ? calloc(1, sizeof(*o->gz)) : NULL;
+	if (!o->buf || !o->tmp || (gzip && !o->gz))
 		return mg_fail(m, path, "out of memory");
 	snprintf(o->tmp, n, "%s.tmp.%d", path, (int)getpid());
 	o->fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);

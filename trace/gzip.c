@@ -99,10 +99,12 @@ static int compressor_failed(struct tp_gz *g)
 	return -1;
 }
 
-static int pump_zlib(struct tp_gz *g, int flush)
+static int pump_zlib(struct tp_gz *g, const void *p, size_t n, int finish)
 {
-	int rc;
+	int flush = finish ? Z_FINISH : Z_NO_FLUSH, rc;
 
+	g->zs.next_in = (Bytef *)p;
+	g->zs.avail_in = (uInt)n;
 	do {
 		g->zs.next_out = g->out;
 		g->zs.avail_out = sizeof(g->out);
@@ -118,9 +120,9 @@ static int pump_zlib(struct tp_gz *g, int flush)
 }
 
 /* Runs until the input is taken and, when finishing, the stream ended. */
-static int pump_isal(struct tp_gz *g, const unsigned char *p, size_t n,
-		     int finish)
+static int pump_isal(struct tp_gz *g, const void *in, size_t n, int finish)
 {
+	const unsigned char *p = in;
 	size_t used;
 	long out;
 
@@ -139,42 +141,34 @@ static int pump_isal(struct tp_gz *g, const unsigned char *p, size_t n,
 	}
 }
 
-static uint32_t crc32_of(const struct tp_gz *g, uint32_t crc, const void *p,
-			 size_t n)
+/* Compresses n bytes (none when finishing) with the codec opened. */
+static int pump(struct tp_gz *g, const void *p, size_t n, int finish)
 {
 	if (g->isal)
-		return tp_isal_crc32(crc, p, n);
-	return (uint32_t)crc32(crc, p, (uInt)n);
+		return pump_isal(g, p, n, finish);
+	return pump_zlib(g, p, n, finish);
 }
 
 int tp_gz_write(struct tp_gz *g, const void *p, size_t n)
 {
 	if (!g->open || g->err)
 		return -1;
-	g->crc = crc32_of(g, g->crc, p, n);
-	g->in_bytes += n;
 	if (g->isal)
-		return pump_isal(g, p, n, 0);
-	g->zs.next_in = (Bytef *)p;
-	g->zs.avail_in = (uInt)n;
-	return pump_zlib(g, Z_NO_FLUSH);
+		g->crc = tp_isal_crc32(g->crc, p, n);
+	else
+		g->crc = (uint32_t)crc32(g->crc, p, (uInt)n);
+	g->in_bytes += n;
+	return pump(g, p, n, 0);
 }
 
 int tp_gz_finish(struct tp_gz *g)
 {
 	unsigned char t[8];
-	int i, rc;
+	int i;
 
 	if (!g->open || g->err)
 		return -1;
-	if (g->isal) {
-		rc = pump_isal(g, NULL, 0, 1);
-	} else {
-		g->zs.next_in = NULL;
-		g->zs.avail_in = 0;
-		rc = pump_zlib(g, Z_FINISH);
-	}
-	if (rc < 0)
+	if (pump(g, NULL, 0, 1) < 0)
 		goto fail;
 	for (i = 0; i < 4; i++) {
 		t[i] = (unsigned char)(g->crc >> (8 * i));

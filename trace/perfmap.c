@@ -76,6 +76,11 @@ static void reload(const char *path, off_t size)
 	qsort(v, n, sizeof(*v), by_start);
 }
 
+static void map_path(char *path, size_t len)
+{
+	snprintf(path, len, "/tmp/perf-%d.map", (int)getpid());
+}
+
 static const char *find(uintptr_t ip)
 {
 	size_t lo = 0, hi = n;
@@ -101,7 +106,7 @@ const char *tp_perfmap_lookup(uintptr_t ip)
 
 	if (name)
 		return name;
-	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
+	map_path(path, sizeof(path));
 	if (stat(path, &st) < 0 || st.st_size == loaded_size)
 		return NULL;
 	reload(path, st.st_size);
@@ -121,7 +126,7 @@ void tp_perfmap_warn_missing(void)
 	*(void **)&py_version = dlsym(RTLD_DEFAULT, "Py_GetVersion");
 	if (!py_version)
 		return;
-	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
+	map_path(path, sizeof(path));
 	if (access(path, F_OK) == 0)
 		return;
 	v = py_version();
