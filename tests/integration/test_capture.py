@@ -10,7 +10,7 @@ import subprocess
 import tempfile
 
 from tplib import (BUILD, CLI, LIB, RUN, base_env, check, cleanup, done, eq,
-                   is_gpu_off_warning,
+                   is_gpu_off_warning, span_ns,
                    load, nesting_ok, prog, run, tprof_check, xevents)
 
 STEPS = prog("steps")
@@ -68,10 +68,8 @@ if t:
           all(abs(a["ts"] + a["dur"] - b["ts"]) < 0.002
               for a, b in zip(ps, ps[1:])), ps)
     frees = xevents(t, "cudaFree")
-    def span(e):   # integer ns: no float rounding at the edges
-        return round(e["ts"] * 1000), round((e["ts"] + e["dur"]) * 1000)
     check("no schedule: each unit inside its step",
-          all(span(p)[0] <= span(f)[0] and span(f)[1] <= span(p)[1]
+          all(span_ns(p)[0] <= span_ns(f)[0] and span_ns(f)[1] <= span_ns(p)[1]
               for p, f in zip(ps, frees)), list(zip(ps, frees)))
     meta = [e for e in t["traceEvents"] if e.get("ph") == "M" and
             e.get("tid") == 1000000000]
@@ -157,12 +155,11 @@ for mode in ("nvtx", "mark", "start"):
         eq("TPROF_STEP_NVTX (nvtx): the kept step ranges are recorded",
            len(ranges), 4)
         ps = [e for e in xevents(t) if e["name"].startswith("ProfilerStep#")]
-        def ns(e):   # integer ns: equal ends must not differ by rounding
-            return round(e["ts"] * 1000), round((e["ts"] + e["dur"]) * 1000)
         check("TPROF_STEP_NVTX (nvtx): each range ends its step "
               "(inside it, within 10 us of its end)",
               len(ps) == len(ranges) and
-              all(ns(p)[0] <= ns(g)[0] and 0 <= ns(p)[1] - ns(g)[1] < 10000
+              all(span_ns(p)[0] <= span_ns(g)[0] and
+                  0 <= span_ns(p)[1] - span_ns(g)[1] < 10000
                   for p, g in zip(ps, ranges)), (ps, ranges))
     if t:
         eq("TPROF_STEP_NVTX (%s): named in the trace" % mode,

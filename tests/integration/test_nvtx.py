@@ -6,7 +6,7 @@ import glob
 import os
 
 from tplib import (BIN, LIB, check, cleanup, done, eq, load, nesting_ok,
-                   prog, raw, run, tprof_check, xevents)
+                   prog, raw, run, span_ns, tprof_check, xevents)
 
 PROG = prog("nvtx_calls")
 UA = "user_annotation"
@@ -31,8 +31,7 @@ def one(evs, name, what):
 
 def inside(a, b):
     """a lies within b, in integer ns, on the same track."""
-    s, e = round(a["ts"] * 1000), round((a["ts"] + a.get("dur", 0)) * 1000)
-    bs, be = round(b["ts"] * 1000), round((b["ts"] + b["dur"]) * 1000)
+    (s, e), (bs, be) = span_ns(a), span_ns(b)
     return (a["pid"], a["tid"]) == (b["pid"], b["tid"]) and bs <= s and e <= be
 
 

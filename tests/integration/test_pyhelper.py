@@ -16,7 +16,7 @@ import sys
 import tempfile
 
 from tplib import (ROOT, RUN, check, cleanup, done, eq, load, nesting_ok,
-                   run, tprof_check)
+                   run, span_ns, tprof_check)
 
 PY = sys.executable or "python3"
 PYDIR = os.path.join(ROOT, "scripts", "python")
@@ -80,20 +80,12 @@ def steps(t):
                   key=lambda e: e["ts"])
 
 
-def ns(us):
-    """Microseconds to integer ns: float sums of big ts values are inexact."""
-    return round(us * 1000)
-
-
-def end_ns(e):
-    return round((e["ts"] + e.get("dur", 0)) * 1000)
-
-
 def inside(a, b):
     """a lies within b, in integer ns."""
     if not a or not b:
         return False
-    return ns(b["ts"]) <= ns(a["ts"]) and end_ns(a) <= end_ns(b)
+    (s, e), (bs, be) = span_ns(a), span_ns(b)
+    return bs <= s and e <= be
 
 
 def results(r, prefix="RESULT "):
@@ -250,11 +242,11 @@ eq("pyhelper: ranges: exactly the ranges the script made",
 check("pyhelper: ranges: inner nests in outer", inside(inner, outer))
 check("pyhelper: ranges: @timed() range nests in inner", inside(p, inner))
 check("pyhelper: ranges: decorated ranges nest in outer, after inner",
-      all(inside(e, outer) and ns(e["ts"]) >= end_ns(inner)
+      all(inside(e, outer) and span_ns(e)[0] >= span_ns(inner)[1]
           for e in (c, b, m)) if inner else False)
 check("pyhelper: ranges: sibling ranges do not overlap",
-      c and b and m and end_ns(c) <= ns(b["ts"]) and
-      end_ns(b) <= ns(m["ts"]))
+      c and b and m and span_ns(c)[1] <= span_ns(b)[0] and
+      span_ns(b)[1] <= span_ns(m)[0])
 main_tid = res.get("tid", -2)
 eq("pyhelper: ranges: on the calling thread's tid",
    {e.get("tid") for e in (outer, inner, p, c, b, m, wide, rz)}, {main_tid})

@@ -38,6 +38,12 @@ def eq(name, got, want):
     return check(name, got == want, "got %r, want %r" % (got, want))
 
 
+def span_ns(e):
+    """(start, end) of an event in integer ns: sums of large float ts
+    values are inexact, so equal edges could otherwise differ."""
+    return round(e["ts"] * 1000), round((e["ts"] + e.get("dur", 0)) * 1000)
+
+
 def isal_usable():
     """Whether libtprof.so was built with ISA-L and can load it here."""
     import ctypes
