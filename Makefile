@@ -7,7 +7,7 @@ DESTDIR ?=
 
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Werror -fPIC -fvisibility=hidden \
-	  -I$(CUDA_HOME)/include -Iinclude
+	  -I$(CUDA_HOME)/include -Iinclude -I.
 LDLIBS_LIB = -lz -ldl -lpthread -lm
 
 # ISA-L's deflate is used at run time when libisal.so.2 is there; only its
@@ -20,12 +20,21 @@ endif
 
 B := build
 
+# The library's folders, lowest layer first (see "Where things are" in
+# README.md): each folder calls only into the ones listed before it.
 TRACE_SRC := $(wildcard trace/*.c)
+STACKS_SRC := $(wildcard stacks/*.c)
+SUMMARY_SRC := $(wildcard summary/*.c)
+CAPTURE_SRC := $(wildcard capture/*.c)
 PRELOAD_SRC := $(wildcard preload/*.c)
 CUPTI_SRC := $(wildcard cupti/*.c)
 CLI_SRC := $(wildcard cli/*.c)
 
 TRACE_OBJ := $(TRACE_SRC:%.c=$(B)/%.o)
+STACKS_OBJ := $(STACKS_SRC:%.c=$(B)/%.o)
+SUMMARY_OBJ := $(SUMMARY_SRC:%.c=$(B)/%.o)
+CAPTURE_OBJ := $(CAPTURE_SRC:%.c=$(B)/%.o)
+CORE_OBJ := $(TRACE_OBJ) $(STACKS_OBJ) $(SUMMARY_OBJ) $(CAPTURE_OBJ)
 PRELOAD_OBJ := $(PRELOAD_SRC:%.c=$(B)/%.o)
 CUPTI_OBJ := $(CUPTI_SRC:%.c=$(B)/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(B)/%.o)
@@ -35,17 +44,19 @@ CLI := $(B)/tprof
 
 all: $(LIB) $(CLI)
 
-$(B)/%.o: %.c $(wildcard trace/*.h preload/*.h cupti/*.h cli/*.h include/*.h)
+$(B)/%.o: %.c $(wildcard trace/*.h stacks/*.h summary/*.h capture/*.h \
+		   preload/*.h cupti/*.h cli/*.h include/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
-$(LIB): $(TRACE_OBJ) $(PRELOAD_OBJ) $(CUPTI_OBJ)
+$(LIB): $(CORE_OBJ) $(PRELOAD_OBJ) $(CUPTI_OBJ)
 	$(CC) -shared -Wl,-z,defs -Wl,-soname,libtprof.so -o $@ $^ $(LDLIBS_LIB)
 
 # The CLI shares config parsing and file naming with the library.
-CLI_TRACE_OBJ := $(addprefix $(B)/trace/,config.o config_capture.o naming.o gzip.o gzip_isal.o log.o \
-	json.o hist.o summary.o summary_args.o summary_groups.o summary_out.o \
-	summary_md.o summary_brief.o atomic_file.o)
+CLI_TRACE_OBJ := $(addprefix $(B)/trace/,config.o config_num.o config_capture.o naming.o gzip.o \
+	gzip_isal.o log.o json.o atomic_file.o) \
+	$(addprefix $(B)/summary/,hist.o summary.o summary_args.o summary_groups.o \
+	summary_out.o summary_md.o summary_brief.o)
 $(CLI): $(CLI_OBJ) $(CLI_TRACE_OBJ)
 	$(CC) -o $@ $^ -lz -ldl -lpthread -lm
 

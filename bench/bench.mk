@@ -6,11 +6,12 @@ BENCH_B := $(B)/bench
 BENCH_BIN := $(BENCH_B)/bench_calls $(BENCH_B)/bench_ring \
 	     $(BENCH_B)/bench_writer $(BENCH_B)/bench_stack \
 	     $(BENCH_B)/bench_libcalls
-BENCH_HDR := $(wildcard trace/*.h preload/*.h include/*.h bench/*.h)
+BENCH_HDR := $(wildcard trace/*.h stacks/*.h summary/*.h capture/*.h \
+		     preload/*.h include/*.h bench/*.h)
 # The launch formatter and what it needs, but not lifecycle.o: its
 # constructor would start tracing the benchmark programs themselves.
 BENCH_PRELOAD_OBJ := $(filter %/cudart_args.o %/resolve.o,$(PRELOAD_OBJ))
-BENCH_LIBS := $(TRACE_OBJ) $(BENCH_PRELOAD_OBJ) $(CUPTI_OBJ) -lz -ldl -lpthread -lm
+BENCH_LIBS := $(CORE_OBJ) $(BENCH_PRELOAD_OBJ) $(CUPTI_OBJ) -lz -ldl -lpthread -lm
 
 # The program the preload is measured on: linked to the real libcudart
 # only, as an application is.
@@ -27,7 +28,7 @@ $(BENCH_B)/bench_libcalls: bench/bench_libcalls.c
 
 $(BENCH_B)/bench_ring $(BENCH_B)/bench_writer $(BENCH_B)/bench_stack: \
 		$(BENCH_B)/%: bench/%.c \
-		$(TRACE_OBJ) $(BENCH_PRELOAD_OBJ) $(CUPTI_OBJ) $(BENCH_HDR)
+		$(CORE_OBJ) $(BENCH_PRELOAD_OBJ) $(CUPTI_OBJ) $(BENCH_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(BENCH_LIBS)
 

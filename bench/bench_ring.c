@@ -21,9 +21,9 @@
 #include <time.h>
 
 #include "../preload/cudart_apis.h"
-#include "../trace/clock.h"
-#include "../trace/config.h"
-#include "../trace/thread.h"
+#include "trace/clock.h"
+#include "trace/config.h"
+#include "trace/thread.h"
 
 struct sample {
 	unsigned long events;

@@ -13,7 +13,7 @@
 #include <time.h>
 
 #include "../tests/common/jit_tramp.h"
-#include "../trace/stacks.h"
+#include "stacks/stacks.h"
 
 static long captures;
 static double result_ns;

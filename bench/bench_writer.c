@@ -27,11 +27,11 @@
 #include <time.h>
 
 #include "../preload/cudart_apis.h"
-#include "../trace/clock.h"
-#include "../trace/gzip_isal.h"
-#include "../trace/session.h"
-#include "../trace/thread.h"
-#include "../trace/writer.h"
+#include "trace/clock.h"
+#include "trace/gzip_isal.h"
+#include "trace/session.h"
+#include "trace/thread.h"
+#include "trace/writer.h"
 
 /* Half the default ring: about one writer cycle's worth of launches. */
 #define CHUNK 65536

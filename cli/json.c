@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../trace/utf8.h"
+#include "trace/utf8.h"
 
 #define TP_JSON_BUFSZ (256 * 1024)
 

@@ -7,8 +7,8 @@
 
 #include "gzread.h"
 #include "json.h"
-#include "../trace/gzip.h"
-#include "../trace/json.h"
+#include "trace/gzip.h"
+#include "trace/json.h"
 
 /* Input i's k-th pid (in order of first appearance, from 0) becomes
  * (i + 1) * MG_PID_STRIDE + k, so an input holds at most MG_PID_STRIDE

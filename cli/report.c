@@ -4,7 +4,7 @@
 #include "report.h"
 #include "report_data.h"
 #include "report_input.h"
-#include "../trace/atomic_file.h"
+#include "trace/atomic_file.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../trace/json.h"
+#include "trace/json.h"
 #include "json.h"
 
 /* A member summary.json has as null (cannot be known). */

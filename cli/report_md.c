@@ -1,5 +1,5 @@
 /* tprof report: the Markdown output, rendered from the tables. */
-#include "../trace/summary.h"
+#include "summary/summary.h"
 #include "report_tables.h"
 
 static void md_table(const struct rp_table *t, struct tp_buf *b)

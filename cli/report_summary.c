@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../trace/hist.h"
-#include "../trace/summary.h"
+#include "summary/hist.h"
+#include "summary/summary.h"
 
 typedef const struct tp_json_node jnode;
 

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../trace/summary.h"
+#include "summary/summary.h"
 #include "gzread.h"
 #include "json.h"
 

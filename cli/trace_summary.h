@@ -11,7 +11,7 @@
 
 #include <stddef.h>
 
-#include "../trace/json.h"
+#include "trace/json.h"
 
 /* Appends the summary's JSON to out. Returns 0, or -1 with a one-line
  * reason in err (gzip or JSON errors, not a trace). */

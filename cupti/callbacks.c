@@ -12,9 +12,9 @@
 
 #include <cupti.h>
 
-#include "../trace/api.h"
-#include "../trace/stacks.h"
-#include "../trace/thread.h"
+#include "trace/api.h"
+#include "stacks/stacks.h"
+#include "trace/thread.h"
 #include "cupti.h"
 
 #define RT_N CUPTI_RUNTIME_TRACE_CBID_SIZE

@@ -14,10 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../trace/gpu_source.h"
-#include "../trace/log.h"
-#include "../trace/session.h"
-#include "../trace/thread.h"
+#include "trace/gpu_source.h"
+#include "trace/log.h"
+#include "trace/session.h"
+#include "trace/thread.h"
 #include "cupti.h"
 #include "devices.h"
 #include "tracks.h"

@@ -11,11 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../trace/capture.h"
-#include "../trace/corrmap.h"
-#include "../trace/proc_summary.h"
-#include "../trace/session.h"
-#include "../trace/symbols.h"
+#include "capture/capture.h"
+#include "trace/corrmap.h"
+#include "summary/proc_summary.h"
+#include "trace/session.h"
+#include "stacks/symbols.h"
 #include "cupti.h"
 #include "devices.h"
 #include "tracks.h"

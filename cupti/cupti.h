@@ -15,10 +15,10 @@
 
 #include <cupti.h>
 
-#include "../trace/api.h"
-#include "../trace/clock.h"
-#include "../trace/config.h"
-#include "../trace/json.h"
+#include "trace/api.h"
+#include "trace/clock.h"
+#include "trace/config.h"
+#include "trace/json.h"
 
 /* The entry points tprof uses, resolved from the loaded libcupti. */
 struct tp_cupti_fns {

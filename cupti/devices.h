@@ -8,7 +8,7 @@
 
 #include <cupti.h>
 
-#include "../trace/json.h"
+#include "trace/json.h"
 
 struct tp_device {
 	int known;

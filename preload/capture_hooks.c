@@ -9,10 +9,10 @@
 
 #include <nvtx3/nvToolsExt.h>
 
-#include "../trace/capture.h"
-#include "../trace/log.h"
-#include "../trace/session.h"
-#include "../trace/writer.h"
+#include "capture/capture.h"
+#include "trace/log.h"
+#include "trace/session.h"
+#include "trace/writer.h"
 #include "capture_hooks.h"
 #include "hook.h"
 

@@ -13,11 +13,11 @@
 
 #include <cublas_api.h>
 
-#include "../trace/api.h"
-#include "../trace/config.h"
-#include "../trace/event.h"
-#include "../trace/stacks.h"
-#include "../trace/thread.h"
+#include "trace/api.h"
+#include "trace/config.h"
+#include "trace/event.h"
+#include "stacks/stacks.h"
+#include "trace/thread.h"
 #include "resolve.h"
 
 #define TP_CUBLAS_APIS(X)                                                \

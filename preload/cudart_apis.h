@@ -5,7 +5,7 @@
 #ifndef TP_CUDART_APIS_H
 #define TP_CUDART_APIS_H
 
-#include "../trace/api.h"
+#include "trace/api.h"
 
 #define TP_CUDART_APIS(X)                                                \
 	X(LAUNCH, "cudaLaunchKernel", launch, LAUNCH)                            \

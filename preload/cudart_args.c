@@ -3,7 +3,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "../trace/symbols.h"
+#include "stacks/symbols.h"
 #include "cudart_apis.h"
 #include "resolve.h"
 

@@ -1,7 +1,7 @@
 /* Kernel and graph launches. */
 #include <cuda_runtime_api.h>
 
-#include "../trace/symbols.h"
+#include "stacks/symbols.h"
 #include "hook.h"
 
 #include "cudart_variants.h"

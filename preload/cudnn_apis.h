@@ -24,9 +24,9 @@
 
 #include <cudnn.h>
 
-#include "../trace/api.h"
-#include "../trace/event.h"
-#include "../trace/thread.h"
+#include "trace/api.h"
+#include "trace/event.h"
+#include "trace/thread.h"
 
 #define TP_CUDNN_APIS(X)                                                 \
 	X(CONV_FWD, "cudnnConvolutionForward", conv)                     \

@@ -7,7 +7,7 @@
 #include <stdarg.h>
 #include <unistd.h>
 
-#include "../trace/thread.h"
+#include "trace/thread.h"
 
 void tp_lifecycle_finish(void);
 

@@ -15,9 +15,9 @@
 
 #include <cuda_runtime_api.h>
 
-#include "../trace/config.h"
-#include "../trace/stacks.h"
-#include "../trace/thread.h"
+#include "trace/config.h"
+#include "stacks/stacks.h"
+#include "trace/thread.h"
 #include "cudart_apis.h"
 #include "resolve.h"
 

@@ -22,10 +22,10 @@
 
 #include <stdint.h>
 
-#include "../trace/api.h"
-#include "../trace/config.h"
-#include "../trace/stacks.h"
-#include "../trace/thread.h"
+#include "trace/api.h"
+#include "trace/config.h"
+#include "stacks/stacks.h"
+#include "trace/thread.h"
 #include "resolve.h"
 
 #define TP_LIB_HOOK(rtype, name, libs, src, api, n_ext, fail, params,   \

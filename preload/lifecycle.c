@@ -9,14 +9,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../trace/log.h"
-#include "../trace/session.h"
-#include "../trace/stacks.h"
-#include "../trace/symbols.h"
-#include "../trace/thread.h"
-#include "../trace/writer.h"
+#include "trace/log.h"
+#include "trace/session.h"
+#include "stacks/stacks.h"
+#include "stacks/symbols.h"
+#include "trace/thread.h"
+#include "trace/writer.h"
 #include "../cupti/cupti.h"
-#include "../trace/capture.h"
+#include "capture/capture.h"
 #include "capture_hooks.h"
 #include "resolve.h"
 #include "cudart_apis.h"

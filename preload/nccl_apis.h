@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#include "../trace/api.h"
+#include "trace/api.h"
 
 /* What a collective's args hold, for its formatter. */
 #define TP_NCCL_OP	(1u << 0)	/* a reduction op */

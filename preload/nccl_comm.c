@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../trace/session.h"
+#include "trace/session.h"
 #include "nccl_hooks.h"
 
 static ncclResult_t (*real_ncclGetVersion)(int *);

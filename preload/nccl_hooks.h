@@ -22,9 +22,9 @@
 
 #include <nccl.h>
 
-#include "../trace/config.h"
-#include "../trace/stacks.h"
-#include "../trace/thread.h"
+#include "trace/config.h"
+#include "stacks/stacks.h"
+#include "trace/thread.h"
 #include "nccl_apis.h"
 #include "resolve.h"
 

@@ -12,7 +12,7 @@
 #define NVTX_NO_IMPL
 #include <nvtx3/nvToolsExt.h>
 
-#include "../trace/api.h"
+#include "trace/api.h"
 
 enum tp_nvtx_api {
 	TP_NVTX_PUSH,		/* a push: the range opens */

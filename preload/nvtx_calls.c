@@ -7,10 +7,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../trace/capture.h"
-#include "../trace/config.h"
-#include "../trace/session.h"
-#include "../trace/thread.h"
+#include "capture/capture.h"
+#include "trace/config.h"
+#include "trace/session.h"
+#include "trace/thread.h"
 #include "nvtx.h"
 
 static __thread int depth __attribute__((tls_model("initial-exec")));

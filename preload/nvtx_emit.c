@@ -7,13 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../trace/capture.h"
-#include "../trace/json.h"
-#include "../trace/proc_summary.h"
-#include "../trace/session.h"
-#include "../trace/thread.h"
-#include "../trace/trailer.h"
-#include "../trace/writer.h"
+#include "capture/capture.h"
+#include "trace/json.h"
+#include "summary/proc_summary.h"
+#include "trace/session.h"
+#include "trace/thread.h"
+#include "trace/trailer.h"
+#include "trace/writer.h"
 #include "lib_hook.h"
 #include "nvtx.h"
 

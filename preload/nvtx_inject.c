@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../trace/log.h"
-#include "../trace/session.h"
+#include "trace/log.h"
+#include "trace/session.h"
 #include "capture_hooks.h"
 #include "nvtx.h"
 

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../trace/session.h"
-#include "../trace/utf8.h"
+#include "trace/session.h"
+#include "trace/utf8.h"
 #include "nvtx.h"
 
 struct category {

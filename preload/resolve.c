@@ -3,8 +3,8 @@
 #include <stddef.h>
 
 #include "../cupti/cupti.h"
-#include "../trace/log.h"
-#include "../trace/thread.h"
+#include "trace/log.h"
+#include "trace/thread.h"
 #include "resolve.h"
 
 const char *const tp_libs_cudart[] = {

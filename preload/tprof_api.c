@@ -1,6 +1,6 @@
 /* The public C API of tprof.h: what a program (or the Python helper,
  * through ctypes) calls to mark its steps and ranges. */
-#include "../trace/capture.h"
+#include "capture/capture.h"
 #include "nvtx.h"
 
 #include <tprof.h>

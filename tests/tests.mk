@@ -1,9 +1,9 @@
 # make test: unit tests (C), integration tests (programs run under the
 # preload, checked with a real JSON parser and `tprof check`).
-TEST_CFLAGS = -std=gnu11 -O1 -g -Wall -Wextra -Werror -I$(CUDA_HOME)/include -Iinclude
+TEST_CFLAGS = -std=gnu11 -O1 -g -Wall -Wextra -Werror -I$(CUDA_HOME)/include -Iinclude -I.
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/unit/%)
-TRACE_LIB_OBJ := $(TRACE_OBJ)
+TRACE_LIB_OBJ := $(CORE_OBJ)
 CUDA_LIBDIR := $(CUDA_HOME)/lib64
 
 # Programs the integration tests run under LD_PRELOAD.

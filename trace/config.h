@@ -10,6 +10,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "config_capture.h"
+#include "config_num.h"
+
 enum tp_source {
 	TP_SRC_CUDA = 1u << 0,
 	TP_SRC_GPU = 1u << 1,
@@ -29,23 +32,6 @@ enum tp_source {
 #define TP_DEFAULT_CUPTI_BUFFER_MB 64
 #define TP_MIN_CUPTI_BUFFER_MB 2
 #define TP_MAX_CUPTI_BUFFER_MB 4096
-
-/* When events are kept: the schedule over steps, and the gates that
- * open and close recording (see capture.h). */
-struct tp_capture_config {
-	int schedule;		/* TPROF_ACTIVE is set */
-	unsigned skip_first;
-	unsigned wait;
-	unsigned warmup;
-	unsigned active;
-	unsigned repeat;	/* 0: until exit */
-	char step_nvtx[256];	/* TPROF_STEP_NVTX, empty: none */
-	uint64_t delay_ns;
-	uint64_t duration_ns;	/* 0: until exit */
-	int profiler_api;	/* TPROF_CAPTURE=cudaProfilerApi */
-	int signal;		/* TPROF_SIGNAL, 0: none */
-	int nsys;		/* TPROF_NSYS=1 */
-};
 
 struct tp_config {
 	char dir[4096];
@@ -90,20 +76,10 @@ enum tp_call_kind {
 #define TP_DEFAULT_BT_DEPTH 32
 #define TP_MAX_BT_DEPTH 128
 
-typedef const char *(*tp_getenv_fn)(const char *name);
-
 /* 0, or -1 with a one-line message (without the "tprof: error: " prefix)
  * in err. */
 int tp_config_parse(struct tp_config *c, tp_getenv_fn get, char *err,
 		    size_t errlen);
-int tp_parse_duration_ns(const char *s, uint64_t *out);
-/* A whole decimal number in [min, max]: 0, or -1 for anything else. */
-int tp_parse_uint(const char *s, long min, long max, long *out);
-/* config_capture.c: the schedule and capture variables. */
-int tp_config_parse_capture(struct tp_capture_config *c, tp_getenv_fn get,
-			    char *err, size_t errlen);
-/* "USR2" for SIGUSR2, for messages. */
-const char *tp_signal_name(int sig);
 int tp_parse_sources(const char *s, unsigned *out, char *err, size_t errlen);
 const char *tp_source_name(unsigned bit);
 void tp_config_sources_str(unsigned sources, char *buf, size_t len);

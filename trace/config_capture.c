@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
+#include "config_capture.h"
 
 #define MAX_STEPS 1000000000L
 #define MAX_SECONDS 1e7

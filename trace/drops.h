@@ -6,7 +6,7 @@
 
 #include <stdint.h>
 
-#include "hist.h"
+#include "summary/hist.h"
 
 #define TP_DROP_SLOTS 32
 

@@ -7,7 +7,7 @@
 #include "config.h"
 #include "api.h"
 #include "session.h"
-#include "stacks.h"
+#include "stacks/stacks.h"
 #include "trailer.h"
 
 #define TOP_STACKS 10

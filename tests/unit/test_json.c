@@ -1,7 +1,7 @@
 /* JSON escaping and number formatting. */
 #include <stdlib.h>
 
-#include "../../trace/json.h"
+#include "trace/json.h"
 #include "tp_test.h"
 
 static char out[4096];

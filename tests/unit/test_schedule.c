@@ -3,8 +3,8 @@
 #include <signal.h>
 #include <stdlib.h>
 
-#include "../../trace/capture.h"
-#include "../../trace/config.h"
+#include "capture/capture.h"
+#include "trace/config.h"
 #include "tp_test.h"
 
 #define fake tp_test_env

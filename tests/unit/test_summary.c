@@ -3,10 +3,10 @@
  * torch's), ranges with memory, steps, memory downsampling, drops. */
 #include <stdlib.h>
 
-#include "../../trace/hist.h"
-#include "../../trace/summary.h"
-#include "../../trace/summary_int.h"
-#include "../../trace/summary_out.h"
+#include "summary/hist.h"
+#include "summary/summary.h"
+#include "summary/summary_int.h"
+#include "summary/summary_out.h"
 #include "tp_test.h"
 
 static void span(struct tp_sum *s, const char *cat, const char *name,

@@ -3,7 +3,7 @@
  * on byte strings. */
 #include <stdint.h>
 
-#include "../../trace/unwind.h"
+#include "stacks/unwind.h"
 #include "../common/jit_tramp.h"
 #include "tp_test.h"
 

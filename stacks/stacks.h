@@ -12,8 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "event.h"
-#include "json.h"
+#include "trace/event.h"
+#include "trace/json.h"
 
 /* Set by tp_stacks_init when capturing is on: the hot path's one test. */
 extern int tp_bt_on;

@@ -5,9 +5,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "api.h"
-#include "config.h"
-#include "log.h"
+#include "trace/api.h"
+#include "trace/config.h"
+#include "trace/log.h"
 #include "perfmap.h"
 #include "stacks.h"
 #include "symbols.h"

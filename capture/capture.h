@@ -18,7 +18,7 @@
 
 #include <stdint.h>
 
-#include "config.h"
+#include "trace/config.h"
 
 enum tp_phase { TP_PHASE_OFF, TP_PHASE_WARMUP, TP_PHASE_ACTIVE };
 

@@ -7,14 +7,14 @@
 #include <unistd.h>
 
 #include "capture.h"
-#include "clock.h"
-#include "json.h"
-#include "log.h"
-#include "proc_summary.h"
-#include "session.h"
-#include "thread.h"
-#include "trailer.h"
-#include "writer.h"
+#include "trace/clock.h"
+#include "trace/json.h"
+#include "trace/log.h"
+#include "summary/proc_summary.h"
+#include "trace/session.h"
+#include "trace/thread.h"
+#include "trace/trailer.h"
+#include "trace/writer.h"
 
 /* Past this many phase changes or kept steps (a repeat=0 schedule of
  * one-step cycles over days), recording ends rather than memory grow. */

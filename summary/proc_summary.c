@@ -7,14 +7,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "api.h"
-#include "atomic_file.h"
-#include "log.h"
+#include "trace/api.h"
+#include "trace/atomic_file.h"
+#include "trace/log.h"
 #include "proc_summary.h"
-#include "session.h"
-#include "stacks.h"
+#include "trace/session.h"
+#include "stacks/stacks.h"
 #include "summary.h"
-#include "thread.h"
+#include "trace/thread.h"
 
 #define TRACE_SUFFIX ".trace.json.gz"
 #define BRIEF_TOP 5

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "clock.h"
+#include "trace/clock.h"
 
 struct tp_thread;
 

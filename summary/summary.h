@@ -21,7 +21,7 @@
 #include <stdint.h>
 
 #include "hist.h"
-#include "json.h"
+#include "trace/json.h"
 
 #define TP_SUMMARY_SCHEMA_VERSION 1
 

@@ -6,7 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "log.h"
+#include "trace/log.h"
 #include "perfmap.h"
 
 struct entry {

@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "json.h"
+#include "trace/json.h"
 #include "symbols.h"
 
 /* An insert-only open-addressing map, uint64 -> uintptr, under `lock`. */
