@@ -26,6 +26,7 @@ TRACE_SRC := $(wildcard trace/*.c)
 STACKS_SRC := $(wildcard stacks/*.c)
 SUMMARY_SRC := $(wildcard summary/*.c)
 CAPTURE_SRC := $(wildcard capture/*.c)
+OUTPUT_SRC := $(wildcard output/*.c)
 PRELOAD_SRC := $(wildcard preload/*.c)
 CUPTI_SRC := $(wildcard cupti/*.c)
 CLI_SRC := $(wildcard cli/*.c)
@@ -34,7 +35,9 @@ TRACE_OBJ := $(TRACE_SRC:%.c=$(B)/%.o)
 STACKS_OBJ := $(STACKS_SRC:%.c=$(B)/%.o)
 SUMMARY_OBJ := $(SUMMARY_SRC:%.c=$(B)/%.o)
 CAPTURE_OBJ := $(CAPTURE_SRC:%.c=$(B)/%.o)
-CORE_OBJ := $(TRACE_OBJ) $(STACKS_OBJ) $(SUMMARY_OBJ) $(CAPTURE_OBJ)
+OUTPUT_OBJ := $(OUTPUT_SRC:%.c=$(B)/%.o)
+CORE_OBJ := $(TRACE_OBJ) $(STACKS_OBJ) $(SUMMARY_OBJ) $(CAPTURE_OBJ) \
+	    $(OUTPUT_OBJ)
 PRELOAD_OBJ := $(PRELOAD_SRC:%.c=$(B)/%.o)
 CUPTI_OBJ := $(CUPTI_SRC:%.c=$(B)/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(B)/%.o)
@@ -44,7 +47,7 @@ CLI := $(B)/tprof
 
 all: $(LIB) $(CLI)
 
-$(B)/%.o: %.c $(wildcard trace/*.h stacks/*.h summary/*.h capture/*.h \
+$(B)/%.o: %.c $(wildcard trace/*.h stacks/*.h summary/*.h capture/*.h output/*.h \
 		   preload/*.h cupti/*.h cli/*.h include/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
@@ -54,8 +57,8 @@ $(LIB): $(CORE_OBJ) $(PRELOAD_OBJ) $(CUPTI_OBJ)
 
 # The CLI shares config parsing and file naming with the library.
 CLI_TRACE_OBJ := $(addprefix $(B)/trace/,config.o config_num.o config_capture.o naming.o gzip.o \
-	gzip_isal.o log.o json.o atomic_file.o) \
-	$(addprefix $(B)/summary/,hist.o summary.o summary_args.o summary_groups.o \
+	gzip_isal.o log.o json.o atomic_file.o hist.o) \
+	$(addprefix $(B)/summary/,summary.o summary_tab.o summary_args.o summary_groups.o \
 	summary_out.o summary_md.o summary_brief.o)
 $(CLI): $(CLI_OBJ) $(CLI_TRACE_OBJ)
 	$(CC) -o $@ $^ -lz -ldl -lpthread -lm

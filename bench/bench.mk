@@ -6,7 +6,7 @@ BENCH_B := $(B)/bench
 BENCH_BIN := $(BENCH_B)/bench_calls $(BENCH_B)/bench_ring \
 	     $(BENCH_B)/bench_writer $(BENCH_B)/bench_stack \
 	     $(BENCH_B)/bench_libcalls
-BENCH_HDR := $(wildcard trace/*.h stacks/*.h summary/*.h capture/*.h \
+BENCH_HDR := $(wildcard trace/*.h stacks/*.h summary/*.h capture/*.h output/*.h \
 		     preload/*.h include/*.h bench/*.h)
 # The launch formatter and what it needs, but not lifecycle.o: its
 # constructor would start tracing the benchmark programs themselves.

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "../preload/cudart_apis.h"
+#include "preload/cudart_apis.h"
 #include "trace/clock.h"
 #include "trace/config.h"
 #include "trace/thread.h"

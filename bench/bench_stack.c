@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "../tests/common/jit_tramp.h"
+#include "tests/common/jit_tramp.h"
 #include "stacks/stacks.h"
 
 static long captures;

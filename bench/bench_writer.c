@@ -26,12 +26,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "../preload/cudart_apis.h"
+#include "preload/cudart_apis.h"
 #include "trace/clock.h"
 #include "trace/gzip_isal.h"
 #include "trace/session.h"
 #include "trace/thread.h"
-#include "trace/writer.h"
+#include "output/writer.h"
 
 /* Half the default ring: about one writer cycle's worth of launches. */
 #define CHUNK 65536

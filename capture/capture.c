@@ -13,8 +13,8 @@
 #include "summary/proc_summary.h"
 #include "trace/session.h"
 #include "trace/thread.h"
-#include "trace/trailer.h"
-#include "trace/writer.h"
+#include "trace/timeline.h"
+#include "trace/meta.h"
 
 /* Past this many phase changes or kept steps (a repeat=0 schedule of
  * one-step cycles over days), recording ends rather than memory grow. */
@@ -146,16 +146,10 @@ static void apply(void)
 	__atomic_store_n(&C.pending, 0, __ATOMIC_RELEASE);
 }
 
-static const struct tp_writer_ext capture_ext = {
-	.put_meta = tp_capture_put_meta,
-	.put_stats = tp_capture_put_stats,
-};
-
 void tp_capture_init(const struct tp_capture_config *c, unsigned sources)
 {
 	int last;
 
-	tp_writer_add_ext(&capture_ext);
 	C.cfg = *c;
 	C.sources = sources;
 	C.user_on = 1;
@@ -378,7 +372,7 @@ void tp_capture_sync(void)
 	pthread_mutex_unlock(&C.lock);
 	for (i = 0; i < C.n_wlog; i++)
 		C.wlog[i].ts_ns = C.wlog[i].ticks ?
-				  tp_writer_ts_ns(C.wlog[i].ticks) : INT64_MIN;
+				  tp_trace_ns(C.wlog[i].ticks) : INT64_MIN;
 	C.wlog_init = 1;
 }
 
@@ -422,7 +416,7 @@ int tp_capture_kept_ns(int64_t ts_ns)
 static void put_step(struct tp_buf *b, const struct step *s)
 {
 	char name[48];
-	int64_t t0 = tp_writer_ts_ns(s->start), t1 = tp_writer_ts_ns(s->end);
+	int64_t t0 = tp_trace_ns(s->start), t1 = tp_trace_ns(s->end);
 
 	snprintf(name, sizeof(name), "ProfilerStep#%ld", s->n);
 	tp_buf_lit(b, ",\n{\"ph\":\"X\",\"cat\":\"user_annotation\","
@@ -458,7 +452,7 @@ void tp_capture_put_meta(struct tp_buf *b)
 	if (!C.n_steps)
 		return;
 	tp_buf_lit(b, ",\n");
-	tp_trailer_thread_name(b, (pid_t)TP_STEPS_TID, "steps");
+	tp_meta_thread_name(b, (pid_t)TP_STEPS_TID, "steps");
 	tp_buf_lit(b, ",\n{\"ph\":\"M\",\"name\":\"thread_sort_index\","
 		   "\"pid\":");
 	tp_json_u64(b, (uint64_t)tp_sess.pid);

@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "summary/hist.h"
+#include "trace/hist.h"
 
 #define MAX_POINTS 2000
 

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "summary/hist.h"
+#include "trace/hist.h"
 #include "summary/summary.h"
 
 typedef const struct tp_json_node jnode;

@@ -12,54 +12,37 @@
 #include "capture/capture.h"
 #include "trace/log.h"
 #include "trace/session.h"
-#include "trace/writer.h"
+#include "output/writer.h"
 #include "capture_hooks.h"
 #include "hook.h"
 
-static cudaError_t (*real_cudaProfilerStart)(void);
-static cudaError_t (*real_cudaProfilerStop)(void);
-
-/* One recorded call of either, as TP_HOOK records it. */
-static cudaError_t profiler_call(cudaError_t (*real)(void), uint16_t api)
+/* cudaProfilerStart/Stop: recorded as TP_HOOK records a call; the gate
+ * opens before cudaProfilerStart, so the call itself is in the window,
+ * and closes after cudaProfilerStop (and its record), for the same
+ * reason. The gate moves whether or not the call is recorded. */
+static inline __attribute__((always_inline)) int
+profiler_enter(struct tp_call *k, int start)
 {
-	struct tp_event *e;
-	struct tp_rec r;
-	cudaError_t ret;
-	uint32_t corr;
-
-	if (!tp_rec_begin(&r, TP_SRC_CUDA))
-		return real();
-	tp_rec_call_begin(&r);
-	ret = real();
-	corr = tp_rec_call_end(&r);
-	e = tp_rec_end(&r, api, (int32_t)ret);
-	if (e) {
-		e->corr = corr;
-		tp_rec_commit(&r);
-	}
-	return ret;
+	if (start)
+		tp_capture_profiler_api(1);
+	k->rec = tp_cudart_enter(k);
+	return 1;
 }
 
-/* The gate opens before the call, so the call itself is in the window,
- * and closes after cudaProfilerStop, for the same reason. */
-__attribute__((visibility("default"))) cudaError_t cudaProfilerStart(void)
-{
-	if (!TP_REAL_OK(cudaProfilerStart, tp_libs_cudart))
-		return cudaErrorInitializationError;
-	tp_capture_profiler_api(1);
-	return profiler_call(real_cudaProfilerStart, TP_CUDART_PROFILER_START);
-}
+#define PROFILER_HOOK(name, id, start)                                   \
+	TP_HOOK_SHAPE(cudaError_t, name, tp_libs_cudart,                 \
+		      cudaErrorInitializationError, (void), (),          \
+		      struct tp_call, profiler_enter(&tp_call, start),   \
+		      if (tp_call.rec) tp_call.corr =                    \
+			      tp_rec_call_end(&tp_call.r),               \
+		      tp_call.rec ? tp_cudart_end(&tp_call, TP_CUDART_##id, \
+						  (int32_t)ret)          \
+				  : NULL,                                \
+		      tp_cudart_kind(TP_CUDART_##id),                    \
+		      if (!(start)) tp_capture_profiler_api(0), )
 
-__attribute__((visibility("default"))) cudaError_t cudaProfilerStop(void)
-{
-	cudaError_t ret;
-
-	if (!TP_REAL_OK(cudaProfilerStop, tp_libs_cudart))
-		return cudaErrorInitializationError;
-	ret = profiler_call(real_cudaProfilerStop, TP_CUDART_PROFILER_STOP);
-	tp_capture_profiler_api(0);
-	return ret;
-}
+PROFILER_HOOK(cudaProfilerStart, PROFILER_START, 1)
+PROFILER_HOOK(cudaProfilerStop, PROFILER_STOP, 0)
 
 /* ---- TPROF_SIGNAL ---- */
 
@@ -131,10 +114,18 @@ static const struct tp_capture_hooks nsys_hooks = {
 	.step = nsys_step,
 };
 
+/* The capture state's own lines in the trace: the steps' track name and
+ * the schedule in the tprof object. */
+static const struct tp_writer_ext capture_ext = {
+	.put_meta = tp_capture_put_meta,
+	.put_stats = tp_capture_put_stats,
+};
+
 void tp_capture_setup(void)
 {
 	const struct tp_capture_config *c = &tp_sess.cfg.cap;
 
+	tp_writer_add_ext(&capture_ext);
 	tp_capture_init(c, tp_sess.cfg.sources);
 	if (c->signal)
 		install_signal(c->signal);

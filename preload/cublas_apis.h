@@ -13,12 +13,8 @@
 
 #include <cublas_api.h>
 
-#include "trace/api.h"
-#include "trace/config.h"
 #include "trace/event.h"
-#include "stacks/stacks.h"
-#include "trace/thread.h"
-#include "resolve.h"
+#include "hook_shape.h"
 
 #define TP_CUBLAS_APIS(X)                                                \
 	X(SGEMM, "cublasSgemm_v2")                                       \
@@ -126,38 +122,31 @@ enum {
 extern __thread unsigned tp_cublas_depth
 	__attribute__((tls_model("initial-exec")));
 
-/* TP_LIB_HOOK's shape for cuBLAS, with the nesting depth kept around the
+/* The hook shape for cuBLAS, with the nesting depth kept around the
  * real call and one extension slot. The block sees the parameters, `ret`,
  * `e`, `g` (struct tp_cublas_args in the record) and `d` (struct
  * tp_cublas_dims, `nested` already set). */
+TP_INLINE int tp_cublas_enter(struct tp_call *k)
+{
+	if (!tp_rec_begin(&k->r, TP_SRC_CUBLAS))
+		return 0;
+	k->depth = tp_cublas_depth++;
+	return 1;
+}
+
 #define TP_CUBLAS_HOOK(name, libs, id, params, args, ...)                \
-	static cublasStatus_t (*real_##name) params;                     \
-	__attribute__((visibility("default"))) cublasStatus_t name params \
-	{                                                                \
-		struct tp_cublas_args *g;                                \
-		struct tp_cublas_dims *d;                                \
-		struct tp_event *e;                                      \
-		struct tp_rec r;                                         \
-		cublasStatus_t ret;                                      \
-		unsigned depth;                                          \
-                                                                         \
-		if (!TP_REAL_OK(name, libs))                             \
-			return CUBLAS_STATUS_NOT_INITIALIZED;            \
-		if (!tp_rec_begin(&r, TP_SRC_CUBLAS))                    \
-			return real_##name args;                         \
-		depth = tp_cublas_depth++;                               \
-		ret = real_##name args;                                  \
-		tp_cublas_depth = depth;                                 \
-		e = tp_rec_end_ext(&r, TP_CUBLAS_ID(id), (int32_t)ret, 1); \
-		if (e) {                                                 \
-			g = (struct tp_cublas_args *)(void *)&e->a;      \
-			d = tp_rec_ext(&r, 1);                           \
-			d->nested = depth != 0;                          \
-			__VA_ARGS__                                      \
-			tp_stack_maybe(e, TP_KIND_OTHER);                \
-			tp_rec_commit(&r);                               \
-		}                                                        \
-		return ret;                                              \
-	}
+	TP_HOOK_SHAPE(cublasStatus_t, name, libs,                        \
+		      CUBLAS_STATUS_NOT_INITIALIZED, params, args,       \
+		      struct tp_call, tp_cublas_enter(&tp_call),         \
+		      tp_cublas_depth = tp_call.depth,                   \
+		      tp_rec_end_ext(&tp_call.r, TP_CUBLAS_ID(id),       \
+				     (int32_t)ret, 1),                   \
+		      TP_KIND_OTHER, TP_NOTHING,                         \
+		      struct tp_cublas_args *g =                         \
+			      (struct tp_cublas_args *)(void *)&e->a;    \
+		      struct tp_cublas_dims *d = tp_rec_ext(&tp_call.r, 1); \
+		      (void)g;                                           \
+		      d->nested = tp_call.depth != 0;                    \
+		      __VA_ARGS__)
 
 #endif

@@ -126,7 +126,7 @@ CUDNN_HOOK(cudnnConvolutionForward, CONV_FWD, TP_CUDNN_CONV_SLOTS,
 	 void *ws, size_t ws_bytes, const void *beta,
 	 const cudnnTensorDescriptor_t yd, void *y),
 	(h, alpha, xd, x, wd, w, cd, algo, ws, ws_bytes, beta, yd, y), {
-		fill_conv(&r, e, h, xd, wd, cd, yd, (int)algo, ws_bytes);
+		fill_conv(&tp_call.r, e, h, xd, wd, cd, yd, (int)algo, ws_bytes);
 	})
 
 CUDNN_HOOK(cudnnConvolutionBackwardData, CONV_BWD_DATA, TP_CUDNN_CONV_SLOTS,
@@ -136,7 +136,7 @@ CUDNN_HOOK(cudnnConvolutionBackwardData, CONV_BWD_DATA, TP_CUDNN_CONV_SLOTS,
 	 cudnnConvolutionBwdDataAlgo_t algo, void *ws, size_t ws_bytes,
 	 const void *beta, const cudnnTensorDescriptor_t dxd, void *dx),
 	(h, alpha, wd, w, dyd, dy, cd, algo, ws, ws_bytes, beta, dxd, dx), {
-		fill_conv(&r, e, h, dxd, wd, cd, dyd, (int)algo, ws_bytes);
+		fill_conv(&tp_call.r, e, h, dxd, wd, cd, dyd, (int)algo, ws_bytes);
 	})
 
 CUDNN_HOOK(cudnnConvolutionBackwardFilter, CONV_BWD_FILTER,
@@ -147,7 +147,7 @@ CUDNN_HOOK(cudnnConvolutionBackwardFilter, CONV_BWD_FILTER,
 	 cudnnConvolutionBwdFilterAlgo_t algo, void *ws, size_t ws_bytes,
 	 const void *beta, const cudnnFilterDescriptor_t dwd, void *dw),
 	(h, alpha, xd, x, dyd, dy, cd, algo, ws, ws_bytes, beta, dwd, dw), {
-		fill_conv(&r, e, h, xd, dwd, cd, dyd, (int)algo, ws_bytes);
+		fill_conv(&tp_call.r, e, h, xd, dwd, cd, dyd, (int)algo, ws_bytes);
 	})
 
 /* y = act(alpha1 * conv(x, w) + alpha2 * z + bias): z and bias are not
@@ -164,5 +164,5 @@ CUDNN_HOOK(cudnnConvolutionBiasActivationForward, CONV_BIAS_ACT,
 	 const cudnnTensorDescriptor_t yd, void *y),
 	(h, alpha1, xd, x, wd, w, cd, algo, ws, ws_bytes, alpha2, zd, z, bd,
 	 bias, act, yd, y), {
-		fill_conv(&r, e, h, xd, wd, cd, yd, (int)algo, ws_bytes);
+		fill_conv(&tp_call.r, e, h, xd, wd, cd, yd, (int)algo, ws_bytes);
 	})

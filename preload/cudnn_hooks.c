@@ -158,7 +158,7 @@ CUDNN_HOOK(cudnnBackendExecute, BACKEND_EXECUTE, 0,
 	 cudnnBackendDescriptor_t pack),
 	(h, plan, pack), {
 		e->a.raw[TP_CUDNN_HANDLE] = PTR(h);
-		e->a.raw[TP_CUDNN_WS] = plan_workspace(&r, plan);
+		e->a.raw[TP_CUDNN_WS] = plan_workspace(&tp_call.r, plan);
 		e->a.raw[TP_CUDNN_RESERVE] = 0;
 		e->a.raw[TP_CUDNN_DESC] = PTR(plan);
 		e->a.raw[TP_CUDNN_MORE] = PTR(pack);
@@ -175,7 +175,7 @@ CUDNN_HOOK(cudnnBatchNormalizationForwardTraining, BN_FWD_TRAIN, 1,
 	 double eps, void *smean, void *sinvvar),
 	(h, mode, alpha, beta, xd, x, yd, y, sd, scale, bias, factor, rmean,
 	 rvar, eps, smean, sinvvar), {
-		tensor_op(&r, e, h, xd, 0)->mode = (uint32_t)mode;
+		tensor_op(&tp_call.r, e, h, xd, 0)->mode = (uint32_t)mode;
 	})
 
 CUDNN_HOOK(cudnnBatchNormalizationForwardTrainingEx, BN_FWD_TRAIN_EX, 1,
@@ -192,7 +192,7 @@ CUDNN_HOOK(cudnnBatchNormalizationForwardTrainingEx, BN_FWD_TRAIN_EX, 1,
 	(h, mode, ops, alpha, beta, xd, x, zd, z, yd, y, sd, scale, bias,
 	 factor, rmean, rvar, eps, smean, sinvvar, act, ws, ws_bytes, rs,
 	 rs_bytes), {
-		struct tp_cudnn_op *o = tensor_op(&r, e, h, xd,
+		struct tp_cudnn_op *o = tensor_op(&tp_call.r, e, h, xd,
 				TP_CUDNN_HAS_WS | TP_CUDNN_HAS_RESERVE);
 
 		o->mode = (uint32_t)mode;
@@ -207,7 +207,7 @@ CUDNN_HOOK(cudnnBatchNormalizationForwardInference, BN_FWD_INFER, 1,
 	 const cudnnTensorDescriptor_t sd, const void *scale,
 	 const void *bias, const void *mean, const void *var, double eps),
 	(h, mode, alpha, beta, xd, x, yd, y, sd, scale, bias, mean, var, eps), {
-		tensor_op(&r, e, h, xd, 0)->mode = (uint32_t)mode;
+		tensor_op(&tp_call.r, e, h, xd, 0)->mode = (uint32_t)mode;
 	})
 
 CUDNN_HOOK(cudnnBatchNormalizationBackward, BN_BWD, 1,
@@ -221,7 +221,7 @@ CUDNN_HOOK(cudnnBatchNormalizationBackward, BN_BWD, 1,
 	 const void *sinvvar),
 	(h, mode, ad, bd, ap, bp, xd, x, dyd, dy, dxd, dx, sd, scale, dscale,
 	 dbias, eps, smean, sinvvar), {
-		tensor_op(&r, e, h, xd, 0)->mode = (uint32_t)mode;
+		tensor_op(&tp_call.r, e, h, xd, 0)->mode = (uint32_t)mode;
 	})
 
 CUDNN_HOOK(cudnnBatchNormalizationBackwardEx, BN_BWD_EX, 1,
@@ -240,7 +240,7 @@ CUDNN_HOOK(cudnnBatchNormalizationBackwardEx, BN_BWD_EX, 1,
 	(h, mode, ops, ad, bd, ap, bp, xd, x, yd, y, dyd, dy, dzd, dz, dxd,
 	 dx, sd, scale, bias, dscale, dbias, eps, smean, sinvvar, act, ws,
 	 ws_bytes, rs, rs_bytes), {
-		struct tp_cudnn_op *o = tensor_op(&r, e, h, xd,
+		struct tp_cudnn_op *o = tensor_op(&tp_call.r, e, h, xd,
 				TP_CUDNN_HAS_WS | TP_CUDNN_HAS_RESERVE);
 
 		o->mode = (uint32_t)mode;
@@ -273,7 +273,7 @@ CUDNN_HOOK(cudnnNormalizationForwardTraining, NORM_FWD_TRAIN, 1,
 	(h, mode, ops, algo, alpha, beta, xd, x, sd, scale, bias, factor, mvd,
 	 rmean, rvar, eps, smean, sinvvar, act, zd, z, yd, y, ws, ws_bytes, rs,
 	 rs_bytes, groups), {
-		norm(&r, e, h, xd, mode, ops, algo,
+		norm(&tp_call.r, e, h, xd, mode, ops, algo,
 		     TP_CUDNN_HAS_WS | TP_CUDNN_HAS_RESERVE);
 		sizes(e, ws_bytes, rs_bytes);
 	})
@@ -289,7 +289,7 @@ CUDNN_HOOK(cudnnNormalizationForwardInference, NORM_FWD_INFER, 1,
 	 const cudnnTensorDescriptor_t yd, void *y, double eps, int groups),
 	(h, mode, ops, algo, alpha, beta, xd, x, sd, scale, bias, mvd, mean,
 	 var, zd, z, act, yd, y, eps, groups), {
-		norm(&r, e, h, xd, mode, ops, algo, 0);
+		norm(&tp_call.r, e, h, xd, mode, ops, algo, 0);
 	})
 
 CUDNN_HOOK(cudnnNormalizationBackward, NORM_BWD, 1,
@@ -308,7 +308,7 @@ CUDNN_HOOK(cudnnNormalizationBackward, NORM_BWD, 1,
 	(h, mode, ops, algo, ad, bd, ap, bp, xd, x, yd, y, dyd, dy, dzd, dz,
 	 dxd, dx, sd, scale, bias, dscale, dbias, eps, mvd, smean, sinvvar,
 	 act, ws, ws_bytes, rs, rs_bytes, groups), {
-		norm(&r, e, h, xd, mode, ops, algo,
+		norm(&tp_call.r, e, h, xd, mode, ops, algo,
 		     TP_CUDNN_HAS_WS | TP_CUDNN_HAS_RESERVE);
 		sizes(e, ws_bytes, rs_bytes);
 	})
@@ -330,7 +330,7 @@ CUDNN_HOOK(cudnnSoftmaxForward, SOFTMAX_FWD, 1,
 	 const cudnnTensorDescriptor_t xd, const void *x, const void *beta,
 	 const cudnnTensorDescriptor_t yd, void *y),
 	(h, algo, mode, alpha, xd, x, beta, yd, y), {
-		softmax(&r, e, h, xd, algo, mode);
+		softmax(&tp_call.r, e, h, xd, algo, mode);
 	})
 
 CUDNN_HOOK(cudnnSoftmaxBackward, SOFTMAX_BWD, 1,
@@ -340,7 +340,7 @@ CUDNN_HOOK(cudnnSoftmaxBackward, SOFTMAX_BWD, 1,
 	 const cudnnTensorDescriptor_t dyd, const void *dy, const void *beta,
 	 const cudnnTensorDescriptor_t dxd, void *dx),
 	(h, algo, mode, alpha, yd, y, dyd, dy, beta, dxd, dx), {
-		softmax(&r, e, h, dxd, algo, mode);
+		softmax(&tp_call.r, e, h, dxd, algo, mode);
 	})
 
 /* RNN: the sizes passed, and x's RNN data descriptor. */
@@ -370,7 +370,7 @@ CUDNN_HOOK(cudnnRNNForward, RNN_FWD, 1,
 	 size_t ws_bytes, void *ws, size_t rs_bytes, void *rs),
 	(h, rd, mode, seqlens, xd, x, yd, y, hd, hx, hy, cd, cx, cy, wbytes,
 	 w, ws_bytes, ws, rs_bytes, rs), {
-		rnn(&r, e, h, rd, xd, wbytes, ws_bytes, rs_bytes)->mode =
+		rnn(&tp_call.r, e, h, rd, xd, wbytes, ws_bytes, rs_bytes)->mode =
 			(uint32_t)mode;
 	})
 
@@ -384,7 +384,7 @@ CUDNN_HOOK(cudnnRNNBackwardData_v8, RNN_BWD_DATA, 1,
 	 size_t rs_bytes, void *rs),
 	(h, rd, seqlens, yd, y, dy, xd, dx, hd, hx, dhy, dhx, cd, cx, dcy, dcx,
 	 wbytes, w, ws_bytes, ws, rs_bytes, rs), {
-		rnn(&r, e, h, rd, xd, wbytes, ws_bytes, rs_bytes);
+		rnn(&tp_call.r, e, h, rd, xd, wbytes, ws_bytes, rs_bytes);
 	})
 
 CUDNN_HOOK(cudnnRNNBackwardWeights_v8, RNN_BWD_WEIGHTS, 1,
@@ -395,7 +395,7 @@ CUDNN_HOOK(cudnnRNNBackwardWeights_v8, RNN_BWD_WEIGHTS, 1,
 	 void *dw, size_t ws_bytes, void *ws, size_t rs_bytes, void *rs),
 	(h, rd, mode, seqlens, xd, x, hd, hx, yd, y, wbytes, dw, ws_bytes, ws,
 	 rs_bytes, rs), {
-		rnn(&r, e, h, rd, xd, wbytes, ws_bytes, rs_bytes)->mode =
+		rnn(&tp_call.r, e, h, rd, xd, wbytes, ws_bytes, rs_bytes)->mode =
 			(uint32_t)mode;
 	})
 
@@ -428,7 +428,7 @@ CUDNN_HOOK(cudnnMultiHeadAttnForward, MHA_FWD, 1,
 	 const void *w, size_t ws_bytes, void *ws, size_t rs_bytes, void *rs),
 	(h, ad, idx, lo, hi, sqo, skv, qd, q, res, kd, k, vd, v, od, o, wbytes,
 	 w, ws_bytes, ws, rs_bytes, rs), {
-		struct tp_cudnn_op *a = attn(&r, e, h, ad, qd, wbytes,
+		struct tp_cudnn_op *a = attn(&tp_call.r, e, h, ad, qd, wbytes,
 					     ws_bytes, rs_bytes);
 
 		a->idx = idx;
@@ -446,7 +446,7 @@ CUDNN_HOOK(cudnnMultiHeadAttnBackwardData, MHA_BWD_DATA, 1,
 	 size_t rs_bytes, void *rs),
 	(h, ad, lo, hi, sqo, skv, dod, dout, dqd, dq, q, dkd, dk, k, dvd, dv,
 	 v, wbytes, w, ws_bytes, ws, rs_bytes, rs), {
-		attn(&r, e, h, ad, dqd, wbytes, ws_bytes, rs_bytes);
+		attn(&tp_call.r, e, h, ad, dqd, wbytes, ws_bytes, rs_bytes);
 	})
 
 CUDNN_HOOK(cudnnMultiHeadAttnBackwardWeights, MHA_BWD_WEIGHTS, 1,
@@ -459,6 +459,6 @@ CUDNN_HOOK(cudnnMultiHeadAttnBackwardWeights, MHA_BWD_WEIGHTS, 1,
 	 void *rs),
 	(h, ad, mode, qd, q, kd, k, vd, v, dod, dout, wbytes, w, dw, ws_bytes,
 	 ws, rs_bytes, rs), {
-		attn(&r, e, h, ad, qd, wbytes, ws_bytes, rs_bytes)->mode =
+		attn(&tp_call.r, e, h, ad, qd, wbytes, ws_bytes, rs_bytes)->mode =
 			(uint32_t)mode;
 	})

@@ -15,37 +15,40 @@
 
 #include <cuda_runtime_api.h>
 
-#include "trace/config.h"
-#include "stacks/stacks.h"
-#include "trace/thread.h"
 #include "cudart_apis.h"
-#include "resolve.h"
+#include "hook_shape.h"
+
+/* A runtime call claims the CUDA calls made inside it (its correlation
+ * id is the one CUPTI gives the GPU work it launches). */
+TP_INLINE int tp_cudart_enter(struct tp_call *k)
+{
+	if (!tp_rec_begin(&k->r, TP_SRC_CUDA))
+		return 0;
+	tp_rec_call_begin(&k->r);
+	return 1;
+}
+
+TP_INLINE struct tp_event *tp_cudart_end(struct tp_call *k, uint16_t api,
+					 int32_t ret)
+{
+	struct tp_event *e = tp_rec_end(&k->r, api, ret);
+
+	if (e)
+		e->corr = k->corr;
+	return e;
+}
+
+#define TP_CUDART_HOOK(name, api, kind, params, args, ...)               \
+	TP_HOOK_SHAPE(cudaError_t, name, tp_libs_cudart,                 \
+		      cudaErrorInitializationError, params, args,        \
+		      struct tp_call, tp_cudart_enter(&tp_call),         \
+		      tp_call.corr = tp_rec_call_end(&tp_call.r),        \
+		      tp_cudart_end(&tp_call, (api), (int32_t)ret),      \
+		      (kind), TP_NOTHING, __VA_ARGS__)
 
 #define TP_HOOK(name, id, params, args, ...)                             \
-	static cudaError_t (*real_##name) params;                        \
-	__attribute__((visibility("default"))) cudaError_t name params  \
-	{                                                                \
-		struct tp_event *e;                                      \
-		struct tp_rec r;                                         \
-		cudaError_t ret;                                         \
-		uint32_t corr;                                           \
-                                                                         \
-		if (!TP_REAL_OK(name, tp_libs_cudart))                   \
-			return cudaErrorInitializationError;             \
-		if (!tp_rec_begin(&r, TP_SRC_CUDA))                      \
-			return real_##name args;                         \
-		tp_rec_call_begin(&r);                                   \
-		ret = real_##name args;                                  \
-		corr = tp_rec_call_end(&r);                              \
-		e = tp_rec_end(&r, TP_CUDART_##id, (int32_t)ret);        \
-		if (e) {                                                 \
-			e->corr = corr;                                  \
-			__VA_ARGS__                                      \
-			tp_stack_maybe(e, tp_cudart_kind(TP_CUDART_##id)); \
-			tp_rec_commit(&r);                               \
-		}                                                        \
-		return ret;                                              \
-	}
+	TP_CUDART_HOOK(name, TP_CUDART_##id, tp_cudart_kind(TP_CUDART_##id), \
+		       params, args, __VA_ARGS__)
 
 #define TP_PTR(p) ((uint64_t)(uintptr_t)(p))
 

@@ -4,14 +4,15 @@
  *               TP_SRC_CUBLAS, TP_CUBLAS_SGEMM, 1,
  *               CUBLAS_STATUS_NOT_INITIALIZED,
  *               (cublasHandle_t h, ...), (h, ...), {
- *           struct gemm *g = tp_rec_ext(&r, 1);
+ *           struct gemm *g = tp_rec_ext(&tp_call.r, 1);
  *           ...
  *   })
  *
  * defines the entry point with the real signature: resolve the real one
  * (once; `fail` is returned when it cannot be found), call it, and when
  * the source is recorded write one record with n_ext extension slots,
- * filled by the block (which sees the parameters, `ret`, `e` and `r`).
+ * filled by the block (which sees the parameters, `ret`, `e` and
+ * `tp_call.r`). See hook_shape.h.
  *
  * Unlike a CUDA runtime hook it does not claim the CUDA calls made inside
  * it: those (seen by our runtime hooks or by CUPTI) are recorded as their
@@ -22,36 +23,16 @@
 
 #include <stdint.h>
 
-#include "trace/api.h"
-#include "trace/config.h"
-#include "stacks/stacks.h"
-#include "trace/thread.h"
-#include "resolve.h"
+#include "hook_shape.h"
 
 #define TP_LIB_HOOK(rtype, name, libs, src, api, n_ext, fail, params,   \
 		    args, ...)                                           \
-	static rtype (*real_##name) params;                              \
-	__attribute__((visibility("default"))) rtype name params         \
-	{                                                                \
-		struct tp_event *e;                                      \
-		struct tp_rec r;                                         \
-		rtype ret;                                               \
-                                                                         \
-		if (!TP_REAL_OK(name, libs))                             \
-			return fail;                                     \
-		if (!tp_rec_begin(&r, src))                              \
-			return real_##name args;                         \
-		ret = real_##name args;                                  \
-		e = tp_rec_end_ext(&r, api, (int32_t)ret, n_ext);        \
-		if (e) {                                                 \
-			__VA_ARGS__                                      \
-			tp_stack_maybe(e, TP_KIND_OTHER);                \
-			tp_rec_commit(&r);                               \
-		}                                                        \
-		return ret;                                              \
-	}
+	TP_HOOK_SHAPE(rtype, name, libs, fail, params, args,             \
+		      struct tp_call, TP_ENTER_SRC(src), TP_NOTHING,     \
+		      tp_rec_end_ext(&tp_call.r, (api), (int32_t)ret,    \
+				     (n_ext)),                           \
+		      TP_KIND_OTHER, TP_NOTHING, __VA_ARGS__)
 
-/* Registration of each library's API table, at load. */
 void tp_cublas_register(void);
 void tp_cudnn_register(void);
 void tp_nccl_register(void);

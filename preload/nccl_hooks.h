@@ -1,19 +1,17 @@
-/* What the NCCL hooks share: the calling thread's group state, the
- * nesting guard, and the communicators' rank and size.
+/* What the NCCL hooks share (nccl_state.c): the calling thread's group
+ * state, the nesting guard, and the communicators' rank and size.
  *
- * Every hook has this shape:
+ * Every hook has the one hook shape (hook_shape.h) with these slots:
  *
- *   if (!tp_nccl_enter(&k, comm))
- *           return real(...);         NCCL calling its own API
- *   ret = real(...);
- *   tp_nccl_leave();
- *   if (k.rec) { record with k.group, k.rank, k.size }
+ *   enter  tp_nccl_enter(&k, comm)   0 when NCCL calls its own API
+ *   leave  tp_nccl_leave()
+ *   end    k.rec ? the record : NULL
  *
- * It differs from TP_LIB_HOOK in two ways NCCL needs. Group state is
- * kept whether or not the source is recorded, so recording that starts
- * mid-group still numbers it right. And NCCL's own calls of its public
- * API (ncclBcast calls ncclBroadcast through the PLT) are neither
- * recorded nor counted in a group a second time.
+ * Two things NCCL needs. Group state is kept whether or not the source
+ * is recorded, so recording that starts mid-group still numbers it
+ * right. And NCCL's own calls of its public API (ncclBcast calls
+ * ncclBroadcast through the PLT) are neither recorded nor counted in a
+ * group a second time.
  */
 #ifndef TP_NCCL_HOOKS_H
 #define TP_NCCL_HOOKS_H
@@ -22,16 +20,12 @@
 
 #include <nccl.h>
 
-#include "trace/config.h"
-#include "stacks/stacks.h"
-#include "trace/thread.h"
+#include "hook_shape.h"
 #include "nccl_apis.h"
-#include "resolve.h"
 
-#define TP_NCCL_EXPORT __attribute__((visibility("default")))
 /* Helpers that record must be inlined into the hook: a captured call
  * stack skips exactly one frame above tp_stack_capture. */
-#define TP_NCCL_INLINE static inline __attribute__((always_inline))
+#define TP_NCCL_INLINE TP_INLINE
 #define TP_NCCL_PTR(p) ((uint64_t)(uintptr_t)(p))
 /* What a hook returns when the real function cannot be found. */
 #define TP_NCCL_MISSING ncclInternalError

@@ -12,8 +12,10 @@
 #include "summary/proc_summary.h"
 #include "trace/session.h"
 #include "trace/thread.h"
-#include "trace/trailer.h"
-#include "trace/writer.h"
+#include "trace/meta.h"
+#include "trace/timeline.h"
+#include "output/trailer.h"
+#include "output/writer.h"
 #include "lib_hook.h"
 #include "nvtx.h"
 
@@ -241,7 +243,7 @@ static unsigned push(struct tp_buf *b, struct tp_thread *t,
 	r->name = strdup(name_of(e));
 	if (!r->name)
 		return 0;
-	r->ts = tp_writer_ts_ns(e->start);
+	r->ts = tp_trace_ns(e->start);
 	r->args = args_of(e);
 	r->has_mem = 0;
 	r->closed = 0;
@@ -265,7 +267,7 @@ static unsigned pop(struct tp_buf *b, struct tp_thread *t,
 {
 	uint64_t dom = args_of(e).domain;
 	struct stack *s = t->annot;
-	int64_t end = tp_writer_ts_ns(e->end);
+	int64_t end = tp_trace_ns(e->end);
 	unsigned i, j, n = 0;
 
 	if (s && s->too_deep) {
@@ -303,7 +305,7 @@ static unsigned mark(struct tp_buf *b, struct tp_thread *t,
 		     const struct tp_event *e)
 {
 	struct tp_nvtx_args x = args_of(e);
-	int64_t ts = tp_writer_ts_ns(e->start);
+	int64_t ts = tp_trace_ns(e->start);
 
 	if (!tp_capture_kept_ns(ts))
 		return 0;
@@ -321,7 +323,7 @@ static unsigned start(struct tp_buf *b, struct tp_thread *t,
 		      const struct tp_event *e)
 {
 	struct tp_nvtx_args x = args_of(e);
-	int64_t ts = tp_writer_ts_ns(e->start);
+	int64_t ts = tp_trace_ns(e->start);
 	size_t args;
 
 	if (!tp_capture_kept_ns(ts))
@@ -342,9 +344,9 @@ static unsigned end(struct tp_buf *b, struct tp_thread *t,
 {
 	/* Written even outside a window: the start may have been kept, and
 	 * an end whose start was dropped matches nothing (harmless). */
-	head(b, t, "e", NULL, e->stream, tp_writer_ts_ns(e->end));
+	head(b, t, "e", NULL, e->stream, tp_trace_ns(e->end));
 	tp_buf_lit(b, ",\"args\":{}}");
-	tp_psum_end(e->stream, tp_writer_ts_ns(e->end));
+	tp_psum_end(e->stream, tp_trace_ns(e->end));
 	st.async_ends++;
 	return 1;
 }
@@ -376,7 +378,7 @@ static void put_name(void *arg, pid_t tid, const char *name)
 	struct tp_buf *b = arg;
 
 	tp_buf_lit(b, ",\n");
-	tp_trailer_thread_name(b, tid, name);
+	tp_meta_thread_name(b, tid, name);
 }
 
 static void put_meta(struct tp_buf *b)

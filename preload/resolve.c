@@ -2,7 +2,7 @@
 #include <dlfcn.h>
 #include <stddef.h>
 
-#include "../cupti/cupti.h"
+#include "cupti/cupti.h"
 #include "trace/log.h"
 #include "trace/thread.h"
 #include "resolve.h"

@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "hist.h"
+#include "trace/hist.h"
 #include "trace/json.h"
 
 #define TP_SUMMARY_SCHEMA_VERSION 1

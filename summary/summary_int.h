@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "hist.h"
+#include "trace/hist.h"
 #include "summary.h"
 
 /* An open-addressing index over a vector of items, each starting with
@@ -109,12 +109,14 @@ struct tp_sum {
 	uint64_t events, dropped;
 };
 
+/* summary_tab.c */
 uint64_t tp_sum_hash(const char *a, const char *b);
 typedef int (*sum_eq_fn)(const void *item, const void *key);
 void *tp_sum_tab_find(const struct sum_tab *t, uint64_t h, sum_eq_fn eq,
 		      const void *key);
 int tp_sum_tab_add(struct sum_tab *t, void *item);
 void *tp_sum_tab_get(const struct sum_tab *t, size_t i);
+void tp_sum_tab_free(struct sum_tab *t, void (*fn)(void *));
 
 /* GEMM and NCCL groups, and the GPU time of what they launched. */
 void tp_sum_groups_span(struct tp_sum *s, const struct tp_sum_span *e,

@@ -6,7 +6,7 @@
 
 #include <stdint.h>
 
-#include "summary/hist.h"
+#include "hist.h"
 
 #define TP_DROP_SLOTS 32
 

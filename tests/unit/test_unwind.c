@@ -4,7 +4,7 @@
 #include <stdint.h>
 
 #include "stacks/unwind.h"
-#include "../common/jit_tramp.h"
+#include "tests/common/jit_tramp.h"
 #include "tp_test.h"
 
 #define WITHIN(ip, fn, len) \

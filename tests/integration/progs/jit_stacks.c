@@ -15,7 +15,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "../../common/jit_tramp.h"
+#include "tests/common/jit_tramp.h"
 
 static long step_a(void *a, void *b, long c)
 {

@@ -4,10 +4,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "api.h"
-#include "session.h"
+#include "trace/config.h"
+#include "trace/api.h"
+#include "trace/session.h"
 #include "stacks/stacks.h"
+#include "trace/meta.h"
 #include "trailer.h"
 
 #define TOP_STACKS 10
@@ -67,20 +68,6 @@ static size_t read_proc(const char *path, char *buf, size_t len)
 	return (size_t)n;
 }
 
-static void put_meta(struct tp_buf *b, const char *what, pid_t tid,
-		     const char *name)
-{
-	tp_buf_lit(b, "{\"ph\":\"M\",\"name\":\"");
-	tp_buf_cstr(b, what);
-	tp_buf_lit(b, "\",\"pid\":");
-	tp_json_u64(b, (uint64_t)tp_sess.pid);
-	tp_buf_lit(b, ",\"tid\":");
-	tp_json_u64(b, (uint64_t)tid);
-	tp_buf_lit(b, ",\"args\":{\"name\":");
-	tp_json_str(b, name);
-	tp_buf_lit(b, "}}");
-}
-
 void tp_trailer_process_name(struct tp_buf *b)
 {
 	char comm[64], name[128];
@@ -89,7 +76,7 @@ void tp_trailer_process_name(struct tp_buf *b)
 	comm[strcspn(comm, "\n")] = '\0';
 	snprintf(name, sizeof(name), "%s (rank %d, pid %d)", comm,
 		 tp_sess.cfg.rank, (int)tp_sess.pid);
-	put_meta(b, "process_name", 0, name);
+	tp_meta_put(b, "process_name", 0, name);
 	tp_buf_lit(b, ",\n{\"ph\":\"M\",\"name\":\"process_sort_index\","
 		   "\"pid\":");
 	tp_json_u64(b, (uint64_t)tp_sess.pid);
@@ -183,16 +170,11 @@ static void put_thread_names(struct tp_buf *b,
 		if (named_by_ext(info, s->v[i].tid))
 			continue;
 		tp_buf_lit(b, ",\n");
-		put_meta(b, "thread_name", s->v[i].tid, s->v[i].name);
+		tp_meta_put(b, "thread_name", s->v[i].tid, s->v[i].name);
 	}
 	for (i = 0; i < info->n_ext; i++)
 		if (info->ext[i]->put_meta)
 			info->ext[i]->put_meta(b);
-}
-
-void tp_trailer_thread_name(struct tp_buf *b, pid_t tid, const char *name)
-{
-	put_meta(b, "thread_name", tid, name);
 }
 
 /* The rank from the environment, and the NCCL world once a communicator

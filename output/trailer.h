@@ -7,9 +7,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "clock.h"
-#include "gpu_source.h"
-#include "json.h"
+#include "trace/clock.h"
+#include "trace/gpu_source.h"
+#include "trace/json.h"
 #include "writer.h"
 
 struct tp_thread_stat {
@@ -47,7 +47,6 @@ struct tp_trailer_info {
 
 void tp_trailer_process_name(struct tp_buf *b);
 /* {"ph":"M","name":"thread_name",...} for a thread of this process. */
-void tp_trailer_thread_name(struct tp_buf *b, pid_t tid, const char *name);
 void tp_trailer_put(struct tp_buf *b, const struct tp_trailer_info *info);
 
 #endif

@@ -10,18 +10,19 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "api.h"
+#include "trace/api.h"
 #include "capture/capture.h"
-#include "corrmap.h"
-#include "gpu_source.h"
-#include "json.h"
-#include "log.h"
-#include "naming.h"
+#include "trace/corrmap.h"
+#include "trace/gpu_source.h"
+#include "trace/json.h"
+#include "trace/log.h"
+#include "trace/naming.h"
 #include "stacks/perfmap.h"
 #include "summary/proc_summary.h"
-#include "session.h"
+#include "trace/session.h"
 #include "stacks/stacks.h"
-#include "thread.h"
+#include "trace/thread.h"
+#include "trace/timeline.h"
 #include "trailer.h"
 #include "writer.h"
 
@@ -51,8 +52,6 @@ static struct {
 	struct tp_output out;
 	struct tp_gz gz;
 	struct tp_buf buf;
-	struct tp_clock_map map;
-	int map_ready;
 	uint64_t events;
 	struct tp_thread_stats stats;
 	const struct tp_gpu_source *gpu;
@@ -109,16 +108,10 @@ void tp_writer_add_ext(const struct tp_writer_ext *x)
 		W.ext[W.n_ext++] = x;
 }
 
-int64_t tp_writer_ts_ns(uint64_t ticks)
-{
-	return (int64_t)(tp_clock_to_unix(&W.map, ticks) -
-			 (uint64_t)tp_sess.base_ns);
-}
-
 /* The end of the trace, for what is still open when it ends. */
 static int64_t end_ns(void)
 {
-	return tp_writer_ts_ns(tp_ticks());
+	return tp_trace_ns(tp_ticks());
 }
 
 /* Events an extension writes for a thread that is going away (exited, or
@@ -138,7 +131,7 @@ static void calibrate(int final)
 	struct tp_clock_point now;
 	uint64_t elapsed;
 
-	if (W.map_ready)
+	if (tp_tl.ready)
 		return;
 	now = tp_clock_sample();
 	elapsed = now.raw_ns - tp_sess.anchor.raw_ns;
@@ -150,8 +143,8 @@ static void calibrate(int final)
 		nanosleep(&ts, NULL);
 		now = tp_clock_sample();
 	}
-	tp_clock_map_from(&W.map, tp_sess.anchor, now);
-	W.map_ready = 1;
+	tp_clock_map_from(&tp_tl.map, tp_sess.anchor, now);
+	tp_tl.ready = 1;
 }
 
 /* The constant head of each API's events, built once:
@@ -238,8 +231,8 @@ static void put_event(struct tp_buf *b, struct tp_thread *t,
 		      const struct tp_event *e)
 {
 	const struct tp_api *api = tp_api_get(e->api);
-	uint64_t s = tp_clock_to_unix(&W.map, e->start);
-	uint64_t f = tp_clock_to_unix(&W.map, e->end);
+	uint64_t s = tp_clock_to_unix(&tp_tl.map, e->start);
+	uint64_t f = tp_clock_to_unix(&tp_tl.map, e->end);
 	const char *head;
 	size_t len, args;
 
@@ -329,7 +322,7 @@ static void drain_thread(struct tp_thread *t)
 	thread_end(t);
 	tp_thread_stats_add(&W.stats, t->tid, t->name, t->written,
 			    tp_ring_dropped(&t->ring));
-	tp_psum_thread_drops(t, &W.map);
+	tp_psum_thread_drops(t, &tp_tl.map);
 	tp_thread_unlink(t);
 	tp_thread_free(t);
 }
@@ -342,13 +335,13 @@ static int teardown_due(void)
 	if (W.torn_down || !W.gpu || !tp_capture_finished(&at, &longest))
 		return 0;
 	now = tp_ticks();
-	grace = 2 * (uint64_t)(tp_writer_ts_ns(at + longest) -
-			       tp_writer_ts_ns(at));
+	grace = 2 * (uint64_t)(tp_trace_ns(at + longest) -
+			       tp_trace_ns(at));
 	if (grace < TEARDOWN_MIN_NS)
 		grace = TEARDOWN_MIN_NS;
 	if (grace > TEARDOWN_MAX_NS)
 		grace = TEARDOWN_MAX_NS;
-	return tp_writer_ts_ns(now) - tp_writer_ts_ns(at) >= (int64_t)grace;
+	return tp_trace_ns(now) - tp_trace_ns(at) >= (int64_t)grace;
 }
 
 /* GPU records are taken before the CPU rings are drained and converted
@@ -363,7 +356,7 @@ static void drain(int final)
 	for (t = tp_thread_list(); t; t = t->next)
 		tp_ring_prefault(&t->ring, TP_RING_PREFAULT_AHEAD);
 	calibrate(0);
-	if (!W.map_ready)
+	if (!tp_tl.ready)
 		return;
 	if (!gpu_final && teardown_due())
 		gpu_final = 2;
@@ -376,7 +369,7 @@ static void drain(int final)
 	if (!W.failed)
 		W.events += tp_capture_put_steps(&W.buf);
 	if (W.gpu && !W.failed)
-		W.events += W.gpu->convert(&W.buf, &W.map, flush_some,
+		W.events += W.gpu->convert(&W.buf, &tp_tl.map, flush_some,
 					   gpu_final);
 	if (gpu_final == 2) {
 		W.gpu->teardown();
@@ -433,7 +426,7 @@ static void add_live_thread_stats(void)
 		tp_thread_read_name(t);
 		tp_thread_stats_add(&W.stats, t->tid, t->name, t->written,
 				    tp_ring_dropped(&t->ring));
-		tp_psum_thread_drops(t, &W.map);
+		tp_psum_thread_drops(t, &tp_tl.map);
 	}
 }
 
@@ -451,7 +444,7 @@ int tp_writer_finish(void)
 		tp_perfmap_warn_missing();
 	info.events = W.events;
 	info.end = tp_clock_sample();
-	info.map = &W.map;
+	info.map = &tp_tl.map;
 	info.stats = &W.stats;
 	info.gpu = W.gpu;
 	info.ext = W.ext;

@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+"""Which source file calls into which, from the built objects' symbols.
+
+Usage: scripts/layering.py BUILD_DIR
+Prints every cycle between files and every call from a folder into one
+listed after it in LAYERS; exits 1 if there is any. `make test` runs it.
+"""
+import os
+import subprocess
+import sys
+
+# The library's folders, lowest first: a folder may call only into
+# itself and the folders before it. cli/ sits on trace/ and summary/.
+LAYERS = ["trace", "stacks", "summary", "capture", "output", "cupti",
+          "preload"]
+CLI_MAY_USE = {"trace", "summary", "cli"}
+
+
+def symbols(obj):
+    out = subprocess.run(["nm", "-P", obj], capture_output=True, text=True,
+                         check=True).stdout
+    defined, undefined = set(), set()
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) < 2:
+            continue
+        name, kind = parts[0], parts[1]
+        if kind == "U":
+            undefined.add(name)
+        elif kind in "TDBR" and kind.isupper():
+            defined.add(name)
+    return defined, undefined
+
+
+def graph(build):
+    objs = {}
+    for folder in LAYERS + ["cli"]:
+        d = os.path.join(build, folder)
+        if not os.path.isdir(d):
+            continue
+        for f in sorted(os.listdir(d)):
+            if f.endswith(".o"):
+                objs["%s/%s" % (folder, f[:-2] + ".c")] = os.path.join(d, f)
+    owner, uses = {}, {}
+    for src, obj in objs.items():
+        defined, undefined = symbols(obj)
+        for s in defined:
+            owner[s] = src
+        uses[src] = undefined
+    edges = {src: sorted({owner[s] for s in u if s in owner} - {src})
+             for src, u in uses.items()}
+    return edges
+
+
+def cycles(edges):
+    """Strongly connected components of more than one file (Tarjan)."""
+    index, low, stack, on, out = {}, {}, [], set(), []
+    counter = [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in edges.get(v, []):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    sys.setrecursionlimit(10000)
+    for v in sorted(edges):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def upward(edges):
+    rank = {f: i for i, f in enumerate(LAYERS)}
+    bad = []
+    for src, dsts in sorted(edges.items()):
+        sf = src.split("/")[0]
+        for dst in dsts:
+            df = dst.split("/")[0]
+            if sf == "cli":
+                ok = df in CLI_MAY_USE
+            else:
+                ok = df in rank and rank[df] <= rank[sf]
+            if not ok:
+                bad.append((src, dst))
+    return bad
+
+
+def main():
+    edges = graph(sys.argv[1] if len(sys.argv) > 1 else "build")
+    status = 0
+    for comp in cycles(edges):
+        print("cycle: " + " <-> ".join(comp))
+        status = 1
+    for src, dst in upward(edges):
+        print("upward: %s calls into %s" % (src, dst))
+        status = 1
+    if not status:
+        print("layering: %d files, no cycles, no upward calls" % len(edges))
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
