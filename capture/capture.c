@@ -1,3 +1,5 @@
+/* capture/: when events are kept: steps, the schedule over them, and the
+ * gates; on trace/ and summary/. */
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>

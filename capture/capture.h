@@ -1,3 +1,5 @@
+/* capture/: when events are kept: steps, the schedule over them, and the
+ * gates; on trace/ and summary/. */
 /* When events are kept: steps, the schedule over them, and the gates
  * that open and close recording.
  *

@@ -1,3 +1,5 @@
+/* cupti/: the CUPTI client: GPU activity, API callbacks, devices, GPU
+ * tracks; on trace/ .. output/. */
 /* Collection: start CUPTI once per process, lend it bounded buffers, and
  * hand the filled ones to the writer.
  *

@@ -1,3 +1,5 @@
+/* cupti/: the CUPTI client: GPU activity, API callbacks, devices, GPU
+ * tracks; on trace/ .. output/. */
 /* CUPTI activity records into trace events, on the writer thread.
  *
  * GPU ops go on (device, stream) tracks with Kineto's categories and

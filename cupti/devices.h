@@ -1,3 +1,5 @@
+/* cupti/: the CUPTI client: GPU activity, API callbacks, devices, GPU
+ * tracks; on trace/ .. output/. */
 /* What CUPTI tells of each device (DEVICE records) and which device each
  * context is on (CONTEXT records; sync records name only the context).
  * Writer thread only. */

@@ -1,3 +1,5 @@
+/* cupti/: the CUPTI client: GPU activity, API callbacks, devices, GPU
+ * tracks; on trace/ .. output/. */
 /* Finding libcupti without linking it: the copy already in the process
  * (PyTorch wheels ship one), TPROF_CUPTI_LIB, the one next to the loaded
  * libcudart, then the toolkit. Only a CUPTI of the major version tprof

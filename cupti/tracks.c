@@ -1,3 +1,5 @@
+/* cupti/: the CUPTI client: GPU activity, API callbacks, devices, GPU
+ * tracks; on trace/ .. output/. */
 #include <stdlib.h>
 #include <string.h>
 

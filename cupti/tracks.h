@@ -1,3 +1,5 @@
+/* cupti/: the CUPTI client: GPU activity, API callbacks, devices, GPU
+ * tracks; on trace/ .. output/. */
 /* The tracks GPU records land on, for clamping and for their names.
  * Writer thread only. */
 #ifndef TP_CUPTI_TRACKS_H

@@ -1,3 +1,5 @@
+/* output/: the background writer: drains the rings into the trace file,
+ * with its metadata and trailer; on every folder above. */
 /* The parts of the trace around the events: the process and thread name
  * metadata, and the closing keys (deviceProperties, the tprof object with
  * the run's identity, configuration and per-thread counts). */

@@ -1,3 +1,5 @@
+/* output/: the background writer: drains the rings into the trace file,
+ * with its metadata and trailer; on every folder above. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>

@@ -1,3 +1,5 @@
+/* output/: the background writer: drains the rings into the trace file,
+ * with its metadata and trailer; on every folder above. */
 /* The background writer: drains every thread's ring, converts ticks to
  * trace time, formats JSON and streams it through gzip to the output
  * file, which it renames to its final name when complete. */

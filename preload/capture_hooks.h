@@ -1,3 +1,5 @@
+/* preload/: the hooks and the library's life in the process (constructor,
+ * signals, fork, exec); the top layer. */
 #ifndef TP_CAPTURE_HOOKS_H
 #define TP_CAPTURE_HOOKS_H
 

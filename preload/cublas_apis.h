@@ -1,3 +1,5 @@
+/* preload/: the hooks and the library's life in the process (constructor,
+ * signals, fork, exec); the top layer. */
 /* Every cuBLAS / cuBLASLt GEMM entry point tprof records:
  * X(id, exported symbol (the name shown)).
  *

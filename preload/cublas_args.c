@@ -1,3 +1,5 @@
+/* preload/: the hooks and the library's life in the process (constructor,
+ * signals, fork, exec); the top layer. */
 /* How recorded cuBLAS / cuBLASLt GEMMs are printed: shapes, operations,
  * type names, FLOPs. Runs in the writer thread, never on the hot path. */
 #include <stddef.h>

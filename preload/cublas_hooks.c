@@ -1,3 +1,5 @@
+/* preload/: the hooks and the library's life in the process (constructor,
+ * signals, fork, exec); the top layer. */
 /* cuBLAS GEMMs: the typed S/D/H/C/Z calls (one matrix, strided batches,
  * pointer-array batches) and the Ex calls, each with its _64 variant.
  * What they record is printed by cublas_args.c. */

@@ -1,3 +1,5 @@
+/* preload/: the hooks and the library's life in the process (constructor,
+ * signals, fork, exec); the top layer. */
 /* cublasLtMatmul: its shape and types are not arguments but attributes of
  * its matmul descriptor and matrix layouts, read back after the call with
  * the library's own getters (found at run time, like the call itself).

@@ -1,3 +1,5 @@
+/* preload/: the hooks and the library's life in the process (constructor,
+ * signals, fork, exec); the top layer. */
 /* Every CUDA runtime entry point tprof records:
  * X(id, shown name, how its args are printed, kind for TPROF_BACKTRACE).
  * The shown name is the public API name (cudaLaunchKernel for

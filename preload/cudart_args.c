@@ -1,3 +1,5 @@
+/* preload/: the hooks and the library's life in the process (constructor,
+ * signals, fork, exec); the top layer. */
 /* How each recorded CUDA runtime call's args are printed. */
 #include <stddef.h>
 

@@ -1,3 +1,5 @@
+/* preload/: the hooks and the library's life in the process (constructor,
+ * signals, fork, exec); the top layer. */
 /* Synchronisation, events, profiler range calls. */
 #include <cuda_profiler_api.h>
 #include <cuda_runtime_api.h>

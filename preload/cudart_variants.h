@@ -1,3 +1,5 @@
+/* preload/: the hooks and the library's life in the process (constructor,
+ * signals, fork, exec); the top layer. */
 /* The runtime's per-thread-default-stream variants and the entry points
  * nvcc-generated code calls, which cuda_runtime_api.h declares only when
  * per-thread default streams are on (or not at all). */

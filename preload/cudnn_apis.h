@@ -1,3 +1,5 @@
+/* preload/: the hooks and the library's life in the process (constructor,
+ * signals, fork, exec); the top layer. */
 /* Every cuDNN entry point tprof records: X(id, name, how its args are
  * printed). Names are those libcudnn.so.9 exports (the front library that
  * applications link; it forwards to libcudnn_cnn/ops/adv/graph).

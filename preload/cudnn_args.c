@@ -1,3 +1,5 @@
+/* preload/: the hooks and the library's life in the process (constructor,
+ * signals, fork, exec); the top layer. */
 /* How each recorded cuDNN call's args are printed, and the table that
  * names them. Runs on the writer thread: names and FLOPs are worked out
  * here, never on the calling thread. */

@@ -1,3 +1,5 @@
+/* preload/: the hooks and the library's life in the process (constructor,
+ * signals, fork, exec); the top layer. */
 /* cuDNN convolutions (the legacy API: what frameworks without the graph
  * API call, and cuDNN's own convolution samples).
  *

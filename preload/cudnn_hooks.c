@@ -1,3 +1,5 @@
+/* preload/: the hooks and the library's life in the process (constructor,
+ * signals, fork, exec); the top layer. */
 /* cuDNN: the graph API's execute, batch-norm and normalization, softmax,
  * RNN and multi-head attention. Convolutions are in cudnn_conv.c.
  *

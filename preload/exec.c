@@ -1,3 +1,5 @@
+/* preload/: the hooks and the library's life in the process (constructor,
+ * signals, fork, exec); the top layer. */
 /* exec replaces the process image without running destructors: complete
  * the trace first. The environment (LD_PRELOAD, TPROF_*, TPROF_RUN_ID)
  * carries tprof into the new program. */

@@ -1,3 +1,5 @@
+/* preload/: the hooks and the library's life in the process (constructor,
+ * signals, fork, exec); the top layer. */
 /* The shape every CUDA runtime hook shares.
  *
  *   TP_HOOK(cudaFree, TP_CUDART_FREE, (void *p), (p), {

@@ -1,3 +1,5 @@
+/* preload/: the hooks and the library's life in the process (constructor,
+ * signals, fork, exec); the top layer. */
 /* The one shape of every hooked entry point (CUDA runtime, cuBLAS, cuDNN,
  * NCCL, cudaProfilerStart/Stop):
  *

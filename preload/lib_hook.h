@@ -1,3 +1,5 @@
+/* preload/: the hooks and the library's life in the process (constructor,
+ * signals, fork, exec); the top layer. */
 /* The shape of a hook on a library entry point (cuBLAS, cuDNN, NCCL):
  *
  *   TP_LIB_HOOK(cublasStatus_t, cublasSgemm_v2, tp_libs_cublas,

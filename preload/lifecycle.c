@@ -1,3 +1,5 @@
+/* preload/: the hooks and the library's life in the process (constructor,
+ * signals, fork, exec); the top layer. */
 /* The library's life in the profiled process: load, fork, exec, signals,
  * exit. Whatever happens, the program's own behaviour (output, signal
  * handling, exit status) stays what it would be without tprof. */

@@ -1,3 +1,5 @@
+/* preload/: the hooks and the library's life in the process (constructor,
+ * signals, fork, exec); the top layer. */
 /* Every NCCL entry point tprof records, and the records they write:
  * X(id, shown name, how its args are printed, what the args hold).
  *

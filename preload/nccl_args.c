@@ -1,3 +1,5 @@
+/* preload/: the hooks and the library's life in the process (constructor,
+ * signals, fork, exec); the top layer. */
 /* How each recorded NCCL call's args are printed. Names come from tables
  * of nccl.h's enums, whose values NCCL keeps stable across versions. */
 #include <stddef.h>

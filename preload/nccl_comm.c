@@ -1,3 +1,5 @@
+/* preload/: the hooks and the library's life in the process (constructor,
+ * signals, fork, exec); the top layer. */
 /* NCCL communicators: creation, split, finalize, destroy, abort. Each
  * communicator created is noted for the trace's distributedInfo. */
 #include <string.h>

@@ -1,3 +1,5 @@
+/* preload/: the hooks and the library's life in the process (constructor,
+ * signals, fork, exec); the top layer. */
 /* NCCL collectives, point-to-point calls and groups. */
 #include <stddef.h>
 

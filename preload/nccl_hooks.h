@@ -1,3 +1,5 @@
+/* preload/: the hooks and the library's life in the process (constructor,
+ * signals, fork, exec); the top layer. */
 /* What the NCCL hooks share (nccl_state.c): the calling thread's group
  * state, the nesting guard, and the communicators' rank and size.
  *

@@ -1,3 +1,5 @@
+/* preload/: the hooks and the library's life in the process (constructor,
+ * signals, fork, exec); the top layer. */
 /* What every NCCL hook shares and keeps: the library's names, each
  * thread's group state and cache of communicators' rank and size, the
  * communicators waiting for their group's end, and the note of a new

@@ -1,3 +1,5 @@
+/* preload/: the hooks and the library's life in the process (constructor,
+ * signals, fork, exec); the top layer. */
 /* NVTX, captured as the injection library NVTX loads from
  * NVTX_INJECTION64_PATH: the NVTX calls of every DSO land in the
  * functions of nvtx_calls.c, which record them; the writer pairs pushes

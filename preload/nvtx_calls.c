@@ -1,3 +1,5 @@
+/* preload/: the hooks and the library's life in the process (constructor,
+ * signals, fork, exec); the top layer. */
 /* The NVTX functions tprof installs in each NVTX instance. A push, pop,
  * mark, start or end is one record (the message copied into extension
  * slots: the caller's string does not outlive the call); the writer pairs

@@ -1,3 +1,5 @@
+/* preload/: the hooks and the library's life in the process (constructor,
+ * signals, fork, exec); the top layer. */
 /* The writer's side of NVTX: a push opens a range on its thread's stack
  * and the matching pop writes it as one X event (category
  * user_annotation), so ranges nest strictly with the calls they enclose.

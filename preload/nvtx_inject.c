@@ -1,3 +1,5 @@
+/* preload/: the hooks and the library's life in the process (constructor,
+ * signals, fork, exec); the top layer. */
 /* NVTX finds its tool through NVTX_INJECTION64_PATH, read once per DSO
  * at its first NVTX call: at load we point it at this library, unless it
  * names another tool already (then that tool gets the ranges, and we

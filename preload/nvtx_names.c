@@ -1,3 +1,5 @@
+/* preload/: the hooks and the library's life in the process (constructor,
+ * signals, fork, exec); the top layer. */
 /* What NVTX registers by name: domains, strings, category names and
  * thread names. Registration is rare and takes a lock; the writer reads
  * the lists without one, as entries are immutable once published and

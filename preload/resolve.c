@@ -1,3 +1,5 @@
+/* preload/: the hooks and the library's life in the process (constructor,
+ * signals, fork, exec); the top layer. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stddef.h>

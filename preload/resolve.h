@@ -1,3 +1,5 @@
+/* preload/: the hooks and the library's life in the process (constructor,
+ * signals, fork, exec); the top layer. */
 /* Finding the real entry points behind our hooks, at run time only:
  * libtprof.so has no DT_NEEDED on any CUDA library. */
 #ifndef TP_RESOLVE_H

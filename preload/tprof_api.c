@@ -1,3 +1,5 @@
+/* preload/: the hooks and the library's life in the process (constructor,
+ * signals, fork, exec); the top layer. */
 /* The public C API of tprof.h: what a program (or the Python helper,
  * through ctypes) calls to mark its steps and ranges. */
 #include "capture/capture.h"

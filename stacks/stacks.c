@@ -1,3 +1,5 @@
+/* stacks/: call stacks: capture (libunwind, Python perf trampolines),
+ * symbolization, interning; on trace/ only. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,3 +1,5 @@
+/* stacks/: call stacks: capture (libunwind, Python perf trampolines),
+ * symbolization, interning; on trace/ only. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <elf.h>

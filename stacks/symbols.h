@@ -1,3 +1,5 @@
+/* stacks/: call stacks: capture (libunwind, Python perf trampolines),
+ * symbolization, interning; on trace/ only. */
 /* Kernel names from host addresses, resolved by the writer thread only.
  *
  * Sources, best first: the device function name cudart registers for each

@@ -1,3 +1,5 @@
+/* stacks/: call stacks: capture (libunwind, Python perf trampolines),
+ * symbolization, interning; on trace/ only. */
 /* Native call stacks with libunwind, loaded at run time (dlopen), so that
  * libtprof.so itself links only libc and zlib.
  *

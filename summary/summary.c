@@ -1,3 +1,5 @@
+/* summary/: the summary aggregator: per-name statistics, histograms, steps,
+ * groups, memory, and its JSON/markdown output; on trace/ and stacks/. */
 /* Folding events into the summary's tables; see summary.h. */
 #include <math.h>
 #include <stdlib.h>

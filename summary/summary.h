@@ -1,3 +1,5 @@
+/* summary/: the summary aggregator: per-name statistics, histograms, steps,
+ * groups, memory, and its JSON/markdown output; on trace/ and stacks/. */
 /* Where the time went: one process's events folded into per-name
  * statistics, written as <name>-rank<R>.summary.json and .summary.md.
  *

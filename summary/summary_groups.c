@@ -1,3 +1,5 @@
+/* summary/: the summary aggregator: per-name statistics, histograms, steps,
+ * groups, memory, and its JSON/markdown output; on trace/ and stacks/. */
 /* GEMMs by shape and type, NCCL collectives by operation and size, and
  * the GPU time of the kernels they launched.
  *

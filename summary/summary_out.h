@@ -1,3 +1,5 @@
+/* summary/: the summary aggregator: per-name statistics, histograms, steps,
+ * groups, memory, and its JSON/markdown output; on trace/ and stacks/. */
 /* What the summary's writers (JSON, markdown, the stderr table) share. */
 #ifndef TP_SUMMARY_OUT_H
 #define TP_SUMMARY_OUT_H

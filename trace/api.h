@@ -1,3 +1,6 @@
+/* trace/: the recording core: records, per-thread rings, threads, clock and
+ * timeline, configuration, JSON and gzip, file naming; calls no other
+ * folder. */
 /* What the writer needs to know of each recorded API: the name shown in
  * the trace, its category, and how to print its args. The tables live
  * with the hooks (preload/) and are registered by source. */

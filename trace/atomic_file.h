@@ -1,3 +1,6 @@
+/* trace/: the recording core: records, per-thread rings, threads, clock and
+ * timeline, configuration, JSON and gzip, file naming; calls no other
+ * folder. */
 /* Whole files written so that a reader never sees half of one: the
  * summaries at exit, tprof report's HTML and computed summaries. */
 #ifndef TP_ATOMIC_FILE_H

@@ -1,3 +1,6 @@
+/* trace/: the recording core: records, per-thread rings, threads, clock and
+ * timeline, configuration, JSON and gzip, file naming; calls no other
+ * folder. */
 /* One clock for every event.
  *
  * The hot path reads raw ticks: the TSC where the kernel itself uses it as

@@ -1,3 +1,6 @@
+/* trace/: the recording core: records, per-thread rings, threads, clock and
+ * timeline, configuration, JSON and gzip, file naming; calls no other
+ * folder. */
 /* TPROF_* environment variables, parsed once at load.
  *
  * Parsing is a pure function of a lookup callback so the tests (and

@@ -1,3 +1,6 @@
+/* trace/: the recording core: records, per-thread rings, threads, clock and
+ * timeline, configuration, JSON and gzip, file naming; calls no other
+ * folder. */
 /* TPROF_* variables that decide when events are kept: the step schedule
  * (as torch.profiler.schedule), where steps come from, and the gates
  * (time, cudaProfilerApi, signal). */

@@ -1,3 +1,6 @@
+/* trace/: the recording core: records, per-thread rings, threads, clock and
+ * timeline, configuration, JSON and gzip, file naming; calls no other
+ * folder. */
 /* The TPROF_* variables of capture/: the step schedule and the gates.
  * Parsed here, with the rest of the configuration, so that capture/ and
  * `tprof env-check` share them. */

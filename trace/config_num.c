@@ -1,3 +1,6 @@
+/* trace/: the recording core: records, per-thread rings, threads, clock and
+ * timeline, configuration, JSON and gzip, file naming; calls no other
+ * folder. */
 /* The numbers of TPROF_* variables: whole counts and durations. Below
  * both the general and the capture variables, which each parse with it. */
 #include <errno.h>

@@ -1,3 +1,6 @@
+/* trace/: the recording core: records, per-thread rings, threads, clock and
+ * timeline, configuration, JSON and gzip, file naming; calls no other
+ * folder. */
 /* Numbers in TPROF_* variables. */
 #ifndef TP_CONFIG_NUM_H
 #define TP_CONFIG_NUM_H

@@ -1,3 +1,6 @@
+/* trace/: the recording core: records, per-thread rings, threads, clock and
+ * timeline, configuration, JSON and gzip, file naming; calls no other
+ * folder. */
 /* Which CPU call each CUPTI correlation id belongs to, as the writer saw
  * it: the GPU records of a launch arrive later (CUPTI delivers them in
  * buffers), and need the call's thread and start for their flow arrow and

@@ -1,3 +1,6 @@
+/* trace/: the recording core: records, per-thread rings, threads, clock and
+ * timeline, configuration, JSON and gzip, file naming; calls no other
+ * folder. */
 /* What a thread's full ring made it drop, by API, with the durations in
  * ticks: the summary still counts those calls (the trace cannot). Kept
  * by the recording thread itself, only on the ring-full path. */

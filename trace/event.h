@@ -1,3 +1,6 @@
+/* trace/: the recording core: records, per-thread rings, threads, clock and
+ * timeline, configuration, JSON and gzip, file naming; calls no other
+ * folder. */
 /* The fixed-size record every hook writes into its thread's ring.
  *
  * Records hold raw values only (ticks, pointers, sizes, an API id): names

@@ -1,3 +1,6 @@
+/* trace/: the recording core: records, per-thread rings, threads, clock and
+ * timeline, configuration, JSON and gzip, file naming; calls no other
+ * folder. */
 /* GPU activity joins the trace through the writer. tprof's CUPTI module
  * (cupti/) registers one of these; the writer calls it on its own thread,
  * so conversion and formatting never run on the program's threads.

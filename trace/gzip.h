@@ -1,3 +1,6 @@
+/* trace/: the recording core: records, per-thread rings, threads, clock and
+ * timeline, configuration, JSON and gzip, file naming; calls no other
+ * folder. */
 /* Streaming gzip output: one raw deflate stream, by ISA-L when it is
  * installed (gzip_isal.h), else by zlib.
  *

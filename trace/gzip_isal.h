@@ -1,3 +1,6 @@
+/* trace/: the recording core: records, per-thread rings, threads, clock and
+ * timeline, configuration, JSON and gzip, file naming; calls no other
+ * folder. */
 /* ISA-L's deflate, loaded at run time when libisal.so.2 is installed.
  *
  * On trace JSON it compresses about seven times faster than zlib's level

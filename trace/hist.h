@@ -1,3 +1,6 @@
+/* trace/: the recording core: records, per-thread rings, threads, clock and
+ * timeline, configuration, JSON and gzip, file naming; calls no other
+ * folder. */
 /* A fixed log-linear histogram of durations in nanoseconds.
  *
  * Bucket b < 32 holds exactly the value b. Above, each power of two

@@ -1,3 +1,6 @@
+/* trace/: the recording core: records, per-thread rings, threads, clock and
+ * timeline, configuration, JSON and gzip, file naming; calls no other
+ * folder. */
 /* Appending JSON text to a growable buffer, fast enough for the writer's
  * millions of events per second: no printf on the per-event path. */
 #ifndef TP_JSON_H

@@ -1,3 +1,6 @@
+/* trace/: the recording core: records, per-thread rings, threads, clock and
+ * timeline, configuration, JSON and gzip, file naming; calls no other
+ * folder. */
 /* One-line diagnostics on stderr, always prefixed "tprof: ".
  * Never stdout: the profiled program owns it. */
 #ifndef TP_LOG_H

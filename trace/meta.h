@@ -1,3 +1,6 @@
+/* trace/: the recording core: records, per-thread rings, threads, clock and
+ * timeline, configuration, JSON and gzip, file naming; calls no other
+ * folder. */
 /* Metadata events ("ph":"M") of this process: the names Perfetto and
  * chrome://tracing show for its process and threads. */
 #ifndef TP_META_H

@@ -1,3 +1,6 @@
+/* trace/: the recording core: records, per-thread rings, threads, clock and
+ * timeline, configuration, JSON and gzip, file naming; calls no other
+ * folder. */
 /* Output file naming: <dir>/<name>-rank<R>.trace.json.gz, written as
  * <final>.tmp and renamed when complete.
  *

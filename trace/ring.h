@@ -1,3 +1,6 @@
+/* trace/: the recording core: records, per-thread rings, threads, clock and
+ * timeline, configuration, JSON and gzip, file naming; calls no other
+ * folder. */
 /* A single-producer, single-consumer ring of fixed-size event records.
  *
  * The recording thread is the only producer, the writer thread the only

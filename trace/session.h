@@ -1,3 +1,6 @@
+/* trace/: the recording core: records, per-thread rings, threads, clock and
+ * timeline, configuration, JSON and gzip, file naming; calls no other
+ * folder. */
 /* The state of tracing in this process: configuration in force, run
  * identity, rank, and the clock anchor every timestamp is mapped from. */
 #ifndef TP_SESSION_H

@@ -1,3 +1,6 @@
+/* trace/: the recording core: records, per-thread rings, threads, clock and
+ * timeline, configuration, JSON and gzip, file naming; calls no other
+ * folder. */
 /* Per-thread recording state, found through an initial-exec TLS pointer.
  *
  * A thread gets its ring on its first recorded call; the ring is pushed on

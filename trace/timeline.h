@@ -1,3 +1,6 @@
+/* trace/: the recording core: records, per-thread rings, threads, clock and
+ * timeline, configuration, JSON and gzip, file naming; calls no other
+ * folder. */
 /* The trace's timeline: how the hooks' ticks map to trace time (ns after
  * baseTimeNanoseconds). The writer fixes the mapping once the tick rate
  * is measured; every formatter (CPU events, steps, NVTX, GPU records)

@@ -1,3 +1,6 @@
+/* trace/: the recording core: records, per-thread rings, threads, clock and
+ * timeline, configuration, JSON and gzip, file naming; calls no other
+ * folder. */
 /* UTF-8 encoding of one code point, for the CLI's JSON parser (\u
  * escapes) and NVTX's wide strings. */
 #ifndef TP_UTF8_H
