@@ -19,63 +19,84 @@
 #include "trace/thread.h"
 #include "cupti.h"
 
-#define RT_N CUPTI_RUNTIME_TRACE_CBID_SIZE
-#define DRV_N CUPTI_DRIVER_TRACE_CBID_SIZE
-
-_Static_assert(RT_N <= 1 << TP_API_TABLE_SHIFT, "runtime cbids fit a table");
-_Static_assert(DRV_N <= 1 << TP_API_TABLE_SHIFT, "driver cbids fit a table");
+/* Tables as large as an API table: callback ids added after the headers
+ * tprof was built with (a newer CUPTI) still have a slot. */
+#define RT_N (1u << TP_API_TABLE_SHIFT)
+#define DRV_N (1u << TP_API_TABLE_SHIFT)
+/* Every id of the headers tprof was built with is asked for; past them,
+ * ids a newer CUPTI added are asked for until this many in a row have no
+ * name. */
+#define NAME_MISSES 32
 
 static struct tp_api rt_apis[RT_N];
 static struct tp_api drv_apis[DRV_N];
 static unsigned char rt_kind[RT_N], drv_kind[DRV_N];
+static unsigned char rt_graph[RT_N], drv_graph[DRV_N];
 
-struct prefix {
-	const char *p;
+struct what {
+	const char *word;	/* in the name, after the "cuda"/"cu" prefix */
 	unsigned char kind;
 };
 
-/* Calls that put work on the GPU, wait for it or change its memory: the
- * ones a trace needs and whose callbacks are worth their cost. */
-static const struct prefix rt_prefixes[] = {
-	{ "cudaLaunch", TP_KIND_LAUNCH }, { "cudaGraphLaunch", TP_KIND_LAUNCH },
-	{ "cudaMemcpy", TP_KIND_MEMCPY }, { "cudaMemset", TP_KIND_MEMCPY },
-	{ "cudaMemPrefetch", TP_KIND_MEMCPY },
-	{ "cudaMalloc", TP_KIND_ALLOC }, { "cudaFree", TP_KIND_ALLOC },
-	{ "cudaHostAlloc", TP_KIND_ALLOC },
-	{ "cudaDeviceSynchronize", TP_KIND_SYNC },
-	{ "cudaStreamSynchronize", TP_KIND_SYNC },
-	{ "cudaEventSynchronize", TP_KIND_SYNC },
-	{ "cudaStreamWaitEvent", TP_KIND_OTHER },
-	{ "cudaEventRecord", TP_KIND_OTHER },
+/* What a call does, from words in its name: it puts work on the GPU
+ * (a launch of a kernel, a graph or a host function), copies or sets
+ * memory, allocates or frees it, or waits. These are the calls a trace
+ * needs and whose callbacks are worth their cost; every id the loaded
+ * CUPTI names is matched, so __cudaLaunchKernel_v13000 (CUDA 13's
+ * <<<>>>), cudaLaunchKernelExC, cudaMemcpyWithAttributesAsync or a
+ * call added later are covered without a list of names. */
+static const struct what whats[] = {
+	{ "Launch", TP_KIND_LAUNCH },
+	{ "Memcpy", TP_KIND_MEMCPY }, { "Memset", TP_KIND_MEMCPY },
+	{ "MemPrefetch", TP_KIND_MEMCPY },
+	{ "Malloc", TP_KIND_ALLOC }, { "Free", TP_KIND_ALLOC },
+	{ "HostAlloc", TP_KIND_ALLOC }, { "MemAlloc", TP_KIND_ALLOC },
+	{ "Synchronize", TP_KIND_SYNC },
+	{ "StreamWaitEvent", TP_KIND_OTHER }, { "EventRecord", TP_KIND_OTHER },
 	{ NULL, 0 },
 };
 
-static const struct prefix drv_prefixes[] = {
-	{ "cuLaunch", TP_KIND_LAUNCH }, { "cuGraphLaunch", TP_KIND_LAUNCH },
-	{ "cuMemcpy", TP_KIND_MEMCPY }, { "cuMemset", TP_KIND_MEMCPY },
-	{ "cuMemAlloc", TP_KIND_ALLOC }, { "cuMemFree", TP_KIND_ALLOC },
-	{ "cuCtxSynchronize", TP_KIND_SYNC },
-	{ "cuStreamSynchronize", TP_KIND_SYNC },
-	{ "cuEventSynchronize", TP_KIND_SYNC },
-	{ "cuStreamWaitEvent", TP_KIND_OTHER },
-	{ "cuEventRecord", TP_KIND_OTHER },
-	{ NULL, 0 },
-};
-
-static const struct prefix *match(const struct prefix *p, const char *name)
+/* The name without leading underscores and the API's prefix:
+ * "__cudaLaunchKernel_v13000" -> "LaunchKernel_v13000". */
+static const char *verb(const char *name, int rt)
 {
-	for (; p->p; p++)
-		if (!strncmp(name, p->p, strlen(p->p)))
-			return p;
+	const char *prefix = rt ? "cuda" : "cu";
+
+	while (*name == '_')
+		name++;
+	if (!strncmp(name, prefix, strlen(prefix)))
+		name += strlen(prefix);
+	return name;
+}
+
+static const struct what *classify(const char *name, int rt)
+{
+	const char *v = verb(name, rt);
+	const struct what *w;
+
+	/* Getters and setters of launch or memory attributes, and graph
+	 * building (cudaGraphAddMemcpyNode), do nothing on the GPU. */
+	if (!strncmp(v, "Get", 3) || !strncmp(v, "Set", 3) ||
+	    strstr(v, "Attribute") || strstr(v, "Occupancy") ||
+	    (strstr(v, "Graph") && !strstr(v, "GraphLaunch")))
+		return NULL;
+	for (w = whats; w->word; w++)
+		if (strstr(v, w->word))
+			return w;
 	return NULL;
 }
 
 /* cudaLaunchKernel_v7000 -> cudaLaunchKernel, the name the hooks use;
- * cudaLaunchKernel_ptsz_v7000 -> cudaLaunchKernel_ptsz. */
+ * cudaLaunchKernel_ptsz_v7000 -> cudaLaunchKernel_ptsz;
+ * __cudaLaunchKernel_v13000 -> cudaLaunchKernel (as the hook names
+ * the launch <<<>>> compiles to). */
 static char *shown_name(const char *name)
 {
-	char *s = strdup(name), *v;
+	char *s, *v;
 
+	while (name[0] == '_' && name[1] == '_')
+		name += 2;
+	s = strdup(name);
 	if (!s)
 		return NULL;
 	v = strrchr(s, '_');
@@ -85,35 +106,42 @@ static char *shown_name(const char *name)
 	return s;
 }
 
-static void name_callback(CUpti_CallbackDomain dom, uint32_t cbid,
-			  const char *cupti_name)
+static void name_callback(int rt, uint32_t cbid, const char *cupti_name,
+			  const struct what *w)
 {
-	int rt = dom == CUPTI_CB_DOMAIN_RUNTIME_API;
 	struct tp_api *api = rt ? rt_apis : drv_apis;
-	unsigned char *kind = rt ? rt_kind : drv_kind;
-	const struct prefix *p;
 
-	if (cbid >= (rt ? RT_N : DRV_N) || api[cbid].name)
+	if (api[cbid].name)
 		return;
-	p = match(rt ? rt_prefixes : drv_prefixes, cupti_name);
 	api[cbid].name = shown_name(cupti_name);
 	api[cbid].cat = rt ? "cuda_runtime" : "cuda_driver";
-	kind[cbid] = p ? p->kind : TP_KIND_OTHER;
+	(rt ? rt_kind : drv_kind)[cbid] = w->kind;
+	(rt ? rt_graph : drv_graph)[cbid] = strstr(cupti_name, "GraphLaunch") != NULL;
 }
 
 static unsigned enable_domain(CUpti_SubscriberHandle sub,
-			      CUpti_CallbackDomain dom, unsigned n,
-			      const struct prefix *prefixes)
+			      CUpti_CallbackDomain dom, unsigned n)
 {
+	int rt = dom == CUPTI_CB_DOMAIN_RUNTIME_API;
+	unsigned known = rt ? CUPTI_RUNTIME_TRACE_CBID_SIZE :
+			      CUPTI_DRIVER_TRACE_CBID_SIZE;
+	const struct what *w;
+	unsigned cbid, on = 0, misses = 0;
 	const char *name;
-	unsigned cbid, on = 0;
 
-	for (cbid = 1; cbid < n; cbid++) {
+	for (cbid = 1; cbid < n && (cbid < known || misses < NAME_MISSES);
+	     cbid++) {
 		name = NULL;
 		if (tp_cupti.get_callback_name(dom, cbid, &name) !=
-		    CUPTI_SUCCESS || !name || !match(prefixes, name))
+		    CUPTI_SUCCESS || !name) {
+			misses++;
 			continue;
-		name_callback(dom, cbid, name);
+		}
+		misses = 0;
+		w = classify(name, rt);
+		if (!w)
+			continue;
+		name_callback(rt, cbid, name, w);
 		if (tp_cupti.enable_callback(1, sub, dom, cbid) ==
 		    CUPTI_SUCCESS)
 			on++;
@@ -125,13 +153,18 @@ unsigned tp_cupti_enable_callbacks(CUpti_SubscriberHandle sub)
 {
 	unsigned on;
 
-	on = enable_domain(sub, CUPTI_CB_DOMAIN_RUNTIME_API, RT_N,
-			   rt_prefixes) +
-	     enable_domain(sub, CUPTI_CB_DOMAIN_DRIVER_API, DRV_N,
-			   drv_prefixes);
+	on = enable_domain(sub, CUPTI_CB_DOMAIN_RUNTIME_API, RT_N) +
+	     enable_domain(sub, CUPTI_CB_DOMAIN_DRIVER_API, DRV_N);
 	tp_api_register(TP_CUPTI_RUNTIME_TABLE, rt_apis, RT_N);
 	tp_api_register(TP_CUPTI_DRIVER_TABLE, drv_apis, DRV_N);
 	return on;
+}
+
+const char *tp_cupti_callback_name(int rt, uint32_t cbid)
+{
+	if (cbid >= (rt ? RT_N : DRV_N))
+		return NULL;
+	return (rt ? rt_apis : drv_apis)[cbid].name;
 }
 
 static void record(struct tp_thread *t, uint16_t api, unsigned kind,
@@ -182,22 +215,54 @@ static void on_api(struct tp_thread *t, int rt, CUpti_CallbackId cbid,
 	       rt ? rt_kind[cbid] : drv_kind[cbid], *d->correlationData, d);
 }
 
+/* Threads inside a CUDA call that CUPTI reports to us (their enter
+ * callback seen, their exit not yet), for the detach at the end of the
+ * last window: it runs only when the detaching thread is the one inside. */
+static __thread unsigned in_cuda __attribute__((tls_model("initial-exec")));
+
+static void count_enter(int rt, CUpti_CallbackId cbid)
+{
+	if (!in_cuda++) {
+		__atomic_add_fetch(&tp_cupti_inside, 1, __ATOMIC_SEQ_CST);
+		if (__atomic_load_n(&tp_cupti_detaching, __ATOMIC_SEQ_CST))
+			tp_cupti_enter_gate();
+	}
+	if ((rt ? rt_graph : drv_graph)[cbid])
+		__atomic_store_n(&tp_cupti_graphs, 1, __ATOMIC_RELAXED);
+}
+
+static void count_exit(void)
+{
+	/* An exit whose enter came before tprof subscribed: not counted. */
+	if (in_cuda && !--in_cuda)
+		__atomic_sub_fetch(&tp_cupti_inside, 1, __ATOMIC_SEQ_CST);
+}
+
 void CUPTIAPI tp_cupti_on_callback(void *userdata, CUpti_CallbackDomain dom,
 				   CUpti_CallbackId cbid, const void *data)
 {
+	const CUpti_CallbackData *d = data;
 	struct tp_thread *t;
 	int rt = dom == CUPTI_CB_DOMAIN_RUNTIME_API;
 
 	(void)userdata;
 	if (!rt && dom != CUPTI_CB_DOMAIN_DRIVER_API)
 		return;
-	if (cbid >= (rt ? RT_N : DRV_N) || !data ||
-	    !((const CUpti_CallbackData *)data)->correlationData)
+	if (cbid >= (rt ? RT_N : DRV_N) || !d)
 		return;
+	if (d->callbackSite == CUPTI_API_ENTER)
+		count_enter(rt, cbid);
 	t = tp_self;
 	if (!t)
 		t = tp_thread_attach();
-	if (!t || t->internal)
+	if (t && !t->internal && d->correlationData)
+		on_api(t, rt, cbid, d);
+	if (d->callbackSite != CUPTI_API_EXIT)
 		return;
-	on_api(t, rt, cbid, data);
+	tp_cupti_exit_check();
+	/* Still counted inside: CUPTI's recommended place to detach. */
+	if (__builtin_expect(__atomic_load_n(&tp_cupti_detach_wanted,
+					     __ATOMIC_RELAXED), 0))
+		tp_cupti_detach_here(in_cuda);
+	count_exit();
 }

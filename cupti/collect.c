@@ -1,16 +1,15 @@
 /* cupti/: the CUPTI client: GPU activity, API callbacks, devices, GPU
  * tracks; on trace/ .. output/. */
-/* Collection: start CUPTI once per process, lend it bounded buffers, and
- * hand the filled ones to the writer.
+/* Collection: start CUPTI once per process, and turn the buffers it hands
+ * back (buffers.c) into trace events on the writer's thread.
  *
- * Buffers are TP_CUPTI_BUF_BYTES each, at most TPROF_CUPTI_BUFFER_MB in
- * all; when that is used up CUPTI is refused a buffer (it then drops and
- * counts records) rather than the program's memory growing. The writer
- * flushes CUPTI every FLUSH_CYCLES of its cycles and at the end.
+ * The writer flushes CUPTI every FLUSH_CYCLES of its cycles (200 ms: a
+ * CUPTI 13.2 call is slow when repeated, so no more often) and converts
+ * a batch of buffers a cycle after it arrived, so the CPU calls its
+ * records point to have been written. A batch is converted in the order
+ * of its records' start times, whatever thread's buffer they came in.
  */
 #define _GNU_SOURCE
-#include <dlfcn.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,190 +19,161 @@
 #include "trace/log.h"
 #include "trace/session.h"
 #include "trace/thread.h"
-#include "cupti.h"
+#include "trace/timeline.h"
+#include "collect.h"
 #include "devices.h"
 #include "tracks.h"
 
-#define TP_CUPTI_BUF_BYTES (1u << 20)
-#define BUF_HEAD 64		/* keeps the records 8-byte aligned */
 #define FLUSH_CYCLES 4
-
-struct cbuf {
-	struct cbuf *next;
-	size_t valid;
-};
-
-enum { OFF, ON, STOPPED };
-
-static const CUpti_ActivityKind kinds[] = {
-	CUPTI_ACTIVITY_KIND_DEVICE, CUPTI_ACTIVITY_KIND_CONTEXT,
-	CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
-	CUPTI_ACTIVITY_KIND_MEMCPY2, CUPTI_ACTIVITY_KIND_MEMSET,
-	CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, CUPTI_ACTIVITY_KIND_OVERHEAD,
-	CUPTI_ACTIVITY_KIND_MEMORY2,
-};
-#define N_KINDS (sizeof(kinds) / sizeof(kinds[0]))
+/* Device-side buffers for GPU timestamps: 4 MB each (about 125k ops in
+ * flight, CUPTI's default is 3.2 MB), at most 32 per context (default
+ * 250): at most 128 MB of the program's device memory per context
+ * however long the run, where the default could take 800 MB. */
+#define DEVICE_BUFFER_BYTES (4u << 20)
+#define DEVICE_BUFFER_POOL 32
+/* Records further than this outside the trace's span are not placed. */
+#define CLOCK_SLACK_NS 60000000000ll
 
 static struct {
 	pthread_once_t once;
-	int state;
-	char reason[1200];
-	char lib[4096];
-	uint32_t version;
-	CUpti_SubscriberHandle sub;
-	int raw_ts;
-	unsigned callbacks;
-	int enabled[N_KINDS];
-	pthread_mutex_t lock;
-	struct cbuf *free, *queue, **queue_tail;
-	size_t allocated, cap;
-	uint64_t refused, dropped, buffers;
-	int finalized;		/* after the last window: CUPTI let go */
 	/* writer side */
 	unsigned cycle;
-	struct cbuf *fresh, *aged;
+	struct tp_cbuf *fresh, *aged;
+	struct sorted *v;
+	size_t n, cap;
 } C = {
 	.once = PTHREAD_ONCE_INIT,
-	.lock = PTHREAD_MUTEX_INITIALIZER,
 };
 
-static uint8_t *buf_data(struct cbuf *b)
-{
-	return (uint8_t *)b + BUF_HEAD;
-}
+struct sorted {
+	uint64_t start;
+	size_t seq;
+	const CUpti_Activity *r;
+};
 
-static struct cbuf *buf_of(uint8_t *data)
-{
-	return (struct cbuf *)(data - BUF_HEAD);
-}
-
-static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size,
-				      size_t *max_records)
-{
-	struct cbuf *b;
-
-	*buffer = NULL;
-	*size = 0;
-	*max_records = 0;
-	pthread_mutex_lock(&C.lock);
-	b = C.free;
-	if (b) {
-		C.free = b->next;
-	} else if (C.allocated + TP_CUPTI_BUF_BYTES <= C.cap) {
-		b = aligned_alloc(64, BUF_HEAD + TP_CUPTI_BUF_BYTES);
-		if (b) {
-			C.allocated += TP_CUPTI_BUF_BYTES;
-			C.buffers++;
-		}
-	}
-	if (!b)
-		C.refused++;
-	pthread_mutex_unlock(&C.lock);
-	if (!b)
-		return;
-	*buffer = buf_data(b);
-	*size = TP_CUPTI_BUF_BYTES;
-}
-
-static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream,
-				      uint8_t *buffer, size_t size,
-				      size_t valid)
-{
-	struct cbuf *b;
-	size_t dropped = 0;
-
-	(void)size;
-	if (!buffer)
-		return;
-	if (tp_cupti.get_num_dropped(ctx, stream, &dropped) != CUPTI_SUCCESS)
-		dropped = 0;
-	b = buf_of(buffer);
-	b->valid = valid;
-	b->next = NULL;
-	pthread_mutex_lock(&C.lock);
-	C.dropped += dropped;
-	*C.queue_tail = b;
-	C.queue_tail = &b->next;
-	pthread_mutex_unlock(&C.lock);
-}
-
-/* CUPTI's clock is ours: GPU times come back on the hooks' timeline. */
+/* CUPTI's clock is the hooks' tick counter: GPU times are mapped to the
+ * trace by the very function that maps CPU events (tp_trace_ns), so the
+ * two timelines cannot drift apart. CUPTI converts GPU timestamps into
+ * whatever monotonic unit this returns (Kineto does the same with TSC). */
 static uint64_t CUPTIAPI timestamp_now(void)
 {
-	return tp_clock_ns(CLOCK_MONOTONIC_RAW);
-}
-
-static void give_back(struct cbuf *list)
-{
-	struct cbuf *b, *next;
-
-	pthread_mutex_lock(&C.lock);
-	for (b = list; b; b = next) {
-		next = b->next;
-		b->next = C.free;
-		C.free = b;
-	}
-	pthread_mutex_unlock(&C.lock);
-}
-
-static void disable_all(void)
-{
-	unsigned i;
-
-	for (i = 0; i < N_KINDS; i++)
-		if (C.enabled[i])
-			tp_cupti.activity_disable(kinds[i]);
-	memset(C.enabled, 0, sizeof(C.enabled));
+	return tp_ticks();
 }
 
 static void take(int final)
 {
-	struct cbuf *list, **tail;
+	struct tp_cbuf *list, **tail;
+	int state = __atomic_load_n(&tp_cs.state, __ATOMIC_ACQUIRE);
 
-	if (C.state == OFF)
+	if (state == TP_CUPTI_OFF)
 		return;
-	if (C.state == ON && (final || ++C.cycle % FLUSH_CYCLES == 0))
-		tp_cupti.flush_all(final ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
-	/* The end of the trace: nothing more is collected, so the rest of
-	 * the process's life (exit handlers) pays nothing for CUPTI. */
-	if (C.state == ON && final) {
-		size_t dropped = 0;
-
-		disable_all();
-		C.state = STOPPED;
-		/* Drops after the last delivered buffer are counted only here. */
-		if (tp_cupti.get_num_dropped(NULL, 0, &dropped) == CUPTI_SUCCESS) {
-			pthread_mutex_lock(&C.lock);
-			C.dropped += dropped;
-			pthread_mutex_unlock(&C.lock);
-		}
-	}
-	pthread_mutex_lock(&C.lock);
-	list = C.queue;
-	C.queue = NULL;
-	C.queue_tail = &C.queue;
-	pthread_mutex_unlock(&C.lock);
+	if (state == TP_CUPTI_ON &&
+	    (final || ++C.cycle % FLUSH_CYCLES == 0))
+		tp_cupti_flush(final);
+	list = tp_cupti_buffers_take();
 	for (tail = &C.fresh; *tail; tail = &(*tail)->next)
 		;
 	*tail = list;
 }
 
-static uint64_t convert_list(struct tp_buf *b, const struct tp_clock_map *m,
-			     struct cbuf *list, void (*flush)(void))
+static uint64_t record_start(const CUpti_Activity *r)
 {
+	switch (r->kind) {
+	case CUPTI_ACTIVITY_KIND_KERNEL:
+	case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+		return ((const CUpti_ActivityKernel10 *)r)->start;
+	case CUPTI_ACTIVITY_KIND_MEMCPY:
+		return ((const CUpti_ActivityMemcpy6 *)r)->start;
+	case CUPTI_ACTIVITY_KIND_MEMCPY2:
+		return ((const CUpti_ActivityMemcpyPtoP4 *)r)->start;
+	case CUPTI_ACTIVITY_KIND_MEMSET:
+		return ((const CUpti_ActivityMemset4 *)r)->start;
+	case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
+		return ((const CUpti_ActivitySynchronization2 *)r)->start;
+	case CUPTI_ACTIVITY_KIND_OVERHEAD:
+		return ((const CUpti_ActivityOverhead3 *)r)->start;
+	case CUPTI_ACTIVITY_KIND_MEMORY2:
+		return ((const CUpti_ActivityMemory4 *)r)->timestamp;
+	default:
+		return 0;	/* devices and contexts first */
+	}
+}
+
+static int by_start(const void *a, const void *b)
+{
+	const struct sorted *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int collect_record(const CUpti_Activity *r)
+{
+	struct sorted *v;
+
+	if (C.n == C.cap) {
+		size_t cap = C.cap ? C.cap * 2 : 4096;
+
+		v = realloc(C.v, cap * sizeof(*v));
+		if (!v)
+			return -1;
+		C.v = v;
+		C.cap = cap;
+	}
+	C.v[C.n].start = record_start(r);
+	C.v[C.n].seq = C.n;
+	C.v[C.n].r = r;
+	C.n++;
+	return 0;
+}
+
+/* Every record of the batch; a buffer whose records stop before its
+ * valid end (an incomplete record: CUPTI_ERROR_INVALID_KIND) is counted
+ * as truncated. */
+static void collect_list(struct tp_cbuf *list)
+{
+	struct tp_cupti_counts *n = tp_cupti_counts_w();
 	CUpti_Activity *r;
-	struct cbuf *cb;
-	uint64_t n = 0;
+	struct tp_cbuf *cb;
+	CUptiResult rc;
 
 	for (cb = list; cb; cb = cb->next) {
 		r = NULL;
-		while (tp_cupti.get_next_record(buf_data(cb), cb->valid, &r) ==
-		       CUPTI_SUCCESS && r) {
-			n += tp_cupti_convert(b, m, r);
-			flush();
-		}
+		while ((rc = tp_cupti.get_next_record(cb->data, cb->valid,
+						      &r)) == CUPTI_SUCCESS &&
+		       r)
+			if (collect_record(r) < 0)
+				n->unplaced++;
+		if (rc != CUPTI_SUCCESS && rc != CUPTI_ERROR_MAX_LIMIT_REACHED)
+			n->truncated++;
 	}
-	give_back(list);
+}
+
+static void set_window(void)
+{
+	int64_t lo = (int64_t)(tp_sess.anchor.unix_ns -
+			       (uint64_t)tp_sess.base_ns);
+
+	tp_cupti_convert_window(lo - CLOCK_SLACK_NS,
+				tp_trace_ns(tp_ticks()) + CLOCK_SLACK_NS);
+}
+
+static uint64_t convert_list(struct tp_buf *b, const struct tp_clock_map *m,
+			     struct tp_cbuf *list, void (*flush)(void))
+{
+	uint64_t n = 0;
+	size_t i;
+
+	C.n = 0;
+	collect_list(list);
+	qsort(C.v, C.n, sizeof(*C.v), by_start);
+	set_window();
+	for (i = 0; i < C.n; i++) {
+		n += tp_cupti_convert(b, m, C.v[i].r);
+		flush();
+	}
+	tp_cupti_buffers_give_back(list);
 	return n;
 }
 
@@ -214,112 +184,128 @@ static uint64_t convert(struct tp_buf *b, const struct tp_clock_map *m,
 {
 	uint64_t n;
 
-	if (C.state == OFF)
+	if (tp_cs.state == TP_CUPTI_OFF)
 		return 0;
+	if (final) {
+		struct tp_cbuf **tail;
+
+		for (tail = &C.aged; *tail; tail = &(*tail)->next)
+			;
+		*tail = C.fresh;
+		C.fresh = NULL;
+	}
 	n = convert_list(b, m, C.aged, flush);
 	C.aged = C.fresh;
 	C.fresh = NULL;
-	if (final) {
-		n += convert_list(b, m, C.aged, flush);
-		C.aged = NULL;
-	}
 	return n;
+}
+
+static void put_counts(struct tp_buf *b, const struct tp_cupti_counts *n)
+{
+	static const struct {
+		const char *key;
+		size_t off;
+	} keys[] = {
+#define K(k, f) { k, offsetof(struct tp_cupti_counts, f) }
+		K("records", records), K("kernels", kernels),
+		K("memcpys", memcpys), K("memsets", memsets),
+		K("syncs", syncs), K("memory", memory),
+		K("overhead", overhead), K("zero_timestamps", zero_ts),
+		K("shifted", shifted), K("overlapped", overlapped),
+		K("late", late), K("unclocked", unclocked),
+		K("unplaced", unplaced), K("truncated_buffers", truncated),
+		K("unlinked", unlinked), K("unknown_records", unknown),
+#undef K
+	};
+	unsigned i;
+
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		if (i)
+			tp_buf_lit(b, ", \"");
+		else
+			tp_buf_lit(b, ",\n  \"");
+		tp_buf_cstr(b, keys[i].key);
+		tp_buf_lit(b, "\": ");
+		tp_json_u64(b, *(const uint64_t *)((const char *)n +
+						   keys[i].off));
+	}
 }
 
 static void put_stats(struct tp_buf *b)
 {
-	const struct tp_cupti_counts *n = tp_cupti_counts();
-
 	tp_buf_lit(b, ",\n \"cupti\": {\"state\": ");
-	tp_json_str(b, C.state == OFF ? "off" : "on");
+	tp_json_str(b, tp_cs.state == TP_CUPTI_OFF ? "off" : "on");
 	tp_buf_lit(b, ", \"reason\": ");
-	tp_json_str(b, C.reason);
+	tp_json_str(b, tp_cs.reason);
 	tp_buf_lit(b, ", \"library\": ");
-	tp_json_str(b, C.lib);
+	tp_json_str(b, tp_cs.lib);
 	tp_buf_lit(b, ", \"version\": ");
-	tp_json_u64(b, C.version);
+	tp_json_u64(b, tp_cs.version);
 	tp_buf_lit(b, ", \"timestamps\": ");
-	tp_json_str(b, C.raw_ts ? "tprof" : "cupti");
+	tp_json_str(b, tp_cs.raw_ts ? "tprof" : "cupti");
 	tp_buf_lit(b, ", \"callbacks\": ");
-	tp_json_u64(b, C.callbacks);
+	tp_json_u64(b, tp_cs.callbacks);
 	tp_buf_lit(b, ", \"finalized\": ");
-	tp_json_i64(b, C.finalized);
-	tp_buf_lit(b, ",\n  \"records\": ");
-	tp_json_u64(b, n->records);
-	tp_buf_lit(b, ", \"kernels\": ");
-	tp_json_u64(b, n->kernels);
-	tp_buf_lit(b, ", \"memcpys\": ");
-	tp_json_u64(b, n->memcpys);
-	tp_buf_lit(b, ", \"memsets\": ");
-	tp_json_u64(b, n->memsets);
-	tp_buf_lit(b, ", \"syncs\": ");
-	tp_json_u64(b, n->syncs);
-	tp_buf_lit(b, ", \"memory\": ");
-	tp_json_u64(b, n->memory);
-	tp_buf_lit(b, ", \"overhead\": ");
-	tp_json_u64(b, n->overhead);
+	tp_json_i64(b, tp_cs.finalized);
+	tp_buf_lit(b, ", \"stopped_at_us\": ");
+	tp_json_us(b, (int64_t)tp_cs.stopped_at_ns);
+	tp_buf_lit(b, ", \"stopped_why\": ");
+	tp_json_str(b, tp_cs.stopped_why ? tp_cs.stopped_why : "");
+	put_counts(b, tp_cupti_counts());
 	tp_buf_lit(b, ",\n  \"dropped\": ");
-	pthread_mutex_lock(&C.lock);
-	tp_json_u64(b, C.dropped);
+	pthread_mutex_lock(&tp_cs.lock);
+	tp_json_u64(b, tp_cs.dropped);
 	tp_buf_lit(b, ", \"refused_buffers\": ");
-	tp_json_u64(b, C.refused);
+	tp_json_u64(b, tp_cs.refused);
 	tp_buf_lit(b, ", \"buffers\": ");
-	tp_json_u64(b, C.buffers);
-	pthread_mutex_unlock(&C.lock);
+	tp_json_u64(b, tp_cs.buffers);
+	tp_buf_lit(b, ", \"foreign_buffers\": ");
+	tp_json_u64(b, tp_cs.foreign);
+	pthread_mutex_unlock(&tp_cs.lock);
+	tp_buf_lit(b, ", \"buffers_never_returned\": ");
+	tp_json_u64(b, tp_cupti_buffers_out());
 	tp_buf_lit(b, ", \"buffer_mb\": ");
-	tp_json_u64(b, C.cap >> 20);
-	tp_buf_lit(b, ", \"zero_timestamps\": ");
-	tp_json_u64(b, n->zero_ts);
-	tp_buf_lit(b, ", \"clamped\": ");
-	tp_json_u64(b, n->clamped);
-	tp_buf_lit(b, ", \"unlinked\": ");
-	tp_json_u64(b, n->unlinked);
-	tp_buf_lit(b, ", \"unknown_records\": ");
-	tp_json_u64(b, n->unknown);
+	tp_json_u64(b, tp_cs.cap >> 20);
 	tp_buf_char(b, '}');
 }
 
+/* Lost: what CUPTI dropped, records without timestamps (work still
+ * running when the trace ended), records cut off mid-buffer, and records
+ * whose time was outside the trace's clock. */
 static void exit_note(char *s, size_t len)
 {
 	const struct tp_cupti_counts *n = tp_cupti_counts();
+	unsigned long long lost;
 
-	if (C.state == OFF) {
+	if (tp_cs.state == TP_CUPTI_OFF) {
 		snprintf(s, len, "; no GPU activity: CUPTI is off");
 		return;
 	}
-	pthread_mutex_lock(&C.lock);
+	pthread_mutex_lock(&tp_cs.lock);
+	lost = tp_cs.dropped + n->zero_ts + n->unclocked + n->unplaced;
 	snprintf(s, len, "; GPU: %llu records, %llu lost (%llu dropped by "
-		 "CUPTI, %llu buffers refused, %llu without timestamps)",
-		 (unsigned long long)n->records,
-		 (unsigned long long)(C.dropped + n->zero_ts),
-		 (unsigned long long)C.dropped, (unsigned long long)C.refused,
-		 (unsigned long long)n->zero_ts);
-	pthread_mutex_unlock(&C.lock);
-}
-
-/* After the last recording window: without a subscriber and finalized,
- * CUPTI costs the rest of the run nothing. Records still in flight are
- * counted as dropped by CUPTI, not lost silently. */
-static void teardown(void)
-{
-	if (C.state == OFF || C.finalized)
-		return;
-	tp_cupti.unsubscribe(C.sub);
-	C.finalized = tp_cupti.finalize() == CUPTI_SUCCESS ? 1 : -1;
-	tp_info("the last recording window has ended: CUPTI %s",
-		C.finalized > 0 ? "finalized" : "unsubscribed (cuptiFinalize "
-		"failed)");
+		 "CUPTI, %llu buffers refused, %llu without timestamps, "
+		 "%llu outside the trace's clock, %llu buffers cut short, "
+		 "%llu never returned)",
+		 (unsigned long long)n->records, lost,
+		 (unsigned long long)tp_cs.dropped,
+		 (unsigned long long)tp_cs.refused,
+		 (unsigned long long)n->zero_ts,
+		 (unsigned long long)n->unclocked,
+		 (unsigned long long)n->truncated,
+		 (unsigned long long)tp_cupti_buffers_out());
+	pthread_mutex_unlock(&tp_cs.lock);
 }
 
 static uint64_t dropped_records(void)
 {
-	return C.dropped;
+	return tp_cs.dropped;
 }
 
 static const struct tp_gpu_source source = {
 	.take = take,
 	.convert = convert,
-	.teardown = teardown,
+	.teardown = tp_cupti_detach_request,
 	.put_meta = tp_cupti_put_meta,
 	.put_devices = tp_devices_put_json,
 	.put_stats = put_stats,
@@ -336,16 +322,17 @@ static void degrade(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(C.reason, sizeof(C.reason), fmt, ap);
+	vsnprintf(tp_cs.reason, sizeof(tp_cs.reason), fmt, ap);
 	va_end(ap);
-	C.state = OFF;
+	tp_cs.state = TP_CUPTI_OFF;
 	tp_warn("%s; GPU activity is not recorded, CPU-side tracing goes on",
-		C.reason);
+		tp_cs.reason);
 }
 
 static int subscribe(void)
 {
-	CUptiResult r = tp_cupti.subscribe(&C.sub, tp_cupti_on_callback, NULL);
+	CUptiResult r = tp_cupti.subscribe(&tp_cs.sub, tp_cupti_on_callback,
+					   NULL);
 
 	if (r == CUPTI_SUCCESS)
 		return 0;
@@ -364,70 +351,70 @@ static int subscribe(void)
 	return -1;
 }
 
-static int enable_kinds(void)
+/* Before CUDA makes a context (the attributes apply to new ones); a
+ * CUPTI that does not know one is left with its default. */
+static void set_device_buffers(void)
 {
-	CUptiResult r;
-	unsigned i;
+	size_t v = DEVICE_BUFFER_BYTES, len = sizeof(v);
 
-	for (i = 0; i < N_KINDS; i++) {
-		if (kinds[i] == CUPTI_ACTIVITY_KIND_MEMORY2 &&
-		    !(tp_sess.cfg.sources & TP_SRC_MEM))
-			continue;
-		r = tp_cupti.activity_enable(kinds[i]);
-		C.enabled[i] = r == CUPTI_SUCCESS;
-		if (r == CUPTI_SUCCESS ||
-		    kinds[i] != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)
-			continue;
-		disable_all();
-		degrade("CUPTI cannot record kernels (cuptiActivityEnable: "
-			"%s)", tp_cupti_result(r));
-		return -1;
-	}
-	return 0;
+	tp_cupti.set_attribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, &len,
+			       &v);
+	v = DEVICE_BUFFER_POOL;
+	len = sizeof(v);
+	tp_cupti.set_attribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_POOL_LIMIT,
+			       &len, &v);
 }
 
 static void start_once(void)
 {
 	struct tp_thread *self = tp_self;
-	char why[1100];
+	char why[sizeof(tp_cs.reason)];
 	CUptiResult r;
 
-	C.queue_tail = &C.queue;
-	C.cap = (size_t)tp_sess.cfg.cupti_buffer_mb << 20;
+	tp_cs.queue_tail = &tp_cs.queue;
+	tp_cs.cap = (size_t)tp_sess.cfg.cupti_buffer_mb << 20;
 	tp_writer_set_gpu(&source);
 	/* CUPTI's own start-up calls record nothing. */
 	tp_self = tp_thread_internal();
-	if (tp_cupti_load(&tp_sess.cfg, C.lib, sizeof(C.lib), &C.version,
-			  why, sizeof(why)) < 0) {
+	if (tp_cupti_load(&tp_sess.cfg, tp_cs.lib, sizeof(tp_cs.lib),
+			  &tp_cs.version, why, sizeof(why)) < 0) {
 		degrade("%s", why);
 		goto out;
 	}
 	if (subscribe() < 0)
 		goto out;
 	/* Before any kind is enabled, so every record uses it. */
-	C.raw_ts = tp_cupti.register_timestamp(timestamp_now) == CUPTI_SUCCESS;
-	tp_cupti_convert_init(C.raw_ts);
-	r = tp_cupti.register_callbacks(buffer_requested, buffer_completed);
+	tp_cs.raw_ts = tp_cupti.register_timestamp(timestamp_now) ==
+		       CUPTI_SUCCESS;
+	tp_cupti_convert_init(tp_cs.raw_ts);
+	set_device_buffers();
+	r = tp_cupti.register_callbacks(tp_cupti_buffer_requested,
+					tp_cupti_buffer_completed);
 	if (r != CUPTI_SUCCESS) {
-		tp_cupti.unsubscribe(C.sub);
+		tp_cupti.unsubscribe(tp_cs.sub);
 		degrade("CUPTI refused tprof's buffers "
 			"(cuptiActivityRegisterCallbacks: %s)",
 			tp_cupti_result(r));
 		goto out;
 	}
-	C.callbacks = tp_cupti_enable_callbacks(C.sub);
-	if (enable_kinds() < 0) {
-		tp_cupti.unsubscribe(C.sub);
+	tp_cs.callbacks = tp_cupti_enable_callbacks(tp_cs.sub);
+	if (tp_cupti_enable_kinds() < 0) {
+		snprintf(why, sizeof(why), "%s", tp_cs.reason);
+		tp_cupti.unsubscribe(tp_cs.sub);
+		degrade("%s", why);
 		goto out;
 	}
-	C.state = ON;
-	tp_info("CUPTI %u from %s: recording GPU activity", C.version, C.lib);
+	tp_cupti_exit_setup();
+	__atomic_store_n(&tp_cs.state, TP_CUPTI_ON, __ATOMIC_RELEASE);
+	tp_info("CUPTI %u from %s: recording GPU activity", tp_cs.version,
+		tp_cs.lib);
 out:
 	tp_self = self;
 }
 
-/* On the first CUDA call tprof sees, or at load for programs with
- * device code of their own: before their first kernel. */
+/* On the first CUDA call tprof sees, at load for programs with device
+ * code of their own, or from the driver's cuInit (CUDA_INJECTION64_PATH,
+ * finish.c): before the first kernel in every case. */
 void tp_cupti_start(void)
 {
 	if (!tp_sess.active || !(tp_sess.cfg.sources & TP_SRC_GPU))
@@ -438,14 +425,17 @@ void tp_cupti_start(void)
 /* The child cannot use the parent's CUDA state: no GPU records there. */
 void tp_cupti_after_fork(void)
 {
-	if (C.state != OFF)
-		snprintf(C.reason, sizeof(C.reason), "forked child: CUDA "
-			 "state is not inherited");
-	C.state = OFF;
-	C.queue = C.free = C.fresh = C.aged = NULL;
-	C.queue_tail = &C.queue;
-	C.allocated = 0;
-	pthread_mutex_init(&C.lock, NULL);
+	if (tp_cs.state != TP_CUPTI_OFF)
+		snprintf(tp_cs.reason, sizeof(tp_cs.reason), "forked child: "
+			 "CUDA state is not inherited");
+	tp_cs.state = TP_CUPTI_OFF;
+	tp_cs.queue = NULL;
+	tp_cs.queue_tail = &tp_cs.queue;
+	C.fresh = C.aged = NULL;
+	C.v = NULL;
+	C.n = C.cap = 0;
+	pthread_mutex_init(&tp_cs.lock, NULL);
+	tp_cupti_buffers_reset();
 	tp_track_reset();
 	tp_devices_reset();
 }

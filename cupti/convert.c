@@ -4,10 +4,17 @@
  *
  * GPU ops go on (device, stream) tracks with Kineto's categories and
  * args. Each is joined to its launch by a flow: one "s" on the CPU call
- * (written with the first op of that correlation) and an "f" per op. Two
- * corrections keep the timeline honest where clock conversion is not: an
- * op never starts before its launch call, and ops on one track never
- * overlap; each correction is counted.
+ * (written with the first op of that correlation) and an "f" per op.
+ *
+ * An op's duration is always its record's end - start. Its times come
+ * from tprof's own tick clock (CUPTI's timestamp callback returns the
+ * ticks the hooks read, and both go through tp_trace_ns), so they need no
+ * correction; what is done anyway is counted: an op that starts before
+ * its launch call is moved whole to the call's start ("shifted"), an op
+ * that overlaps another of its track goes to the next lane of the track
+ * ("overlapped", tracks.h), a record whose time is far outside the trace
+ * (another tool replaced the timestamp source) is not placed
+ * ("unclocked").
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,14 +35,19 @@ static int64_t mem_allocated[TP_MAX_DEVICES];
 static uint64_t dev_seen;	/* devices with events: their tracks get names */
 
 /* Kernel names: CUPTI shares one name pointer among a kernel's records,
- * so the demangled, escaped name is cached on that pointer. */
+ * so the demangled, escaped name is cached by that pointer; but the
+ * pointer is CUPTI's and a module unload frees it (a later module's name
+ * may get the same address), so a hit also compares the name itself,
+ * copied when it was converted. */
 #define NAMES 4096
 static struct {
 	const char *key;
+	char *mangled;	/* the name as CUPTI gave it, copied */
 	char *json;
 	size_t len;
 	char *raw;	/* demangled, for the summary */
 } names[NAMES];
+static int64_t clock_lo = INT64_MIN, clock_hi = INT64_MAX;
 
 void tp_cupti_convert_init(int raw_timestamps)
 {
@@ -47,11 +59,26 @@ const struct tp_cupti_counts *tp_cupti_counts(void)
 	return &N;
 }
 
+/* For collect.c, which counts buffers cut short. */
+struct tp_cupti_counts *tp_cupti_counts_w(void)
+{
+	return &N;
+}
+
+/* With tprof's timestamp callback, t is in the hooks' ticks and goes
+ * through the same mapping as every CPU event; else it is CUPTI's default
+ * (Unix time in ns). */
 static int64_t rel_ns(const struct tp_clock_map *m, uint64_t t)
 {
-	uint64_t unix_ns = raw_ts ? t + (uint64_t)m->unix_offset : t;
+	uint64_t unix_ns = raw_ts ? tp_clock_to_unix(m, t) : t;
 
 	return (int64_t)(unix_ns - (uint64_t)tp_sess.base_ns);
+}
+
+void tp_cupti_convert_window(int64_t lo_ns, int64_t hi_ns)
+{
+	clock_lo = lo_ns;
+	clock_hi = hi_ns;
 }
 
 /* The name as a JSON string, demangled, and in raw as it is; NULL when
@@ -66,7 +93,11 @@ static const char *kernel_name_json(const char *name, size_t *len,
 
 	if (!name)
 		name = "?";
-	if (names[i].key != name) {
+	if (names[i].key != name || strcmp(names[i].mangled, name)) {
+		char *mangled = strdup(name);
+
+		if (!mangled)
+			return NULL;
 		dem = strdup(name);
 		if (dem)
 			dem = tp_sym_demangle(dem);
@@ -76,12 +107,15 @@ static const char *kernel_name_json(const char *name, size_t *len,
 			tp_json_str(&e, dem);
 		if (!dem || e.oom) {
 			free(dem);
+			free(mangled);
 			tp_buf_free(&e);
 			return NULL;
 		}
 		free(names[i].json);
 		free(names[i].raw);
+		free(names[i].mangled);
 		names[i].key = name;
+		names[i].mangled = mangled;
 		names[i].json = e.p;
 		names[i].len = e.len;
 		names[i].raw = dem;
@@ -177,35 +211,41 @@ static int dropped(const struct tp_clock_map *m, const struct tp_corr *launch,
 	return start && !tp_capture_kept_ns(rel_ns(m, start));
 }
 
-/* The times an op is written with: [*s, *e] in ns from the trace base,
- * moved so the op starts no earlier than its launch and than the end of
- * the previous op on its track. 0, or -1 when the record has no time. */
-static int place(const struct tp_clock_map *m, struct tp_track *tr,
-		 const struct tp_corr *launch, uint64_t start, uint64_t end,
-		 int64_t *s, int64_t *e)
+/* The times an op is written with, [*s, *e] in ns from the trace base,
+ * and its track (a lane of (pid, tid)); NULL when it is not written: no
+ * time (an incomplete record), end before start, a time outside the
+ * trace's clock, or no lane free. Each case is counted. */
+static struct tp_track *place(const struct tp_clock_map *m, uint32_t pid,
+			      uint32_t tid, const struct tp_corr *launch,
+			      uint64_t start, uint64_t end, int64_t *s,
+			      int64_t *e)
 {
-	int64_t floor = INT64_MIN;
+	struct tp_track *tr;
+	int late;
 
 	if (!start || !end) {
 		N.zero_ts++;
-		return -1;
+		return NULL;
 	}
 	*s = rel_ns(m, start);
 	*e = rel_ns(m, end);
-	if (launch)
-		floor = launch->ts_ns;
-	if (tr && tr->last_end > floor)
-		floor = tr->last_end;
-	if (*s < floor || *e < *s) {
-		N.clamped++;
-		if (*s < floor)
-			*s = floor;
-		if (*e < *s)
-			*e = *s;
+	if (*e < *s || *s < clock_lo || *e > clock_hi) {
+		N.unclocked++;
+		return NULL;
 	}
-	if (tr)
-		tr->last_end = *e;
-	return 0;
+	if (launch && *s < launch->ts_ns) {
+		*e += launch->ts_ns - *s;
+		*s = launch->ts_ns;
+		N.shifted++;
+	}
+	tr = tp_track_place(pid, tid, *s, *e, &late);
+	if (!tr) {
+		N.unplaced++;
+		return NULL;
+	}
+	N.overlapped += tr->lane != 0;
+	N.late += late;
+	return tr;
 }
 
 /* The arrow from the launch to this op; the launch's "s" goes with the
@@ -264,21 +304,26 @@ static void put_dim3(struct tp_buf *b, const char *key, int32_t x, int32_t y,
 static uint64_t kernel(struct tp_buf *b, const struct tp_clock_map *m,
 		       const CUpti_ActivityKernel10 *k)
 {
-	struct tp_track *tr = tp_track_get(k->deviceId, k->streamId);
 	struct tp_corr *launch = tp_corr_find(k->correlationId);
 	struct tp_occupancy o;
+	struct tp_track *tr;
 	const char *name, *raw;
 	size_t len, args;
 	int64_t s, e;
 
-	if (dropped(m, launch, k->correlationId, k->start) ||
-	    place(m, tr, launch, k->start, k->end, &s, &e) < 0)
+	tp_context_note(k->contextId, k->deviceId);
+	if (dropped(m, launch, k->correlationId, k->start))
 		return 0;
+	/* Copied now: the name is CUPTI's until its module is unloaded. */
 	name = kernel_name_json(k->name, &len, &raw);
 	if (!name)
 		return 0;
+	tr = place(m, k->deviceId, k->streamId, launch, k->start, k->end, &s,
+		   &e);
+	if (!tr)
+		return 0;
 	N.kernels++;
-	put_head(b, "kernel", name, len, k->deviceId, k->streamId, s, e);
+	put_head(b, "kernel", name, len, k->deviceId, tr->tid, s, e);
 	args = b->len - 1;
 	put_common(b, k->deviceId, k->contextId, k->streamId,
 		   k->correlationId);
@@ -297,9 +342,9 @@ static uint64_t kernel(struct tp_buf *b, const struct tp_clock_map *m,
 	}
 	put_graph(b, k->graphId, k->graphNodeId);
 	tp_buf_lit(b, "}}");
-	summarize(b, args, "kernel", raw, k->deviceId, k->streamId, s, e,
+	summarize(b, args, "kernel", raw, k->deviceId, tr->tid, s, e,
 		  k->correlationId);
-	link(b, launch, k->correlationId, k->deviceId, k->streamId, s);
+	link(b, launch, k->correlationId, k->deviceId, tr->tid, s);
 	return 1;
 }
 
@@ -343,20 +388,23 @@ struct copy {
 static uint64_t copy(struct tp_buf *b, const struct tp_clock_map *m,
 		     const struct copy *c)
 {
-	struct tp_track *tr = tp_track_get(c->dev, c->stream);
 	struct tp_corr *launch = tp_corr_find(c->corr);
+	struct tp_track *tr;
 	char name[96], raw[96];
 	size_t args;
 	int64_t s, e;
 
-	if (dropped(m, launch, c->corr, c->start) ||
-	    place(m, tr, launch, c->start, c->end, &s, &e) < 0)
+	tp_context_note(c->ctx, c->dev);
+	if (dropped(m, launch, c->corr, c->start))
+		return 0;
+	tr = place(m, c->dev, c->stream, launch, c->start, c->end, &s, &e);
+	if (!tr)
 		return 0;
 	N.memcpys++;
 	/* Built from fixed words only: already a JSON string. */
 	snprintf(name, sizeof(name), "\"Memcpy %s (%s -> %s)\"",
 		 copy_kind(c->kind), mem_kind(c->src), mem_kind(c->dst));
-	put_head(b, "gpu_memcpy", name, strlen(name), c->dev, c->stream, s, e);
+	put_head(b, "gpu_memcpy", name, strlen(name), c->dev, tr->tid, s, e);
 	args = b->len - 1;
 	put_common(b, c->dev, c->ctx, c->stream, c->corr);
 	put_arg_u64(b, "bytes", c->bytes);
@@ -371,8 +419,8 @@ static uint64_t copy(struct tp_buf *b, const struct tp_clock_map *m,
 	put_graph(b, c->graph, c->graph_node);
 	tp_buf_lit(b, "}}");
 	summarize(b, args, "gpu_memcpy", unquoted(name, raw, sizeof(raw)),
-		  c->dev, c->stream, s, e, c->corr);
-	link(b, launch, c->corr, c->dev, c->stream, s);
+		  c->dev, tr->tid, s, e, c->corr);
+	link(b, launch, c->corr, c->dev, tr->tid, s);
 	return 1;
 }
 
@@ -408,18 +456,22 @@ static uint64_t peer(struct tp_buf *b, const struct tp_clock_map *m,
 static uint64_t memset4(struct tp_buf *b, const struct tp_clock_map *m,
 			const CUpti_ActivityMemset4 *r)
 {
-	struct tp_track *tr = tp_track_get(r->deviceId, r->streamId);
 	struct tp_corr *launch = tp_corr_find(r->correlationId);
+	struct tp_track *tr;
 	char name[64], raw[64];
 	size_t args;
 	int64_t s, e;
 
-	if (dropped(m, launch, r->correlationId, r->start) ||
-	    place(m, tr, launch, r->start, r->end, &s, &e) < 0)
+	tp_context_note(r->contextId, r->deviceId);
+	if (dropped(m, launch, r->correlationId, r->start))
+		return 0;
+	tr = place(m, r->deviceId, r->streamId, launch, r->start, r->end, &s,
+		   &e);
+	if (!tr)
 		return 0;
 	N.memsets++;
 	snprintf(name, sizeof(name), "\"Memset (%s)\"", mem_kind(r->memoryKind));
-	put_head(b, "gpu_memset", name, strlen(name), r->deviceId, r->streamId,
+	put_head(b, "gpu_memset", name, strlen(name), r->deviceId, tr->tid,
 		 s, e);
 	args = b->len - 1;
 	put_common(b, r->deviceId, r->contextId, r->streamId,
@@ -430,8 +482,8 @@ static uint64_t memset4(struct tp_buf *b, const struct tp_clock_map *m,
 	put_graph(b, r->graphId, r->graphNodeId);
 	tp_buf_lit(b, "}}");
 	summarize(b, args, "gpu_memset", unquoted(name, raw, sizeof(raw)),
-		  r->deviceId, r->streamId, s, e, r->correlationId);
-	link(b, launch, r->correlationId, r->deviceId, r->streamId, s);
+		  r->deviceId, tr->tid, s, e, r->correlationId);
+	link(b, launch, r->correlationId, r->deviceId, tr->tid, s);
 	return 1;
 }
 
@@ -460,19 +512,21 @@ static uint64_t sync2(struct tp_buf *b, const struct tp_clock_map *m,
 	uint32_t tid = on_stream ? TP_SYNC_TID_BASE + (r->streamId &
 						       0x3ffffffu)
 				 : TP_SYNC_TID_DEVICE;
-	struct tp_track *tr = tp_track_get(dev, tid);
 	const char *name = sync_name(r->type);
+	struct tp_track *tr;
 	char raw[64];
 	size_t args;
 	int64_t s, e;
 
 	/* The wait starts with its call: no launch floor applies. */
 	if (dropped(m, tp_corr_find(r->correlationId), r->correlationId,
-		    r->start) ||
-	    place(m, tr, NULL, r->start, r->end, &s, &e) < 0)
+		    r->start))
+		return 0;
+	tr = place(m, dev, tid, NULL, r->start, r->end, &s, &e);
+	if (!tr)
 		return 0;
 	N.syncs++;
-	put_head(b, "cuda_sync", name, strlen(name), dev, tid, s, e);
+	put_head(b, "cuda_sync", name, strlen(name), dev, tr->tid, s, e);
 	args = b->len - 1;
 	put_common(b, dev, r->contextId, on_stream ? r->streamId : 0,
 		   r->correlationId);
@@ -480,7 +534,7 @@ static uint64_t sync2(struct tp_buf *b, const struct tp_clock_map *m,
 		put_arg_u64(b, "event", r->cudaEventId);
 	tp_buf_lit(b, "}}");
 	summarize(b, args, "cuda_sync", unquoted(name, raw, sizeof(raw)), dev,
-		  tid, s, e, r->correlationId);
+		  tr->tid, s, e, r->correlationId);
 	return 1;
 }
 
@@ -496,6 +550,11 @@ static uint64_t memory4(struct tp_buf *b, const struct tp_clock_map *m,
 		return 0;
 	if (!r->timestamp) {
 		N.zero_ts++;
+		return 0;
+	}
+	if (rel_ns(m, r->timestamp) < clock_lo ||
+	    rel_ns(m, r->timestamp) > clock_hi) {
+		N.unclocked++;
 		return 0;
 	}
 	total = &mem_allocated[r->deviceId];
@@ -554,16 +613,17 @@ static uint64_t overhead3(struct tp_buf *b, const struct tp_clock_map *m,
 			  const CUpti_ActivityOverhead3 *r)
 {
 	uint32_t pid = (uint32_t)tp_sess.pid;
-	struct tp_track *tr = tp_track_get(pid, TP_OVERHEAD_TID);
 	const char *name = overhead_name(r->overheadKind);
+	struct tp_track *tr;
 	int64_t s, e;
 
-	if (dropped(m, NULL, 0, r->start) ||
-	    place(m, tr, NULL, r->start, r->end, &s, &e) < 0)
+	if (dropped(m, NULL, 0, r->start))
+		return 0;
+	tr = place(m, pid, TP_OVERHEAD_TID, NULL, r->start, r->end, &s, &e);
+	if (!tr)
 		return 0;
 	N.overhead++;
-	put_head(b, "overhead", name, strlen(name), pid, TP_OVERHEAD_TID, s,
-		 e);
+	put_head(b, "overhead", name, strlen(name), pid, tr->tid, s, e);
 	tp_buf_lit(b, "\"correlation\":");
 	tp_json_u64(b, r->correlationId);
 	if (r->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD ||
@@ -636,18 +696,26 @@ static void put_track_meta(const struct tp_track *t, void *arg)
 	struct tp_buf *b = arg;
 	char name[160];
 
-	if (t->tid == TP_OVERHEAD_TID && t->pid == (uint32_t)tp_sess.pid) {
-		put_meta(b, "thread_name", t->pid, t->tid, "CUPTI overhead", 0);
-		return;
-	}
-	if (t->tid == TP_SYNC_TID_DEVICE)
-		snprintf(name, sizeof(name), "device sync");
-	else if (t->tid >= TP_SYNC_TID_BASE)
-		snprintf(name, sizeof(name), "stream %u sync",
-			 t->tid - TP_SYNC_TID_BASE);
+	uint32_t base = t->base_tid;
+	char lane[16] = "";
+	int n;
+
+	if (t->lane)
+		snprintf(lane, sizeof(lane), " (%u)", t->lane + 1);
+	if (base == TP_OVERHEAD_TID && t->pid == (uint32_t)tp_sess.pid)
+		n = snprintf(name, sizeof(name), "CUPTI overhead");
+	else if (base == TP_SYNC_TID_DEVICE)
+		n = snprintf(name, sizeof(name), "device sync");
+	else if (base >= TP_SYNC_TID_BASE)
+		n = snprintf(name, sizeof(name), "stream %u sync",
+			     base - TP_SYNC_TID_BASE);
 	else
-		snprintf(name, sizeof(name), "stream %u", t->tid);
+		n = snprintf(name, sizeof(name), "stream %u", base);
+	if (n > 0 && (size_t)n < sizeof(name))
+		snprintf(name + n, sizeof(name) - (size_t)n, "%s", lane);
 	put_meta(b, "thread_name", t->pid, t->tid, name, 0);
+	if (base == TP_OVERHEAD_TID && t->pid == (uint32_t)tp_sess.pid)
+		return;
 	put_meta(b, "thread_sort_index", t->pid, t->tid, NULL, t->tid);
 }
 

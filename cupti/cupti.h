@@ -42,6 +42,10 @@ struct tp_cupti_fns {
 	CUptiResult (*get_next_record)(uint8_t *, size_t, CUpti_Activity **);
 	CUptiResult (*get_num_dropped)(CUcontext, uint32_t, size_t *);
 	CUptiResult (*finalize)(void);
+	CUptiResult (*enable_domain)(uint32_t, CUpti_SubscriberHandle,
+				     CUpti_CallbackDomain);
+	CUptiResult (*set_attribute)(CUpti_ActivityAttribute, size_t *,
+				     void *);
 };
 
 extern struct tp_cupti_fns tp_cupti;
@@ -58,19 +62,52 @@ void CUPTIAPI tp_cupti_on_callback(void *userdata, CUpti_CallbackDomain dom,
 /* Enables the callbacks tprof needs and registers their names as API
  * tables; returns how many were enabled. */
 unsigned tp_cupti_enable_callbacks(CUpti_SubscriberHandle sub);
+/* The name a callback id is recorded under, or NULL when not enabled. */
+const char *tp_cupti_callback_name(int rt, uint32_t cbid);
+/* state.c: threads inside a CUDA call CUPTI reported (callbacks.c counts
+ * them); whether a graph was launched (then CUPTI is never finalized:
+ * Kineto's PRs #748/#823, finalize with graphs alive crashes). */
+extern unsigned tp_cupti_inside;
+extern int tp_cupti_graphs;
+
+/* collect.c: the detach after the last window, requested by the writer
+ * and carried out by the next API exit callback where CUPTI allows it
+ * (depth: the calling thread's nesting of CUDA calls). */
+extern int tp_cupti_detach_wanted;
+extern int tp_cupti_detaching;
+void tp_cupti_detach_here(unsigned depth);
+void tp_cupti_enter_gate(void);
+/* finish.c: the writer's flush (final: the trace ends); the atexit
+ * handler, registered after each CUDA module's own. */
+void tp_cupti_flush(int final);
+void tp_cupti_exit_check(void);
+void tp_cupti_module_registered(void);
+/* inject.c: CUDA_INJECTION64_PATH names libtprof.so, so that the driver
+ * starts CUPTI at cuInit (driver-only programs: JAX, Triton). */
+void tp_cupti_inject_setup(void);
 
 #define TP_CUPTI_RUNTIME_TABLE TP_TABLE_CUPTI_RUNTIME
 #define TP_CUPTI_DRIVER_TABLE TP_TABLE_CUPTI_DRIVER
 
-/* convert.c: writer thread only. Timestamps are CLOCK_MONOTONIC_RAW ns
- * when tprof's timestamp callback is in force, else CUPTI's default
- * (CLOCK_REALTIME). */
+/* convert.c: writer thread only. Timestamps are the hooks' ticks when
+ * tprof's timestamp callback is in force, else CUPTI's default (Unix
+ * time in ns). */
 struct tp_cupti_counts {
 	uint64_t records, kernels, memcpys, memsets, syncs, memory, overhead;
-	uint64_t zero_ts, clamped, unlinked, unknown;
+	uint64_t zero_ts, unlinked, unknown;
+	uint64_t shifted;	/* moved whole to start at their launch */
+	uint64_t overlapped;	/* on a second lane of their track */
+	uint64_t late;		/* older than their track remembers */
+	uint64_t unclocked;	/* a time outside the trace's clock */
+	uint64_t unplaced;	/* every lane taken, or out of memory */
+	uint64_t truncated;	/* buffers whose records stopped mid-way */
 };
 
 void tp_cupti_convert_init(int raw_timestamps);
+/* Times a record may have, in ns from the trace base; outside: not
+ * placed, counted in unclocked. */
+void tp_cupti_convert_window(int64_t lo_ns, int64_t hi_ns);
+struct tp_cupti_counts *tp_cupti_counts_w(void);
 uint64_t tp_cupti_convert(struct tp_buf *b, const struct tp_clock_map *m,
 			  const CUpti_Activity *r);
 const struct tp_cupti_counts *tp_cupti_counts(void);

@@ -126,6 +126,8 @@ static const char *resolve_all(void *h)
 	SYM(get_next_record, "cuptiActivityGetNextRecord");
 	SYM(get_num_dropped, "cuptiActivityGetNumDroppedRecords");
 	SYM(finalize, "cuptiFinalize");
+	SYM(enable_domain, "cuptiEnableDomain");
+	SYM(set_attribute, "cuptiActivitySetAttribute");
 out:
 	return missing;
 }

@@ -45,6 +45,7 @@ static struct {
 	int started;
 	int claimed;		/* tp_writer_start ran */
 	int torn_down;		/* GPU collection ended after the last window */
+	int gpu_now;		/* the GPU's exit handler waits for its records */
 	int stop;
 	int done;
 	int wake[2];
@@ -348,20 +349,23 @@ static int teardown_due(void)
 
 /* GPU records are taken before the CPU rings are drained and converted
  * a cycle later, so the launch each one points to is already written.
- * After the last window GPU collection ends for good: what CUPTI still
- * holds is taken and converted now, then CUPTI is let go. */
+ * After the last window GPU collection is asked to end for good (CUPTI
+ * does it at the next API exit, cupti/finish.c); what it still delivers
+ * is converted as usual. */
 static void drain(int final)
 {
 	struct tp_thread *t, *next;
-	int gpu_final = final;
+	int gpu_final = final, teardown = 0;
 
 	for (t = tp_thread_list(); t; t = t->next)
 		tp_ring_prefault(&t->ring, TP_RING_PREFAULT_AHEAD);
-	calibrate(0);
+	if (__atomic_load_n(&W.gpu_now, __ATOMIC_ACQUIRE))
+		gpu_final = 1;
+	calibrate(gpu_final);
 	if (!tp_tl.ready)
 		return;
 	if (!gpu_final && teardown_due())
-		gpu_final = 2;
+		teardown = 1;
 	if (W.gpu)
 		W.gpu->take(gpu_final);
 	for (t = tp_thread_list(); t; t = next) {
@@ -373,7 +377,7 @@ static void drain(int final)
 	if (W.gpu && !W.failed)
 		W.events += W.gpu->convert(&W.buf, &tp_tl.map, flush_some,
 					   gpu_final);
-	if (gpu_final == 2) {
+	if (teardown) {
 		W.gpu->teardown();
 		W.torn_down = 1;
 	}
@@ -515,6 +519,7 @@ static void *writer_main(void *arg)
 		tp_capture_poll();
 		if (opened())
 			tp_writer_drain();
+		__atomic_store_n(&W.gpu_now, 0, __ATOMIC_RELEASE);
 	}
 	__atomic_store_n(&tp_recording, 0, __ATOMIC_RELAXED);
 	if (opened())
@@ -579,6 +584,22 @@ void tp_writer_wake(void)
 	if (W.started && write(W.wake[1], "w", 1) < 0)
 		errno = saved;
 	errno = saved;
+}
+
+void tp_writer_gpu_final(int timeout_ms)
+{
+	struct timespec ms = { 0, 1000000 };
+	int i;
+
+	if (!W.started)
+		return;
+	__atomic_store_n(&W.gpu_now, 1, __ATOMIC_RELEASE);
+	tp_writer_wake();
+	for (i = 0; i < timeout_ms; i++) {
+		if (!__atomic_load_n(&W.gpu_now, __ATOMIC_ACQUIRE))
+			return;
+		nanosleep(&ms, NULL);
+	}
 }
 
 void tp_writer_stop_from_signal(int timeout_ms)

@@ -14,6 +14,9 @@ void tp_writer_start(void);
 /* Stops it and completes the file; waits at most timeout_ms. Safe to
  * call when the writer never started. */
 void tp_writer_stop(int timeout_ms);
+/* From the GPU's exit handler: has the writer take and convert every GPU
+ * record now, while CUDA is alive; waits at most timeout_ms. */
+void tp_writer_gpu_final(int timeout_ms);
 /* Runs a cycle now (async-signal-safe). */
 void tp_writer_wake(void);
 /* The same from a signal handler: only async-signal-safe calls. */

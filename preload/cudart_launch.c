@@ -4,6 +4,7 @@
 #include <cuda_runtime_api.h>
 
 #include "stacks/symbols.h"
+#include "cupti/cupti.h"
 #include "hook.h"
 
 #include "cudart_variants.h"
@@ -109,6 +110,7 @@ void __cudaRegisterFunction(void **m, const char *host, char *dev,
 	if (!TP_REAL_OK(__cudaRegisterFunction, tp_libs_cudart))
 		return;
 	tp_sym_note_function(host, dev);
+	tp_cupti_module_registered();
 	real___cudaRegisterFunction(m, host, dev, name, limit, tid, bid, bdim,
 				    gdim, wsize);
 }

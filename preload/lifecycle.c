@@ -120,6 +120,7 @@ __attribute__((constructor)) static void tp_load(void)
 	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
 	install_signal_handlers();
 	tp_capture_setup();
+	tp_cupti_inject_setup();
 	if (tp_cupti_program_has_gpu_code())
 		tp_cupti_start();
 }

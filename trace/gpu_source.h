@@ -23,8 +23,9 @@ struct tp_gpu_source {
 	 * flush() may be called between records. Returns events written. */
 	uint64_t (*convert)(struct tp_buf *b, const struct tp_clock_map *m,
 			    void (*flush)(void), int final);
-	/* After the last recording window, once the final take and
-	 * convert are done: stop collecting for good. */
+	/* After the last recording window, once its GPU work had time to
+	 * finish: stop collecting for good (the source does it where its
+	 * library allows; records still delivered are converted). */
 	void (*teardown)(void);
 	/* Trailer parts: track names (each preceded by ",\n"), the elements
 	 * of deviceProperties, and ",\n \"cupti\": {...}". */

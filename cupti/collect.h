@@ -1,0 +1,69 @@
+/* cupti/: the CUPTI client: GPU activity, API callbacks, devices, GPU
+ * tracks; on trace/ .. output/. */
+/* The collection's state, shared by its three parts: collect.c (start,
+ * take, convert, stats), buffers.c (the buffers lent to CUPTI) and
+ * finish.c (the detach after the last window, and the flush at exit). */
+#ifndef TP_CUPTI_COLLECT_H
+#define TP_CUPTI_COLLECT_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "cupti.h"
+
+enum { TP_CUPTI_OFF, TP_CUPTI_ON, TP_CUPTI_STOPPED };
+
+struct tp_cbuf {
+	struct tp_cbuf *next;
+	uint8_t *data;
+	size_t valid;
+};
+
+struct tp_cupti_state {
+	int state;
+	char reason[1200];
+	char lib[4096];
+	uint32_t version;
+	CUpti_SubscriberHandle sub;
+	int raw_ts;
+	unsigned callbacks;
+	int kinds_on;		/* activity kinds are enabled */
+	/* buffers.c, under lock */
+	pthread_mutex_t lock;
+	struct tp_cbuf *queue, **queue_tail;
+	size_t cap;
+	uint64_t refused, dropped, buffers, foreign;
+	/* finish.c */
+	int finalized;		/* 1: finalized, 2: disabled only (graphs) */
+	uint64_t stopped_at_ns;	/* trace time GPU collection stopped, 0 */
+	const char *stopped_why;
+	uint64_t exit_timeouts;
+};
+
+extern struct tp_cupti_state tp_cs;
+
+/* buffers.c */
+void CUPTIAPI tp_cupti_buffer_requested(uint8_t **buffer, size_t *size,
+					size_t *max_records);
+void CUPTIAPI tp_cupti_buffer_completed(CUcontext ctx, uint32_t stream,
+					uint8_t *buffer, size_t size,
+					size_t valid);
+/* The delivered buffers, oldest first; the caller owns the list. */
+struct tp_cbuf *tp_cupti_buffers_take(void);
+void tp_cupti_buffers_give_back(struct tp_cbuf *list);
+/* Buffers lent and never handed back. */
+uint64_t tp_cupti_buffers_out(void);
+void tp_cupti_buffers_reset(void);
+
+/* kinds.c: enables the kinds tprof records (0, or -1 with the reason in
+ * tp_cs.reason); disables every kind tprof enabled; takes CUPTI's count
+ * of records it dropped. */
+int tp_cupti_enable_kinds(void);
+void tp_cupti_disable_kinds(void);
+void tp_cupti_count_dropped(void);
+
+/* finish.c */
+void tp_cupti_detach_request(void);
+void tp_cupti_exit_setup(void);
+
+#endif

@@ -1,0 +1,287 @@
+/* cupti/: the CUPTI client: GPU activity, API callbacks, devices, GPU
+ * tracks; on trace/ .. output/. */
+/* How GPU collection ends, in the two places CUPTI allows it.
+ *
+ * After the last recording window (the writer asks, once that window's
+ * GPU work had time to finish): kinds disabled, a forced flush, then
+ * unsubscribe and cuptiFinalize, so CUPTI costs the rest of the run
+ * nothing. cupti_activity.h asks for cuptiFinalize "from the exit
+ * callsite of any of the CUDA Driver or Runtime API"; Kineto crashed
+ * calling it from its own thread while others launched (its PR #686).
+ * So the writer only sets a flag, and the next API exit callback does it,
+ * when its thread is the only one inside a CUDA call: from the request on
+ * every runtime and driver call is counted (calls already running then
+ * get DETACH_GRACE_NS to return), and a thread that enters while the
+ * detach runs waits for it. Once a CUDA graph was launched, CUPTI is only
+ * disabled (Kineto's PRs #748, #823: finalize with graphs alive crashes).
+ *
+ * At exit: every CUDA module registers atexit(__cudaUnregisterBinaryUtil),
+ * and the last one tears CUDA down, after which CUPTI delivers nothing;
+ * library destructors run later still. So tprof registers its own atexit
+ * handler after each module's (at the first API callback after a module
+ * was registered: handlers run in reverse order), and there synchronizes
+ * the devices the program used, disables the kinds, forces a flush and
+ * has the writer convert everything, while names and contexts are alive.
+ * A GPU that does not finish within EXIT_WAIT_MS is given up on, with one
+ * warning: the CPU trace is completed all the same.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "output/writer.h"
+#include "trace/log.h"
+#include "trace/thread.h"
+#include "trace/timeline.h"
+#include "collect.h"
+
+#define DETACH_GRACE_NS 200000000ull
+#define GATE_WAIT_NS 5000000000ull
+#define EXIT_WAIT_MS 5000
+
+static uint64_t wanted_at_ns;
+static __thread int detaching_here __attribute__((tls_model("initial-exec")));
+
+/* tprof's own CUPTI calls outside callbacks (the writer's flushes, the
+ * exit flush) and the detach exclude each other: after cuptiFinalize any
+ * CUPTI call would start CUPTI again. */
+static pthread_mutex_t calls = PTHREAD_MUTEX_INITIALIZER;
+
+static uint64_t now_ns(void)
+{
+	return tp_clock_ns(CLOCK_MONOTONIC_RAW);
+}
+
+static void stop(const char *why)
+{
+	tp_cs.stopped_why = why;
+	if (tp_tl.ready)
+		tp_cs.stopped_at_ns = (uint64_t)tp_trace_ns(tp_ticks());
+	__atomic_store_n(&tp_cs.state, TP_CUPTI_STOPPED, __ATOMIC_RELEASE);
+}
+
+/* The writer's periodic flush; final: the trace ends (kinds disabled
+ * first, then a forced flush: Kineto's order). */
+void tp_cupti_flush(int final)
+{
+	pthread_mutex_lock(&calls);
+	if (__atomic_load_n(&tp_cs.state, __ATOMIC_ACQUIRE) != TP_CUPTI_ON)
+		goto out;
+	if (final)
+		tp_cupti_disable_kinds();
+	tp_cupti.flush_all(final ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
+	if (!final)
+		goto out;
+	tp_cupti_count_dropped();
+	stop("the trace ended");
+out:
+	pthread_mutex_unlock(&calls);
+}
+
+/* ---- after the last window ---- */
+
+void tp_cupti_detach_request(void)
+{
+	if (__atomic_load_n(&tp_cs.state, __ATOMIC_ACQUIRE) != TP_CUPTI_ON)
+		return;
+	/* Every call counts as inside from now on. */
+	if (!__atomic_load_n(&tp_cupti_graphs, __ATOMIC_RELAXED)) {
+		tp_cupti.enable_domain(1, tp_cs.sub,
+				       CUPTI_CB_DOMAIN_RUNTIME_API);
+		tp_cupti.enable_domain(1, tp_cs.sub,
+				       CUPTI_CB_DOMAIN_DRIVER_API);
+	}
+	wanted_at_ns = now_ns();
+	__atomic_store_n(&tp_cupti_detach_wanted, 1, __ATOMIC_RELEASE);
+}
+
+/* A thread entering CUDA while another detaches waits for the detach:
+ * the detaching thread saw it was alone. */
+void tp_cupti_enter_gate(void)
+{
+	uint64_t t0;
+
+	if (detaching_here)
+		return;
+	t0 = now_ns();
+	while (__atomic_load_n(&tp_cupti_detaching, __ATOMIC_SEQ_CST) &&
+	       now_ns() - t0 < GATE_WAIT_NS)
+		sched_yield();
+}
+
+static void let_go(void)
+{
+	if (__atomic_load_n(&tp_cupti_graphs, __ATOMIC_RELAXED)) {
+		tp_cupti.enable_domain(0, tp_cs.sub,
+				       CUPTI_CB_DOMAIN_RUNTIME_API);
+		tp_cupti.enable_domain(0, tp_cs.sub,
+				       CUPTI_CB_DOMAIN_DRIVER_API);
+		tp_cs.finalized = 2;
+		return;
+	}
+	tp_cupti.unsubscribe(tp_cs.sub);
+	tp_cs.finalized = tp_cupti.finalize() == CUPTI_SUCCESS ? 1 : -1;
+}
+
+/* In an API exit callback; depth: this thread's nesting of CUDA calls. */
+void tp_cupti_detach_here(unsigned depth)
+{
+	if (depth != 1 || now_ns() - wanted_at_ns < DETACH_GRACE_NS)
+		return;
+	if (pthread_mutex_trylock(&calls))
+		return;
+	if (!__atomic_load_n(&tp_cupti_detach_wanted, __ATOMIC_ACQUIRE) ||
+	    __atomic_load_n(&tp_cs.state, __ATOMIC_ACQUIRE) != TP_CUPTI_ON)
+		goto out;
+	__atomic_store_n(&tp_cupti_detaching, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&tp_cupti_inside, __ATOMIC_SEQ_CST) != 1)
+		goto busy;
+	detaching_here = 1;
+	tp_cupti_disable_kinds();
+	tp_cupti.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+	tp_cupti_count_dropped();
+	let_go();
+	stop("the last recording window ended");
+	__atomic_store_n(&tp_cupti_detach_wanted, 0, __ATOMIC_RELEASE);
+	detaching_here = 0;
+	tp_info("the last recording window has ended: CUPTI %s",
+		tp_cs.finalized == 1 ? "finalized" :
+		tp_cs.finalized == 2 ? "disabled (CUDA graphs were launched)" :
+				       "unsubscribed (cuptiFinalize failed)");
+busy:
+	__atomic_store_n(&tp_cupti_detaching, 0, __ATOMIC_SEQ_CST);
+out:
+	pthread_mutex_unlock(&calls);
+}
+
+/* ---- at exit ---- */
+
+static unsigned modules = 1, handled;
+static int exit_ran, exit_done;
+
+/* preload: a CUDA module was registered; its atexit follows. */
+void tp_cupti_module_registered(void)
+{
+	__atomic_add_fetch(&modules, 1, __ATOMIC_RELAXED);
+}
+
+struct drv {
+	int (*count)(int *);
+	int (*state)(int, unsigned *, int *);
+	int (*retain)(void **, int);
+	int (*set)(void *);
+	int (*sync)(void);
+	int (*release)(int);
+};
+
+static int drv_load(struct drv *d)
+{
+	void *h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+
+	if (!h)
+		return -1;
+	*(void **)&d->count = dlsym(h, "cuDeviceGetCount");
+	*(void **)&d->state = dlsym(h, "cuDevicePrimaryCtxGetState");
+	*(void **)&d->retain = dlsym(h, "cuDevicePrimaryCtxRetain");
+	*(void **)&d->set = dlsym(h, "cuCtxSetCurrent");
+	*(void **)&d->sync = dlsym(h, "cuCtxSynchronize");
+	*(void **)&d->release = dlsym(h, "cuDevicePrimaryCtxRelease_v2");
+	return d->count && d->state && d->retain && d->set && d->sync &&
+	       d->release ? 0 : -1;
+}
+
+/* Waits for the work in flight on every device whose primary context
+ * is active (none is created for a device the program did not use), on
+ * this thread's own current context, so the program's is untouched. */
+static void sync_devices(void)
+{
+	struct drv d;
+	unsigned flags;
+	int n = 0, dev, active;
+	void *ctx;
+
+	if (drv_load(&d) < 0 || d.count(&n))
+		return;
+	for (dev = 0; dev < n; dev++) {
+		if (d.state(dev, &flags, &active) || !active)
+			continue;
+		if (d.retain(&ctx, dev))
+			continue;
+		if (!d.set(ctx))
+			d.sync();
+		d.set(NULL);
+		d.release(dev);
+	}
+}
+
+static void *exit_flush(void *arg)
+{
+	(void)arg;
+	tp_self = tp_thread_internal();
+	sync_devices();
+	tp_cupti_flush(1);
+	__atomic_store_n(&exit_done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static int wait_flag(int *flag, int timeout_ms)
+{
+	struct timespec ms = { 0, 1000000 };
+	int i;
+
+	for (i = 0; i < timeout_ms; i++) {
+		if (__atomic_load_n(flag, __ATOMIC_ACQUIRE))
+			return 0;
+		nanosleep(&ms, NULL);
+	}
+	return __atomic_load_n(flag, __ATOMIC_ACQUIRE) ? 0 : -1;
+}
+
+static void gpu_at_exit(void)
+{
+	pthread_attr_t a;
+	pthread_t t;
+	int started;
+
+	if (__atomic_exchange_n(&exit_ran, 1, __ATOMIC_ACQ_REL))
+		return;
+	if (__atomic_load_n(&tp_cs.state, __ATOMIC_ACQUIRE) == TP_CUPTI_OFF)
+		return;
+	pthread_attr_init(&a);
+	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+	started = pthread_create(&t, &a, exit_flush, NULL) == 0;
+	pthread_attr_destroy(&a);
+	if (!started)
+		exit_flush(NULL);
+	if (wait_flag(&exit_done, EXIT_WAIT_MS) < 0) {
+		tp_cs.exit_timeouts++;
+		stop("the GPU did not finish at exit");
+		tp_warn("the GPU work in flight at exit did not finish within "
+			"%d ms (a kernel that does not end?): GPU activity "
+			"after that is not in the trace, the CPU trace is "
+			"complete", EXIT_WAIT_MS);
+	}
+	tp_writer_gpu_final(EXIT_WAIT_MS);
+}
+
+/* From API callbacks: once per module registered, after its atexit. */
+void tp_cupti_exit_check(void)
+{
+	unsigned m = __atomic_load_n(&modules, __ATOMIC_RELAXED);
+	unsigned h = __atomic_load_n(&handled, __ATOMIC_RELAXED);
+
+	if (__builtin_expect(m == h, 1))
+		return;
+	if (!__atomic_compare_exchange_n(&handled, &h, m, 0,
+					 __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+		return;
+	atexit(gpu_at_exit);
+}
+
+void tp_cupti_exit_setup(void)
+{
+	__atomic_store_n(&handled, 0, __ATOMIC_RELAXED);
+}

@@ -1,0 +1,13 @@
+/* cupti/: the CUPTI client: GPU activity, API callbacks, devices, GPU
+ * tracks; on trace/ .. output/. */
+/* The collection's state, below every part of it (collect.h). */
+#include "collect.h"
+
+struct tp_cupti_state tp_cs = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+};
+
+unsigned tp_cupti_inside;
+int tp_cupti_graphs;
+int tp_cupti_detach_wanted;
+int tp_cupti_detaching;
