@@ -275,6 +275,7 @@ static void put_stats(struct tp_buf *b)
 static void exit_note(char *s, size_t len)
 {
 	const struct tp_cupti_counts *n = tp_cupti_counts();
+	uint64_t never = tp_cupti_buffers_out();
 	unsigned long long lost;
 
 	if (tp_cs.state == TP_CUPTI_OFF) {
@@ -292,8 +293,7 @@ static void exit_note(char *s, size_t len)
 		 (unsigned long long)tp_cs.refused,
 		 (unsigned long long)n->zero_ts,
 		 (unsigned long long)n->unclocked,
-		 (unsigned long long)n->truncated,
-		 (unsigned long long)tp_cupti_buffers_out());
+		 (unsigned long long)n->truncated, (unsigned long long)never);
 	pthread_mutex_unlock(&tp_cs.lock);
 }
 

@@ -25,6 +25,7 @@ struct call {
 };
 
 uint64_t fake_now(void);
+uint64_t fake_after(uint64_t t, uint64_t ns);
 unsigned fake_ts_registrations(void);
 void fake_drop(size_t n);
 void fake_add(const void *rec);
@@ -123,8 +124,8 @@ static void peer_record(uint32_t corr, uint64_t t)
 	p.copyKind = CUPTI_ACTIVITY_MEMCPY_KIND_PTOP;
 	p.srcKind = p.dstKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
 	p.bytes = 1 << 20;
-	p.start = t + 3000;
-	p.end = t + 53000;
+	p.start = fake_after(t, 3000);
+	p.end = fake_after(t, 53000);
 	p.deviceId = 0;
 	p.contextId = 1;
 	p.streamId = 11;
@@ -144,7 +145,7 @@ static void overhead_record(uint64_t t)
 	o.objectKind = CUPTI_ACTIVITY_OBJECT_THREAD;
 	o.objectId.pt.threadId = 42;
 	o.start = t;
-	o.end = t + 700;
+	o.end = fake_after(t, 700);
 	fake_add(&o);
 }
 
@@ -169,13 +170,14 @@ static int full(void)
 		     "cudaLaunchKernel");
 	printf("static_launch %u\n", c);
 	/* Converted start before its launch: moved to the launch. */
-	fake_kernel(c, "_Z4tinyv", 8, t - 50000, t + 30000, 0, 0);
+	fake_kernel(c, "_Z4tinyv", 8, 2 * t - fake_after(t, 50000),
+		    fake_after(t, 30000), 0, 0);
 
 	c = unhooked(DRV, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
 		     "cuLaunchKernel");
 	printf("driver_launch %u\n", c);
 	t = fake_now();
-	fake_kernel(c, "triton_poi_fused_add_0", 10, t + 40000, t + 41000, 0, 0);
+	fake_kernel(c, "triton_poi_fused_add_0", 10, fake_after(t, 40000), fake_after(t, 41000), 0, 0);
 
 	{	/* cudaMemcpy (unhooked) calls cuMemcpyHtoD: one call. */
 		struct call rt, drv;
@@ -202,34 +204,34 @@ static int full(void)
 	c = unhooked(RT, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
 		     "cudaLaunchKernel");
 	t = fake_now();
-	fake_kernel(c, "_Z5firstv", 20, t + 100000, t + 200000, 0, 0);
+	fake_kernel(c, "_Z5firstv", 20, fake_after(t, 100000), fake_after(t, 200000), 0, 0);
 	printf("overlap_a %u\n", c);
 	c = unhooked(RT, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
 		     "cudaLaunchKernel");
-	fake_kernel(c, "_Z6secondv", 20, t + 150000, t + 250000, 0, 0);
+	fake_kernel(c, "_Z6secondv", 20, fake_after(t, 150000), fake_after(t, 250000), 0, 0);
 	printf("overlap_b %u\n", c);
 
 	printf("orphan_t %llu\n", (unsigned long long)t);
 	/* No timestamp; no launch ever seen. */
 	fake_kernel(c, "_Z8no_timev", 21, 0, 0, 0, 0);
-	fake_kernel(99999, "_Z8orphanedv", 21, t + 10000, t + 20000, 0, 0);
+	fake_kernel(99999, "_Z8orphanedv", 21, fake_after(t, 10000), fake_after(t, 20000), 0, 0);
 
 	t = fake_now();
 	printf("clock_t %llu\n", (unsigned long long)t);
 	memory_record(CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION, 4096, t);
 	memory_record(CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION, 8192,
-		      t + 1000);
+		      fake_after(t, 1000));
 	memory_record(CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE, 4096,
-		      t + 2000);
+		      fake_after(t, 2000));
 	sync_record(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE, 7,
-		    t + 3000, t + 9000);
+		    fake_after(t, 3000), fake_after(t, 9000));
 	sync_record(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE,
-		    CUPTI_SYNCHRONIZATION_INVALID_VALUE, t + 10000, t + 11000);
-	overhead_record(t + 500);
+		    CUPTI_SYNCHRONIZATION_INVALID_VALUE, fake_after(t, 10000), fake_after(t, 11000));
+	overhead_record(fake_after(t, 500));
 	/* Exactly 5 ms after clock_t on the GPU's clock. */
 	c = unhooked(RT, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
 		     "cudaLaunchKernel");
-	fake_kernel(c, "_Z5timedv", 30, t + 5000000, t + 6000000, 0, 0);
+	fake_kernel(c, "_Z5timedv", 30, fake_after(t, 5000000), fake_after(t, 6000000), 0, 0);
 	printf("timed %u\n", c);
 	fake_drop(5);
 	fake_cut();
@@ -242,7 +244,7 @@ static int full(void)
 	printf("late %u\n", c);
 	fflush(stdout);
 	usleep(600000);
-	fake_kernel(c, "_Z4latev", 13, t + 1000, t + 2000, 0, 0);
+	fake_kernel(c, "_Z4latev", 13, fake_after(t, 1000), fake_after(t, 2000), 0, 0);
 	return 0;
 }
 
@@ -262,7 +264,8 @@ static int refuse(void)
 
 /* A launch per step, each kernel running 2 ms after its step ended;
  * with TPROF_WAIT=1 TPROF_ACTIVE=1 TPROF_REPEAT=1 only step 1's kernel is
- * kept, and CUPTI is let go once the window has ended. */
+ * kept, and CUPTI is let go once the window has ended, at the next
+ * CUDA call. */
 static int steps(void)
 {
 	long (*step)(void) = (long (*)(void))dlsym(RTLD_DEFAULT, "tprof_step");
@@ -279,8 +282,8 @@ static int steps(void)
 				 (cudaStream_t)7);
 		t = fake_now();
 		printf("launch%d %u\n", i, fake_last_corr());
-		fake_kernel(fake_last_corr(), names[i], 7, t + 2000000,
-			    t + 2100000, 0, 0);
+		fake_kernel(fake_last_corr(), names[i], 7, fake_after(t, 2000000),
+			    fake_after(t, 2100000), 0, 0);
 		if (step)
 			step();
 	}
@@ -288,6 +291,9 @@ static int steps(void)
 	printf("finalized_before %u\n", fake_finalized());
 	fflush(stdout);
 	nanosleep(&pause, NULL);
+	/* CUPTI is let go in the exit callback of the next CUDA call. */
+	cudaLaunchKernel((const void *)__global__stub, g, b, NULL, 0,
+			 (cudaStream_t)7);
 	printf("finalized_after %u\n", fake_finalized());
 	return 0;
 }
@@ -312,13 +318,13 @@ static int gemm(void)
 	      1024, &one, NULL, 1024);
 	t = fake_now();
 	printf("gemm_launch %u\n", fake_last_corr());
-	fake_kernel(fake_last_corr(), "sgemm_128x64_kernel", 7, t + 10000,
-		    t + 1010000, 0, 0);
+	fake_kernel(fake_last_corr(), "sgemm_128x64_kernel", 7, fake_after(t, 10000),
+		    fake_after(t, 1010000), 0, 0);
 	cudaLaunchKernel((const void *)__global__stub, g, b, NULL, 0,
 			 (cudaStream_t)7);
 	printf("other_launch %u\n", fake_last_corr());
-	fake_kernel(fake_last_corr(), "other_kernel", 7, t + 2000000,
-		    t + 2500000, 0, 0);
+	fake_kernel(fake_last_corr(), "other_kernel", 7, fake_after(t, 2000000),
+		    fake_after(t, 2500000), 0, 0);
 	fake_cut();
 	return 0;
 }

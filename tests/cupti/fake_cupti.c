@@ -27,6 +27,16 @@ static CUpti_CallbackFunc subscriber;
 static CUpti_BuffersCallbackRequestFunc requested;
 static CUpti_BuffersCallbackCompleteFunc completed;
 static CUpti_TimestampCallbackFunc timestamp;
+static double rate;	/* callback units per ns */
+
+static uint64_t raw_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 static unsigned ts_registrations, flushes, forced_flushes;
 static unsigned enabled_kinds[64];
 static unsigned next_corr = 1000;
@@ -204,10 +214,24 @@ EXPORT CUptiResult cuptiActivityRegisterCallbacks(
 	return CUPTI_SUCCESS;
 }
 
+/* The callback's rate against CLOCK_MONOTONIC_RAW, over 50 ms. */
+static void calibrate(void)
+{
+	struct timespec d = { 0, 50000000 };
+	uint64_t ts0 = timestamp(), raw0 = raw_ns(), ts1, raw1;
+
+	nanosleep(&d, NULL);
+	ts1 = timestamp();
+	raw1 = raw_ns();
+	rate = (double)(ts1 - ts0) / (double)(raw1 - raw0);
+}
+
 EXPORT CUptiResult cuptiActivityRegisterTimestampCallback(
 	CUpti_TimestampCallbackFunc f)
 {
 	timestamp = f;
+	if (f)
+		calibrate();
 	ts_registrations++;
 	return CUPTI_SUCCESS;
 }
@@ -289,6 +313,17 @@ EXPORT uint64_t fake_now(void)
 		return timestamp();
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* t + ns of GPU time, in the unit of the registered timestamp callback:
+ * CUPTI converts its GPU clock into whatever the callback returns by
+ * sampling it, and so does this, against CLOCK_MONOTONIC_RAW from the
+ * registration on. */
+EXPORT uint64_t fake_after(uint64_t t, uint64_t ns)
+{
+	if (!timestamp || rate <= 0)
+		return t + ns;
+	return t + (uint64_t)((double)ns * rate + 0.5);
 }
 
 EXPORT unsigned fake_ts_registrations(void) { return ts_registrations; }
@@ -407,7 +442,7 @@ EXPORT cudaError_t cudaLaunchKernel(const void *f, dim3 g, dim3 b, void **a,
 		  CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, 0);
 	last_corr = c.d.correlationId;
 	fake_kernel(last_corr, "_Z5saxpyifPfS_", (uint32_t)(uintptr_t)s,
-		    t + 2000, t + 12000, 0, 0);
+		    fake_after(t, 2000), fake_after(t, 12000), 0, 0);
 	return cudaSuccess;
 }
 
@@ -426,14 +461,14 @@ EXPORT cudaError_t cudaGraphLaunch(cudaGraphExec_t g, cudaStream_t s)
 		  CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000, 0);
 	last_corr = c.d.correlationId;
 	fake_kernel(last_corr, "_ZN3ops4stepILi1EEEvPf", (uint32_t)(uintptr_t)s,
-		    t + 5000, t + 8000, 5, 11);
+		    fake_after(t, 5000), fake_after(t, 8000), 5, 11);
 	fake_kernel(last_corr, "_ZN3ops4stepILi2EEEvPf", (uint32_t)(uintptr_t)s,
-		    t + 8000, t + 9000, 5, 12);
+		    fake_after(t, 8000), fake_after(t, 9000), 5, 12);
 	memset(&m, 0, sizeof(m));
 	m.kind = CUPTI_ACTIVITY_KIND_MEMSET;
 	m.bytes = 4096;
-	m.start = t + 9500;
-	m.end = t + 10500;
+	m.start = fake_after(t, 9500);
+	m.end = fake_after(t, 10500);
 	m.streamId = (uint32_t)(uintptr_t)s;
 	m.contextId = 1;
 	m.correlationId = last_corr;
@@ -465,8 +500,8 @@ EXPORT cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t n,
 	m.srcKind = CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE;
 	m.dstKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
 	m.bytes = n;
-	m.start = t + 20000;
-	m.end = t + 120000;
+	m.start = fake_after(t, 20000);
+	m.end = fake_after(t, 120000);
 	m.contextId = 1;
 	m.streamId = (uint32_t)(uintptr_t)s;
 	m.correlationId = last_corr;
