@@ -75,6 +75,11 @@ static int64_t rel_ns(const struct tp_clock_map *m, uint64_t t)
 	return (int64_t)(unix_ns - (uint64_t)tp_sess.base_ns);
 }
 
+int64_t tp_cupti_trace_ns(const struct tp_clock_map *m, uint64_t t)
+{
+	return rel_ns(m, t);
+}
+
 void tp_cupti_convert_window(int64_t lo_ns, int64_t hi_ns)
 {
 	clock_lo = lo_ns;

@@ -104,6 +104,8 @@ struct tp_cupti_counts {
 };
 
 void tp_cupti_convert_init(int raw_timestamps);
+/* The trace time of a record's timestamp (ns from the trace base). */
+int64_t tp_cupti_trace_ns(const struct tp_clock_map *m, uint64_t t);
 /* Times a record may have, in ns from the trace base; outside: not
  * placed, counted in unclocked. */
 void tp_cupti_convert_window(int64_t lo_ns, int64_t hi_ns);

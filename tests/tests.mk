@@ -23,6 +23,11 @@ $(B)/tests/unit/test_check: tests/unit/test_check.c $(addprefix $(B)/cli/,check.
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -Icli -o $@ $^ -lz -lm
 
+$(B)/tests/unit/test_gpu_tracks: tests/unit/test_gpu_tracks.c $(TRACE_LIB_OBJ) \
+		$(CUPTI_OBJ) $(filter %/cudart_args.o %/resolve.o,$(PRELOAD_OBJ))
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -o $@ $^ -lz -ldl -lpthread -lm
+
 $(B)/tests/unit/%: tests/unit/%.c $(TRACE_LIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -o $@ $^ -lz -ldl -lpthread -lm
