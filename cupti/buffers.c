@@ -12,6 +12,10 @@
  * Kineto lends 4 MiB buffers, sized for CUPTI's old process-wide buffer;
  * with one per thread that would let 16 threads exhaust the default.
  *
+ * CUPTI before API version 27 (12.8) crashes when refused a buffer
+ * (Kineto issue #1534): there a buffer past the cap is still lent, and
+ * its records are counted as dropped instead of converted ("discard").
+ *
  * Every buffer lent is in a table: a completed buffer tprof did not lend
  * (another CUPTI client's, once it registered its own callbacks) is never
  * written to, freed or lent again; it is counted in "foreign".
@@ -28,7 +32,7 @@
 static struct {
 	struct tp_cbuf **lent;
 	size_t n_lent, cap_lent;
-	struct tp_cbuf *free;
+	struct tp_cbuf *free, *discards;
 	size_t allocated;
 } B;
 
@@ -65,11 +69,11 @@ static struct tp_cbuf *unlend(const uint8_t *data)
 	return NULL;
 }
 
-static struct tp_cbuf *new_buffer(void)
+static struct tp_cbuf *new_buffer(int discard)
 {
 	struct tp_cbuf *b;
 
-	if (B.allocated + TP_CUPTI_BUF_BYTES > tp_cs.cap)
+	if (!discard && B.allocated + TP_CUPTI_BUF_BYTES > tp_cs.cap)
 		return NULL;
 	b = malloc(sizeof(*b));
 	if (!b)
@@ -80,9 +84,27 @@ static struct tp_cbuf *new_buffer(void)
 		free(b);
 		return NULL;
 	}
+	b->discard = discard;
+	if (discard)
+		return b;
 	B.allocated += TP_CUPTI_BUF_BYTES;
 	tp_cs.buffers++;
 	return b;
+}
+
+/* Below API 27 a refusal would crash CUPTI: a discard buffer instead,
+ * from its own free list. */
+static struct tp_cbuf *discard_buffer(void)
+{
+	struct tp_cbuf *b = B.discards;
+
+	if (tp_cs.version >= 27)
+		return NULL;
+	if (b) {
+		B.discards = b->next;
+		return b;
+	}
+	return new_buffer(1);
 }
 
 void CUPTIAPI tp_cupti_buffer_requested(uint8_t **buffer, size_t *size,
@@ -98,10 +120,11 @@ void CUPTIAPI tp_cupti_buffer_requested(uint8_t **buffer, size_t *size,
 	if (b)
 		B.free = b->next;
 	else
-		b = new_buffer();
+		b = new_buffer(0);
+	if (!b)
+		b = discard_buffer();
 	if (b && lend(b) < 0) {
-		b->next = B.free;
-		B.free = b;
+		tp_cupti_buffers_give_back_locked(b);
 		b = NULL;
 	}
 	if (!b)
@@ -152,6 +175,14 @@ struct tp_cbuf *tp_cupti_buffers_take(void)
 	return list;
 }
 
+void tp_cupti_buffers_give_back_locked(struct tp_cbuf *b)
+{
+	struct tp_cbuf **list = b->discard ? &B.discards : &B.free;
+
+	b->next = *list;
+	*list = b;
+}
+
 void tp_cupti_buffers_give_back(struct tp_cbuf *list)
 {
 	struct tp_cbuf *b, *next;
@@ -159,8 +190,7 @@ void tp_cupti_buffers_give_back(struct tp_cbuf *list)
 	pthread_mutex_lock(&tp_cs.lock);
 	for (b = list; b; b = next) {
 		next = b->next;
-		b->next = B.free;
-		B.free = b;
+		tp_cupti_buffers_give_back_locked(b);
 	}
 	pthread_mutex_unlock(&tp_cs.lock);
 }

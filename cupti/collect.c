@@ -139,15 +139,42 @@ static void collect_list(struct tp_cbuf *list)
 	CUptiResult rc;
 
 	for (cb = list; cb; cb = cb->next) {
+		uint64_t discarded = 0;
+
 		r = NULL;
 		while ((rc = tp_cupti.get_next_record(cb->data, cb->valid,
 						      &r)) == CUPTI_SUCCESS &&
-		       r)
-			if (collect_record(r) < 0)
+		       r) {
+			if (cb->discard)
+				discarded++;
+			else if (collect_record(r) < 0)
 				n->unplaced++;
+		}
+		if (discarded) {
+			pthread_mutex_lock(&tp_cs.lock);
+			tp_cs.dropped += discarded;
+			tp_cs.discarded += discarded;
+			pthread_mutex_unlock(&tp_cs.lock);
+		}
 		if (rc != CUPTI_SUCCESS && rc != CUPTI_ERROR_MAX_LIMIT_REACHED)
 			n->truncated++;
 	}
+}
+
+/* Without tprof's timestamp callback, records are in CUPTI's own
+ * clock (nanoseconds): its offset to the trace's Unix time is read
+ * again for each batch, so a rate that differs from the ticks' mapping
+ * by parts per million moves nothing by more than a batch's worth. */
+static void cupti_clock(void)
+{
+	uint64_t c0 = 0, c1 = 0, t;
+
+	if (tp_cs.raw_ts || tp_cupti.get_timestamp(&c0) != CUPTI_SUCCESS)
+		return;
+	t = tp_clock_to_unix(&tp_tl.map, tp_ticks());
+	if (tp_cupti.get_timestamp(&c1) != CUPTI_SUCCESS)
+		return;
+	tp_cupti_convert_offset((int64_t)(t - (c0 + (c1 - c0) / 2)));
 }
 
 static void set_window(void)
@@ -155,6 +182,7 @@ static void set_window(void)
 	int64_t lo = (int64_t)(tp_sess.anchor.unix_ns -
 			       (uint64_t)tp_sess.base_ns);
 
+	cupti_clock();
 	tp_cupti_convert_window(lo - CLOCK_SLACK_NS,
 				tp_trace_ns(tp_ticks()) + CLOCK_SLACK_NS);
 }
@@ -261,6 +289,8 @@ static void put_stats(struct tp_buf *b)
 	tp_json_u64(b, tp_cs.buffers);
 	tp_buf_lit(b, ", \"foreign_buffers\": ");
 	tp_json_u64(b, tp_cs.foreign);
+	tp_buf_lit(b, ", \"discarded\": ");
+	tp_json_u64(b, tp_cs.discarded);
 	pthread_mutex_unlock(&tp_cs.lock);
 	tp_buf_lit(b, ", \"buffers_never_returned\": ");
 	tp_json_u64(b, tp_cupti_buffers_out());
@@ -365,6 +395,29 @@ static void set_device_buffers(void)
 			       &len, &v);
 }
 
+/* CUPTI versions with known bugs (NVIDIA's release notes). 0 when
+ * collection can go on (with a workaround, said in *note), else -1 with
+ * the reason. */
+static int version_gate(uint32_t v, char *why, size_t len)
+{
+	if (v == 130000) {
+		snprintf(why, len, "CUPTI 13.0 GA (API version 130000) can "
+			 "crash in cuptiActivityFlushAll and deadlock when "
+			 "kernel tracing is disabled: upgrade to CUDA 13.0 "
+			 "Update 1 or later");
+		return -1;
+	}
+	return 0;
+}
+
+/* CUPTI 12.6 Update 2 through 13.0.x give kernels zero timestamps when a
+ * timestamp callback is registered (fixed in 13.1): there tprof maps
+ * CUPTI's own clock instead (convert.c). */
+static int timestamp_callback_ok(uint32_t v)
+{
+	return !((v >= 24 && v <= 28) || (v >= 130000 && v < 130100));
+}
+
 static void start_once(void)
 {
 	struct tp_thread *self = tp_self;
@@ -381,11 +434,20 @@ static void start_once(void)
 		degrade("%s", why);
 		goto out;
 	}
+	if (version_gate(tp_cs.version, why, sizeof(why)) < 0) {
+		degrade("%s", why);
+		goto out;
+	}
 	if (subscribe() < 0)
 		goto out;
 	/* Before any kind is enabled, so every record uses it. */
-	tp_cs.raw_ts = tp_cupti.register_timestamp(timestamp_now) ==
-		       CUPTI_SUCCESS;
+	if (timestamp_callback_ok(tp_cs.version))
+		tp_cs.raw_ts = tp_cupti.register_timestamp(timestamp_now) ==
+			       CUPTI_SUCCESS;
+	else
+		tp_info("CUPTI %u: no timestamp callback (zero kernel "
+			"timestamps with one before 13.1); CUPTI's clock is "
+			"mapped", tp_cs.version);
 	tp_cupti_convert_init(tp_cs.raw_ts);
 	set_device_buffers();
 	r = tp_cupti.register_callbacks(tp_cupti_buffer_requested,

@@ -17,6 +17,7 @@ struct tp_cbuf {
 	struct tp_cbuf *next;
 	uint8_t *data;
 	size_t valid;
+	int discard;	/* lent past the cap: its records are counted only */
 };
 
 struct tp_cupti_state {
@@ -32,7 +33,7 @@ struct tp_cupti_state {
 	pthread_mutex_t lock;
 	struct tp_cbuf *queue, **queue_tail;
 	size_t cap;
-	uint64_t refused, dropped, buffers, foreign;
+	uint64_t refused, dropped, buffers, foreign, discarded;
 	/* finish.c */
 	int finalized;		/* 1: finalized, 2: disabled only (graphs) */
 	uint64_t stopped_at_ns;	/* trace time GPU collection stopped, 0 */
@@ -51,6 +52,7 @@ void CUPTIAPI tp_cupti_buffer_completed(CUcontext ctx, uint32_t stream,
 /* The delivered buffers, oldest first; the caller owns the list. */
 struct tp_cbuf *tp_cupti_buffers_take(void);
 void tp_cupti_buffers_give_back(struct tp_cbuf *list);
+void tp_cupti_buffers_give_back_locked(struct tp_cbuf *b);
 /* Buffers lent and never handed back. */
 uint64_t tp_cupti_buffers_out(void);
 void tp_cupti_buffers_reset(void);

@@ -48,6 +48,7 @@ static struct {
 	char *raw;	/* demangled, for the summary */
 } names[NAMES];
 static int64_t clock_lo = INT64_MIN, clock_hi = INT64_MAX;
+static int64_t cupti_offset;	/* CUPTI's clock to Unix time */
 
 void tp_cupti_convert_init(int raw_timestamps)
 {
@@ -66,11 +67,12 @@ struct tp_cupti_counts *tp_cupti_counts_w(void)
 }
 
 /* With tprof's timestamp callback, t is in the hooks' ticks and goes
- * through the same mapping as every CPU event; else it is CUPTI's default
- * (Unix time in ns). */
+ * through the same mapping as every CPU event; else it is in CUPTI's own
+ * clock, moved by the offset collect.c measures. */
 static int64_t rel_ns(const struct tp_clock_map *m, uint64_t t)
 {
-	uint64_t unix_ns = raw_ts ? tp_clock_to_unix(m, t) : t;
+	uint64_t unix_ns = raw_ts ? tp_clock_to_unix(m, t) :
+				    t + (uint64_t)cupti_offset;
 
 	return (int64_t)(unix_ns - (uint64_t)tp_sess.base_ns);
 }
@@ -78,6 +80,11 @@ static int64_t rel_ns(const struct tp_clock_map *m, uint64_t t)
 int64_t tp_cupti_trace_ns(const struct tp_clock_map *m, uint64_t t)
 {
 	return rel_ns(m, t);
+}
+
+void tp_cupti_convert_offset(int64_t to_unix_ns)
+{
+	cupti_offset = to_unix_ns;
 }
 
 void tp_cupti_convert_window(int64_t lo_ns, int64_t hi_ns)

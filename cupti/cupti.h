@@ -46,6 +46,7 @@ struct tp_cupti_fns {
 				     CUpti_CallbackDomain);
 	CUptiResult (*set_attribute)(CUpti_ActivityAttribute, size_t *,
 				     void *);
+	CUptiResult (*get_timestamp)(uint64_t *);
 };
 
 extern struct tp_cupti_fns tp_cupti;
@@ -55,6 +56,8 @@ extern struct tp_cupti_fns tp_cupti;
 int tp_cupti_load(const struct tp_config *c, char *path, size_t plen,
 		  uint32_t *version, char *why, size_t wlen);
 const char *tp_cupti_result(CUptiResult r);
+/* A CUPTI API version tprof reads: 24-28 (CUDA 12.6-12.9), 13xxxx. */
+int tp_cupti_version_ok(uint32_t v);
 
 /* callbacks.c */
 void CUPTIAPI tp_cupti_on_callback(void *userdata, CUpti_CallbackDomain dom,
@@ -106,6 +109,8 @@ struct tp_cupti_counts {
 void tp_cupti_convert_init(int raw_timestamps);
 /* The trace time of a record's timestamp (ns from the trace base). */
 int64_t tp_cupti_trace_ns(const struct tp_clock_map *m, uint64_t t);
+/* Without tprof's timestamp callback: CUPTI's clock + this = Unix ns. */
+void tp_cupti_convert_offset(int64_t to_unix_ns);
 /* Times a record may have, in ns from the trace base; outside: not
  * placed, counted in unclocked. */
 void tp_cupti_convert_window(int64_t lo_ns, int64_t hi_ns);

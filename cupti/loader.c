@@ -2,9 +2,15 @@
  * tracks; on trace/ .. output/. */
 /* Finding libcupti without linking it: the copy already in the process
  * (PyTorch wheels ship one), TPROF_CUPTI_LIB, the one next to the loaded
- * libcudart, then the toolkit. Only a CUPTI of the major version tprof
- * was built against is used: its record layouts are the ones compiled
- * in (later minor versions only append fields). */
+ * libcudart (of its CUDA major version), then the toolkit.
+ *
+ * CUPTI 13.x (API versions 130000-139999) and 12.6-12.9 (API 24-28) are
+ * used. tprof reads its records through the CUDA 13 structs; the fields
+ * it reads sit at the same offsets in CUPTI 12.x's (Kernel9 is Kernel10
+ * without its last fields; Memcpy6, MemcpyPtoP4, Memset4,
+ * Synchronization2, Memory4, Overhead3, Device5 and Context3 are the
+ * same structs): tests/unit/test_cupti_layout.c checks this against the
+ * CUPTI 12 headers when they are there. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <link.h>
@@ -14,16 +20,14 @@
 
 #include "cupti.h"
 
-#define CUPTI_MAJOR (CUPTI_API_VERSION / 10000)
-
-static char SONAME[32];	/* libcupti.so.<CUPTI_MAJOR> */
+static char SONAME[32];	/* libcupti.so.<the loaded cudart's major> */
 
 struct tp_cupti_fns tp_cupti;
 
 static void *open_loaded(void)
 {
-	const char *const names[] = { SONAME, "libcupti.so.12",
-				      "libcupti.so", NULL };
+	const char *const names[] = { SONAME, "libcupti.so.13",
+				      "libcupti.so.12", "libcupti.so", NULL };
 	unsigned i;
 	void *h;
 
@@ -47,6 +51,33 @@ static int find_cudart(struct dl_phdr_info *info, size_t size, void *arg)
 	snprintf(dir, PATH_MAX, "%.*s", (int)(base - info->dlpi_name),
 		 info->dlpi_name);
 	return 1;
+}
+
+/* The CUDA major version of the libcudart in the process: 12 for
+ * libcudart.so.12, else 13. */
+static int find_major(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	const char *base = strrchr(info->dlpi_name, '/');
+
+	(void)size;
+	if (!base || strncmp(base + 1, "libcudart.so.", 13))
+		return 0;
+	*(int *)arg = atoi(base + 14);
+	return 1;
+}
+
+static int cudart_major(void)
+{
+	int major = 0;
+
+	dl_iterate_phdr(find_major, &major);
+	return major == 12 ? 12 : 13;
+}
+
+/* CUDA 12.6-12.9 or 13.x. */
+int tp_cupti_version_ok(uint32_t v)
+{
+	return (v >= 24 && v <= 28) || (v >= 130000 && v <= 139999);
 }
 
 static void *try_open(const char *path, char *tried, size_t tlen)
@@ -128,6 +159,7 @@ static const char *resolve_all(void *h)
 	SYM(finalize, "cuptiFinalize");
 	SYM(enable_domain, "cuptiEnableDomain");
 	SYM(set_attribute, "cuptiActivitySetAttribute");
+	SYM(get_timestamp, "cuptiGetTimestamp");
 out:
 	return missing;
 }
@@ -147,7 +179,7 @@ int tp_cupti_load(const struct tp_config *c, char *path, size_t plen,
 	const char *missing;
 	void *h;
 
-	snprintf(SONAME, sizeof(SONAME), "libcupti.so.%d", CUPTI_MAJOR);
+	snprintf(SONAME, sizeof(SONAME), "libcupti.so.%d", cudart_major());
 	h = open_loaded();
 
 	if (!h && c->cupti_lib[0]) {
@@ -171,18 +203,19 @@ int tp_cupti_load(const struct tp_config *c, char *path, size_t plen,
 	missing = resolve_all(h);
 	if (missing) {
 		snprintf(why, wlen, "%s has no %s; set TPROF_CUPTI_LIB to the "
-			 "%s of CUDA %d", path, missing, SONAME, CUPTI_MAJOR);
+			 "%s of your CUDA (12.6 or later)", path, missing,
+			 SONAME);
 		return -1;
 	}
 	if (tp_cuda_driver_check(why, wlen) < 0)
 		return -1;
 	*version = 0;
 	if (tp_cupti.get_version(version) != CUPTI_SUCCESS ||
-	    *version / 10000 != CUPTI_MAJOR) {
-		snprintf(why, wlen, "%s is CUPTI API version %u, tprof reads "
-			 "the records of version %d.x (%u); set TPROF_CUPTI_LIB "
-			 "to the %s of CUDA %d", path, *version, CUPTI_MAJOR,
-			 (unsigned)CUPTI_API_VERSION, SONAME, CUPTI_MAJOR);
+	    !tp_cupti_version_ok(*version)) {
+		snprintf(why, wlen, "%s is CUPTI API version %u; tprof reads "
+			 "the records of CUDA 12.6-12.9 (API 24-28) and 13.x "
+			 "(130000-139999): set TPROF_CUPTI_LIB to the %s of a "
+			 "CUDA it reads", path, *version, SONAME);
 		return -1;
 	}
 	return 0;

@@ -9,7 +9,7 @@
  * the call would produce. The test driver (cupti_feed.c) links this
  * library and calls fake_* helpers for everything else.
  *
- * Environment: FAKE_CUPTI_VERSION (default 130001), FAKE_CUPTI_SUBSCRIBE
+ * Environment: FAKE_CUPTI_VERSION (default 130100), FAKE_CUPTI_SUBSCRIBE
  * (an error code cuptiSubscribe returns).
  */
 #include <pthread.h>
@@ -103,6 +103,14 @@ EXPORT CUptiResult cuptiActivitySetAttribute(CUpti_ActivityAttribute a,
 	return CUPTI_SUCCESS;
 }
 
+EXPORT uint64_t fake_now(void);
+
+EXPORT CUptiResult cuptiGetTimestamp(uint64_t *t)
+{
+	*t = fake_now();
+	return CUPTI_SUCCESS;
+}
+
 EXPORT CUptiResult cuptiGetVersion(uint32_t *v)
 {
 	const char *e = getenv("FAKE_CUPTI_VERSION");
@@ -111,7 +119,7 @@ EXPORT CUptiResult cuptiGetVersion(uint32_t *v)
 	 * tprof must not call CUPTI then */
 	if (getenv("FAKE_CUPTI_CRASH"))
 		abort();
-	*v = e ? (uint32_t)atoi(e) : 130001;
+	*v = e ? (uint32_t)atoi(e) : 130100;
 	return CUPTI_SUCCESS;
 }
 

@@ -60,7 +60,7 @@ tprof_check(path, "feed: tprof check passes")
 check("feed: strict nesting per track", nesting_ok(t))
 cu = t["tprof"]["cupti"]
 eq("feed: CUPTI on", (cu["state"], cu["version"], cu["timestamps"]),
-   ("on", 130001, "tprof"))
+   ("on", 130100, "tprof"))
 eq("feed: the libcupti already loaded is reused", cu["library"], FAKE)
 eq("feed: timestamp callback registered once", v["ts_registrations"], 1)
 check("feed: no warning", not [l for l in r.stderr.splitlines()
@@ -263,6 +263,20 @@ check("refuse: exit line names the refusal",
       "1 buffers refused" in r.stderr, r.stderr)
 cleanup(r)
 
+# Below API 27 a refused buffer crashes CUPTI 12: the third is lent all
+# the same, and what CUPTI put in it is counted as dropped.
+r = run([FEED, "refuse"], env={"TPROF_CUPTI_BUFFER_MB": "2",
+                               "FAKE_CUPTI_VERSION": "26"})
+t, path = trace_of(r)
+cu = t["tprof"]["cupti"] if t else {}
+eq("refuse, CUPTI 12 (API 26): never refused; its records counted dropped",
+   (cu.get("buffers"), cu.get("refused_buffers"), cu.get("discarded"),
+    cu.get("kernels")), (2, 0, 1, 2))
+check("refuse, CUPTI 12: the drop is in the exit line",
+      "0 buffers refused" in r.stderr and "(1 dropped by CUPTI" in r.stderr,
+      r.stderr)
+cleanup(r)
+
 
 def one_warning(label, r, needle):
     warn = [l for l in r.stderr.splitlines() if l.startswith("tprof: warning")]
@@ -286,6 +300,40 @@ r = run([FEED, "calls"], env={"FAKE_CUPTI_VERSION": "120800"})
 one_warning("wrong version", r, "is CUPTI API version 120800")
 cpu_still_traced("wrong version", r)
 cleanup(r)
+
+r = run([FEED, "calls"], env={"FAKE_CUPTI_VERSION": "23"})
+one_warning("CUDA 12.5 (API 23)", r, "is CUPTI API version 23")
+cleanup(r)
+
+r = run([FEED, "calls"], env={"FAKE_CUPTI_VERSION": "130000"})
+one_warning("13.0 GA", r, "CUPTI 13.0 GA (API version 130000) can crash in "
+            "cuptiActivityFlushAll")
+check("13.0 GA: the warning names the fix", "upgrade to CUDA 13.0 Update 1"
+      in r.stderr, r.stderr)
+cpu_still_traced("13.0 GA", r)
+cleanup(r)
+
+# CUPTI 12.6-12.9 and 13.0.x zero kernel timestamps when a timestamp
+# callback is registered: none is, and CUPTI's own clock is mapped.
+for ver in ("24", "28", "130001"):
+    r = run([FEED, "full"], env={"FAKE_CUPTI_VERSION": ver})
+    v = values(r.stdout)
+    t, path = trace_of(r)
+    cu = t["tprof"]["cupti"] if t else {}
+    eq("CUPTI %s: on, no timestamp callback" % ver,
+       (cu.get("state"), cu.get("timestamps"), v.get("ts_registrations")),
+       ("on", "cupti", 0))
+    ks = {e["name"]: e for e in xevents(t) if e["cat"] == "kernel"} if t \
+        else {}
+    calls = by_corr([e for e in xevents(t) if e.get("cat") in
+                     ("cuda_runtime", "cuda_driver")]) if t else {}
+    sx = ks.get("saxpy(int, float, float*, float*)")
+    launch = calls.get(v.get("hooked_launch"), [None])[0]
+    check("CUPTI %s: kernel on CUPTI's clock lands just after its launch"
+          % ver, sx and launch and 0 <= sx["ts"] - launch["ts"] < 1000 and
+          abs(sx["dur"] - 10.0) < 0.01, (sx, launch))
+    tprof_check(path, "CUPTI %s: tprof check passes" % ver)
+    cleanup(r)
 
 r = run([FEED, "calls"], env={"FAKE_CUPTI_SUBSCRIBE": "39"})
 one_warning("other subscriber", r, "already in use by another tool")
