@@ -83,7 +83,12 @@ test-hta: test-build
 test-torch: test-build
 	@python3 tests/optional/test_torch.py
 
-.PHONY: test-hta test-torch
+# Opt-in: the CUPTI 12.6-12.9 headers from PyPI (nvidia-cuda-cupti-cu12
+# wheels, ~10 MB each) against the record offsets tprof reads.
+test-cupti-layouts:
+	@python3 tests/optional/test_cupti_layouts.py
+
+.PHONY: test-hta test-torch test-cupti-layouts
 
 # The CUPTI path without a GPU: a stand-in libcupti.so.13 delivering real
 # record structs, and a driver program linked to it.
