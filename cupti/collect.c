@@ -10,6 +10,7 @@
  * of its records' start times, whatever thread's buffer they came in.
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -259,6 +260,23 @@ static void put_counts(struct tp_buf *b, const struct tp_cupti_counts *n)
 	}
 }
 
+/* The program's own CUPTI client, if one acted. */
+static void put_client(struct tp_buf *b)
+{
+	const char *who;
+	double at = 0;
+
+	who = tp_cupti_client(&at);
+	tp_buf_lit(b, ", \"other_client\": ");
+	if (!who) {
+		tp_buf_lit(b, "null");
+		return;
+	}
+	tp_json_str(b, who);
+	tp_buf_lit(b, ", \"other_client_at_us\": ");
+	tp_json_us(b, (int64_t)(at * 1e9));
+}
+
 static void put_stats(struct tp_buf *b)
 {
 	tp_buf_lit(b, ",\n \"cupti\": {\"state\": ");
@@ -279,6 +297,7 @@ static void put_stats(struct tp_buf *b)
 	tp_json_us(b, (int64_t)tp_cs.stopped_at_ns);
 	tp_buf_lit(b, ", \"stopped_why\": ");
 	tp_json_str(b, tp_cs.stopped_why ? tp_cs.stopped_why : "");
+	put_client(b);
 	put_counts(b, tp_cupti_counts());
 	tp_buf_lit(b, ",\n  \"dropped\": ");
 	pthread_mutex_lock(&tp_cs.lock);
@@ -410,6 +429,25 @@ static int version_gate(uint32_t v, char *why, size_t len)
 	return 0;
 }
 
+/* nsys, compute-sanitizer and the like inject themselves through the
+ * driver; they expect CUPTI to themselves (before 13.3, one subscriber):
+ * tprof leaves it to them. */
+static int other_tool(char *why, size_t len)
+{
+	const char *inj = getenv("CUDA_INJECTION64_PATH");
+	Dl_info me;
+
+	if (!inj || !*inj)
+		return 0;
+	if (dladdr((void *)other_tool, &me) && me.dli_fname &&
+	    !strcmp(me.dli_fname, inj))
+		return 0;
+	snprintf(why, len, "CUDA_INJECTION64_PATH names %s (nsys or another "
+		 "CUDA tool), which expects CUPTI to itself: it is left to "
+		 "it (NVTX and TPROF_NSYS still work)", inj);
+	return 1;
+}
+
 /* CUPTI 12.6 Update 2 through 13.0.x give kernels zero timestamps when a
  * timestamp callback is registered (fixed in 13.1): there tprof maps
  * CUPTI's own clock instead (convert.c). */
@@ -434,7 +472,9 @@ static void start_once(void)
 		degrade("%s", why);
 		goto out;
 	}
-	if (version_gate(tp_cs.version, why, sizeof(why)) < 0) {
+	if (version_gate(tp_cs.version, why, sizeof(why)) < 0 ||
+	    other_tool(why, sizeof(why)) || tp_cupti_client_first(why,
+								  sizeof(why))) {
 		degrade("%s", why);
 		goto out;
 	}

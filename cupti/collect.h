@@ -62,10 +62,18 @@ void tp_cupti_buffers_reset(void);
  * of records it dropped. */
 int tp_cupti_enable_kinds(void);
 void tp_cupti_disable_kinds(void);
+void tp_cupti_disable_kinds_except(const uint32_t *keep);
 void tp_cupti_count_dropped(void);
 
 /* finish.c */
 void tp_cupti_detach_request(void);
 void tp_cupti_exit_setup(void);
+/* Another client acts (handover.c): stop collecting, keeping the kinds
+ * it enabled (a bit per CUpti_ActivityKind); 0 when tprof was collecting. */
+int tp_cupti_hand_over(const char *who, const uint32_t *client_kinds);
+
+/* handover.c */
+int tp_cupti_client_first(char *why, size_t len);
+const char *tp_cupti_client(double *at_s);
 
 #endif

@@ -81,6 +81,30 @@ out:
 	pthread_mutex_unlock(&calls);
 }
 
+/* ---- another CUPTI client ---- */
+
+int tp_cupti_hand_over(const char *who, const uint32_t *client_kinds)
+{
+	int ret = -1;
+
+	(void)who;
+	pthread_mutex_lock(&calls);
+	if (__atomic_load_n(&tp_cs.state, __ATOMIC_ACQUIRE) != TP_CUPTI_ON)
+		goto out;
+	tp_cupti_disable_kinds_except(client_kinds);
+	tp_cupti.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+	tp_cupti_count_dropped();
+	/* CUPTI before 13.3 allows one subscriber: the client's own
+	 * cuptiSubscribe would fail. */
+	if (tp_cs.version < 130300)
+		tp_cupti.unsubscribe(tp_cs.sub);
+	stop("another CUPTI client took over");
+	ret = 0;
+out:
+	pthread_mutex_unlock(&calls);
+	return ret;
+}
+
 /* ---- after the last window ---- */
 
 void tp_cupti_detach_request(void)

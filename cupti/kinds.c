@@ -64,3 +64,18 @@ void tp_cupti_count_dropped(void)
 	tp_cs.dropped += dropped;
 	pthread_mutex_unlock(&tp_cs.lock);
 }
+
+/* Handing over: the kinds the other client enabled stay on. */
+void tp_cupti_disable_kinds_except(const uint32_t *keep)
+{
+	unsigned i, k;
+
+	for (i = 0; i < N_KINDS; i++) {
+		k = (unsigned)kinds[i];
+		if (!enabled[i] || (keep[k / 32] >> (k % 32) & 1))
+			continue;
+		tp_cupti.activity_disable(kinds[i]);
+	}
+	memset(enabled, 0, sizeof(enabled));
+	tp_cs.kinds_on = 0;
+}

@@ -1,0 +1,177 @@
+/* cupti/: the CUPTI client: GPU activity, API callbacks, devices, GPU
+ * tracks; on trace/ .. output/. */
+/* Sharing CUPTI with the program's own profiler (torch.profiler's Kineto,
+ * nsys, compute-sanitizer).
+ *
+ * Kineto never calls cuptiSubscribe: it registers process-wide buffer
+ * and timestamp callbacks and enables activity kinds, which silently
+ * replace tprof's (or are replaced by them). tprof is preloaded, so the
+ * program's calls of those entry points reach these definitions first:
+ * the moment another client acts, tprof knows.
+ *
+ *  - tprof collecting: it hands over before the client's call goes on:
+ *    disables the kinds it enabled that the client did not, forces a
+ *    flush (its own buffers come back to it, converted as usual), lets
+ *    go of its subscriber (CUPTI before 13.3 allows one), and warns once.
+ *    The client's callbacks, kinds and buffers are then exactly as the
+ *    client sets them; tprof does not take CUPTI back afterwards.
+ *  - the client first (it acted before tprof started CUPTI): tprof never
+ *    displaces it, and stays CPU-side with one warning.
+ *
+ * Calls made from inside libcupti itself, or by tprof (which calls the
+ * real functions through tp_cupti, never these), are only forwarded.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "trace/log.h"
+#include "trace/session.h"
+#include "trace/timeline.h"
+#include "collect.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+static struct {
+	int seen;		/* another client has acted */
+	char who[128];
+	double at_s;
+	uint32_t client_kinds[64];	/* kinds the client enabled */
+} H;
+
+/* torch.profiler, nsys, ... from the library the call came from. */
+static void name_client(const void *caller, char *out, size_t len)
+{
+	Dl_info info;
+	const char *base;
+
+	if (!dladdr(caller, &info) || !info.dli_fname) {
+		snprintf(out, len, "another CUPTI client");
+		return;
+	}
+	base = strrchr(info.dli_fname, '/');
+	base = base ? base + 1 : info.dli_fname;
+	if (strstr(base, "torch") || strstr(base, "kineto"))
+		snprintf(out, len, "torch.profiler");
+	else if (strstr(base, "Injection") || strstr(base, "nsys"))
+		snprintf(out, len, "nsys");
+	else if (strstr(base, "sanitizer"))
+		snprintf(out, len, "compute-sanitizer");
+	else
+		snprintf(out, len, "another CUPTI client (%s)", base);
+}
+
+/* A call from libcupti itself (an entry point calling another through
+ * its PLT) or from libtprof is not another client. */
+static int internal(const void *caller)
+{
+	Dl_info me, it;
+
+	if (!dladdr(caller, &it) || !it.dli_fname)
+		return 0;
+	if (dladdr((void *)internal, &me) && me.dli_fbase == it.dli_fbase)
+		return 1;
+	return strstr(it.dli_fname, "libcupti") != NULL;
+}
+
+static double since_start_s(void)
+{
+	return (double)(tp_clock_ns(CLOCK_REALTIME) - tp_sess.anchor.unix_ns) /
+	       1e9;
+}
+
+static void client_acts(const void *caller)
+{
+	if (internal(caller) ||
+	    __atomic_exchange_n(&H.seen, 1, __ATOMIC_ACQ_REL))
+		return;
+	name_client(caller, H.who, sizeof(H.who));
+	H.at_s = since_start_s();
+	if (!tp_sess.active || !(tp_sess.cfg.sources & TP_SRC_GPU))
+		return;
+	if (tp_cupti_hand_over(H.who, H.client_kinds) == 0)
+		tp_warn("%s took CUPTI at %.1f s: GPU activity after that is "
+			"not in this trace; CPU-side tracing goes on", H.who,
+			H.at_s);
+}
+
+/* 1 when a client acted before tprof started CUPTI: tprof then leaves
+ * CUPTI to it, with why. */
+int tp_cupti_client_first(char *why, size_t len)
+{
+	if (!__atomic_load_n(&H.seen, __ATOMIC_ACQUIRE))
+		return 0;
+	snprintf(why, len, "%s has used CUPTI since %.1f s, before tprof "
+		 "started it, and is never displaced", H.who, H.at_s);
+	return 1;
+}
+
+const char *tp_cupti_client(double *at_s)
+{
+	if (!__atomic_load_n(&H.seen, __ATOMIC_ACQUIRE))
+		return NULL;
+	*at_s = H.at_s;
+	return H.who;
+}
+
+static void *real(const char *name)
+{
+	void *p = dlsym(RTLD_NEXT, name), *h;
+
+	if (p)
+		return p;
+	/* libcupti opened RTLD_LOCAL: not in the global scope. */
+	h = dlopen("libcupti.so.13", RTLD_LAZY | RTLD_NOLOAD);
+	if (!h)
+		h = dlopen("libcupti.so.12", RTLD_LAZY | RTLD_NOLOAD);
+	return h ? dlsym(h, name) : NULL;
+}
+
+#define FORWARD(type, name, params, args)                                \
+	EXPORT CUptiResult name params                                   \
+	{                                                                \
+		static type fn;                                          \
+                                                                         \
+		client_acts(__builtin_return_address(0));                \
+		if (!fn)                                                 \
+			*(void **)&fn = real(#name);                     \
+		return fn ? fn args : CUPTI_ERROR_NOT_INITIALIZED;       \
+	}
+
+typedef CUptiResult (*reg_fn)(CUpti_BuffersCallbackRequestFunc,
+			      CUpti_BuffersCallbackCompleteFunc);
+typedef CUptiResult (*ts_fn)(CUpti_TimestampCallbackFunc);
+typedef CUptiResult (*sub_fn)(CUpti_SubscriberHandle *, CUpti_CallbackFunc,
+			      void *);
+typedef CUptiResult (*fin_fn)(void);
+typedef CUptiResult (*ctx_fn)(CUcontext, CUpti_ActivityKind);
+typedef CUptiResult (*kind_fn)(CUpti_ActivityKind);
+
+FORWARD(reg_fn, cuptiActivityRegisterCallbacks,
+	(CUpti_BuffersCallbackRequestFunc req,
+	 CUpti_BuffersCallbackCompleteFunc done), (req, done))
+FORWARD(ts_fn, cuptiActivityRegisterTimestampCallback,
+	(CUpti_TimestampCallbackFunc f), (f))
+FORWARD(sub_fn, cuptiSubscribe,
+	(CUpti_SubscriberHandle *sub, CUpti_CallbackFunc cb, void *data),
+	(sub, cb, data))
+FORWARD(fin_fn, cuptiFinalize, (void), ())
+FORWARD(ctx_fn, cuptiActivityEnableContext,
+	(CUcontext ctx, CUpti_ActivityKind kind), (ctx, kind))
+FORWARD(kind_fn, cuptiActivityDisable, (CUpti_ActivityKind kind), (kind))
+
+/* Enabling a kind: noted, so that handing over keeps it on. */
+EXPORT CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind)
+{
+	static kind_fn fn;
+	const void *caller = __builtin_return_address(0);
+
+	if (!internal(caller) && (unsigned)kind < 64 * 32)
+		__atomic_or_fetch(&H.client_kinds[kind / 32], 1u << (kind % 32),
+				  __ATOMIC_RELAXED);
+	client_acts(caller);
+	if (!fn)
+		*(void **)&fn = real("cuptiActivityEnable");
+	return fn ? fn(kind) : CUPTI_ERROR_NOT_INITIALIZED;
+}
