@@ -282,6 +282,7 @@ static int64_t intern(struct strtab *t, const char *s, size_t len)
 	t->plen += len + 1;
 	slot->idx1 = (uint32_t)++t->n;
 	slot->hash = h;
+	t->ht.n++;	/* the table grows at half full */
 	return (int64_t)t->n - 1;
 }
 
@@ -604,6 +605,7 @@ static struct flow *flow_get(struct ck *ck, const struct flowkey *k)
 	f->first_start = f->first_end = INT64_MAX;
 	slot->idx1 = (uint32_t)ck->nflows;
 	slot->hash = h;
+	ck->flow_ht.n++;
 	return f;
 }
 

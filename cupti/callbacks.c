@@ -220,13 +220,35 @@ static void on_api(struct tp_thread *t, int rt, CUpti_CallbackId cbid,
  * last window: it runs only when the detaching thread is the one inside. */
 static __thread unsigned in_cuda __attribute__((tls_model("initial-exec")));
 
+/* tprof's own CUDA calls (the devices' synchronization at exit): their
+ * records are not the program's. */
+static uint32_t own[16];
+static unsigned n_own;
+
+void tp_cupti_own_call(uint32_t corr)
+{
+	unsigned i = __atomic_fetch_add(&n_own, 1, __ATOMIC_RELAXED);
+
+	__atomic_store_n(&own[i % 16], corr, __ATOMIC_RELEASE);
+}
+
+int tp_cupti_is_own(uint32_t corr)
+{
+	unsigned i;
+
+	for (i = 0; corr && i < 16; i++)
+		if (__atomic_load_n(&own[i], __ATOMIC_ACQUIRE) == corr)
+			return 1;
+	return 0;
+}
+
 static void count_enter(int rt, CUpti_CallbackId cbid)
 {
-	if (!in_cuda++) {
+	if (!in_cuda++)
 		__atomic_add_fetch(&tp_cupti_inside, 1, __ATOMIC_SEQ_CST);
-		if (__atomic_load_n(&tp_cupti_detaching, __ATOMIC_SEQ_CST))
-			tp_cupti_enter_gate();
-	}
+	if (__builtin_expect(__atomic_load_n(&tp_cupti_detach_wanted,
+					     __ATOMIC_RELAXED), 0))
+		tp_cupti_note_enter();
 	if ((rt ? rt_graph : drv_graph)[cbid])
 		__atomic_store_n(&tp_cupti_graphs, 1, __ATOMIC_RELAXED);
 }
@@ -257,6 +279,8 @@ void CUPTIAPI tp_cupti_on_callback(void *userdata, CUpti_CallbackDomain dom,
 		t = tp_thread_attach();
 	if (t && !t->internal && d->correlationData)
 		on_api(t, rt, cbid, d);
+	else if (t && t->internal && d->callbackSite == CUPTI_API_ENTER)
+		tp_cupti_own_call(d->correlationId);
 	if (d->callbackSite != CUPTI_API_EXIT)
 		return;
 	tp_cupti_exit_check();

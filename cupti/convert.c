@@ -530,8 +530,10 @@ static uint64_t sync2(struct tp_buf *b, const struct tp_clock_map *m,
 	size_t args;
 	int64_t s, e;
 
-	/* The wait starts with its call: no launch floor applies. */
-	if (dropped(m, tp_corr_find(r->correlationId), r->correlationId,
+	/* The wait starts with its call: no launch floor applies. tprof's
+	 * own wait at exit is not the program's. */
+	if (tp_cupti_is_own(r->correlationId) ||
+	    dropped(m, tp_corr_find(r->correlationId), r->correlationId,
 		    r->start))
 		return 0;
 	tr = place(m, dev, tid, NULL, r->start, r->end, &s, &e);

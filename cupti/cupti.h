@@ -65,6 +65,9 @@ void CUPTIAPI tp_cupti_on_callback(void *userdata, CUpti_CallbackDomain dom,
 /* Enables the callbacks tprof needs and registers their names as API
  * tables; returns how many were enabled. */
 unsigned tp_cupti_enable_callbacks(CUpti_SubscriberHandle sub);
+/* tprof's own CUDA calls, whose records are left out. */
+void tp_cupti_own_call(uint32_t corr);
+int tp_cupti_is_own(uint32_t corr);
 /* The name a callback id is recorded under, or NULL when not enabled. */
 const char *tp_cupti_callback_name(int rt, uint32_t cbid);
 /* state.c: threads inside a CUDA call CUPTI reported (callbacks.c counts
@@ -77,9 +80,9 @@ extern int tp_cupti_graphs;
  * and carried out by the next API exit callback where CUPTI allows it
  * (depth: the calling thread's nesting of CUDA calls). */
 extern int tp_cupti_detach_wanted;
-extern int tp_cupti_detaching;
 void tp_cupti_detach_here(unsigned depth);
-void tp_cupti_enter_gate(void);
+/* A thread entered a CUDA call while a detach is wanted. */
+void tp_cupti_note_enter(void);
 /* finish.c: the writer's flush (final: the trace ends); the atexit
  * handler, registered after each CUDA module's own. */
 void tp_cupti_flush(int final);

@@ -8,12 +8,16 @@
  * nothing. cupti_activity.h asks for cuptiFinalize "from the exit
  * callsite of any of the CUDA Driver or Runtime API"; Kineto crashed
  * calling it from its own thread while others launched (its PR #686).
- * So the writer only sets a flag, and the next API exit callback does it,
- * when its thread is the only one inside a CUDA call: from the request on
- * every runtime and driver call is counted (calls already running then
- * get DETACH_GRACE_NS to return), and a thread that enters while the
- * detach runs waits for it. Once a CUDA graph was launched, CUPTI is only
- * disabled (Kineto's PRs #748, #823: finalize with graphs alive crashes).
+ * So the writer only sets a flag, and an API exit callback does it, on
+ * a thread that is the only one inside a CUDA call. A thread enters a
+ * CUDA call before CUPTI tells anyone, so "the only one" is judged by
+ * the calls CUPTI reports (every runtime and driver call from the
+ * request on) and by quiet: no other thread entered one for QUIET_NS.
+ * A program whose threads never pause is not finalized: after
+ * GIVE_UP_NS its kinds and callbacks are disabled instead (CUPTI then
+ * costs next to nothing either). Once a CUDA graph was launched, CUPTI
+ * is only disabled (Kineto's PRs #748, #823: finalize with graphs alive
+ * crashes).
  *
  * At exit: every CUDA module registers atexit(__cudaUnregisterBinaryUtil),
  * and the last one tears CUDA down, after which CUPTI delivers nothing;
@@ -30,7 +34,9 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "output/writer.h"
 #include "trace/log.h"
@@ -39,16 +45,28 @@
 #include "collect.h"
 
 #define DETACH_GRACE_NS 200000000ull
-#define GATE_WAIT_NS 5000000000ull
+#define QUIET_NS 100000000ull
+#define GIVE_UP_NS 5000000000ull
 #define EXIT_WAIT_MS 5000
 
 static uint64_t wanted_at_ns;
-static __thread int detaching_here __attribute__((tls_model("initial-exec")));
+/* When each thread last entered a CUDA call since the request (by tid;
+ * two threads sharing a slot keep the later entry). */
+#define ENTER_SLOTS 256
+static struct {
+	pid_t tid;
+	uint64_t ns;
+} entered[ENTER_SLOTS];
 
 /* tprof's own CUPTI calls outside callbacks (the writer's flushes, the
  * exit flush) and the detach exclude each other: after cuptiFinalize any
  * CUPTI call would start CUPTI again. */
 static pthread_mutex_t calls = PTHREAD_MUTEX_INITIALIZER;
+
+static pid_t tp_gettid(void)
+{
+	return (pid_t)syscall(SYS_gettid);
+}
 
 static uint64_t now_ns(void)
 {
@@ -122,28 +140,51 @@ void tp_cupti_detach_request(void)
 	__atomic_store_n(&tp_cupti_detach_wanted, 1, __ATOMIC_RELEASE);
 }
 
-/* A thread entering CUDA while another detaches waits for the detach:
- * the detaching thread saw it was alone. */
-void tp_cupti_enter_gate(void)
+void tp_cupti_note_enter(void)
 {
-	uint64_t t0;
+	pid_t tid = tp_gettid();
+	unsigned i = (unsigned)tid % ENTER_SLOTS;
 
-	if (detaching_here)
-		return;
-	t0 = now_ns();
-	while (__atomic_load_n(&tp_cupti_detaching, __ATOMIC_SEQ_CST) &&
-	       now_ns() - t0 < GATE_WAIT_NS)
-		sched_yield();
+	__atomic_store_n(&entered[i].tid, tid, __ATOMIC_RELAXED);
+	__atomic_store_n(&entered[i].ns, now_ns(), __ATOMIC_RELAXED);
 }
 
-static void let_go(void)
+/* No thread but this one is in a CUDA call, nor entered one lately. */
+static int alone(uint64_t now)
+{
+	pid_t self = tp_gettid();
+	unsigned i;
+
+	if (__atomic_load_n(&tp_cupti_inside, __ATOMIC_SEQ_CST) != 1)
+		return 0;
+	for (i = 0; i < ENTER_SLOTS; i++) {
+		if (__atomic_load_n(&entered[i].tid, __ATOMIC_RELAXED) == self)
+			continue;
+		if (now - __atomic_load_n(&entered[i].ns, __ATOMIC_RELAXED) <
+		    QUIET_NS)
+			return 0;
+	}
+	return 1;
+}
+
+/* Every callback off: CUPTI has nothing left to do for tprof. */
+static void disable_callbacks(int how)
+{
+	tp_cupti.enable_domain(0, tp_cs.sub, CUPTI_CB_DOMAIN_RUNTIME_API);
+	tp_cupti.enable_domain(0, tp_cs.sub, CUPTI_CB_DOMAIN_DRIVER_API);
+	tp_cs.finalized = how;
+}
+
+/* finalized: 1 finalized, 2 disabled (graphs), 3 disabled (threads
+ * never paused), -1 cuptiFinalize failed. */
+static void let_go(int finalize)
 {
 	if (__atomic_load_n(&tp_cupti_graphs, __ATOMIC_RELAXED)) {
-		tp_cupti.enable_domain(0, tp_cs.sub,
-				       CUPTI_CB_DOMAIN_RUNTIME_API);
-		tp_cupti.enable_domain(0, tp_cs.sub,
-				       CUPTI_CB_DOMAIN_DRIVER_API);
-		tp_cs.finalized = 2;
+		disable_callbacks(2);
+		return;
+	}
+	if (!finalize) {
+		disable_callbacks(3);
 		return;
 	}
 	tp_cupti.unsubscribe(tp_cs.sub);
@@ -153,30 +194,31 @@ static void let_go(void)
 /* In an API exit callback; depth: this thread's nesting of CUDA calls. */
 void tp_cupti_detach_here(unsigned depth)
 {
-	if (depth != 1 || now_ns() - wanted_at_ns < DETACH_GRACE_NS)
+	uint64_t now = now_ns();
+	int finalize;
+
+	if (depth != 1 || now - wanted_at_ns < DETACH_GRACE_NS)
+		return;
+	finalize = alone(now);
+	if (!finalize && now - wanted_at_ns < GIVE_UP_NS)
 		return;
 	if (pthread_mutex_trylock(&calls))
 		return;
 	if (!__atomic_load_n(&tp_cupti_detach_wanted, __ATOMIC_ACQUIRE) ||
 	    __atomic_load_n(&tp_cs.state, __ATOMIC_ACQUIRE) != TP_CUPTI_ON)
 		goto out;
-	__atomic_store_n(&tp_cupti_detaching, 1, __ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&tp_cupti_inside, __ATOMIC_SEQ_CST) != 1)
-		goto busy;
-	detaching_here = 1;
 	tp_cupti_disable_kinds();
 	tp_cupti.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 	tp_cupti_count_dropped();
-	let_go();
+	let_go(finalize);
 	stop("the last recording window ended");
 	__atomic_store_n(&tp_cupti_detach_wanted, 0, __ATOMIC_RELEASE);
-	detaching_here = 0;
 	tp_info("the last recording window has ended: CUPTI %s",
 		tp_cs.finalized == 1 ? "finalized" :
 		tp_cs.finalized == 2 ? "disabled (CUDA graphs were launched)" :
+		tp_cs.finalized == 3 ? "disabled (other threads kept calling "
+				       "CUDA)" :
 				       "unsubscribed (cuptiFinalize failed)");
-busy:
-	__atomic_store_n(&tp_cupti_detaching, 0, __ATOMIC_SEQ_CST);
 out:
 	pthread_mutex_unlock(&calls);
 }

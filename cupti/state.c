@@ -10,4 +10,3 @@ struct tp_cupti_state tp_cs = {
 unsigned tp_cupti_inside;
 int tp_cupti_graphs;
 int tp_cupti_detach_wanted;
-int tp_cupti_detaching;

@@ -119,3 +119,8 @@ $(FAKE_NCCL): tests/nccl/fake_nccl.c
 	$(CC) $(TEST_CFLAGS) -shared -fPIC -Wl,-soname,libnccl.so.2 -o $@ $< -lpthread
 
 test-build: $(FAKE_NCCL)
+
+# The simulated CUDA 13 machine (tests/sim/) and its programs, for
+# test_gpu_truth.py.
+include tests/sim/sim.mk
+test-build: sim

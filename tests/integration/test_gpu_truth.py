@@ -1,0 +1,271 @@
+"""GPU truth: tprof on a simulated CUDA 13 machine (tests/sim/), checked
+against the simulation's own log of what ran where and when.
+
+The simulation is written from NVIDIA's headers and documentation, not
+from tprof's code, and behaves as CUDA 13 does at its worst: <<<>>>
+launches through __cudaLaunchKernel (CUPTI cbid 505), one activity buffer
+per thread (records of one stream arrive out of order), CUPTI's own
+delivery thread, a GPU clock that drifts against the host's, the
+runtime's atexit teardown after which CUPTI delivers nothing,
+cuptiFinalize aborting when another thread is inside a CUDA call.
+"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+from tplib import (BUILD, ROOT, check, cleanup, done, eq, load, run,
+                   tprof_check, xevents)
+
+sys.path.insert(0, os.path.join(ROOT, "tests", "sim"))
+from simlog import SimLog  # noqa: E402
+
+SIM = os.path.join(BUILD, "tests", "sim")
+LIBDIR = os.path.join(SIM, "lib")
+GPU_CATS = ("kernel", "gpu_memcpy", "gpu_memset")
+KIND = {"kernel": "kernel", "gpu_memcpy": "memcpy", "gpu_memset": "memset"}
+
+
+def sim_prog(name):
+    return os.path.join(SIM, "bin", name)
+
+
+def sim_run(argv, env=None, **kw):
+    log = tempfile.mktemp(prefix="sim-", suffix=".log")
+    e = {"LD_LIBRARY_PATH": LIBDIR, "SIM_LOG": log, "TPROF_TRACE": "all"}
+    e.update(env or {})
+    r = run(argv, env=e, **kw)
+    r.log = SimLog(log) if os.path.exists(log) else None
+    if os.path.exists(log):
+        os.unlink(log)
+    traces = [f for f in r.all_files() if f.endswith(".trace.json.gz")]
+    r.trace = load(os.path.join(r.dir, traces[0])) if len(traces) == 1 \
+        else None
+    r.path = os.path.join(r.dir, traces[0]) if traces else None
+    return r
+
+
+def ns(us):
+    return round(us * 1000)
+
+
+def gpu_events(t):
+    return [e for e in xevents(t) if e.get("cat") in GPU_CATS]
+
+
+def offset(r):
+    """Trace time minus the simulation's CLOCK_MONOTONIC_RAW, from the
+    calls both saw: the hook's start is read just before the real call,
+    whose entry the simulation stamps (a median of the differences)."""
+    api = r.log.api_by_corr()
+    d = sorted(ns(e["ts"]) - api[e["args"]["correlation"]]["enter_raw"]
+               for e in xevents(r.trace)
+               if e.get("cat") in ("cuda_runtime", "cuda_driver") and
+               e["args"].get("correlation") in api)
+    return d[len(d) // 2] if d else None
+
+
+def match(r):
+    """(log op, trace event) pairs: by correlation id, kind and order."""
+    by = {}
+    for e in sorted(gpu_events(r.trace), key=lambda e: e["ts"]):
+        by.setdefault((e["args"]["correlation"], KIND[e["cat"]]), []).append(e)
+    pairs, missing = [], []
+    for o in sorted(r.log.gpu_ops(), key=lambda o: o["start_raw"]):
+        evs = by.get((o["corr"], o["kind"]))
+        if evs:
+            pairs.append((o, evs.pop(0)))
+        else:
+            missing.append(o)
+    return pairs, missing
+
+
+def flows(t):
+    s = {e["id"]: e for e in t["traceEvents"] if e.get("ph") == "s"}
+    f = {}
+    for e in t["traceEvents"]:
+        if e.get("ph") == "f":
+            f.setdefault(e["id"], []).append(e)
+    return s, f
+
+
+def partial_overlaps(t):
+    """Pairs of X events on one track that overlap without nesting."""
+    tracks, bad = {}, 0
+    for e in xevents(t):
+        tracks.setdefault((e["pid"], e["tid"]), []).append(
+            (ns(e["ts"]), ns(e["ts"]) + ns(e["dur"])))
+    for evs in tracks.values():
+        evs.sort(key=lambda x: (x[0], -x[1]))
+        stack = []
+        for s, e in evs:
+            while stack and stack[-1] <= s:
+                stack.pop()
+            if stack and e > stack[-1]:
+                bad += 1
+            stack.append(e)
+    return bad
+
+
+def gpu_overlaps(t):
+    """GPU ops overlapping at all on one track (a stream runs one op at a
+    time: nesting is as wrong as a partial overlap)."""
+    tracks, bad = {}, 0
+    for e in gpu_events(t):
+        tracks.setdefault((e["pid"], e["tid"]), []).append(
+            (ns(e["ts"]), ns(e["ts"]) + ns(e["dur"])))
+    for evs in tracks.values():
+        evs.sort()
+        bad += sum(1 for a, b in zip(evs, evs[1:]) if b[0] < a[1])
+    return bad
+
+
+def truth(label, r, expect_ops=None):
+    """The properties every run must have against its ground truth."""
+    if not check("%s: runs, one trace, a log" % label,
+                 r.rc == 0 and r.trace and r.log, (r.rc, r.stderr[-2000:])):
+        return None
+    ops = r.log.gpu_ops()
+    if expect_ops is not None:
+        eq("%s: the simulation ran %d GPU ops" % (label, expect_ops),
+           len(ops), expect_ops)
+    pairs, missing = match(r)
+    eq("%s: every GPU op is in the trace" % label,
+       (len(pairs), len(missing)), (len(ops), 0))
+    s, f = flows(r.trace)
+    linked = sum(1 for o, e in pairs
+                 if o["corr"] in s and any(x["pid"] == e["pid"] and
+                                           x["tid"] == e["tid"] and
+                                           x["ts"] == e["ts"]
+                                           for x in f.get(o["corr"], [])))
+    eq("%s: launch -> GPU op flows, linked / total" % label,
+       (linked, len(pairs)), (len(pairs), len(pairs)))
+    eq("%s: one flow end per GPU op" % label,
+       sum(len(v) for v in f.values()), len(pairs))
+    # In host time: CUPTI normalizes the GPU's clock (20 ppm fast in the
+    # simulation) to the unit of tprof's timestamp callback (its ticks)
+    # by a fitted line, and tprof maps ticks to ns by its own: each end
+    # goes through two roundings to integers (<= 1 ns each, in all), and
+    # the two rates agree to about 1 ppm.
+    bad_dur = [(o["name"], o["end_raw"] - o["start_raw"], ns(e["dur"]))
+               for o, e in pairs
+               if abs(ns(e["dur"]) - (o["end_raw"] - o["start_raw"])) >
+               2 + o["dur"] * 2e-6]
+    eq("%s: every duration as the GPU ran it (within 2 ns + 2 ppm)" % label,
+       bad_dur[:5], [])
+    off = offset(r)
+    far = [(o["corr"], ns(e["ts"]) - (o["start_raw"] + off))
+           for o, e in pairs if off is not None and
+           abs(ns(e["ts"]) - (o["start_raw"] + off)) > 1000]
+    check("%s: every start within 1 us of the GPU's, mapped" % label,
+          off is not None and not far, far[:5])
+    eq("%s: no partial overlap on any track" % label,
+       partial_overlaps(r.trace), 0)
+    eq("%s: no two GPU ops overlap on one track" % label,
+       gpu_overlaps(r.trace), 0)
+    tprof_check(r.path, "%s: tprof check passes" % label)
+    return pairs
+
+
+def exit_line(r):
+    m = re.search(r"GPU: (\d+) records, (\d+) lost", r.stderr)
+    return (int(m.group(1)), int(m.group(2))) if m else None
+
+
+# Two threads, own streams then one shared stream: 2400 ops.
+r = sim_run([sim_prog("two_threads"), "600"])
+pairs = truth("two threads", r, 2400)
+if pairs:
+    cu = r.trace["tprof"]["cupti"]
+    eq("two threads: nothing shifted, dropped or lost",
+       (cu["shifted"], cu["dropped"], cu["zero_timestamps"],
+        cu["unclocked"], cu["unlinked"]), (0, 0, 0, 0, 0))
+    eq("two threads: the exit line counts what the log delivered",
+       exit_line(r), (len(r.log.ops) + 1, r.log.lost() + r.log.dropped()))
+    eq("two threads: launches named as the hooks name them",
+       sorted({e["name"] for e in xevents(r.trace)
+               if e.get("cat") == "cuda_runtime" and
+               "Launch" in e["name"]}), ["cudaLaunchKernel"])
+cleanup(r)
+
+# The program exits with 85 kernels (170 ms of work) still running: CUDA
+# tears itself down in its atexit handlers, after which CUPTI delivers
+# nothing; tprof's own handler, registered after CUDA's, runs first.
+r = sim_run([sim_prog("exit_inflight"), "85"])
+pairs = truth("exit in flight", r, 85)
+if pairs:
+    eq("exit in flight: the exit line counts every record, 0 lost",
+       exit_line(r), (len(r.log.ops) + 1, 0))
+    eq("exit in flight: the simulation lost nothing at its teardown",
+       r.log.lost("teardown"), 0)
+    eq("exit in flight: tprof's own wait for the GPU is not in the trace",
+       [e["name"] for e in xevents(r.trace) if e.get("cat") == "cuda_sync"],
+       [])
+cleanup(r)
+
+# Only the driver API, dlopen-ed (JAX, Triton): no hook sees a call;
+# CUPTI starts from the driver's cuInit (CUDA_INJECTION64_PATH) and
+# records the launches from its callbacks.
+r = sim_run([sim_prog("driver_only"), "20"])
+pairs = truth("driver only", r, 20)
+if pairs:
+    inj = r.log.of("injection")
+    eq("driver only: the driver loaded libtprof through "
+       "CUDA_INJECTION64_PATH", [(os.path.basename(i["path"]), i["found"])
+                                 for i in inj], [("libtprof.so", 1)])
+    calls = {e["args"]["correlation"]: e for e in xevents(r.trace)
+             if e.get("cat") == "cuda_driver"}
+    eq("driver only: each kernel's launch is a cuda_driver cuLaunchKernel",
+       sorted({calls[o["corr"]]["name"] for o, e in pairs
+               if o["corr"] in calls}), ["cuLaunchKernel"])
+cleanup(r)
+
+# GPU code in a library dlopen-ed after the program started.
+r = sim_run([sim_prog("late_main"), sim_prog("libgpu_late.so"), "10"])
+truth("late module", r, 10)
+cleanup(r)
+
+# A graph launched 5 times: each of its 3 kernels carries the graph's
+# ids and a flow from its cudaGraphLaunch.
+r = sim_run([sim_prog("graph"), "5"])
+pairs = truth("graph", r, 15)
+if pairs:
+    launches = {e["args"]["correlation"] for e in xevents(r.trace)
+                if e["name"] == "cudaGraphLaunch"}
+    eq("graph: every kernel is a node of a graph launch",
+       sum(1 for o, e in pairs if o["corr"] in launches and
+           "graph id" in e["args"]), 15)
+cleanup(r)
+
+# The last recording window ends while 4 threads keep launching: CUPTI
+# is let go in an API exit callback with no other thread inside CUDA
+# (the simulation aborts the process otherwise), and the program goes on.
+r = sim_run([sim_prog("churn"), "4", "1.2", "tail"],
+            env={"TPROF_DURATION": "300ms"})
+eq("window end: the program runs to its end (no abort)", r.rc, 0)
+check("window end: no abort in the simulation",
+      r.log and not r.log.of("abort"), r.stderr[-1500:])
+if r.trace:
+    cu = r.trace["tprof"]["cupti"]
+    eq("window end: CUPTI finalized after the last window",
+       (cu["finalized"], cu["stopped_why"]),
+       (1, "the last recording window ended"))
+    check("window end: the simulation saw cuptiFinalize",
+          any(e.get("call") == "finalize" for e in r.log.of("cupti")),
+          r.log.of("cupti"))
+    tprof_check(r.path, "window end: tprof check passes")
+cleanup(r)
+
+# With a graph launched, CUPTI is disabled, never finalized.
+r = sim_run([sim_prog("graph"), "400"], env={"TPROF_DURATION": "50ms"})
+eq("graphs: the program runs to its end", r.rc, 0)
+if r.trace:
+    cu = r.trace["tprof"]["cupti"]
+    check("graphs: CUPTI not finalized (disabled only, or the trace "
+          "ended first)", cu["finalized"] in (0, 2) and
+          not any(e.get("call") == "finalize" for e in r.log.of("cupti")),
+          (cu["finalized"], r.log.of("cupti")))
+cleanup(r)
+
+done()

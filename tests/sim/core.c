@@ -1,0 +1,525 @@
+/* The simulated machine: clocks, API call bookkeeping, devices, streams
+ * and the GPU's timeline (part of libcuda.so.1). */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <malloc.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sim.h"
+
+/* The GPU's clock runs 20 ppm fast against the host's and is offset by
+ * a second and a bit: a client that takes GPU times for host times is
+ * visibly wrong, and CUPTI must convert (cupti_records.c). */
+#define GPU_DRIFT_PPM 20
+#define GPU_OFFSET_NS 1234567891ull
+/* From the call to the op's start, when the stream is idle. */
+#define LAUNCH_LATENCY_NS 4000
+
+static const struct sim_tool *tool;
+static uint32_t next_corr = 1;
+static int inside_threads;
+static int torn_down;
+static int log_fd = -2;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The calling thread's API calls, outermost first. */
+#define MAX_DEPTH 16
+static __thread struct sim_call *stack[MAX_DEPTH];
+static __thread int depth;
+static __thread uint64_t next_kernel_dur;
+static __thread int cur_dev;
+
+SIM_EXPORT void sim_attach_tool(const struct sim_tool *t)
+{
+	tool = t;
+}
+
+SIM_EXPORT uint64_t sim_raw_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t raw_to_gpu(uint64_t r)
+{
+	return r + (uint64_t)((unsigned __int128)r * GPU_DRIFT_PPM / 1000000) +
+	       GPU_OFFSET_NS;
+}
+
+SIM_EXPORT uint64_t sim_gpu_now(void)
+{
+	return raw_to_gpu(sim_raw_now());
+}
+
+/* The inverse of the mapping: the last raw ns whose GPU time is <= gpu. */
+SIM_EXPORT uint64_t sim_gpu_to_raw(uint64_t gpu)
+{
+	uint64_t x = gpu - GPU_OFFSET_NS;
+	uint64_t r = (uint64_t)((unsigned __int128)x * 1000000 /
+				(1000000 + GPU_DRIFT_PPM));
+
+	while (r && raw_to_gpu(r) > gpu)
+		r--;
+	while (raw_to_gpu(r + 1) <= gpu)
+		r++;
+	return r;
+}
+
+SIM_EXPORT uint64_t sim_gpu_to_realtime(uint64_t gpu)
+{
+	struct timespec rt;
+	uint64_t raw = sim_raw_now(), real;
+
+	clock_gettime(CLOCK_REALTIME, &rt);
+	real = (uint64_t)rt.tv_sec * 1000000000ull + (uint64_t)rt.tv_nsec;
+	return sim_gpu_to_raw(gpu) + (real - raw);
+}
+
+SIM_EXPORT long sim_tid(void)
+{
+	return syscall(SYS_gettid);
+}
+
+SIM_EXPORT void sim_log(const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+	int n;
+
+	if (log_fd == -2) {
+		const char *p = getenv("SIM_LOG");
+
+		log_fd = p ? open(p, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
+				  0644) : -1;
+	}
+	if (log_fd < 0)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if (n > (int)sizeof(line) - 2)
+		n = (int)sizeof(line) - 2;
+	line[n++] = '\n';
+	if (write(log_fd, line, (size_t)n) < 0)
+		return;
+}
+
+/* ---- API calls ---- */
+
+SIM_EXPORT void sim_enter(struct sim_call *c, CUpti_CallbackDomain dom,
+			  uint32_t cbid, const char *name, void *params)
+{
+	memset(c, 0, sizeof(*c));
+	c->dom = dom;
+	c->cbid = cbid;
+	c->name = name;
+	c->params = params;
+	c->corr = __atomic_fetch_add(&next_corr, 1, __ATOMIC_RELAXED);
+	c->enter_raw = sim_raw_now();
+	if (!depth++)
+		__atomic_add_fetch(&inside_threads, 1, __ATOMIC_SEQ_CST);
+	if (depth <= MAX_DEPTH)
+		stack[depth - 1] = c;
+	if (tool && !torn_down)
+		tool->api(0, dom, cbid, name, c->symbol, c->corr, params,
+			  NULL, &c->data, sim_context_id(cur_dev));
+}
+
+SIM_EXPORT void sim_exit(struct sim_call *c, void *ret)
+{
+	if (tool && !torn_down)
+		tool->api(1, c->dom, c->cbid, c->name, c->symbol, c->corr,
+			  c->params, ret, &c->data, sim_context_id(cur_dev));
+	sim_log("{\"ev\":\"api\",\"domain\":%d,\"cbid\":%u,\"name\":\"%s\","
+		"\"corr\":%u,\"tid\":%ld,\"depth\":%d,\"enter_raw\":%llu,"
+		"\"exit_raw\":%llu}", (int)c->dom, c->cbid, c->name, c->corr,
+		sim_tid(), depth, (unsigned long long)c->enter_raw,
+		(unsigned long long)sim_raw_now());
+	if (!--depth)
+		__atomic_sub_fetch(&inside_threads, 1, __ATOMIC_SEQ_CST);
+}
+
+SIM_EXPORT uint32_t sim_launch_corr(void)
+{
+	return depth ? stack[0]->corr : 0;
+}
+
+/* Threads other than the caller inside a CUDA call now. */
+SIM_EXPORT int sim_inside_others(void)
+{
+	return __atomic_load_n(&inside_threads, __ATOMIC_SEQ_CST) -
+	       (depth > 0);
+}
+
+SIM_EXPORT int sim_torn_down(void)
+{
+	return torn_down;
+}
+
+/* ---- devices, contexts, streams ---- */
+
+struct stream {
+	int dev;
+	uintptr_t handle;
+	uint32_t id;
+	uint64_t tail;	/* end of its last op, GPU clock */
+};
+
+static struct stream streams[SIM_MAX_STREAMS];
+static unsigned n_streams;
+static uint32_t next_stream_id = 13;
+static int ctx_made[SIM_MAX_DEVICES];
+
+SIM_EXPORT int sim_device_count(void)
+{
+	const char *e = getenv("SIM_DEVICES");
+	int n = e ? atoi(e) : 1;
+
+	return n < 1 ? 1 : n > SIM_MAX_DEVICES ? SIM_MAX_DEVICES : n;
+}
+
+SIM_EXPORT int sim_current_device(void)
+{
+	return cur_dev;
+}
+
+SIM_EXPORT void sim_set_device(int dev)
+{
+	cur_dev = dev;
+}
+
+/* The primary context of dev, made at first use (a CONTEXT record). */
+SIM_EXPORT uint32_t sim_context_id(int dev)
+{
+	int made;
+
+	pthread_mutex_lock(&lock);
+	made = ctx_made[dev];
+	ctx_made[dev] = 1;
+	pthread_mutex_unlock(&lock);
+	if (!made) {
+		sim_log("{\"ev\":\"context\",\"context\":%d,\"device\":%d}",
+			dev + 1, dev);
+		if (tool && !torn_down)
+			tool->context((uint32_t)dev + 1, (uint32_t)dev);
+	}
+	return (uint32_t)dev + 1;
+}
+
+/* Handle 0: the legacy default stream (id 7 on each device, as CUPTI
+ * numbers it); 2: the thread's per-thread default stream. */
+static struct stream *stream_of(int dev, uintptr_t handle)
+{
+	unsigned i;
+
+	if (handle == 2)
+		handle = 0x100000000ull | (uintptr_t)sim_tid();
+	for (i = 0; i < n_streams; i++)
+		if (streams[i].handle == handle && streams[i].dev == dev)
+			return &streams[i];
+	if (n_streams == SIM_MAX_STREAMS)
+		return &streams[0];
+	streams[n_streams].dev = dev;
+	streams[n_streams].handle = handle;
+	streams[n_streams].id = handle ? next_stream_id++ : 7;
+	return &streams[n_streams++];
+}
+
+SIM_EXPORT uint32_t sim_stream_id(int dev, uintptr_t handle)
+{
+	uint32_t id;
+
+	pthread_mutex_lock(&lock);
+	id = stream_of(dev, handle)->id;
+	pthread_mutex_unlock(&lock);
+	return id;
+}
+
+SIM_EXPORT uintptr_t sim_stream_create(int dev)
+{
+	static uintptr_t next = 0x5000;
+	uintptr_t h;
+
+	pthread_mutex_lock(&lock);
+	h = next += 0x10;
+	stream_of(dev, h);
+	pthread_mutex_unlock(&lock);
+	return h;
+}
+
+SIM_EXPORT uint64_t sim_stream_tail(int dev, uintptr_t handle)
+{
+	uint64_t t;
+
+	pthread_mutex_lock(&lock);
+	t = stream_of(dev, handle)->tail;
+	pthread_mutex_unlock(&lock);
+	return t;
+}
+
+SIM_EXPORT void sim_stream_after(int dev, uintptr_t handle, uint64_t gpu)
+{
+	struct stream *s;
+
+	pthread_mutex_lock(&lock);
+	s = stream_of(dev, handle);
+	if (s->tail < gpu)
+		s->tail = gpu;
+	pthread_mutex_unlock(&lock);
+}
+
+/* ---- the GPU ---- */
+
+SIM_EXPORT void simNextKernelDuration(uint64_t ns)
+{
+	next_kernel_dur = ns;
+}
+
+/* The program's choice, else a rule of the launch's shape. */
+SIM_EXPORT uint64_t sim_take_kernel_duration(const uint32_t grid[3],
+					     const uint32_t block[3])
+{
+	uint64_t d = next_kernel_dur;
+
+	next_kernel_dur = 0;
+	if (d)
+		return d;
+	return 1000 + 10ull * grid[0] * grid[1] * grid[2] +
+	       block[0] / 32 * 100;
+}
+
+/* The op starts once its stream is free and the launch has reached the
+ * GPU, and runs for dur_ns in real time. */
+SIM_EXPORT struct sim_op *sim_issue(struct sim_op *proto, uintptr_t handle,
+				    uint64_t dur_ns)
+{
+	struct sim_op *op = malloc(sizeof(*op));
+	struct stream *s;
+	uint64_t now = sim_gpu_now();
+
+	if (!op)
+		abort();
+	*op = *proto;
+	op->device = (uint32_t)cur_dev;
+	op->context = sim_context_id(cur_dev);
+	op->corr = sim_launch_corr();
+	op->tid = sim_tid();
+	pthread_mutex_lock(&lock);
+	s = stream_of(cur_dev, handle);
+	op->stream = s->id;
+	op->start_gpu = now + LAUNCH_LATENCY_NS > s->tail ?
+			now + LAUNCH_LATENCY_NS : s->tail;
+	op->end_gpu = op->start_gpu + dur_ns;
+	s->tail = op->end_gpu;
+	pthread_mutex_unlock(&lock);
+	sim_log("{\"ev\":\"op\",\"kind\":\"%s\",\"name\":\"%s\",\"device\":%u,"
+		"\"context\":%u,\"stream\":%u,\"corr\":%u,\"tid\":%ld,"
+		"\"start_raw\":%llu,\"end_raw\":%llu,\"start_gpu\":%llu,"
+		"\"end_gpu\":%llu,\"dur\":%llu,\"bytes\":%llu,\"graph\":%u}",
+		op->kind == SIM_KERNEL ? "kernel" : op->kind == SIM_MEMCPY ?
+		"memcpy" : "memset", op->name ? op->name : "",
+		op->device, op->context, op->stream, op->corr, op->tid,
+		(unsigned long long)sim_gpu_to_raw(op->start_gpu),
+		(unsigned long long)sim_gpu_to_raw(op->end_gpu),
+		(unsigned long long)op->start_gpu,
+		(unsigned long long)op->end_gpu, (unsigned long long)dur_ns,
+		(unsigned long long)op->bytes, op->graph_id);
+	if (tool && !torn_down)
+		tool->op(op);
+	return op;
+}
+
+SIM_EXPORT void sim_sync_done(int type, uintptr_t handle, uint64_t start_gpu)
+{
+	struct sim_op *op = calloc(1, sizeof(*op));
+
+	if (!op)
+		abort();
+	op->kind = SIM_SYNC;
+	op->sync_type = type;
+	op->device = (uint32_t)cur_dev;
+	op->context = sim_context_id(cur_dev);
+	op->corr = sim_launch_corr();
+	op->tid = sim_tid();
+	op->stream = handle == (uintptr_t)-1 ? (uint32_t)-1 :
+		     sim_stream_id(cur_dev, handle);
+	op->start_gpu = start_gpu;
+	op->end_gpu = sim_gpu_now();
+	sim_log("{\"ev\":\"op\",\"kind\":\"sync\",\"type\":%d,\"device\":%u,"
+		"\"context\":%u,\"stream\":%d,\"corr\":%u,\"tid\":%ld,"
+		"\"start_raw\":%llu,\"end_raw\":%llu,\"dur\":%llu}", type,
+		op->device, op->context, (int)op->stream, op->corr, op->tid,
+		(unsigned long long)sim_gpu_to_raw(op->start_gpu),
+		(unsigned long long)sim_gpu_to_raw(op->end_gpu),
+		(unsigned long long)(op->end_gpu - op->start_gpu));
+	if (tool && !torn_down)
+		tool->op(op);
+}
+
+static void sleep_until_gpu(uint64_t gpu)
+{
+	uint64_t now;
+	struct timespec ts;
+
+	while ((now = sim_gpu_now()) < gpu) {
+		ts.tv_sec = 0;
+		ts.tv_nsec = (long)(gpu - now > 1000000 ? 1000000 : gpu - now);
+		nanosleep(&ts, NULL);
+	}
+}
+
+SIM_EXPORT void sim_wait_stream(int dev, uintptr_t handle)
+{
+	sleep_until_gpu(sim_stream_tail(dev, handle));
+}
+
+SIM_EXPORT void sim_wait_device(int dev)
+{
+	uint64_t last = 0;
+	unsigned i;
+
+	pthread_mutex_lock(&lock);
+	for (i = 0; i < n_streams; i++)
+		if (streams[i].dev == dev && streams[i].tail > last)
+			last = streams[i].tail;
+	pthread_mutex_unlock(&lock);
+	sleep_until_gpu(last);
+}
+
+/* ---- modules ---- */
+
+struct kname {
+	const void *key;
+	char *name;
+	struct kname *next;
+};
+
+struct module {
+	struct kname *names;
+	struct module *next;
+	int runtime;
+};
+
+static struct module *modules;
+static int n_modules, n_runtime;
+/* Names of unloaded modules, reused for the next ones: a stale pointer
+ * to a name then shows another kernel's name, as after a real unload. */
+static char *spare[64];
+static unsigned n_spare;
+
+SIM_EXPORT void *sim_module_new(int runtime)
+{
+	struct module *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		abort();
+	pthread_mutex_lock(&lock);
+	m->next = modules;
+	m->runtime = runtime;
+	modules = m;
+	n_modules++;
+	n_runtime += runtime;
+	pthread_mutex_unlock(&lock);
+	return m;
+}
+
+static char *name_copy(const char *name)
+{
+	size_t len = strlen(name) + 1;
+	char *p = n_spare ? spare[--n_spare] : NULL;
+
+	if (!p || malloc_usable_size(p) < len) {
+		free(p);
+		p = malloc(len < 256 ? 256 : len);
+		if (!p)
+			abort();
+	}
+	memcpy(p, name, len);
+	return p;
+}
+
+SIM_EXPORT const char *sim_module_add(void *mp, const void *key,
+				      const char *name)
+{
+	struct module *m = mp;
+	struct kname *k = malloc(sizeof(*k));
+
+	if (!k)
+		abort();
+	pthread_mutex_lock(&lock);
+	k->key = key;
+	k->name = name_copy(name);
+	k->next = m->names;
+	m->names = k;
+	pthread_mutex_unlock(&lock);
+	return k->name;
+}
+
+SIM_EXPORT const char *sim_module_find(const void *key)
+{
+	struct module *m;
+	struct kname *k;
+	const char *name = NULL;
+
+	pthread_mutex_lock(&lock);
+	for (m = modules; m && !name; m = m->next)
+		for (k = m->names; k; k = k->next)
+			if (k->key == key) {
+				name = k->name;
+				break;
+			}
+	pthread_mutex_unlock(&lock);
+	return name;
+}
+
+SIM_EXPORT int sim_module_count(void)
+{
+	return n_modules;
+}
+
+/* Unloading: the names go (overwritten, then reused); the last module of
+ * the process tears CUDA down, after which nothing reaches a tool. */
+SIM_EXPORT void sim_module_free(void *mp)
+{
+	struct module *m = mp, **pp;
+	struct kname *k, *next;
+	int last, runtime = m->runtime;
+
+	pthread_mutex_lock(&lock);
+	for (pp = &modules; *pp; pp = &(*pp)->next)
+		if (*pp == m) {
+			*pp = m->next;
+			break;
+		}
+	for (k = m->names; k; k = next) {
+		next = k->next;
+		memset(k->name, 'X', 8);
+		if (n_spare < 64)
+			spare[n_spare++] = k->name;
+		else
+			free(k->name);
+		free(k);
+	}
+	free(m);
+	n_modules--;
+	last = runtime && --n_runtime == 0;
+	pthread_mutex_unlock(&lock);
+	if (!last)
+		return;
+	sim_log("{\"ev\":\"teardown\",\"raw\":%llu}",
+		(unsigned long long)sim_raw_now());
+	if (tool && !torn_down)
+		tool->teardown();
+	torn_down = 1;
+}

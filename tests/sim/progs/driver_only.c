@@ -1,0 +1,55 @@
+/* The driver API alone, as JAX and Triton use it: libcuda.so.1 opened
+ * with dlopen, entry points found with dlsym on its handle (nothing a
+ * preloaded library interposes), a module loaded from an image, kernels
+ * launched with cuLaunchKernel.
+ * usage: driver_only [LAUNCHES] */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+typedef int (*init_t)(unsigned);
+typedef int (*load_t)(void **, const void *);
+typedef int (*func_t)(void **, void *, const char *);
+typedef int (*launch_t)(void *, unsigned, unsigned, unsigned, unsigned,
+			unsigned, unsigned, unsigned, void *, void **,
+			void **);
+typedef int (*sync_t)(void);
+typedef int (*retain_t)(void **, int);
+typedef int (*setctx_t)(void *);
+typedef void (*dur_t)(unsigned long long);
+
+int main(int argc, char **argv)
+{
+	int n = argc > 1 ? atoi(argv[1]) : 20, i;
+	void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+	void *mod, *fa, *fb, *ctx;
+
+	if (!h) {
+		fprintf(stderr, "no libcuda.so.1\n");
+		return 1;
+	}
+	init_t init = (init_t)dlsym(h, "cuInit");
+	retain_t retain = (retain_t)dlsym(h, "cuDevicePrimaryCtxRetain");
+	setctx_t setctx = (setctx_t)dlsym(h, "cuCtxSetCurrent");
+	load_t load = (load_t)dlsym(h, "cuModuleLoadData");
+	func_t func = (func_t)dlsym(h, "cuModuleGetFunction");
+	launch_t launch = (launch_t)dlsym(h, "cuLaunchKernel");
+	sync_t sync = (sync_t)dlsym(h, "cuCtxSynchronize");
+	dur_t dur = (dur_t)dlsym(h, "simNextKernelDuration");
+
+	init(0);
+	retain(&ctx, 0);
+	setctx(ctx);
+	load(&mod, "kernels: triton_red_fused_0 triton_poi_fused_add_1");
+	func(&fa, mod, "triton_red_fused_0");
+	func(&fb, mod, "triton_poi_fused_add_1");
+	for (i = 0; i < n; i++) {
+		if (dur)
+			dur(4000 + (unsigned long long)i * 100);
+		launch(i % 2 ? fb : fa, 8, 1, 1, 128, 1, 1, 0, NULL, NULL,
+		       NULL);
+	}
+	sync();
+	printf("driver_only: %d launches\n", n);
+	return 0;
+}

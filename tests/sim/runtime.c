@@ -1,0 +1,597 @@
+/* The runtime API of the simulated machine (libcudart.so.13), built on
+ * its driver as the real runtime is: each runtime call is an API call
+ * CUPTI sees (runtime domain), and makes the driver calls it needs, which
+ * CUPTI sees nested inside it with correlation ids of their own. The
+ * entry points nvcc's generated code calls (crt/host_runtime.h,
+ * crt/device_functions.h) register modules at load, unregister them from
+ * the atexit handler the generated code installs, and launch <<<>>>
+ * through __cudaLaunchKernel. */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+
+#include "sim.h"
+
+#define RT(fn, params)                                                   \
+	struct sim_call c_;                                              \
+	sim_enter(&c_, CUPTI_CB_DOMAIN_RUNTIME_API,                      \
+		  CUPTI_RUNTIME_TRACE_CBID_##fn, #fn, params)
+#define RT_RET(r)                                                        \
+	do {                                                             \
+		cudaError_t r_ = (r);                                    \
+		if (r_ != cudaSuccess)                                   \
+			last_error = r_;                                 \
+		sim_exit(&c_, &r_);                                      \
+		return r_;                                               \
+	} while (0)
+
+static __thread cudaError_t last_error;
+
+/* The per-thread default stream: handle 2 for the driver (sim.h). */
+static CUstream ptsz(cudaStream_t s)
+{
+	return s ? (CUstream)s : (CUstream)(uintptr_t)2;
+}
+
+/* ---- modules ---- */
+
+SIM_EXPORT void **__cudaRegisterFatBinary(void *fatbin)
+{
+	void **h;
+
+	RT(__cudaRegisterFatBinary_v13000, NULL);
+	(void)fatbin;
+	h = sim_module_new(1);
+	sim_exit(&c_, NULL);
+	return h;
+}
+
+SIM_EXPORT void __cudaRegisterFatBinaryEnd(void **h)
+{
+	RT(__cudaRegisterFatBinaryEnd_v13000, NULL);
+	(void)h;
+	sim_exit(&c_, NULL);
+}
+
+SIM_EXPORT void __cudaUnregisterFatBinary(void **h)
+{
+	RT(__cudaUnregisterFatBinary_v13000, NULL);
+	sim_exit(&c_, NULL);
+	sim_module_free(h);
+}
+
+SIM_EXPORT void __cudaRegisterFunction(void **h, const char *host, char *dev,
+				       const char *name, int limit,
+				       uint3 *tid, uint3 *bid, dim3 *bdim,
+				       dim3 *gdim, int *wsize)
+{
+	RT(__cudaRegisterFunction_v13000, NULL);
+	(void)name, (void)limit, (void)tid, (void)bid, (void)bdim,
+	(void)gdim, (void)wsize;
+	sim_module_add(h, host, dev);
+	sim_exit(&c_, NULL);
+}
+
+SIM_EXPORT void __cudaRegisterVar(void **h, char *host, char *dev,
+				  const char *name, int ext, size_t size,
+				  int constant, int global)
+{
+	(void)h, (void)host, (void)dev, (void)name, (void)ext, (void)size,
+	(void)constant, (void)global;
+}
+
+SIM_EXPORT char __cudaInitModule(void **h)
+{
+	(void)h;
+	return 1;
+}
+
+SIM_EXPORT cudaError_t __cudaGetKernel(cudaKernel_t *k, const void *host)
+{
+	RT(__cudaGetKernel_v13000, NULL);
+	*k = (cudaKernel_t)host;
+	RT_RET(sim_module_find(host) ? cudaSuccess :
+	       cudaErrorInvalidDeviceFunction);
+}
+
+/* <<<>>>'s configuration, pushed then popped by the launch stub. */
+struct config {
+	dim3 grid, block;
+	size_t shmem;
+	void *stream;
+};
+
+static __thread struct config configs[8];
+static __thread int n_configs;
+
+SIM_EXPORT unsigned __cudaPushCallConfiguration(dim3 g, dim3 b, size_t shmem,
+						void *stream)
+{
+	if (n_configs == 8)
+		return 1;
+	configs[n_configs++] = (struct config){ g, b, shmem, stream };
+	return 0;
+}
+
+SIM_EXPORT cudaError_t __cudaPopCallConfiguration(dim3 *g, dim3 *b,
+						  size_t *shmem, void *stream)
+{
+	struct config c;
+
+	if (!n_configs)
+		return cudaErrorMissingConfiguration;
+	c = configs[--n_configs];
+	*g = c.grid;
+	*b = c.block;
+	*shmem = c.shmem;
+	*(void **)stream = c.stream;
+	return cudaSuccess;
+}
+
+/* ---- graphs: kernels launched into a capturing stream are kept ---- */
+
+#define GRAPH_NODES 64
+
+struct graph {
+	uint32_t id;
+	unsigned n;
+	struct {
+		const char *name;
+		dim3 grid, block;
+		uint64_t dur;
+	} node[GRAPH_NODES];
+};
+
+static pthread_mutex_t graph_lock = PTHREAD_MUTEX_INITIALIZER;
+static cudaStream_t capturing;
+static struct graph *building;
+static uint32_t next_graph = 1;
+
+static int captured(cudaStream_t s, const char *name, dim3 g, dim3 b)
+{
+	uint32_t grid[3] = { g.x, g.y, g.z }, block[3] = { b.x, b.y, b.z };
+	int ok = 0;
+
+	pthread_mutex_lock(&graph_lock);
+	if (building && capturing == s && building->n < GRAPH_NODES) {
+		building->node[building->n].name = name;
+		building->node[building->n].grid = g;
+		building->node[building->n].block = b;
+		building->node[building->n].dur =
+			sim_take_kernel_duration(grid, block);
+		building->n++;
+		ok = 1;
+	}
+	pthread_mutex_unlock(&graph_lock);
+	return ok;
+}
+
+/* ---- launches ---- */
+
+static cudaError_t launch(const void *host, dim3 g, dim3 b, size_t shmem,
+			  CUstream s)
+{
+	const char *name = sim_module_find(host);
+
+	if (!name)
+		return cudaErrorInvalidDeviceFunction;
+	if (captured((cudaStream_t)s, name, g, b))
+		return cudaSuccess;
+	return cuLaunchKernel((CUfunction)name, g.x, g.y, g.z, b.x, b.y, b.z,
+			      (unsigned)shmem, s, NULL, NULL) ?
+	       cudaErrorLaunchFailure : cudaSuccess;
+}
+
+SIM_EXPORT cudaError_t __cudaLaunchKernel(cudaKernel_t k, dim3 g, dim3 b,
+					  void **args, size_t shmem,
+					  cudaStream_t s)
+{
+	RT(__cudaLaunchKernel_v13000, NULL);
+	(void)args;
+	RT_RET(launch(k, g, b, shmem, (CUstream)s));
+}
+
+SIM_EXPORT cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t k, dim3 g, dim3 b,
+					       void **args, size_t shmem,
+					       cudaStream_t s)
+{
+	RT(__cudaLaunchKernel_ptsz_v13000, NULL);
+	(void)args;
+	RT_RET(launch(k, g, b, shmem, ptsz(s)));
+}
+
+SIM_EXPORT cudaError_t cudaLaunchKernel(const void *f, dim3 g, dim3 b,
+					void **args, size_t shmem,
+					cudaStream_t s)
+{
+	cudaLaunchKernel_v7000_params p = { f, g, b, args, shmem, s };
+
+	RT(cudaLaunchKernel_v7000, &p);
+	RT_RET(launch(f, g, b, shmem, (CUstream)s));
+}
+
+SIM_EXPORT cudaError_t cudaLaunchKernel_ptsz(const void *f, dim3 g, dim3 b,
+					     void **args, size_t shmem,
+					     cudaStream_t s)
+{
+	RT(cudaLaunchKernel_ptsz_v7000, NULL);
+	(void)args;
+	RT_RET(launch(f, g, b, shmem, ptsz(s)));
+}
+
+SIM_EXPORT cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *c,
+					   const void *f, void **args)
+{
+	RT(cudaLaunchKernelExC_v11060, NULL);
+	(void)args;
+	RT_RET(launch(f, c->gridDim, c->blockDim, c->dynamicSmemBytes,
+		      (CUstream)c->stream));
+}
+
+SIM_EXPORT cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t *c,
+						const void *f, void **args)
+{
+	RT(cudaLaunchKernelExC_ptsz_v11060, NULL);
+	(void)args;
+	RT_RET(launch(f, c->gridDim, c->blockDim, c->dynamicSmemBytes,
+		      ptsz(c->stream)));
+}
+
+/* ---- memory ---- */
+
+SIM_EXPORT cudaError_t cudaMalloc(void **p, size_t n)
+{
+	CUdeviceptr d = 0;
+	cudaError_t r;
+
+	RT(cudaMalloc_v3020, NULL);
+	r = cuMemAlloc(&d, n) ? cudaErrorMemoryAllocation : cudaSuccess;
+	*p = (void *)d;
+	RT_RET(r);
+}
+
+SIM_EXPORT cudaError_t cudaFree(void *p)
+{
+	RT(cudaFree_v3020, NULL);
+	cuMemFree((CUdeviceptr)p);
+	RT_RET(cudaSuccess);
+}
+
+SIM_EXPORT cudaError_t cudaMallocHost(void **p, size_t n)
+{
+	RT(cudaMallocHost_v3020, NULL);
+	*p = malloc(n ? n : 1);
+	RT_RET(*p ? cudaSuccess : cudaErrorMemoryAllocation);
+}
+
+SIM_EXPORT cudaError_t cudaFreeHost(void *p)
+{
+	RT(cudaFreeHost_v3020, NULL);
+	free(p);
+	RT_RET(cudaSuccess);
+}
+
+static cudaError_t memcpy_async(void *dst, const void *src, size_t n,
+				enum cudaMemcpyKind kind, CUstream s)
+{
+	if (kind == cudaMemcpyHostToDevice)
+		return cuMemcpyHtoDAsync((CUdeviceptr)dst, src, n, s) ?
+		       cudaErrorInvalidValue : cudaSuccess;
+	if (kind == cudaMemcpyDeviceToHost)
+		return cuMemcpyDtoHAsync(dst, (CUdeviceptr)src, n, s) ?
+		       cudaErrorInvalidValue : cudaSuccess;
+	return cuMemcpyAsync((CUdeviceptr)dst, (CUdeviceptr)src, n, s) ?
+	       cudaErrorInvalidValue : cudaSuccess;
+}
+
+SIM_EXPORT cudaError_t cudaMemcpy(void *dst, const void *src, size_t n,
+				  enum cudaMemcpyKind kind)
+{
+	cudaMemcpy_v3020_params p = { dst, src, n, kind };
+	cudaError_t r;
+
+	RT(cudaMemcpy_v3020, &p);
+	if (kind == cudaMemcpyHostToDevice)
+		r = cuMemcpyHtoD((CUdeviceptr)dst, src, n) ?
+		    cudaErrorInvalidValue : cudaSuccess;
+	else if (kind == cudaMemcpyDeviceToHost)
+		r = cuMemcpyDtoH(dst, (CUdeviceptr)src, n) ?
+		    cudaErrorInvalidValue : cudaSuccess;
+	else
+		r = memcpy_async(dst, src, n, kind, NULL);
+	sim_wait_stream(sim_current_device(), 0);
+	RT_RET(r);
+}
+
+SIM_EXPORT cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t n,
+				       enum cudaMemcpyKind kind,
+				       cudaStream_t s)
+{
+	RT(cudaMemcpyAsync_v3020, NULL);
+	RT_RET(memcpy_async(dst, src, n, kind, (CUstream)s));
+}
+
+SIM_EXPORT cudaError_t cudaMemcpyAsync_ptsz(void *dst, const void *src,
+					    size_t n, enum cudaMemcpyKind kind,
+					    cudaStream_t s)
+{
+	RT(cudaMemcpyAsync_ptsz_v7000, NULL);
+	RT_RET(memcpy_async(dst, src, n, kind, ptsz(s)));
+}
+
+SIM_EXPORT cudaError_t cudaMemset(void *p, int v, size_t n)
+{
+	RT(cudaMemset_v3020, NULL);
+	cuMemsetD8((CUdeviceptr)p, (unsigned char)v, n);
+	RT_RET(cudaSuccess);
+}
+
+SIM_EXPORT cudaError_t cudaMemsetAsync(void *p, int v, size_t n,
+				       cudaStream_t s)
+{
+	RT(cudaMemsetAsync_v3020, NULL);
+	cuMemsetD8Async((CUdeviceptr)p, (unsigned char)v, n, (CUstream)s);
+	RT_RET(cudaSuccess);
+}
+
+SIM_EXPORT cudaError_t cudaMemsetAsync_ptsz(void *p, int v, size_t n,
+					    cudaStream_t s)
+{
+	RT(cudaMemsetAsync_ptsz_v7000, NULL);
+	cuMemsetD8Async((CUdeviceptr)p, (unsigned char)v, n, ptsz(s));
+	RT_RET(cudaSuccess);
+}
+
+/* ---- streams, events, syncs ---- */
+
+SIM_EXPORT cudaError_t cudaStreamCreate(cudaStream_t *s)
+{
+	RT(cudaStreamCreate_v3020, NULL);
+	cuStreamCreate((CUstream *)s, 0);
+	RT_RET(cudaSuccess);
+}
+
+SIM_EXPORT cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s,
+						 unsigned flags)
+{
+	RT(cudaStreamCreateWithFlags_v5000, NULL);
+	cuStreamCreate((CUstream *)s, flags);
+	RT_RET(cudaSuccess);
+}
+
+SIM_EXPORT cudaError_t cudaStreamDestroy(cudaStream_t s)
+{
+	RT(cudaStreamDestroy_v5050, NULL);
+	cuStreamDestroy((CUstream)s);
+	RT_RET(cudaSuccess);
+}
+
+SIM_EXPORT cudaError_t cudaStreamSynchronize(cudaStream_t s)
+{
+	RT(cudaStreamSynchronize_v3020, NULL);
+	cuStreamSynchronize((CUstream)s);
+	RT_RET(cudaSuccess);
+}
+
+SIM_EXPORT cudaError_t cudaStreamSynchronize_ptsz(cudaStream_t s)
+{
+	RT(cudaStreamSynchronize_ptsz_v7000, NULL);
+	cuStreamSynchronize(ptsz(s));
+	RT_RET(cudaSuccess);
+}
+
+SIM_EXPORT cudaError_t cudaDeviceSynchronize(void)
+{
+	RT(cudaDeviceSynchronize_v3020, NULL);
+	cuCtxSynchronize();
+	RT_RET(cudaSuccess);
+}
+
+SIM_EXPORT cudaError_t cudaEventCreate(cudaEvent_t *e)
+{
+	RT(cudaEventCreate_v3020, NULL);
+	RT_RET(cuEventCreate((CUevent *)e, 0) ? cudaErrorMemoryAllocation :
+	       cudaSuccess);
+}
+
+SIM_EXPORT cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned f)
+{
+	RT(cudaEventCreateWithFlags_v3020, NULL);
+	RT_RET(cuEventCreate((CUevent *)e, f) ? cudaErrorMemoryAllocation :
+	       cudaSuccess);
+}
+
+SIM_EXPORT cudaError_t cudaEventDestroy(cudaEvent_t e)
+{
+	RT(cudaEventDestroy_v3020, NULL);
+	cuEventDestroy((CUevent)e);
+	RT_RET(cudaSuccess);
+}
+
+SIM_EXPORT cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s)
+{
+	RT(cudaEventRecord_v3020, NULL);
+	cuEventRecord((CUevent)e, (CUstream)s);
+	RT_RET(cudaSuccess);
+}
+
+SIM_EXPORT cudaError_t cudaEventSynchronize(cudaEvent_t e)
+{
+	RT(cudaEventSynchronize_v3020, NULL);
+	cuEventSynchronize((CUevent)e);
+	RT_RET(cudaSuccess);
+}
+
+SIM_EXPORT cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e,
+					   unsigned flags)
+{
+	RT(cudaStreamWaitEvent_v3020, NULL);
+	cuStreamWaitEvent((CUstream)s, (CUevent)e, flags);
+	RT_RET(cudaSuccess);
+}
+
+/* ---- graphs ---- */
+
+SIM_EXPORT cudaError_t cudaStreamBeginCapture(cudaStream_t s,
+					      enum cudaStreamCaptureMode m)
+{
+	RT(cudaStreamBeginCapture_v10000, NULL);
+	(void)m;
+	pthread_mutex_lock(&graph_lock);
+	building = calloc(1, sizeof(*building));
+	if (building)
+		building->id = next_graph++;
+	capturing = s;
+	pthread_mutex_unlock(&graph_lock);
+	RT_RET(building ? cudaSuccess : cudaErrorMemoryAllocation);
+}
+
+SIM_EXPORT cudaError_t cudaStreamEndCapture(cudaStream_t s, cudaGraph_t *g)
+{
+	RT(cudaStreamEndCapture_v10000, NULL);
+	(void)s;
+	pthread_mutex_lock(&graph_lock);
+	*g = (cudaGraph_t)building;
+	building = NULL;
+	capturing = NULL;
+	pthread_mutex_unlock(&graph_lock);
+	RT_RET(cudaSuccess);
+}
+
+SIM_EXPORT cudaError_t cudaGraphInstantiate(cudaGraphExec_t *e, cudaGraph_t g,
+					    unsigned long long flags)
+{
+	RT(cudaGraphInstantiate_v12000, NULL);
+	(void)flags;
+	*e = (cudaGraphExec_t)g;
+	RT_RET(cudaSuccess);
+}
+
+/* Each node runs as a kernel of the launch, with its graph's ids. */
+SIM_EXPORT cudaError_t cudaGraphLaunch(cudaGraphExec_t e, cudaStream_t s)
+{
+	struct graph *g = (struct graph *)e;
+	struct sim_call d;
+	unsigned i;
+
+	RT(cudaGraphLaunch_v10000, NULL);
+	sim_enter(&d, CUPTI_CB_DOMAIN_DRIVER_API,
+		  CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch, "cuGraphLaunch", NULL);
+	for (i = 0; g && i < g->n; i++) {
+		struct sim_op op = { .kind = SIM_KERNEL,
+				     .name = g->node[i].name,
+				     .graph_id = g->id,
+				     .graph_node = (uint64_t)g->id << 32 | i };
+
+		op.grid[0] = g->node[i].grid.x;
+		op.grid[1] = g->node[i].grid.y;
+		op.grid[2] = g->node[i].grid.z;
+		op.block[0] = g->node[i].block.x;
+		op.block[1] = g->node[i].block.y;
+		op.block[2] = g->node[i].block.z;
+		sim_issue(&op, (uintptr_t)s, g->node[i].dur);
+	}
+	sim_exit(&d, &(CUresult){ CUDA_SUCCESS });
+	RT_RET(g ? cudaSuccess : cudaErrorInvalidValue);
+}
+
+SIM_EXPORT cudaError_t cudaGraphExecDestroy(cudaGraphExec_t e)
+{
+	RT(cudaGraphExecDestroy_v10000, NULL);
+	(void)e;
+	RT_RET(cudaSuccess);
+}
+
+SIM_EXPORT cudaError_t cudaGraphDestroy(cudaGraph_t g)
+{
+	RT(cudaGraphDestroy_v10000, NULL);
+	free(g);
+	RT_RET(cudaSuccess);
+}
+
+/* ---- devices, errors, versions ---- */
+
+SIM_EXPORT cudaError_t cudaGetDeviceCount(int *n)
+{
+	RT(cudaGetDeviceCount_v3020, NULL);
+	cuDeviceGetCount(n);
+	RT_RET(cudaSuccess);
+}
+
+SIM_EXPORT cudaError_t cudaSetDevice(int dev)
+{
+	CUcontext c;
+
+	RT(cudaSetDevice_v3020, NULL);
+	if (dev < 0 || dev >= sim_device_count())
+		RT_RET(cudaErrorInvalidDevice);
+	cuDevicePrimaryCtxRetain(&c, dev);
+	cuCtxSetCurrent(c);
+	RT_RET(cudaSuccess);
+}
+
+SIM_EXPORT cudaError_t cudaGetDevice(int *dev)
+{
+	RT(cudaGetDevice_v3020, NULL);
+	*dev = sim_current_device();
+	RT_RET(cudaSuccess);
+}
+
+SIM_EXPORT cudaError_t cudaDeviceReset(void)
+{
+	RT(cudaDeviceReset_v3020, NULL);
+	RT_RET(cudaSuccess);
+}
+
+SIM_EXPORT cudaError_t cudaGetLastError(void)
+{
+	cudaError_t r = last_error;
+
+	last_error = cudaSuccess;
+	return r;
+}
+
+SIM_EXPORT cudaError_t cudaPeekAtLastError(void)
+{
+	return last_error;
+}
+
+SIM_EXPORT const char *cudaGetErrorName(cudaError_t r)
+{
+	return r == cudaSuccess ? "cudaSuccess" : "cudaErrorUnknown";
+}
+
+SIM_EXPORT const char *cudaGetErrorString(cudaError_t r)
+{
+	return r == cudaSuccess ? "no error" : "unknown error";
+}
+
+SIM_EXPORT cudaError_t cudaDriverGetVersion(int *v)
+{
+	RT(cudaDriverGetVersion_v3020, NULL);
+	cuDriverGetVersion(v);
+	RT_RET(cudaSuccess);
+}
+
+SIM_EXPORT cudaError_t cudaRuntimeGetVersion(int *v)
+{
+	RT(cudaRuntimeGetVersion_v3020, NULL);
+	*v = 13000;
+	RT_RET(cudaSuccess);
+}
+
+SIM_EXPORT cudaError_t cudaProfilerStart(void)
+{
+	RT(cudaProfilerStart_v4000, NULL);
+	RT_RET(cudaSuccess);
+}
+
+SIM_EXPORT cudaError_t cudaProfilerStop(void)
+{
+	RT(cudaProfilerStop_v4000, NULL);
+	RT_RET(cudaSuccess);
+}

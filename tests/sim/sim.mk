@@ -1,0 +1,58 @@
+# The simulated CUDA 13 machine (tests/sim/README.md): libcuda.so.1,
+# libcudart.so.13 and libcupti.so.13 in build/tests/sim/lib, and the
+# programs the GPU-truth tests run on it (nvcc -cudart shared: real
+# <<<>>> launches) in build/tests/sim/bin. Included from tests/tests.mk;
+# also `make -f tests/sim/sim.mk sim` from the repository root.
+B ?= build
+CC ?= gcc
+CUDA_HOME ?= /usr/local/cuda
+NVCC ?= $(CUDA_HOME)/bin/nvcc
+TEST_CFLAGS ?= -std=gnu11 -O1 -g -Wall -Wextra -Werror -I$(CUDA_HOME)/include
+
+SIM_B := $(B)/tests/sim
+SIM_LIB := $(SIM_B)/lib
+SIM_CFLAGS = $(TEST_CFLAGS) -fPIC -fvisibility=hidden -I$(SIM_B)/gen
+SIM_LIBS := $(SIM_LIB)/libcuda.so.1 $(SIM_LIB)/libcudart.so.13 \
+	    $(SIM_LIB)/libcupti.so.13
+SIM_PROGS := $(addprefix $(SIM_B)/bin/,two_threads exit_inflight churn graph \
+	     driver_only late_main libgpu_late.so)
+
+$(SIM_B)/gen/cbid_names.h: tests/sim/gen_names.sh \
+		$(CUDA_HOME)/include/cupti_runtime_cbid.h \
+		$(CUDA_HOME)/include/cupti_driver_cbid.h
+	@mkdir -p $(dir $@)
+	sh tests/sim/gen_names.sh $(CUDA_HOME)/include >$@.tmp && mv $@.tmp $@
+
+$(SIM_LIB)/libcuda.so.1: tests/sim/core.c tests/sim/driver.c tests/sim/sim.h
+	@mkdir -p $(dir $@)
+	$(CC) $(SIM_CFLAGS) -shared -Wl,-soname,libcuda.so.1 -o $@ \
+		tests/sim/core.c tests/sim/driver.c -ldl -lpthread
+
+$(SIM_LIB)/libcudart.so.13: tests/sim/runtime.c tests/sim/sim.h \
+		tests/sim/libcudart.map $(SIM_LIB)/libcuda.so.1
+	$(CC) $(SIM_CFLAGS) -shared -Wl,-soname,libcudart.so.13 \
+		-Wl,--version-script,tests/sim/libcudart.map -o $@ \
+		tests/sim/runtime.c -L$(SIM_LIB) -l:libcuda.so.1 \
+		-Wl,-rpath,'$$ORIGIN' -lpthread
+
+$(SIM_LIB)/libcupti.so.13: tests/sim/cupti.c tests/sim/sim.h \
+		$(SIM_B)/gen/cbid_names.h $(SIM_LIB)/libcuda.so.1
+	$(CC) $(SIM_CFLAGS) -shared -Wl,-soname,libcupti.so.13 -o $@ \
+		tests/sim/cupti.c -L$(SIM_LIB) -l:libcuda.so.1 \
+		-Wl,-rpath,'$$ORIGIN' -lpthread
+
+$(SIM_B)/bin/%: tests/sim/progs/%.cu tests/sim/progs/simctl.h
+	@mkdir -p $(dir $@)
+	$(NVCC) -cudart shared -o $@ $< -ldl -lpthread
+
+$(SIM_B)/bin/libgpu_late.so: tests/sim/progs/gpu_late.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) -cudart shared -shared -Xcompiler -fPIC -o $@ $<
+
+$(SIM_B)/bin/%: tests/sim/progs/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -o $@ $< -ldl -lpthread
+
+sim: $(SIM_LIBS) $(SIM_PROGS)
+
+.PHONY: sim
