@@ -28,33 +28,6 @@ struct out_id {
 	ino_t ino;
 };
 
-int mg_fail(struct mg *m, const char *file, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (m->failed)
-		return -1;
-	m->failed = 1;
-	fprintf(stderr, "tprof: error: %s: ", file);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return -1;
-}
-
-int mg_parse_fail(struct mg *m, const char *file, struct tp_json *j,
-		  struct tp_gzr *gz)
-{
-	const struct tp_json_err *e = tp_json_error(j);
-	const char *gzerr = tp_gzr_error(gz);
-
-	if (e->io && gzerr)
-		return mg_fail(m, file, "%s", gzerr);
-	return mg_fail(m, file, "invalid JSON at line %lu, column %lu: %s",
-		       e->line, e->col, e->msg);
-}
-
 static void usage(FILE *f)
 {
 	fprintf(f,
