@@ -75,10 +75,14 @@ static int internal(const void *caller)
 	return strstr(it.dli_fname, "libcupti") != NULL;
 }
 
+/* Seconds since tprof started; 0 before (a client in a constructor). */
 static double since_start_s(void)
 {
-	return (double)(tp_clock_ns(CLOCK_REALTIME) - tp_sess.anchor.unix_ns) /
-	       1e9;
+	uint64_t now = tp_clock_ns(CLOCK_REALTIME);
+
+	if (!tp_sess.anchor.unix_ns || now < tp_sess.anchor.unix_ns)
+		return 0;
+	return (double)(now - tp_sess.anchor.unix_ns) / 1e9;
 }
 
 static void client_acts(const void *caller)
@@ -102,8 +106,8 @@ int tp_cupti_client_first(char *why, size_t len)
 {
 	if (!__atomic_load_n(&H.seen, __ATOMIC_ACQUIRE))
 		return 0;
-	snprintf(why, len, "%s has used CUPTI since %.1f s, before tprof "
-		 "started it, and is never displaced", H.who, H.at_s);
+	snprintf(why, len, "%s was using CUPTI before tprof started it "
+		 "(at %.1f s), and is never displaced", H.who, H.at_s);
 	return 1;
 }
 

@@ -11,40 +11,12 @@ cuptiFinalize aborting when another thread is inside a CUDA call.
 """
 import os
 import re
-import subprocess
-import sys
-import tempfile
 
-from tplib import (BUILD, ROOT, check, cleanup, done, eq, load, run,
-                   tprof_check, xevents)
+from simrun import sim_prog, sim_run
+from tplib import check, cleanup, done, eq, tprof_check, xevents
 
-sys.path.insert(0, os.path.join(ROOT, "tests", "sim"))
-from simlog import SimLog  # noqa: E402
-
-SIM = os.path.join(BUILD, "tests", "sim")
-LIBDIR = os.path.join(SIM, "lib")
 GPU_CATS = ("kernel", "gpu_memcpy", "gpu_memset")
 KIND = {"kernel": "kernel", "gpu_memcpy": "memcpy", "gpu_memset": "memset"}
-
-
-def sim_prog(name):
-    return os.path.join(SIM, "bin", name)
-
-
-def sim_run(argv, env=None, **kw):
-    log = tempfile.mktemp(prefix="sim-", suffix=".log")
-    e = {"LD_LIBRARY_PATH": LIBDIR, "SIM_LOG": log, "TPROF_TRACE": "all"}
-    e.update(env or {})
-    r = run(argv, env=e, **kw)
-    r.log = SimLog(log) if os.path.exists(log) else None
-    if os.path.exists(log):
-        os.unlink(log)
-    traces = [f for f in r.all_files() if f.endswith(".trace.json.gz")]
-    r.trace = load(os.path.join(r.dir, traces[0])) if len(traces) == 1 \
-        else None
-    r.path = os.path.join(r.dir, traces[0]) if traces else None
-    return r
-
 
 def ns(us):
     return round(us * 1000)

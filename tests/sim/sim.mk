@@ -15,7 +15,7 @@ SIM_CFLAGS = $(TEST_CFLAGS) -fPIC -fvisibility=hidden -I$(SIM_B)/gen
 SIM_LIBS := $(SIM_LIB)/libcuda.so.1 $(SIM_LIB)/libcudart.so.13 \
 	    $(SIM_LIB)/libcupti.so.13
 SIM_PROGS := $(addprefix $(SIM_B)/bin/,two_threads exit_inflight churn graph \
-	     driver_only late_main libgpu_late.so)
+	     driver_only late_main libgpu_late.so kineto_like)
 
 $(SIM_B)/gen/cbid_names.h: tests/sim/gen_names.sh \
 		$(CUDA_HOME)/include/cupti_runtime_cbid.h \
@@ -44,6 +44,19 @@ $(SIM_LIB)/libcupti.so.13: tests/sim/cupti.c tests/sim/sim.h \
 $(SIM_B)/bin/%: tests/sim/progs/%.cu tests/sim/progs/simctl.h
 	@mkdir -p $(dir $@)
 	$(NVCC) -cudart shared -o $@ $< -ldl -lpthread
+
+# A Kineto-like client in a library of the program, linked to the
+# simulation's libcupti as libtorch is to its CUPTI.
+$(SIM_B)/bin/libkclient.so: tests/sim/progs/kclient.c $(SIM_LIB)/libcupti.so.13
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -shared -fPIC -o $@ $< -L$(SIM_LIB) \
+		-l:libcupti.so.13
+
+$(SIM_B)/bin/kineto_like: tests/sim/progs/kineto_like.cu \
+		tests/sim/progs/simctl.h $(SIM_B)/bin/libkclient.so
+	@mkdir -p $(dir $@)
+	$(NVCC) -cudart shared -o $@ $< -L$(SIM_B)/bin -lkclient \
+		-Xlinker -rpath='$$ORIGIN' -ldl
 
 $(SIM_B)/bin/libgpu_late.so: tests/sim/progs/gpu_late.cu
 	@mkdir -p $(dir $@)
