@@ -33,5 +33,10 @@ $(BENCH_B)/bench_ring $(BENCH_B)/bench_writer $(BENCH_B)/bench_stack \
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(BENCH_LIBS)
 
-bench: $(LIB) $(CLI) $(BENCH_BIN)
+# On the simulated CUDA 13 machine, with nvcc's real <<<>>> launches.
+$(BENCH_B)/bench_sim_launch: bench/bench_sim_launch.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) -cudart shared -o $@ $<
+
+bench: $(LIB) $(CLI) $(BENCH_BIN) $(BENCH_B)/bench_sim_launch sim
 	@sh bench/bench.sh $(BENCH_B) $(LIB)

@@ -320,6 +320,45 @@ echo "bench:   $(awk -v r="$merge_raw" -v g="$merge_gz" 'BEGIN {
 merge_mbps=$(median <"$tmp/merge.mbps")
 rm -rf "$tmp"/merge-in "$tmp"/merged.trace.json.gz
 
+# --- 6b. GPU: launches on the simulated machine, record conversion -------
+
+# A <<<>>> launch on the simulated CUDA 13 machine (tests/sim/), without
+# tprof, with its hooks only (TPROF_TRACE=cuda), and with CUPTI on
+# (hooks + API callbacks + activity records); interleaved rounds, the
+# median chunk. The simulation's own launch costs most of the first.
+SIM_LIB=$(dirname "$lib")/tests/sim/lib
+sim_launch() {
+	case $1 in
+	none) LD_LIBRARY_PATH=$SIM_LIB "$bin/bench_sim_launch" 20000 4 ;;
+	hooks) LD_LIBRARY_PATH=$SIM_LIB LD_PRELOAD=$lib TPROF_TRACE=cuda \
+		TPROF_OUTPUT_DIR=$tmp/sim-$2 TPROF_SUMMARY=none \
+		"$bin/bench_sim_launch" 20000 4 ;;
+	cupti) LD_LIBRARY_PATH=$SIM_LIB LD_PRELOAD=$lib TPROF_TRACE=cuda,gpu \
+		TPROF_OUTPUT_DIR=$tmp/sim-$2 TPROF_SUMMARY=none \
+		"$bin/bench_sim_launch" 20000 4 ;;
+	esac >>"$tmp/sim-$1.out" 2>>"$tmp/sim-$1.err" ||
+		die "bench_sim_launch ($1) failed"
+}
+echo "bench: launches on the simulated CUDA 13 machine, $ROUNDS rounds"
+round=1
+while [ $round -le $ROUNDS ]; do
+	for v in none hooks cupti; do
+		sim_launch $v $round
+	done
+	round=$((round + 1))
+done
+for v in none hooks cupti; do
+	eval "sim_$v=\$(values launch \"\$tmp/sim-$v.out\" | median)"
+done
+grep -h "lost" "$tmp/sim-cupti.err" | head -1 | sed 's/^/bench:   /'
+rm -rf "$tmp"/sim-[0-9]*
+echo "bench: GPU record conversion, 2000000 kernel and copy records"
+"$bin/bench_gpu" 2000000 >"$tmp/gpu" || die "bench_gpu failed"
+gpu_mrps=$(awk '/^records/ { n = $2 } /^wall_ns/ { w = $2 }
+	END { printf "%.6f", n / w * 1000 }' "$tmp/gpu")
+gpu_bpr=$(awk '/^records/ { n = $2 } /^bytes/ { b = $2 }
+	END { printf "%.1f", b / n }' "$tmp/gpu")
+
 # --- summary ---------------------------------------------------------------
 
 added_on=$(calc %.1f "$warm_on - $warm_none")
@@ -365,6 +404,16 @@ printf '  %-34s %6.1f ns   (%+.1f ns over %.1f ns without tprof)\n' \
 printf '  %-34s %6.0f MB/s  (uncompressed JSON in, gzip out; target >= %s)%s\n' \
 	"tprof merge (1 core)" "$merge_mbps" $TARGET_MERGE_MBPS \
 	"$(verdict "$merge_mbps >= $TARGET_MERGE_MBPS")"
+printf '  %-34s %6.1f ns   (simulated CUDA 13 launch, no tprof)\n' \
+	"launch, simulated machine" "$sim_none"
+printf '  %-34s %6.1f ns   (%+.1f ns: hooks only)\n' \
+	"launch, tprof hooks" "$sim_hooks" \
+	"$(calc %.1f "$sim_hooks - $sim_none")"
+printf '  %-34s %6.1f ns   (%+.1f ns: hooks + CUPTI callbacks and records)\n' \
+	"launch, tprof with CUPTI" "$sim_cupti" \
+	"$(calc %.1f "$sim_cupti - $sim_none")"
+printf '  %-34s %6.2f M records/s  (%.0f B of JSON each, flows included)\n' \
+	"GPU record conversion (1 core)" "$gpu_mrps" "$gpu_bpr"
 
 # --- 7. tprof report (after the table: it adds its own lines) --------------
 

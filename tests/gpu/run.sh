@@ -27,6 +27,14 @@ build() {
 	fi
 	mkdir -p "$GPU"
 	cp -a "$CUDA_HOME"/lib64/libcudart.so.[0-9]* "$CUDA_HOME"/lib64/libcupti.so.[0-9]* "$GPU/" || ok=1
+	# The simulation's programs run on a real GPU too (simNextKernelDuration
+	# is then absent and the kernels take what they take).
+	for p in two_threads exit_inflight graph; do
+		echo "nvcc -cudart shared tests/sim/progs/$p.cu -> build/gpu/truth_$p"
+		# shellcheck disable=SC2086,SC2016
+		"$NVCC" $NVFLAGS -cudart shared -Xlinker -rpath='$ORIGIN' -Itests/sim/progs \
+			-o "$GPU/truth_$p" "tests/sim/progs/$p.cu" -ldl -lpthread || ok=1
+	done
 	for p in known_work:shared known_work:static empty_launch:shared; do
 		rt=${p#*:}; p=${p%:*}
 		echo "nvcc -cudart $rt tests/gpu/progs/$p.cu -> build/gpu/${p}_$rt"
@@ -45,7 +53,7 @@ if [ "${1:-}" = --build-only ]; then
 	echo "tests/gpu/run.sh: build failed" >&2
 	exit 1
 fi
-ALL="native native_static torch_vs_profiler torch_libs torch_steps torch_stacks overhead_torch overhead_native"
+ALL="native native_static gpu_truth torch_vs_profiler torch_libs torch_steps torch_stacks overhead_torch overhead_native"
 usage() {
 	echo "usage: tests/gpu/run.sh --build-only | [RESULT_DIR [CHECK...]]; checks: $ALL" >&2
 	exit 2
@@ -114,6 +122,21 @@ native_run() { # d, program variant
 }
 check_native() { native_run "$1" shared; }
 check_native_static() { native_run "$1" static; }
+
+# The GPU-truth properties the simulation checks exactly (test_gpu_truth.py),
+# on real kernels: every op linked to its launch, no overlap on a track,
+# work in flight at exit kept, nothing lost.
+check_gpu_truth() {
+	local d=$1 p
+	need_build "$d" "$LIB" build/tprof "$GPU/truth_two_threads" "$GPU/truth_exit_inflight" \
+		"$GPU/truth_graph" || return
+	for p in two_threads:600 exit_inflight:85 graph:50; do
+		step "$d" "${p%:*}" 120 env LD_PRELOAD="$LIB" LD_LIBRARY_PATH="$NATIVE_LIBS" \
+			TPROF_OUTPUT_DIR="$d/${p%:*}" TPROF_NAME="${p%:*}" TPROF_LOG=info \
+			"$GPU/truth_${p%:*}" "${p#*:}"
+	done
+	TC truth "$d"
+}
 
 torch_ok() {
 	[ "$TORCH_RC" = 0 ] && return 0

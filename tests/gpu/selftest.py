@@ -221,6 +221,32 @@ def stacks_selftest():
           has(tc.stacks(trace(py[:3]))[0].list(), "<module>") == new_py)
 
 
+def truth_selftest():
+    """The GPU-truth check on the contract trace: 21 GPU ops, all linked,
+    none overlapping; then each violation."""
+    good = synth(expect())
+    n = len(ops_of(good))
+    check("truth: a right trace passes",
+          not tc.truth(good, n, tc.Problems())[0].list(),
+          tc.truth(good, n, tc.Problems())[0].list())
+    bad = copy.deepcopy(good)
+    bad["traceEvents"] = [e for e in bad["traceEvents"]
+                          if not (e.get("ph") == "f" and e["id"] == 1)]
+    check("truth: an op without its flow fails",
+          has(tc.truth(bad, n, tc.Problems())[0].list(), "no flow"))
+    bad = copy.deepcopy(good)
+    ops = [e for e in bad["traceEvents"] if e.get("cat") == "kernel"]
+    ops[1]["ts"] = ops[0]["ts"] + 1.0
+    check("truth: two ops overlapping on a stream fail",
+          has(tc.truth(bad, n, tc.Problems())[0].list(), "overlap"))
+    bad = copy.deepcopy(good)
+    bad["tprof"]["cupti"]["unlinked"] = 3
+    check("truth: unlinked records counted by tprof fail",
+          has(tc.truth(bad, n, tc.Problems())[0].list(), "unlinked"))
+    check("truth: a missing op fails",
+          has(tc.truth(good, n + 1, tc.Problems())[0].list(), "GPU ops"))
+
+
 def main():
     ex = expect()
     good = synth(ex)
@@ -300,6 +326,7 @@ def main():
     libs_selftest()
     steps_selftest()
     stacks_selftest()
+    truth_selftest()
     # torch comparison
     ks = [{"ph": "X", "cat": "kernel", "name": "k%d" % (i % 5), "ts": 1000.0 + i, "dur": 1.0}
           for i in range(100)]

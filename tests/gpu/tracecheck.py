@@ -406,6 +406,71 @@ def cmd_native(d, name):
     finish(d, p, fig)
 
 
+def truth(t, want_ops, p):
+    """GPU truth on a real GPU: every GPU op has exactly one flow from its
+    launch, no two ops overlap on a track (strict nesting elsewhere), and
+    CUPTI lost, moved or left unlinked nothing."""
+    fig = {}
+    gpu = [e for e in xs(t, ("kernel", "gpu_memcpy", "gpu_memset"))]
+    fig["gpu_ops"] = len(gpu)
+    if len(gpu) != want_ops:
+        p.add("GPU ops", "%d GPU ops, want %d" % (len(gpu), want_ops))
+    ends = {}
+    starts = set()
+    for e in t["traceEvents"]:
+        if e.get("ph") == "f":
+            ends.setdefault(e["id"], []).append(e)
+        elif e.get("ph") == "s":
+            starts.add(e["id"])
+    linked = sum(1 for e in gpu
+                 if e["args"].get("correlation") in starts and
+                 any(f["pid"] == e["pid"] and f["tid"] == e["tid"] and
+                     f["ts"] == e["ts"]
+                     for f in ends.get(e["args"]["correlation"], [])))
+    fig["linked"] = "%d/%d" % (linked, len(gpu))
+    if linked != len(gpu):
+        p.add("no flow", "%d of %d GPU ops have no flow from their launch" %
+              (len(gpu) - linked, len(gpu)))
+    tracks = {}
+    for e in gpu:
+        tracks.setdefault((e["pid"], e["tid"]), []).append(
+            (ns(e["ts"]), ns(e["ts"]) + ns(e["dur"])))
+    over = sum(1 for v in tracks.values() for a, b in zip(sorted(v),
+                                                          sorted(v)[1:])
+               if b[0] < a[1])
+    fig["overlaps"] = over
+    if over:
+        p.add("overlap", "%d GPU ops overlap another on their track" % over)
+    cu = t.get("tprof", {}).get("cupti", {})
+    for k in ("dropped", "zero_timestamps", "unclocked", "unplaced",
+              "unlinked", "truncated_buffers"):
+        fig[k] = cu.get(k)
+        if cu.get(k):
+            p.add("tprof.cupti.%s" % k, cu.get(k))
+    fig["shifted"] = cu.get("shifted")
+    fig["overlapped"] = cu.get("overlapped")
+    return p, fig
+
+
+def cmd_truth(d):
+    p, fig = Problems(), {}
+    for name, ops in (("two_threads", 2400), ("exit_inflight", 85),
+                      ("graph", 150)):
+        bad = step_problem(d, name)
+        if bad:
+            p.add(name, bad[1])
+            continue
+        t, path = one_trace(os.path.join(d, name), name, p, fig)
+        if not t:
+            continue
+        sub = Problems()
+        f = truth(t, ops, sub)[1]
+        fig.update({"%s %s" % (name, k): v for k, v in f.items()})
+        p.merge(sub, name + ": ")
+        tprof_check(path, p)
+    finish(d, p, fig)
+
+
 def cmd_torch(d):
     p, fig = Problems(), {}
     for label in ("tprof", "profiler"):
@@ -689,6 +754,8 @@ def main(argv):
             cmd_steps(d)
         elif cmd == "stacks":
             cmd_stacks(d)
+        elif cmd == "truth":
+            cmd_truth(d)
         else:
             sys.exit("unknown subcommand %s" % cmd)
     except Exception as e:   # noqa: BLE001 - the check fails, the suite goes on
