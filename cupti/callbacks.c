@@ -155,6 +155,12 @@ unsigned tp_cupti_enable_callbacks(CUpti_SubscriberHandle sub)
 
 	on = enable_domain(sub, CUPTI_CB_DOMAIN_RUNTIME_API, RT_N) +
 	     enable_domain(sub, CUPTI_CB_DOMAIN_DRIVER_API, DRV_N);
+	/* Kernel names die with their module: records naming them are
+	 * converted before it goes (finish.c). */
+	if (tp_cupti.enable_callback(1, sub, CUPTI_CB_DOMAIN_RESOURCE,
+				     CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING) ==
+	    CUPTI_SUCCESS)
+		on++;
 	tp_api_register(TP_CUPTI_RUNTIME_TABLE, rt_apis, RT_N);
 	tp_api_register(TP_CUPTI_DRIVER_TABLE, drv_apis, DRV_N);
 	return on;
@@ -268,6 +274,11 @@ void CUPTIAPI tp_cupti_on_callback(void *userdata, CUpti_CallbackDomain dom,
 	int rt = dom == CUPTI_CB_DOMAIN_RUNTIME_API;
 
 	(void)userdata;
+	if (dom == CUPTI_CB_DOMAIN_RESOURCE &&
+	    cbid == CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING) {
+		tp_cupti_module_unloading();
+		return;
+	}
 	if (!rt && dom != CUPTI_CB_DOMAIN_DRIVER_API)
 		return;
 	if (cbid >= (rt ? RT_N : DRV_N) || !d)

@@ -88,6 +88,9 @@ void tp_cupti_note_enter(void);
 void tp_cupti_flush(int final);
 void tp_cupti_exit_check(void);
 void tp_cupti_module_registered(void);
+/* A module is about to be unloaded: records naming its kernels are
+ * converted first (CUPTI's names are the module's). */
+void tp_cupti_module_unloading(void);
 /* inject.c: CUDA_INJECTION64_PATH names libtprof.so, so that the driver
  * starts CUPTI at cuInit (driver-only programs: JAX, Triton). */
 void tp_cupti_inject_setup(void);

@@ -99,6 +99,21 @@ out:
 	pthread_mutex_unlock(&calls);
 }
 
+/* ---- a module unloaded mid-run ---- */
+
+#define UNLOAD_WAIT_MS 1000
+
+/* CUPTI's kernel names belong to their module: before it goes, what
+ * CUPTI holds is flushed and the writer converts it (names copied); the
+ * unloading thread waits for that, a writer cycle or so. */
+void tp_cupti_module_unloading(void)
+{
+	if (__atomic_load_n(&tp_cs.state, __ATOMIC_ACQUIRE) != TP_CUPTI_ON)
+		return;
+	tp_cupti_flush(0);
+	tp_writer_gpu_convert(UNLOAD_WAIT_MS);
+}
+
 /* ---- another CUPTI client ---- */
 
 int tp_cupti_hand_over(const char *who, const uint32_t *client_kinds)

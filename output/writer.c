@@ -45,7 +45,8 @@ static struct {
 	int started;
 	int claimed;		/* tp_writer_start ran */
 	int torn_down;		/* GPU collection ended after the last window */
-	int gpu_now;		/* the GPU's exit handler waits for its records */
+	int gpu_now;		/* 1: the GPU's exit handler waits for its
+				 * records; 2: a module unload does */
 	int stop;
 	int done;
 	int wake[2];
@@ -359,9 +360,11 @@ static void drain(int final)
 
 	for (t = tp_thread_list(); t; t = t->next)
 		tp_ring_prefault(&t->ring, TP_RING_PREFAULT_AHEAD);
-	if (__atomic_load_n(&W.gpu_now, __ATOMIC_ACQUIRE))
+	int now = __atomic_load_n(&W.gpu_now, __ATOMIC_ACQUIRE);
+
+	if (now == 1)
 		gpu_final = 1;
-	calibrate(gpu_final);
+	calibrate(gpu_final || now);
 	if (!tp_tl.ready)
 		return;
 	if (!gpu_final && teardown_due())
@@ -376,7 +379,7 @@ static void drain(int final)
 		W.events += tp_capture_put_steps(&W.buf);
 	if (W.gpu && !W.failed)
 		W.events += W.gpu->convert(&W.buf, &tp_tl.map, flush_some,
-					   gpu_final);
+					   gpu_final || now == 2);
 	if (teardown) {
 		W.gpu->teardown();
 		W.torn_down = 1;
@@ -586,20 +589,30 @@ void tp_writer_wake(void)
 	errno = saved;
 }
 
-void tp_writer_gpu_final(int timeout_ms)
+static void gpu_now(int how, int timeout_ms)
 {
 	struct timespec ms = { 0, 1000000 };
 	int i;
 
 	if (!W.started)
 		return;
-	__atomic_store_n(&W.gpu_now, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&W.gpu_now, how, __ATOMIC_RELEASE);
 	tp_writer_wake();
 	for (i = 0; i < timeout_ms; i++) {
 		if (!__atomic_load_n(&W.gpu_now, __ATOMIC_ACQUIRE))
 			return;
 		nanosleep(&ms, NULL);
 	}
+}
+
+void tp_writer_gpu_final(int timeout_ms)
+{
+	gpu_now(1, timeout_ms);
+}
+
+void tp_writer_gpu_convert(int timeout_ms)
+{
+	gpu_now(2, timeout_ms);
 }
 
 void tp_writer_stop_from_signal(int timeout_ms)

@@ -17,6 +17,9 @@ void tp_writer_stop(int timeout_ms);
 /* From the GPU's exit handler: has the writer take and convert every GPU
  * record now, while CUDA is alive; waits at most timeout_ms. */
 void tp_writer_gpu_final(int timeout_ms);
+/* The same mid-run (a module is unloaded): every GPU record delivered so
+ * far is converted now; collection goes on. */
+void tp_writer_gpu_convert(int timeout_ms);
 /* Runs a cycle now (async-signal-safe). */
 void tp_writer_wake(void);
 /* The same from a signal handler: only async-signal-safe calls. */

@@ -223,16 +223,25 @@ char *tp_sym_demangle(char *mangled)
 	return out;
 }
 
-static char *resolve(uintptr_t func)
+/* The registered name of func (lock held); *host: the host function a
+ * kernel handle stands for. */
+static char *registered(uintptr_t func, uintptr_t *host)
 {
 	uintptr_t v;
-	char *name = NULL;
-	char buf[32];
 
 	if (map_get(&handles, func, &v))
 		func = v;
-	if (map_get(&fn_names, func, &v))
-		name = strdup((const char *)v);
+	*host = func;
+	return map_get(&fn_names, func, &v) ? strdup((const char *)v) : NULL;
+}
+
+/* Without the lock: the ELF lookup and the demangler call into the
+ * dynamic loader (dladdr, dlsym), whose lock a thread inside dlopen holds
+ * while it registers a new module's kernels, which takes ours. */
+static char *resolve(uintptr_t func, char *name)
+{
+	char buf[32];
+
 	if (!name)
 		name = elf_symbol(func);
 	if (!name) {
@@ -267,7 +276,7 @@ const char *tp_sym_kernel_json(uint64_t func, size_t *len)
 {
 	static const char unknown[] = "\"unknown kernel\"";
 	struct json_name *j = NULL;
-	uintptr_t v;
+	uintptr_t v, host;
 	char *name;
 
 	*len = sizeof(unknown) - 1;
@@ -275,16 +284,27 @@ const char *tp_sym_kernel_json(uint64_t func, size_t *len)
 		return unknown;
 	pthread_mutex_lock(&lock);
 	if (map_get(&names, func, &v)) {
+		pthread_mutex_unlock(&lock);
+		j = (struct json_name *)v;
+		goto out;
+	}
+	name = registered((uintptr_t)func, &host);
+	pthread_mutex_unlock(&lock);
+	name = resolve(host, name);
+	if (name)
+		j = to_json(name);
+	free(name);
+	if (!j)
+		goto out;
+	pthread_mutex_lock(&lock);
+	if (map_get(&names, func, &v)) {	/* another thread was first */
+		free(j);
 		j = (struct json_name *)v;
 	} else {
-		name = resolve((uintptr_t)func);
-		if (name)
-			j = to_json(name);
-		free(name);
-		if (j)
-			map_put(&names, func, (uintptr_t)j);
+		map_put(&names, func, (uintptr_t)j);
 	}
 	pthread_mutex_unlock(&lock);
+out:
 	if (!j)
 		return unknown;
 	*len = j->len;

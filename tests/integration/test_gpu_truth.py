@@ -198,6 +198,20 @@ r = sim_run([sim_prog("late_main"), sim_prog("libgpu_late.so"), "10"])
 truth("late module", r, 10)
 cleanup(r)
 
+# A module is unloaded (its kernel names go with it, as CUPTI's records
+# name them) and another loaded, whose names take their memory: every
+# kernel keeps its own name.
+r = sim_run([sim_prog("driver_only"), "10", "reload"])
+truth("unloaded module", r, 20)
+if r.trace:
+    eq("unloaded module: every kernel keeps its own name",
+       sorted({(e["name"], sum(1 for x in xevents(r.trace)
+                               if x["name"] == e["name"]))
+               for e in xevents(r.trace) if e.get("cat") == "kernel"}),
+       [("triton_per_fused_native_layer_norm_2", 10),
+        ("triton_poi_fused_add_1", 5), ("triton_red_fused_0", 5)])
+cleanup(r)
+
 # A graph launched 5 times: each of its 3 kernels carries the graph's
 # ids and a flow from its cudaGraphLaunch.
 r = sim_run([sim_prog("graph"), "5"])

@@ -496,6 +496,9 @@ SIM_EXPORT void sim_module_free(void *mp)
 	struct kname *k, *next;
 	int last, runtime = m->runtime;
 
+	if (tool && !torn_down && tool->module_unload)
+		tool->module_unload();
+
 	pthread_mutex_lock(&lock);
 	for (pp = &modules; *pp; pp = &(*pp)->next)
 		if (*pp == m) {

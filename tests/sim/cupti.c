@@ -219,13 +219,20 @@ SIM_EXPORT CUptiResult cuptiUnsubscribe(CUpti_SubscriberHandle sub)
 	return CUPTI_SUCCESS;
 }
 
+static int valid_id(CUpti_CallbackDomain d, CUpti_CallbackId id)
+{
+	if (d == CUPTI_CB_DOMAIN_RESOURCE)
+		return id > 0 && id < CUPTI_CBID_RESOURCE_SIZE;
+	return id < MAX_CBID && cb_name(d, id);
+}
+
 SIM_EXPORT CUptiResult cuptiEnableCallback(uint32_t on,
 					   CUpti_SubscriberHandle sub,
 					   CUpti_CallbackDomain d,
 					   CUpti_CallbackId id)
 {
 	if (sub != (CUpti_SubscriberHandle)&S || (unsigned)d >= 4 ||
-	    id >= MAX_CBID || !cb_name(d, id))
+	    !valid_id(d, id))
 		return CUPTI_ERROR_INVALID_PARAMETER;
 	S.enabled[d][id] = (uint8_t)!!on;
 	return CUPTI_SUCCESS;
@@ -759,11 +766,28 @@ SIM_EXPORT CUptiResult cuptiFinalize(void)
 	return CUPTI_SUCCESS;
 }
 
+/* CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING, in the unloading thread,
+ * before the module's names go. */
+static void on_module_unload(void)
+{
+	CUpti_CallbackFunc cb = S.cb;
+	CUpti_ResourceData r;
+
+	if (!cb || !S.enabled[CUPTI_CB_DOMAIN_RESOURCE]
+			     [CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING])
+		return;
+	memset(&r, 0, sizeof(r));
+	r.context = (CUcontext)(uintptr_t)0x1000;
+	cb(S.cb_data, CUPTI_CB_DOMAIN_RESOURCE,
+	   CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING, &r);
+}
+
 static const struct sim_tool tool = {
 	.api = on_api,
 	.op = on_op,
 	.teardown = on_teardown,
 	.context = on_context,
+	.module_unload = on_module_unload,
 };
 
 __attribute__((constructor)) static void attach(void)

@@ -55,6 +55,8 @@ struct sim_tool {
 	void (*teardown)(void);
 	/* A context was created. */
 	void (*context)(uint32_t ctx, uint32_t device);
+	/* A module is about to be unloaded (its kernel names go). */
+	void (*module_unload)(void);
 };
 
 /* core.c, exported from libcuda.so.1 for the other two libraries. */

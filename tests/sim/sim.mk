@@ -58,7 +58,7 @@ $(SIM_B)/bin/kineto_like: tests/sim/progs/kineto_like.cu \
 	$(NVCC) -cudart shared -o $@ $< -L$(SIM_B)/bin -lkclient \
 		-Xlinker -rpath='$$ORIGIN' -ldl
 
-$(SIM_B)/bin/libgpu_late.so: tests/sim/progs/gpu_late.cu
+$(SIM_B)/bin/libgpu_%.so: tests/sim/progs/gpu_%.cu tests/sim/progs/simctl.h
 	@mkdir -p $(dir $@)
 	$(NVCC) -cudart shared -shared -Xcompiler -fPIC -o $@ $<
 

@@ -1,8 +1,10 @@
 /* The driver API alone, as JAX and Triton use it: libcuda.so.1 opened
  * with dlopen, entry points found with dlsym on its handle (nothing a
  * preloaded library interposes), a module loaded from an image, kernels
- * launched with cuLaunchKernel.
- * usage: driver_only [LAUNCHES] */
+ * launched with cuLaunchKernel. With "reload", the module is then
+ * unloaded (its kernel names go) and another loaded and launched, as a
+ * JIT unloads and loads modules.
+ * usage: driver_only [LAUNCHES [reload]] */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +19,7 @@ typedef int (*sync_t)(void);
 typedef int (*retain_t)(void **, int);
 typedef int (*setctx_t)(void *);
 typedef void (*dur_t)(unsigned long long);
+typedef int (*unload_t)(void *);
 
 int main(int argc, char **argv)
 {
@@ -36,6 +39,7 @@ int main(int argc, char **argv)
 	launch_t launch = (launch_t)dlsym(h, "cuLaunchKernel");
 	sync_t sync = (sync_t)dlsym(h, "cuCtxSynchronize");
 	dur_t dur = (dur_t)dlsym(h, "simNextKernelDuration");
+	unload_t unload = (unload_t)dlsym(h, "cuModuleUnload");
 
 	init(0);
 	retain(&ctx, 0);
@@ -50,6 +54,14 @@ int main(int argc, char **argv)
 		       NULL);
 	}
 	sync();
+	if (argc > 2) {
+		unload(mod);
+		load(&mod, "kernels: triton_per_fused_native_layer_norm_2");
+		func(&fa, mod, "triton_per_fused_native_layer_norm_2");
+		for (i = 0; i < n; i++)
+			launch(fa, 4, 1, 1, 256, 1, 1, 0, NULL, NULL, NULL);
+		sync();
+	}
 	printf("driver_only: %d launches\n", n);
 	return 0;
 }
