@@ -109,3 +109,11 @@ $(FAKE_NCCL): tests/nccl/fake_nccl.c
 	$(CC) $(TEST_CFLAGS) -shared -fPIC -Wl,-soname,libnccl.so.2 -o $@ $< -lpthread
 
 test-build: $(FAKE_NCCL)
+
+# Opt-in (several minutes): the fault-injection runs at full size (100k
+# short-lived threads, SIGTERM at 64 threads, ...); make test runs the
+# quick versions.
+test-stress: test-build
+	@TPROF_STRESS=1 tests/run.sh tests/integration/test_robust.py
+
+.PHONY: test-stress

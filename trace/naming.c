@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "naming.h"
+#include "owned_fd.h"
 
 int tp_mkdir_p(const char *dir)
 {
@@ -80,6 +81,7 @@ static int create_tmp(struct tp_output *o, struct tp_gz *g, int excl,
 	fd = open(o->tmp, flags, 0644);
 	if (fd < 0)
 		return -1;
+	fd = tp_fd_high(fd);
 	if (tp_gz_open(g, fd, level, comment) < 0) {
 		errno = g->err;
 		close(fd);
