@@ -39,6 +39,43 @@ int tp_fd_high(int fd)
 	return hi;
 }
 
+static int same_as_path(int fd, const char *path)
+{
+	struct stat a, b;
+
+	return fstat(fd, &a) == 0 && lstat(path, &b) == 0 &&
+	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+/* The program may close the new descriptor and reuse its number between
+ * open and the move (a close-all loop running while the writer opens the
+ * trace): the high copy is checked against the path before anything is
+ * written, the low number is closed only while it is still this file,
+ * and the file is opened again (it exists now) when the copy is not. */
+int tp_fd_open_high(const char *path, int flags, mode_t mode)
+{
+	int tries, fd, hi;
+
+	for (tries = 0; tries < 4; tries++) {
+		fd = open(path, flags | O_CLOEXEC | O_NOFOLLOW, mode);
+		if (fd < 0)
+			return -1;
+		hi = fcntl(fd, F_DUPFD_CLOEXEC, high_floor());
+		if (hi < 0)
+			hi = fd;
+		if (same_as_path(hi, path)) {
+			if (hi != fd && same_as_path(fd, path))
+				close(fd);
+			return hi;
+		}
+		if (hi != fd)
+			close(hi);
+		flags &= ~(O_CREAT | O_EXCL | O_TRUNC);
+	}
+	errno = EBUSY;
+	return -1;
+}
+
 int tp_fd_own(struct tp_owned_fd *o, int fd)
 {
 	struct stat st;

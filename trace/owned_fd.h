@@ -17,6 +17,9 @@ struct tp_owned_fd {
 /* fd moved to a high number (close-on-exec; the low one is closed), or fd
  * itself when there is no room up there. */
 int tp_fd_high(int fd);
+/* open(path, flags | O_CLOEXEC | O_NOFOLLOW, mode) at a high number,
+ * checked to be the file at path: the descriptor, or -1 with errno. */
+int tp_fd_open_high(const char *path, int flags, mode_t mode);
 /* Notes the identity of fd (already tprof's own): 0, or -1 with errno. */
 int tp_fd_own(struct tp_owned_fd *o, int fd);
 /* 1 while o->fd is still the file it was opened as. */

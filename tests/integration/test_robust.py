@@ -115,7 +115,108 @@ def term(threads):
     shutil.rmtree(outdir, ignore_errors=True)
 
 
+def shared_dir():
+    """Someone who can write to the output directory plants a junk
+    <name>-rank0 .tmp (forcing the -pid name) and links at the names the
+    process will use: nothing is written through them (before the fix the
+    victim was truncated and overwritten with the trace and summary)."""
+    outdir = tempfile.mkdtemp(prefix="tprof-it-")
+    victim = os.path.join(tempfile.mkdtemp(prefix="tprof-victim-"), "v")
+    with open(victim, "w") as f:
+        f.write("victim\n")
+    with open(os.path.join(outdir, "tprof-rank0.trace.json.gz.tmp"), "w") as f:
+        f.write("junk")
+    plant = " ".join("ln -s %s %s/tprof-rank0-pid$$%s;" % (victim, outdir, x)
+                     for x in (".trace.json.gz.tmp", ".summary.json.tmp.$$",
+                               ".summary.md.tmp.$$"))
+    r = run(["sh", "-c", plant + " exec %s fds 10 /dev/null" % ROBUST],
+            outdir=outdir, env={"TPROF_SUMMARY": None})
+    eq("shared dir: exit status", r.rc, 0)
+    with open(victim, "rb") as f:
+        eq("shared dir: the links' target is untouched", f.read()[:20],
+           b"victim\n")
+    traces = [f for f in r.all_files() if f.endswith(".trace.json.gz")]
+    eq("shared dir: the trace is written under the -pid name",
+       len(traces) == 1 and "-pid" in traces[0], True)
+    sums = [f for f in r.all_files() if f.endswith((".summary.json",
+                                                     ".summary.md"))]
+    eq("shared dir: both summaries written as regular files",
+       [os.path.islink(os.path.join(outdir, f)) for f in sums],
+       [False, False])
+    cleanup(r)
+    shutil.rmtree(os.path.dirname(victim), ignore_errors=True)
+
+    base = tempfile.mkdtemp(prefix="tprof-it-")
+    sub = os.path.join(base, "a", "b")
+    r = run([ROBUST, "fds", "10", "/dev/null"], outdir=sub,
+            preexec_fn=lambda: os.umask(0))
+    modes = [os.stat(os.path.join(base, d)).st_mode & 0o777
+             for d in ("a", "a/b")]
+    eq("umask 0: directories tprof makes are not world-writable",
+       [m & 0o002 for m in modes], [0, 0])
+    shutil.rmtree(base, ignore_errors=True)
+
+
+def cli_outputs():
+    """tprof merge -o and report --html write through a FIFO (as they
+    would to /dev/stdout) and refuse a link to a regular file: never
+    replace either with a regular file."""
+    r = run([ROBUST, "fds", "10", "/dev/null"])
+    trace = os.path.join(r.dir, "tprof-rank0.trace.json.gz")
+    work = tempfile.mkdtemp(prefix="tprof-it-")
+    fifo = os.path.join(work, "fifo")
+    os.mkfifo(fifo)
+    for what, argv in (("merge -o", lambda o: [CLI, "merge", trace, "-o", o]),
+                       ("report --html",
+                        lambda o: [CLI, "report", "--html", o, trace])):
+        reader = subprocess.Popen(["cat", fifo], stdout=subprocess.PIPE)
+        try:
+            p = subprocess.run(argv(fifo), capture_output=True, timeout=60)
+        finally:
+            if p_open(reader):	# the CLI never opened it: let cat go
+                with open(fifo, "wb"):
+                    pass
+        got = reader.communicate(timeout=60)[0]
+        eq("%s FIFO: exit status" % what, p.returncode, 0)
+        check("%s FIFO: still a FIFO" % what,
+              stat_kind(fifo) == "fifo", stat_kind(fifo))
+        check("%s FIFO: the output went through it" % what, len(got) > 100,
+              "%d bytes" % len(got))
+        target = os.path.join(work, "target")
+        link = os.path.join(work, "link")
+        with open(target, "w") as f:
+            f.write("mine\n")
+        if os.path.lexists(link):
+            os.unlink(link)
+        os.symlink(target, link)
+        p = subprocess.run(argv(link), capture_output=True, text=True,
+                           timeout=60)
+        eq("%s link: refused" % what, p.returncode, 1)
+        check("%s link: still a link" % what, os.path.islink(link), "")
+        with open(target) as f:
+            eq("%s link: target untouched" % what, f.read(), "mine\n")
+        lines = [l for l in p.stderr.splitlines() if l.startswith("tprof")]
+        check("%s link: one line naming the link" % what,
+              len(lines) == 1 and "symbolic link" in lines[0], p.stderr)
+    shutil.rmtree(work, ignore_errors=True)
+    cleanup(r)
+
+
+def p_open(p):
+    time.sleep(0.1)
+    return p.poll() is None
+
+
+def stat_kind(path):
+    import stat
+    m = os.lstat(path).st_mode
+    return "fifo" if stat.S_ISFIFO(m) else "link" if stat.S_ISLNK(m) else \
+        "file" if stat.S_ISREG(m) else "other"
+
+
 churn()
+shared_dir()
+cli_outputs()
 fds()
 burst()
 term(16)

@@ -6,7 +6,7 @@
  *   robust burst N RATE        one call, 200 ms of sleep, then N calls
  *                              from one thread paced at RATE calls per
  *                              second; prints "calls N+1"
- *   robust fds N               N calls, then closes every descriptor from
+ *   robust fds N FILE          N calls, 300 ms, closes every descriptor from
  *                              3 up, opens its own file (argv[3]) and
  *                              dup2s it over every number up to 1100,
  *                              N more calls, writes one line to it
@@ -114,8 +114,15 @@ static int fds(long n, const char *path)
 	long i;
 	int fd, top = 1100;
 
+	struct timespec settle = { 0, 300000000L };
+
 	for (i = 0; i < n; i++)
 		cudaStreamSynchronize(0);
+	/* After tprof has made its file: a program that closes descriptors
+	 * it does not own while tprof opens or writes one can still race it
+	 * (no check closes that window); one that does so later must find
+	 * its files untouched and the trace complete. */
+	nanosleep(&settle, NULL);
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < (rlim_t)top)
 		top = (int)rl.rlim_cur;
 	for (fd = 3; fd < top; fd++)
