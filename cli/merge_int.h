@@ -7,6 +7,7 @@
 
 #include "gzread.h"
 #include "json.h"
+#include "trace/atomic_file.h"
 #include "trace/gzip.h"
 #include "trace/json.h"
 
@@ -27,9 +28,10 @@
 
 struct mg_out {
 	const char *path;	/* the name given, for messages */
-	char *tmp;		/* written, then renamed to path */
+	struct tp_out_file file;	/* a temporary file renamed to path,
+					 * or path itself (a FIFO, a device) */
 	int fd;
-	int created;		/* tmp exists and was not renamed */
+	int created;		/* file is open and not yet completed */
 	struct tp_gz *gz;	/* NULL: a plain file */
 	char *buf;
 	size_t len, cap;

@@ -62,24 +62,22 @@ static int gz_fail(struct mg *m)
 int mg_out_open(struct mg *m, const char *path)
 {
 	struct mg_out *o = &m->out;
-	size_t n = strlen(path) + 32;
 	int gzip = ends_with(path, ".gz");
 
 	o->path = path;
 	o->fd = -1;
 	o->cap = 2 * MG_FLUSH_BYTES;
 	o->buf = malloc(o->cap);
-	o->tmp = malloc(n);
 	o->gz = gzip ? calloc(1, sizeof(*o->gz)) : NULL;
-	if (!o->buf || !o->tmp || (gzip && !o->gz))
+	if (!o->buf || (gzip && !o->gz))
 		return mg_fail(m, path, "out of memory");
-	snprintf(o->tmp, n, "%s.tmp.%d", path, (int)getpid());
-	o->fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-	if (o->fd < 0)
-		return mg_fail(m, path, "cannot create %s: %s", o->tmp,
-			       strerror(errno));
+	if (tp_out_create(&o->file, path) < 0)
+		return mg_fail(m, path, "cannot create: %s",
+			       tp_out_strerror(errno));
+	o->fd = o->file.fd;
 	o->created = 1;
-	catch_signals(o->tmp);
+	if (o->file.tmp)
+		catch_signals(o->file.tmp);
 	if (o->gz && tp_gz_open(o->gz, o->fd, 1, NULL) < 0)
 		return gz_fail(m);
 	return 0;
@@ -130,17 +128,13 @@ int mg_out_flush(struct mg *m)
 int mg_out_finish(struct mg *m)
 {
 	struct mg_out *o = &m->out;
-	int fd = o->fd;
 
 	if (flush(m, 1))
 		return -1;
 	o->fd = -1;
-	if (close(fd))
-		return mg_fail(m, o->path, "write failed: %s", strerror(errno));
-	if (rename(o->tmp, o->path))
-		return mg_fail(m, o->path, "cannot rename %s: %s", o->tmp,
-			       strerror(errno));
 	o->created = 0;
+	if (tp_out_commit(&o->file))
+		return mg_fail(m, o->path, "write failed: %s", strerror(errno));
 	sig_tmp[0] = 0;
 	return 0;
 }
@@ -148,20 +142,16 @@ int mg_out_finish(struct mg *m)
 /* Frees the output; removes the temporary file unless it was renamed. */
 void mg_out_abandon(struct mg_out *o)
 {
-	if (o->fd >= 0) {
-		close(o->fd);
-		o->fd = -1;
-	}
 	if (o->created)
-		unlink(o->tmp);
+		tp_out_abandon(&o->file);
+	o->fd = -1;
 	o->created = 0;
 	sig_tmp[0] = 0;
 	if (o->gz)
 		tp_gz_abandon(o->gz);
 	free(o->buf);
-	free(o->tmp);
 	free(o->gz);
-	o->buf = o->tmp = NULL;
+	o->buf = NULL;
 	o->gz = NULL;
 }
 

@@ -164,7 +164,8 @@ out:
 static int write_file(const char *path, const struct tp_buf *b)
 {
 	if (tp_write_file_atomic(path, b->p, b->len) < 0)
-		return rp_fail(path, "cannot write: %s", strerror(errno));
+		return rp_fail(path, "cannot write: %s",
+			       tp_out_strerror(errno));
 	return 0;
 }
 

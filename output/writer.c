@@ -3,7 +3,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -15,10 +14,12 @@
 #include "trace/api.h"
 #include "capture/capture.h"
 #include "trace/corrmap.h"
+#include "trace/futex.h"
 #include "trace/gpu_source.h"
 #include "trace/json.h"
 #include "trace/log.h"
 #include "trace/naming.h"
+#include "trace/owned_fd.h"
 #include "stacks/perfmap.h"
 #include "summary/proc_summary.h"
 #include "trace/session.h"
@@ -39,6 +40,9 @@
  * within these bounds. */
 #define TEARDOWN_MIN_NS 500000000ull
 #define TEARDOWN_MAX_NS 10000000000ull
+/* The writer releases a ring's slots to its producer in batches, so the
+ * producer's cache line holding the tail does not bounce per event. */
+#define POP_BATCH 256
 
 static struct {
 	pthread_t thread;
@@ -48,9 +52,13 @@ static struct {
 	int gpu_now;		/* 1: the GPU's exit handler waits for its
 				 * records; 2: a module unload does */
 	int stop;
-	int done;
-	int wake[2];
-	int done_pipe[2];
+	uint32_t done;		/* futex: 1 once the file is complete */
+	uint32_t wake_seq;	/* futex: bumped by every wake-up */
+	uint32_t sleeping;	/* the writer waits on wake_seq */
+	uint64_t progress;	/* bumped as the writer writes: a stop waits
+				 * while it moves */
+	struct tp_owned_fd own;	/* the trace file's descriptor */
+	int said_abandoned;
 	int failed;
 	int opened;
 	struct tp_output out;
@@ -63,7 +71,26 @@ static struct {
 	unsigned n_ext;
 	/* a record and its extension, made contiguous where they wrap */
 	struct tp_event scratch[1 + TP_EV_EXT_MAX];
-} W = { .wake = { -1, -1 }, .done_pipe = { -1, -1 } };
+} W = { .own = { .fd = -1 } };
+
+/* What to do about a failed write, by its cause. */
+static const char *fix_for(int err)
+{
+	switch (err) {
+	case ENOSPC:
+	case EDQUOT:
+		return "free space or choose another TPROF_OUTPUT_DIR";
+	case EACCES:
+	case EPERM:
+	case EROFS:
+		return "choose a TPROF_OUTPUT_DIR this process may write";
+	case EBADF:
+		return "the program closed or replaced tprof's descriptor "
+		       "and the file could not be reopened";
+	default:
+		return "choose another TPROF_OUTPUT_DIR";
+	}
+}
 
 static void mark_failed(const char *what, int err)
 {
@@ -71,12 +98,40 @@ static void mark_failed(const char *what, int err)
 		return;
 	W.failed = 1;
 	__atomic_store_n(&tp_recording, 0, __ATOMIC_RELAXED);
-	tp_error("%s %s: %s; tracing is off for this process (free space or "
-		 "choose another TPROF_OUTPUT_DIR)", what, W.out.tmp,
-		 strerror(err));
+	tp_error("%s %s: %s; tracing is off for this process (%s)", what,
+		 W.out.tmp, strerror(err), fix_for(err));
 	tp_gz_abandon(&W.gz);
-	close(W.gz.fd);
+	tp_fd_close(&W.own);
 	unlink(W.out.tmp);
+}
+
+/* The program closed the trace's descriptor or dup2'd over it: open the
+ * same file again by name (the very file: same inode) and go on where the
+ * last write ended. Its descriptor number is never written to. */
+static int reopen_trace(void)
+{
+	int fd = open(W.out.tmp, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+
+	if (fd < 0)
+		return -1;
+	fd = tp_fd_high(fd);
+	if (!tp_fd_same_file(&W.own, fd) ||
+	    lseek(fd, (off_t)W.gz.out_bytes, SEEK_SET) < 0) {
+		close(fd);
+		return -1;
+	}
+	W.own.fd = fd;
+	W.gz.fd = fd;
+	return 0;
+}
+
+static int trace_fd_ok(void)
+{
+	if (tp_fd_is_ours(&W.own) || reopen_trace() == 0)
+		return 1;
+	W.own.fd = -1;
+	mark_failed("cannot write", EBADF);
+	return 0;
 }
 
 static void flush_buf(int force)
@@ -85,8 +140,10 @@ static void flush_buf(int force)
 		return;
 	if (!W.failed && W.buf.oom)
 		mark_failed("out of memory formatting", ENOMEM);
-	if (!W.failed && tp_gz_write(&W.gz, W.buf.p, W.buf.len) < 0)
+	if (!W.failed && trace_fd_ok() &&
+	    tp_gz_write(&W.gz, W.buf.p, W.buf.len) < 0)
 		mark_failed("cannot write", W.gz.err);
+	__atomic_add_fetch(&W.progress, 1, __ATOMIC_RELAXED);
 	W.buf.len = 0;
 	W.buf.oom = 0;
 }
@@ -286,41 +343,49 @@ static void put_event(struct tp_buf *b, struct tp_thread *t,
 	W.events++;
 }
 
-/* The record at the tail and its n - 1 extension slots, contiguous. */
-static const struct tp_event *record_at_tail(struct tp_ring *r, unsigned n)
+/* The record at pos and its n - 1 extension slots, contiguous. */
+static const struct tp_event *record_at(struct tp_ring *r, uint64_t pos,
+					unsigned n)
 {
-	const struct tp_event *e = tp_ring_at_tail(r);
 	unsigned i;
 
-	if (n == 1 || (r->tail & r->mask) + n <= r->mask + 1)
-		return e;
+	if (n == 1 || (pos & r->mask) + n <= r->mask + 1)
+		return tp_ring_at(r, pos);
 	for (i = 0; i < n; i++)
-		W.scratch[i] = *tp_ring_tail_slot(r, i);
+		W.scratch[i] = *tp_ring_at(r, pos + i);
 	return W.scratch;
 }
 
 /* Drains what was published when it started, no more: a thread that
  * records faster than the writer writes must not keep it from the other
- * rings or from a stop request. An exited thread's ring is freed once it
- * is known empty. */
+ * rings or from a stop request. Slots go back to the producer in batches,
+ * so the cache line holding the tail does not bounce per event. An
+ * exited thread's ring is freed once it is known empty. */
 static void drain_thread(struct tp_thread *t)
 {
 	int exited = __atomic_load_n(&t->exited, __ATOMIC_ACQUIRE);
-	uint64_t head = tp_ring_head(&t->ring);
+	uint64_t head = tp_ring_head(&t->ring), pos = t->ring.tail;
+	unsigned batch = 0;
 
 	tp_capture_sync();
-	while (t->ring.tail != head) {
-		unsigned n = 1 + (tp_ring_at_tail(&t->ring)->flags &
+	while (pos != head) {
+		unsigned n = 1 + (tp_ring_at(&t->ring, pos)->flags &
 				  TP_EV_EXT_MASK);
 
-		if (n > head - t->ring.tail)	/* cannot be: never wait */
-			n = (unsigned)(head - t->ring.tail);
+		if (n > head - pos)	/* cannot be: never wait */
+			n = (unsigned)(head - pos);
 		if (!W.failed)
-			put_event(&W.buf, t, record_at_tail(&t->ring, n));
+			put_event(&W.buf, t, record_at(&t->ring, pos, n));
 		t->written++;
-		tp_ring_pop_n(&t->ring, n);
+		pos += n;
+		if (++batch == POP_BATCH) {
+			tp_ring_release(&t->ring, pos);
+			batch = 0;
+		}
 		flush_buf(0);
 	}
+	tp_ring_release(&t->ring, pos);
+	__atomic_add_fetch(&W.progress, 1, __ATOMIC_RELAXED);
 	if (!exited)
 		return;
 	thread_end(t);
@@ -348,6 +413,26 @@ static int teardown_due(void)
 	return tp_trace_ns(now) - tp_trace_ns(at) >= (int64_t)grace;
 }
 
+/* Ring pages are made resident ahead only for live threads that recorded
+ * since the last cycle, and only as far ahead as four cycles at the rate
+ * they recorded in the last one: a thread that ended or records a few
+ * calls keeps the pages it was given at its first event, no more, so
+ * thread churn costs no memory per ended thread. */
+static void prefault(struct tp_thread *t)
+{
+	uint64_t head = tp_ring_head(&t->ring);
+	size_t ahead;
+
+	if (__atomic_load_n(&t->exited, __ATOMIC_ACQUIRE) ||
+	    head == t->prefault_head)
+		return;
+	ahead = (size_t)(head - t->prefault_head) * 4 * sizeof(struct tp_event);
+	t->prefault_head = head;
+	if (ahead > TP_RING_PREFAULT_AHEAD)
+		ahead = TP_RING_PREFAULT_AHEAD;
+	tp_ring_prefault(&t->ring, ahead);
+}
+
 /* GPU records are taken before the CPU rings are drained and converted
  * a cycle later, so the launch each one points to is already written.
  * After the last window GPU collection is asked to end for good (CUPTI
@@ -359,7 +444,7 @@ static void drain(int final)
 	int gpu_final = final, teardown = 0;
 
 	for (t = tp_thread_list(); t; t = t->next)
-		tp_ring_prefault(&t->ring, TP_RING_PREFAULT_AHEAD);
+		prefault(t);
 	int now = __atomic_load_n(&W.gpu_now, __ATOMIC_ACQUIRE);
 
 	if (now == 1)
@@ -420,6 +505,7 @@ int tp_writer_open(void)
 			 strerror(errno));
 		return -1;
 	}
+	tp_fd_own(&W.own, W.gz.fd);
 	W.opened = 1;
 	put_header(&W.buf);
 	flush_buf(1);
@@ -463,11 +549,13 @@ int tp_writer_finish(void)
 	flush_buf(1);
 	if (W.failed)
 		return -1;
+	if (!trace_fd_ok())
+		return -1;
 	if (tp_gz_finish(&W.gz) < 0) {
 		mark_failed("cannot complete", W.gz.err);
 		return -1;
 	}
-	if (close(W.gz.fd) < 0 || rename(W.out.tmp, W.out.final) < 0) {
+	if (tp_fd_close(&W.own) < 0 || rename(W.out.tmp, W.out.final) < 0) {
 		mark_failed("cannot complete", errno);
 		return -1;
 	}
@@ -507,18 +595,31 @@ static int opened(void)
 	return W.opened && !W.failed;
 }
 
+/* Sleeps until a wake-up or the next cycle. sleeping is set before
+ * wake_seq is read and a waker bumps wake_seq before reading sleeping
+ * (both sequentially consistent), so no wake-up is lost and a busy writer
+ * costs its wakers no system call. */
+static void wait_cycle(uint32_t *seen)
+{
+	uint32_t seq;
+
+	__atomic_store_n(&W.sleeping, 1, __ATOMIC_SEQ_CST);
+	seq = __atomic_load_n(&W.wake_seq, __ATOMIC_SEQ_CST);
+	if (seq == *seen && !__atomic_load_n(&W.stop, __ATOMIC_ACQUIRE))
+		tp_futex_wait(&W.wake_seq, seq, CYCLE_MS);
+	__atomic_store_n(&W.sleeping, 0, __ATOMIC_RELAXED);
+	*seen = __atomic_load_n(&W.wake_seq, __ATOMIC_SEQ_CST);
+}
+
 static void *writer_main(void *arg)
 {
-	struct pollfd p = { .events = POLLIN };
-	char c;
+	uint32_t seen = 0;
 
 	(void)arg;
 	tp_self = tp_thread_internal();
-	p.fd = W.wake[0];
 	opened();
 	while (!__atomic_load_n(&W.stop, __ATOMIC_ACQUIRE)) {
-		if (poll(&p, 1, CYCLE_MS) > 0 && read(W.wake[0], &c, 1) < 0)
-			continue;
+		wait_cycle(&seen);
 		tp_capture_poll();
 		if (opened())
 			tp_writer_drain();
@@ -527,9 +628,8 @@ static void *writer_main(void *arg)
 	__atomic_store_n(&tp_recording, 0, __ATOMIC_RELAXED);
 	if (opened())
 		tp_writer_finish();
-	__atomic_store_n(&W.done, 1, __ATOMIC_RELEASE);
-	if (write(W.done_pipe[1], "d", 1) < 0)
-		return NULL;
+	__atomic_store_n(&W.done, 1, __ATOMIC_SEQ_CST);
+	tp_futex_wake_all(&W.done);
 	return NULL;
 }
 
@@ -540,13 +640,6 @@ void tp_writer_start(void)
 	/* At load (for the capture's clock) or on the first attach. */
 	if (__atomic_exchange_n(&W.claimed, 1, __ATOMIC_ACQ_REL))
 		return;
-	if (pipe2(W.wake, O_CLOEXEC | O_NONBLOCK) < 0 ||
-	    pipe2(W.done_pipe, O_CLOEXEC) < 0) {
-		tp_error("cannot create the writer's pipes: %s; tracing is "
-			 "off for this process", strerror(errno));
-		__atomic_store_n(&tp_recording, 0, __ATOMIC_RELAXED);
-		return;
-	}
 	/* Signals go to the program's threads, never to the writer: a
 	 * handler waiting for the writer must not run on the writer. */
 	sigfillset(&all);
@@ -556,36 +649,49 @@ void tp_writer_start(void)
 			 "this process");
 		__atomic_store_n(&tp_recording, 0, __ATOMIC_RELAXED);
 	} else {
-		W.started = 1;
+		__atomic_store_n(&W.started, 1, __ATOMIC_RELEASE);
 		pthread_setname_np(W.thread, "tprof-writer");
+		tp_ring_wake_fn = tp_writer_wake;
+		tp_thread_on_exits(tp_writer_wake);
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
-static int wait_done(int timeout_ms)
+/* Waits for the writer to complete the file for as long as it keeps
+ * writing (the time is bounded by what was recorded, since recording has
+ * stopped), and gives up only after stall_ms without progress: a writer
+ * stuck on a lock the dying program holds. 0 done, -1 given up. */
+static int wait_done(int stall_ms)
 {
-	struct pollfd p = { .fd = W.done_pipe[0], .events = POLLIN };
+	uint64_t last = __atomic_load_n(&W.progress, __ATOMIC_RELAXED);
+	int still = 0;
 
-	while (!__atomic_load_n(&W.done, __ATOMIC_ACQUIRE)) {
-		int rc = poll(&p, 1, timeout_ms);
+	while (!__atomic_load_n(&W.done, __ATOMIC_SEQ_CST)) {
+		uint64_t now;
 
-		if (rc == 0)
+		tp_futex_wait(&W.done, 0, 100);
+		now = __atomic_load_n(&W.progress, __ATOMIC_RELAXED);
+		if (now != last) {
+			last = now;
+			still = 0;
+		} else if ((still += 100) >= stall_ms) {
 			return -1;
-		if (rc < 0 && errno != EINTR)
-			return -1;
-		if (rc > 0)
-			break;
+		}
 	}
 	return 0;
 }
 
+/* Async-signal-safe: an atomic bump, and a system call only when the
+ * writer sleeps. */
 void tp_writer_wake(void)
 {
 	int saved = errno;
 
-	/* A full pipe already holds a wake-up; nothing here may log. */
-	if (W.started && write(W.wake[1], "w", 1) < 0)
-		errno = saved;
+	if (!__atomic_load_n(&W.started, __ATOMIC_ACQUIRE))
+		return;
+	__atomic_add_fetch(&W.wake_seq, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&W.sleeping, __ATOMIC_SEQ_CST))
+		tp_futex_wake_all(&W.wake_seq);
 	errno = saved;
 }
 
@@ -615,27 +721,43 @@ void tp_writer_gpu_convert(int timeout_ms)
 	gpu_now(2, timeout_ms);
 }
 
-void tp_writer_stop_from_signal(int timeout_ms)
+/* One line, with only async-signal-safe calls. */
+static void say_abandoned(int stall_ms)
 {
-	if (!W.started)
+	char msg[TP_PATH_MAX + 200];
+	int n;
+
+	n = snprintf(msg, sizeof(msg), "tprof: error: the trace writer made "
+		     "no progress for %d ms after the stop; %s is incomplete "
+		     "and was not renamed (the program may hold a lock the "
+		     "writer needs)\n", stall_ms, W.out.tmp);
+	if (n > 0 && write(2, msg, (size_t)n < sizeof(msg) ? (size_t)n :
+			   sizeof(msg) - 1) < 0)
+		return;
+}
+
+void tp_writer_stop_from_signal(int stall_ms)
+{
+	int saved = errno;
+
+	if (!__atomic_load_n(&W.started, __ATOMIC_ACQUIRE))
 		return;
 	__atomic_store_n(&tp_recording, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&W.stop, 1, __ATOMIC_RELEASE);
-	if (write(W.wake[1], "s", 1) < 0 && errno != EAGAIN)
-		return;
-	wait_done(timeout_ms);
+	tp_writer_wake();
+	if (wait_done(stall_ms) < 0 &&
+	    !__atomic_exchange_n(&W.said_abandoned, 1, __ATOMIC_ACQ_REL))
+		say_abandoned(stall_ms);
+	errno = saved;
 }
 
-void tp_writer_stop(int timeout_ms)
+void tp_writer_stop(int stall_ms)
 {
-	if (!W.started)
+	if (!__atomic_load_n(&W.started, __ATOMIC_ACQUIRE))
 		return;
-	tp_writer_stop_from_signal(timeout_ms);
+	tp_writer_stop_from_signal(stall_ms);
 	if (__atomic_load_n(&W.done, __ATOMIC_ACQUIRE))
 		pthread_join(W.thread, NULL);
-	else
-		tp_warn("the writer did not finish within %d ms; the trace "
-			"may be incomplete", timeout_ms);
 	W.started = 0;
 }
 
@@ -644,18 +766,12 @@ void tp_writer_after_fork_child(void)
 {
 	if (W.opened) {
 		tp_gz_abandon(&W.gz);
-		close(W.gz.fd);
-	}
-	if (W.wake[0] >= 0) {
-		close(W.wake[0]);
-		close(W.wake[1]);
-		close(W.done_pipe[0]);
-		close(W.done_pipe[1]);
+		tp_fd_close(&W.own);
 	}
 	tp_buf_free(&W.buf);
 	tp_thread_stats_free(&W.stats);
 	tp_corr_reset();
 	tp_psum_after_fork();
 	memset(&W, 0, sizeof(W));
-	W.wake[0] = W.wake[1] = W.done_pipe[0] = W.done_pipe[1] = -1;
+	W.own.fd = -1;
 }

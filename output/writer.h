@@ -11,19 +11,22 @@
 
 /* Starts the writer thread (on the first recorded event). */
 void tp_writer_start(void);
-/* Stops it and completes the file; waits at most timeout_ms. Safe to
- * call when the writer never started. */
-void tp_writer_stop(int timeout_ms);
+/* Stops recording at once and waits while the writer completes the file:
+ * as long as it makes progress, giving up (with one line on stderr) only
+ * after stall_ms without any. Safe to call when the writer never
+ * started. */
+void tp_writer_stop(int stall_ms);
 /* From the GPU's exit handler: has the writer take and convert every GPU
  * record now, while CUDA is alive; waits at most timeout_ms. */
 void tp_writer_gpu_final(int timeout_ms);
 /* The same mid-run (a module is unloaded): every GPU record delivered so
  * far is converted now; collection goes on. */
 void tp_writer_gpu_convert(int timeout_ms);
-/* Runs a cycle now (async-signal-safe). */
+/* Runs a cycle now (async-signal-safe, no lock, a system call only when
+ * the writer sleeps). */
 void tp_writer_wake(void);
 /* The same from a signal handler: only async-signal-safe calls. */
-void tp_writer_stop_from_signal(int timeout_ms);
+void tp_writer_stop_from_signal(int stall_ms);
 void tp_writer_after_fork_child(void);
 
 /* The writer's steps, for the thread and for benchmarks that drive it

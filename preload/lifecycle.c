@@ -25,8 +25,10 @@
 #include "lib_hook.h"
 #include "nvtx.h"
 
-/* Bounds the wait for the writer at exit: a writer stuck on a lock the
- * dying program holds must not turn a SIGTERM into a hang. */
+/* The wait for the writer at exit or a signal lasts as long as it keeps
+ * writing what was recorded; these bound only a writer that makes no
+ * progress at all (stuck on a lock the dying program holds), so a SIGTERM
+ * never turns into a hang. */
 #define EXIT_WAIT_MS 10000
 #define SIGNAL_WAIT_MS 3000
 

@@ -211,7 +211,7 @@ static void write_one(const char *trace, const char *ext,
 	if (b.oom || tp_write_file_atomic(path, b.p, b.len) < 0)
 		tp_error("cannot write the summary %s: %s (free space or "
 			 "choose another TPROF_OUTPUT_DIR)", path,
-			 strerror(errno));
+			 tp_out_strerror(errno));
 	tp_buf_free(&b);
 }
 

@@ -1,37 +1,59 @@
 #!/usr/bin/env bash
 # Runs every test program and adds their PASS/FAIL lines up.
 # Each unit test binary and each integration script prints one line per
-# check: "PASS name" or "FAIL name: why".
+# check: "PASS name" or "FAIL name: why". A program that exits non-zero
+# (a crash, an exception, a failed assertion) is one more FAIL, whatever
+# it printed: its status is taken from the pipeline before anything else
+# runs, so no later command can reset it.
+#
+# With arguments, runs only those commands (each a path to an executable
+# or a .py script): tests/runner/test_runner.sh uses that to test the
+# runner itself.
 set -u
 cd "$(dirname "$0")/.."
 
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
-status=0
 
 run() {
-	local name=$1; shift
+	local name=$1 rc
+	shift
 	echo "== $name"
-	"$@" 2>&1 | tee -a "$log" | grep -v '^PASS ' || true
-	if [ "${PIPESTATUS[0]}" -ne 0 ] && ! grep -q '^FAIL ' "$log"; then
-		echo "FAIL $name: exited non-zero without a FAIL line" | tee -a "$log"
+	"$@" 2>&1 | tee -a "$log" | grep -v '^PASS '
+	rc=${PIPESTATUS[0]}
+	if [ "$rc" -ne 0 ]; then
+		echo "FAIL $name: exited with status $rc" | tee -a "$log"
 	fi
 }
 
-for t in build/tests/unit/test_*; do
-	[ -x "$t" ] || continue
-	run "$(basename "$t")" "$t"
-done
-for t in tests/integration/test_*.py; do
-	run "$(basename "$t")" python3 "$t"
-done
-# The GPU suite's checkers, against synthetic traces (no GPU needed).
-run gpu-selftest python3 tests/gpu/selftest.py
+run_path() {
+	case $1 in
+	*.py) run "$(basename "$1")" python3 "$1" ;;
+	*) run "$(basename "$1")" "$1" ;;
+	esac
+}
+
+if [ $# -gt 0 ]; then
+	for t in "$@"; do
+		run_path "$t"
+	done
+else
+	for t in build/tests/unit/test_*; do
+		[ -x "$t" ] || continue
+		run_path "$t"
+	done
+	for t in tests/integration/test_*.py; do
+		run_path "$t"
+	done
+	# The runner counts a script that fails without saying so.
+	run test_runner.sh tests/runner/test_runner.sh
+	# The GPU suite's checkers, against synthetic traces (no GPU needed).
+	run gpu-selftest python3 tests/gpu/selftest.py
+fi
 
 passed=$(grep -c '^PASS ' "$log")
 failed=$(grep -c '^FAIL ' "$log")
 echo
-grep '^FAIL ' "$log" || true
+grep '^FAIL ' "$log"
 echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ] || status=1
-exit $status
+[ "$failed" -eq 0 ]

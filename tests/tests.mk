@@ -124,3 +124,11 @@ test-build: $(FAKE_NCCL)
 # test_gpu_truth.py.
 include tests/sim/sim.mk
 test-build: sim
+
+# Opt-in (several minutes): the fault-injection runs at full size (100k
+# short-lived threads, SIGTERM at 64 threads, ...); make test runs the
+# quick versions.
+test-stress: test-build
+	@TPROF_STRESS=1 tests/run.sh tests/integration/test_robust.py
+
+.PHONY: test-stress

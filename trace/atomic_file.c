@@ -6,6 +6,8 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "atomic_file.h"
@@ -30,28 +32,133 @@ int tp_write_all(int fd, const void *p, size_t n)
 	return 0;
 }
 
-int tp_write_file_atomic(const char *path, const void *p, size_t n)
+static int is_stream(mode_t m)
 {
-	char *tmp = NULL;
-	int fd, err = 0;
+	return S_ISFIFO(m) || S_ISCHR(m) || S_ISSOCK(m);
+}
 
-	if (asprintf(&tmp, "%s.tmp.%ld", path, (long)getpid()) < 0)
+/* A FIFO or device, opened as it is: never created, truncated or
+ * replaced. follow: the path was a link, and where it leads is checked
+ * once open (it may have changed since lstat). */
+static int open_through(struct tp_out_file *f, int follow)
+{
+	struct stat st;
+	int fd;
+
+	fd = open(f->path, O_WRONLY | O_NOCTTY | O_CLOEXEC |
+		  (follow ? 0 : O_NOFOLLOW));
+	if (fd < 0)
 		return -1;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		err = errno;
-		goto out;
+	if (fstat(fd, &st) < 0 || !is_stream(st.st_mode)) {
+		close(fd);
+		errno = ELOOP;
+		return -1;
 	}
-	if (tp_write_all(fd, p, n) < 0)
+	f->fd = fd;
+	f->tmp = NULL;
+	return 0;
+}
+
+static int open_tmp(struct tp_out_file *f)
+{
+	if (asprintf(&f->tmp, "%s.tmp.XXXXXX", f->path) < 0) {
+		f->tmp = NULL;
+		errno = ENOMEM;
+		return -1;
+	}
+	f->fd = mkostemp(f->tmp, O_CLOEXEC);
+	if (f->fd < 0) {
+		int err = errno;
+
+		free(f->tmp);
+		f->tmp = NULL;
+		errno = err;
+		return -1;
+	}
+	fchmod(f->fd, 0644);
+	return 0;
+}
+
+int tp_out_create(struct tp_out_file *f, const char *path)
+{
+	struct stat st;
+
+	f->fd = -1;
+	f->tmp = NULL;
+	f->path = path;
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT ? open_tmp(f) : -1;
+	if (S_ISREG(st.st_mode))
+		return open_tmp(f);
+	if (S_ISDIR(st.st_mode)) {
+		errno = EISDIR;
+		return -1;
+	}
+	if (S_ISLNK(st.st_mode))
+		return open_through(f, 1);
+	if (is_stream(st.st_mode))
+		return open_through(f, 0);
+	errno = EINVAL;
+	return -1;
+}
+
+int tp_out_commit(struct tp_out_file *f)
+{
+	int err = 0;
+
+	if (close(f->fd) < 0)
 		err = errno;
-	if (close(fd) < 0 && !err)
-		err = errno;
-	if (!err && rename(tmp, path) < 0)
+	f->fd = -1;
+	if (!f->tmp)
+		goto out;
+	if (!err && rename(f->tmp, f->path) < 0)
 		err = errno;
 	if (err)
-		unlink(tmp);
+		unlink(f->tmp);
+	free(f->tmp);
+	f->tmp = NULL;
 out:
-	free(tmp);
 	errno = err;
 	return err ? -1 : 0;
+}
+
+void tp_out_abandon(struct tp_out_file *f)
+{
+	if (f->fd >= 0)
+		close(f->fd);
+	f->fd = -1;
+	if (f->tmp)
+		unlink(f->tmp);
+	free(f->tmp);
+	f->tmp = NULL;
+}
+
+const char *tp_out_strerror(int err)
+{
+	switch (err) {
+	case ELOOP:
+		return "it is a symbolic link to a file, which tprof never "
+		       "writes through or replaces; give the file's own path";
+	case EINVAL:
+		return "it is neither a regular file, a FIFO nor a character "
+		       "device; give another path";
+	default:
+		return strerror(err);
+	}
+}
+
+int tp_write_file_atomic(const char *path, const void *p, size_t n)
+{
+	struct tp_out_file f;
+	int err;
+
+	if (tp_out_create(&f, path) < 0)
+		return -1;
+	if (tp_write_all(f.fd, p, n) < 0) {
+		err = errno;
+		tp_out_abandon(&f);
+		errno = err;
+		return -1;
+	}
+	return tp_out_commit(&f);
 }

@@ -10,7 +10,11 @@
 #include <unistd.h>
 
 #include "naming.h"
+#include "owned_fd.h"
 
+/* 0775 whatever the umask (which only takes bits away): a directory
+ * tprof makes is never writable by everyone, so nobody else can plant
+ * files in it. */
 int tp_mkdir_p(const char *dir)
 {
 	char path[TP_PATH_MAX];
@@ -25,7 +29,7 @@ int tp_mkdir_p(const char *dir)
 		if (path[i] != '/' && path[i] != '\0')
 			continue;
 		path[i] = '\0';
-		if (mkdir(path, 0777) < 0 && errno != EEXIST)
+		if (mkdir(path, 0775) < 0 && errno != EEXIST)
 			return -1;
 		path[i] = dir[i];
 	}
@@ -56,7 +60,8 @@ static enum owner file_owner(const char *path, const char *run_id)
 	int fd, pid;
 	ssize_t n;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* Never through a link, never blocking on a FIFO planted there. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	if (fd < 0)
 		return errno == ENOENT ? OWNER_NONE : OWNER_LIVE;
 	n = read(fd, buf, sizeof(buf));
@@ -77,10 +82,18 @@ static enum owner file_owner(const char *path, const char *run_id)
 static int create_tmp(struct tp_output *o, struct tp_gz *g, int excl,
 		      const char *comment, int level)
 {
-	int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (excl ? O_EXCL : O_TRUNC);
-	int fd;
+	int flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
+	int fd, tries;
 
-	fd = open(o->tmp, flags, 0644);
+	/* The -pid name (excl 0) is this process's alone: whatever is there
+	 * (a stale file, a link someone planted) is removed, never followed
+	 * or truncated. */
+	for (tries = 0; tries < 4; tries++) {
+		fd = tp_fd_open_high(o->tmp, flags, 0644);
+		if (fd >= 0 || errno != EEXIST || excl)
+			break;
+		unlink(o->tmp);
+	}
 	if (fd < 0)
 		return -1;
 	if (tp_gz_open(g, fd, level, comment) < 0) {

@@ -26,6 +26,8 @@ int tp_ring_init(struct tp_ring *r, size_t bytes)
 		return -1;
 	r->head = 0;
 	r->tail_cache = 0;
+	r->limit = n / 2;
+	r->woke_tail = ~0ull;
 	r->dropped = 0;
 	r->tail = 0;
 	r->mask = n - 1;
@@ -35,11 +37,65 @@ int tp_ring_init(struct tp_ring *r, size_t bytes)
 	return 0;
 }
 
+void (*tp_ring_wake_fn)(void);
+
+/* Once per position of the tail: a producer spinning on a full ring
+ * must not call the writer on every dropped event. */
+static void wake_writer(struct tp_ring *r)
+{
+	if (r->woke_tail == r->tail_cache || !tp_ring_wake_fn)
+		return;
+	r->woke_tail = r->tail_cache;
+	tp_ring_wake_fn();
+}
+
+/* Below half full, the next stop is the half mark; past it the writer is
+ * woken and the next stop is the end of the free room, where the tail is
+ * read again. So a producer the writer keeps up with reads the tail and
+ * wakes the writer about once per half ring. */
+struct tp_event *tp_ring_reserve_slow(struct tp_ring *r, unsigned n)
+{
+	uint64_t cap = r->mask + 1, head = r->head, tail;
+
+	tail = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
+	r->tail_cache = tail;
+	if (head + n > tail + cap) {
+		__atomic_store_n(&r->dropped, r->dropped + 1,
+				 __ATOMIC_RELAXED);
+		r->limit = tail + cap;
+		wake_writer(r);
+		return NULL;
+	}
+	if (head + n > tail + cap / 2) {
+		wake_writer(r);
+		r->limit = tail + cap;
+	} else {
+		r->limit = tail + cap / 2;
+	}
+	return &r->slots[head & r->mask];
+}
+
 void tp_ring_destroy(struct tp_ring *r)
 {
 	if (r->slots)
 		munmap(r->slots, r->map_bytes);
 	r->slots = NULL;
+}
+
+/* The producer, at its thread's exit: the pages past its last record were
+ * only made resident ahead of it and will never be written. Giving them
+ * back at once keeps an ended thread's cost to the pages it filled, even
+ * while the writer has not yet come round to free its ring. */
+void tp_ring_trim(struct tp_ring *r)
+{
+	size_t used = (size_t)((r->head & r->mask) * sizeof(struct tp_event));
+
+	if (r->head > r->mask)		/* wrapped: every page holds records */
+		return;
+	used = (used + 4095) & ~(size_t)4095;
+	if (used < r->map_bytes)
+		madvise((char *)r->slots + used, r->map_bytes - used,
+			MADV_DONTNEED);
 }
 
 size_t tp_ring_capacity(const struct tp_ring *r)

@@ -20,6 +20,11 @@ struct tp_ring {
 	/* producer side, on its own cache line */
 	uint64_t head __attribute__((aligned(64)));
 	uint64_t tail_cache;
+	/* head + n up to this needs no look at the tail: the end of the
+	 * room known free, or sooner the fill mark at which the writer is
+	 * woken. Crossing it is the only slow path, rare either way. */
+	uint64_t limit;
+	uint64_t woke_tail;	/* the tail when the writer was last woken */
 	uint64_t dropped;
 	/* consumer side */
 	uint64_t tail __attribute__((aligned(64)));
@@ -33,7 +38,17 @@ struct tp_ring {
 int tp_ring_init(struct tp_ring *r, size_t bytes);
 void tp_ring_destroy(struct tp_ring *r);
 size_t tp_ring_capacity(const struct tp_ring *r);
+void tp_ring_trim(struct tp_ring *r);
 void tp_ring_prefault(struct tp_ring *r, size_t ahead);
+
+/* The slow path of tp_ring_reserve_n: reads the tail, wakes the writer
+ * when the ring is half full, counts a drop when it is full. */
+struct tp_event *tp_ring_reserve_slow(struct tp_ring *r, unsigned n)
+	__attribute__((noinline));
+
+/* Called (at most once per half ring, never per event) when a ring passes
+ * its fill mark or fills up; async-signal-safe. */
+extern void (*tp_ring_wake_fn)(void);
 
 /* Producer: `n` consecutive slots (a record and its extension), or NULL
  * (one more drop) when they do not all fit. The slots may wrap around the
@@ -41,17 +56,9 @@ void tp_ring_prefault(struct tp_ring *r, size_t ahead);
 static inline struct tp_event *tp_ring_reserve_n(struct tp_ring *r,
 						 unsigned n)
 {
-	uint64_t head = r->head, room = r->mask + 1 - n;
-
-	if (__builtin_expect(head - r->tail_cache > room, 0)) {
-		r->tail_cache = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
-		if (head - r->tail_cache > room) {
-			__atomic_store_n(&r->dropped, r->dropped + 1,
-					 __ATOMIC_RELAXED);
-			return NULL;
-		}
-	}
-	return &r->slots[head & r->mask];
+	if (__builtin_expect(r->head + n > r->limit, 0))
+		return tp_ring_reserve_slow(r, n);
+	return &r->slots[r->head & r->mask];
 }
 
 /* Producer: a slot to fill, or NULL (and one more drop) when full. */
@@ -114,6 +121,19 @@ static inline const struct tp_event *tp_ring_tail_slot(struct tp_ring *r,
 						       unsigned i)
 {
 	return &r->slots[(r->tail + i) & r->mask];
+}
+
+/* Consumer: the slot at position pos (tail <= pos < head). */
+static inline const struct tp_event *tp_ring_at(struct tp_ring *r,
+						uint64_t pos)
+{
+	return &r->slots[pos & r->mask];
+}
+
+/* Consumer: every slot before pos is read and may be reused. */
+static inline void tp_ring_release(struct tp_ring *r, uint64_t pos)
+{
+	__atomic_store_n(&r->tail, pos, __ATOMIC_RELEASE);
 }
 
 static inline uint64_t tp_ring_dropped(const struct tp_ring *r)

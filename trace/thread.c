@@ -21,6 +21,8 @@ static size_t ring_bytes = 16u << 20;
 static pthread_key_t exit_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 static void (*first_attach_fn)(void);
+static void (*exits_fn)(void);
+static unsigned exits;
 static int first_attach_done;
 /* A thread whose ring could not be made records nothing, without retrying
  * the mmap on every call. */
@@ -29,6 +31,11 @@ static struct tp_thread no_ring = { .internal = 1 };
 void tp_thread_set_ring_bytes(size_t bytes)
 {
 	ring_bytes = bytes;
+}
+
+void tp_thread_on_exits(void (*fn)(void))
+{
+	__atomic_store_n(&exits_fn, fn, __ATOMIC_RELEASE);
 }
 
 void tp_thread_on_first_attach(void (*fn)(void))
@@ -52,13 +59,29 @@ void tp_thread_read_name(struct tp_thread *t)
 	fclose(f);
 }
 
+/* Every few exits the writer runs at once to drain and free the rings of
+ * the threads that ended, so memory follows the live threads even when
+ * thousands end within one cycle. */
+#define EXITS_PER_WAKE 8
+
+static void notify_exit(void)
+{
+	void (*fn)(void) = __atomic_load_n(&exits_fn, __ATOMIC_ACQUIRE);
+
+	if (fn && __atomic_add_fetch(&exits, 1, __ATOMIC_RELAXED) %
+		  EXITS_PER_WAKE == 0)
+		fn();
+}
+
 static void on_thread_exit(void *arg)
 {
 	struct tp_thread *t = arg;
 
 	prctl(PR_GET_NAME, t->name, 0, 0, 0);
 	tp_self = NULL;
+	tp_ring_trim(&t->ring);
 	__atomic_store_n(&t->exited, 1, __ATOMIC_RELEASE);
+	notify_exit();
 }
 
 static void make_key(void)

@@ -32,6 +32,8 @@ struct tp_thread {
 	uint32_t corr;
 	uint64_t cb_t0[4];
 	uint64_t written;		/* writer side */
+	uint64_t prefault_head;		/* writer side: head at the last
+					 * prefault */
 	struct tp_drops *drops;		/* what a full ring dropped */
 	void *annot;			/* writer side: open NVTX ranges */
 	uint8_t json_len;		/* writer side: "pid":P,"tid":T,"ts": */
@@ -57,6 +59,9 @@ void tp_thread_free(struct tp_thread *t);
 void tp_thread_reset_after_fork(void);
 void tp_thread_set_ring_bytes(size_t bytes);
 void tp_thread_read_name(struct tp_thread *t);
+/* Called every few thread exits (wakes the writer to free their rings);
+ * async-signal-safe. */
+void tp_thread_on_exits(void (*fn)(void));
 /* Called once, the first time any thread attaches (starts the writer). */
 void tp_thread_on_first_attach(void (*fn)(void));
 

@@ -199,8 +199,50 @@ out:
 	tp_ring_destroy(&r);
 }
 
+static unsigned wakes;
+
+static void count_wake(void)
+{
+	wakes++;
+}
+
+static void put(struct tp_ring *r, unsigned n)
+{
+	while (n--) {
+		if (tp_ring_reserve(r))
+			tp_ring_commit(r);
+	}
+}
+
+/* The writer is woken when a ring passes half full, once per position of
+ * its tail, never per event, and not at all below the mark. */
+static void test_wake(void)
+{
+	struct tp_ring r;
+
+	tp_ring_init(&r, 16 * sizeof(struct tp_event));
+	tp_ring_wake_fn = count_wake;
+	put(&r, 8);
+	TP_CHECK_INT("ring wake: not below half full", wakes, 0);
+	put(&r, 1);
+	TP_CHECK_INT("ring wake: once past half full", wakes, 1);
+	put(&r, 7 + 50);
+	TP_CHECK_INT("ring wake: not again while full (same tail)", wakes, 1);
+	TP_CHECK_INT("ring wake: the drops still counted", tp_ring_dropped(&r),
+		     50);
+	tp_ring_pop_n(&r, 12);
+	put(&r, 4);
+	TP_CHECK_INT("ring wake: no wake at 8 of 16 after the tail moved",
+		     wakes, 1);
+	put(&r, 1);
+	TP_CHECK_INT("ring wake: again past half with a new tail", wakes, 2);
+	tp_ring_wake_fn = NULL;
+	tp_ring_destroy(&r);
+}
+
 int main(void)
 {
+	test_wake();
 	test_concurrent();
 	test_drops();
 	test_extension();

@@ -1,0 +1,176 @@
+/* The programs of the fault-injection tests (test_robust.py, and longer
+ * in make test-stress), one per mode:
+ *
+ *   robust churn N CONC CALLS  N threads, CONC at a time, CALLS calls
+ *                              each; prints "hwm_kb K" (peak RSS)
+ *   robust burst N RATE        one call, 200 ms of sleep, then N calls
+ *                              from one thread paced at RATE calls per
+ *                              second; prints "calls N+1"
+ *   robust fds N FILE          N calls, 300 ms, closes every descriptor from
+ *                              3 up, opens its own file (argv[3]) and
+ *                              dup2s it over every number up to 1100,
+ *                              N more calls, writes one line to it
+ *   robust term THREADS        THREADS busy recording threads; "ready" on
+ *                              stdout, then waits for a signal
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cuda_runtime_api.h>
+
+static long calls_per_thread;
+
+static void *caller(void *arg)
+{
+	long i;
+
+	(void)arg;
+	for (i = 0; i < calls_per_thread; i++)
+		cudaStreamSynchronize(0);
+	return NULL;
+}
+
+static long hwm_kb(void)
+{
+	char line[256];
+	long kb = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmHWM: %ld", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+static int churn(long n, int conc, long calls)
+{
+	pthread_t th[256];
+	long started = 0;
+	int i;
+
+	if (conc > 256)
+		conc = 256;
+	calls_per_thread = calls;
+	cudaStreamSynchronize(0);	/* cudart's own setup, once */
+	while (started < n) {
+		int k = 0;
+
+		for (i = 0; i < conc && started < n; i++, started++, k++)
+			if (pthread_create(&th[i], NULL, caller, NULL))
+				return 1;
+		for (i = 0; i < k; i++)
+			pthread_join(th[i], NULL);
+	}
+	printf("hwm_kb %ld\n", hwm_kb());
+	return 0;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Paced: call i is made at t0 + i / rate, so the offered rate is exact
+ * whatever each call costs. */
+static int burst(long n, double rate)
+{
+	struct timespec settle = { 0, 200000000L };
+	double step = 1e9 / rate;
+	uint64_t t0;
+	long i;
+
+	/* The writer converts ticks once it has measured their rate (100 ms
+	 * after start): the burst comes after that. */
+	cudaStreamSynchronize(0);
+	nanosleep(&settle, NULL);
+	t0 = now_ns();
+	for (i = 0; i < n; i++) {
+		while ((double)(now_ns() - t0) < (double)i * step)
+			;
+		cudaStreamSynchronize(0);
+	}
+	printf("calls %ld\n", n + 1);
+	return 0;
+}
+
+static int fds(long n, const char *path)
+{
+	static const char line[] = "the program's own line\n";
+	struct rlimit rl;
+	long i;
+	int fd, top = 1100;
+
+	struct timespec settle = { 0, 300000000L };
+
+	for (i = 0; i < n; i++)
+		cudaStreamSynchronize(0);
+	/* After tprof has made its file: a program that closes descriptors
+	 * it does not own while tprof opens or writes one can still race it
+	 * (no check closes that window); one that does so later must find
+	 * its files untouched and the trace complete. */
+	nanosleep(&settle, NULL);
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < (rlim_t)top)
+		top = (int)rl.rlim_cur;
+	for (fd = 3; fd < top; fd++)
+		close(fd);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd != 3)
+		return 2;
+	for (i = 4; i < top; i++)
+		dup2(fd, (int)i);
+	for (i = 0; i < n; i++)
+		cudaStreamSynchronize(0);
+	if (write(fd, line, sizeof(line) - 1) != sizeof(line) - 1)
+		return 3;
+	return 0;
+}
+
+static void *spin(void *arg)
+{
+	(void)arg;
+	for (;;)
+		cudaStreamSynchronize(0);
+	return NULL;
+}
+
+static int term(int threads)
+{
+	pthread_t t;
+	int i;
+
+	for (i = 0; i < threads; i++)
+		if (pthread_create(&t, NULL, spin, NULL))
+			return 1;
+	printf("ready\n");
+	fflush(stdout);
+	for (;;)
+		pause();
+}
+
+int main(int argc, char **argv)
+{
+	if (argc >= 5 && !strcmp(argv[1], "churn"))
+		return churn(atol(argv[2]), atoi(argv[3]), atol(argv[4]));
+	if (argc >= 4 && !strcmp(argv[1], "burst"))
+		return burst(atol(argv[2]), atof(argv[3]));
+	if (argc >= 4 && !strcmp(argv[1], "fds"))
+		return fds(atol(argv[2]), argv[3]);
+	if (argc >= 3 && !strcmp(argv[1], "term"))
+		return term(atoi(argv[2]));
+	fprintf(stderr, "usage: robust churn|burst|fds|term ...\n");
+	return 64;
+}

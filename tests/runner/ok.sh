@@ -1,0 +1,2 @@
+#!/bin/sh
+echo "PASS runner-fixture: a check that passed"
