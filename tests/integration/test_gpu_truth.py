@@ -11,6 +11,7 @@ cuptiFinalize aborting when another thread is inside a CUDA call.
 """
 import os
 import re
+import time
 
 from simrun import sim_prog, sim_run
 from tplib import check, cleanup, done, eq, tprof_check, xevents
@@ -174,6 +175,25 @@ if pairs:
     eq("exit in flight: tprof's own wait for the GPU is not in the trace",
        [e["name"] for e in xevents(r.trace) if e.get("cat") == "cuda_sync"],
        [])
+cleanup(r)
+
+# A kernel that does not end before exit (60 s): tprof's exit handler
+# gives up on the GPU after 5 s with one warning; the CPU trace is
+# complete, the program's exit status unchanged.
+t0 = time.time()
+r = sim_run([sim_prog("exit_inflight"), "1", "60000000000"])
+took = time.time() - t0
+eq("GPU that does not finish at exit: exit status", r.rc, 0)
+check("GPU that does not finish at exit: over within 5 s + a little",
+      took < 12, took)
+w = [l for l in r.stderr.splitlines() if l.startswith("tprof: warning")]
+check("GPU that does not finish at exit: one warning saying so",
+      len(w) == 1 and "did not finish within 5000 ms" in w[0], w)
+if r.trace:
+    eq("GPU that does not finish at exit: the CPU side is complete",
+       [e["name"] for e in xevents(r.trace) if e.get("cat") == "cuda_runtime"],
+       ["cudaMalloc", "cudaLaunchKernel"])
+    tprof_check(r.path, "GPU that does not finish at exit: tprof check")
 cleanup(r)
 
 # Only the driver API, dlopen-ed (JAX, Triton): no hook sees a call;
