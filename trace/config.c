@@ -108,7 +108,7 @@ static int parse_log(const char *s, int *out)
 static int parse_name(const char *s, struct tp_config *c, char *err,
 		      size_t errlen)
 {
-	if (!*s || strchr(s, '/') || strlen(s) >= sizeof(c->name) - 64) {
+	if (!*s || strchr(s, '/') || strlen(s) > 190) {
 		snprintf(err, errlen,
 			 "TPROF_NAME='%s' is not a valid file name prefix: "
 			 "expected 1 to 190 characters without '/'", s);

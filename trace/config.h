@@ -84,6 +84,9 @@ enum tp_call_kind {
 int tp_config_parse(struct tp_config *c, tp_getenv_fn get, char *err,
 		    size_t errlen);
 int tp_parse_sources(const char *s, unsigned *out, char *err, size_t errlen);
+/* config_names.c: 1 and a message naming the first TPROF_* variable of
+ * envp that tprof does not know (and the closest it does), else 0. */
+int tp_config_unknown(char *const *envp, char *msg, size_t len);
 const char *tp_source_name(unsigned bit);
 void tp_config_sources_str(unsigned sources, char *buf, size_t len);
 

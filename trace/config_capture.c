@@ -81,7 +81,8 @@ static int parse_seconds(const char *s, uint64_t *out)
 		return -1;
 	errno = 0;
 	v = strtod(s, &end);
-	if (errno || end == s || v < 0 || v > MAX_SECONDS)
+	/* !(v >= 0): nan, which no comparison lets through otherwise */
+	if (errno || end == s || !(v >= 0) || v > MAX_SECONDS)
 		return -1;
 	if (!*end) {
 		*out = (uint64_t)(v * 1e9 + 0.5);

@@ -44,7 +44,8 @@ int tp_parse_duration_ns(const char *s, uint64_t *out)
 		return -1;
 	errno = 0;
 	v = strtod(s, &end);
-	if (errno || end == s || v < 0 || v > 1e6)
+	/* !(v >= 0): nan (and inf fails v > 1e6) */
+	if (errno || end == s || !(v >= 0) || v > 1e6)
 		return -1;
 	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
 		if (!strcmp(end, units[i].unit)) {

@@ -84,6 +84,8 @@ int tp_session_init(void)
 	tp_log_level = tp_sess.cfg.log_level;
 	if (tp_sess.cfg.disabled)
 		return -1;
+	if (tp_config_unknown(environ, err, sizeof(err)))
+		tp_warn("%s", err);
 	if (check_dir(tp_sess.cfg.dir) < 0)
 		return -1;
 	tp_clock_init();

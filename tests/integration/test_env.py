@@ -16,7 +16,9 @@ BAD = [
     ("TPROF_NAME", "a/b"), ("TPROF_RANK", "-2"), ("RANK", "one"),
     ("WORLD_SIZE", "0"), ("TPROF_CUPTI_BUFFER_MB", "1"),
     ("TPROF_CUPTI_BUFFER_MB", "lots"), ("TPROF_CUPTI_BUFFER_MB", "8192"),
-    ("TPROF_CUPTI_LIB", ""),
+    ("TPROF_CUPTI_LIB", ""), ("TPROF_DELAY", "nan"),
+    ("TPROF_DURATION", "inf"), ("TPROF_BACKTRACE", "nanms"),
+    ("TPROF_NAME", "n" * 191),
 ]
 for var, value in BAD:
     r = run(ARGV, env={var: value})
@@ -32,6 +34,18 @@ for var, value in BAD:
           str(lines))
     eq(label + ": no file", r.files(), [])
     cleanup(r)
+
+# A TPROF_* variable tprof does not know (a typo): one warning naming it
+# and the variable meant; tracing goes on.
+r = run(ARGV, env={"TPROF_ACTVE": "3", "TPROF_TRACE": "cuda"})
+w = [l for l in r.stderr.splitlines() if l.startswith("tprof: warning")]
+eq("typo TPROF_ACTVE: one warning, with the variable meant", w,
+   ["tprof: warning: TPROF_ACTVE is not a tprof variable and is ignored: "
+    "did you mean TPROF_ACTIVE?"])
+eq("typo TPROF_ACTVE: traced all the same, exit code unchanged",
+   (len([f for f in r.files() if f.endswith(".trace.json.gz")]), r.rc),
+   (1, plain.rc))
+cleanup(r)
 
 # Unusable output directories (root ignores permission bits, so use a
 # path below a regular file, and /proc).

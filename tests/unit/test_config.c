@@ -32,6 +32,43 @@ static void bad(const char *setting, const char *var, const char *accepted)
 		 strstr(err, accepted), "rc=%d err=\"%s\"", rc, err);
 }
 
+/* Issue 17 item 8: non-finite numbers, the name's length, typos. */
+static void test_values(void)
+{
+	static char name190[200], name191[220];
+	char *envp[] = { (char *)"PATH=/bin", (char *)"TPROF_ACTVE=3", NULL };
+	char *fine[] = { (char *)"TPROF_ACTIVE=3", (char *)"TPROF_LIB=x", NULL };
+	char *far[] = { (char *)"TPROF_FORMAT=perfetto", NULL };
+	struct tp_config c;
+	char err[512], msg[256];
+
+	bad("TPROF_DELAY=nan", "TPROF_DELAY", "seconds");
+	bad("TPROF_DELAY=inf", "TPROF_DELAY", "seconds");
+	bad("TPROF_DURATION=nan", "TPROF_DURATION", "seconds");
+	bad("TPROF_DURATION=-inf", "TPROF_DURATION", "seconds");
+	bad("TPROF_BACKTRACE=nanus", "TPROF_BACKTRACE", "duration");
+	bad("TPROF_BACKTRACE=infms", "TPROF_BACKTRACE", "duration");
+	memset(name190, 'n', 190);
+	memcpy(name191, "TPROF_NAME=", 11);
+	memset(name191 + 11, 'n', 191);
+	char set190[220] = "TPROF_NAME=";
+
+	strcat(set190, name190);
+	TP_CHECK_INT("config: TPROF_NAME of 190 characters accepted",
+		     parse(&c, err, set190, NULL), 0);
+	bad(name191, "TPROF_NAME", "1 to 190 characters");
+	TP_CHECK("config: a typo is named, with the variable meant",
+		 tp_config_unknown(envp, msg, sizeof(msg)) &&
+		 strstr(msg, "TPROF_ACTVE is not a tprof variable") &&
+		 strstr(msg, "did you mean TPROF_ACTIVE?"), "%s", msg);
+	TP_CHECK("config: known variables (tprof-run's too) say nothing",
+		 !tp_config_unknown(fine, msg, sizeof(msg)), "%s", msg);
+	TP_CHECK("config: an unknown one far from any is named alone",
+		 tp_config_unknown(far, msg, sizeof(msg)) &&
+		 strstr(msg, "TPROF_FORMAT is not a tprof variable") &&
+		 !strstr(msg, "did you mean"), "%s", msg);
+}
+
 int main(void)
 {
 	struct tp_config c;
@@ -99,5 +136,6 @@ int main(void)
 	bad("TPROF_RANK=x", "TPROF_RANK", "whole number");
 	bad("RANK=1.5", "RANK", "whole number");
 	bad("WORLD_SIZE=0", "WORLD_SIZE", "whole number from 1");
+	test_values();
 	return TP_TEST_DONE();
 }
