@@ -329,6 +329,29 @@ static int gemm(void)
 	return 0;
 }
 
+/* A record an hour after its launch (another tool replaced CUPTI's
+ * timestamp source), beside a right one: the first is counted, not
+ * placed. */
+static int far(void)
+{
+	dim3 g = { 1, 1, 1 }, b = { 32, 1, 1 };
+	uint64_t t;
+
+	device_and_context();
+	cudaLaunchKernel((const void *)__global__stub, g, b, NULL, 0,
+			 (cudaStream_t)7);
+	t = fake_now();
+	fake_kernel(fake_last_corr(), "near_kernel", 7, fake_after(t, 1000),
+		    fake_after(t, 2000), 0, 0);
+	cudaLaunchKernel((const void *)__global__stub, g, b, NULL, 0,
+			 (cudaStream_t)7);
+	fake_kernel(fake_last_corr(), "far_kernel", 7,
+		    fake_after(t, 3600000000000ull),
+		    fake_after(t, 3600000001000ull), 0, 0);
+	fake_cut();
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "full";
@@ -341,6 +364,8 @@ int main(int argc, char **argv)
 		return steps();
 	if (!strcmp(mode, "gemm"))
 		return gemm();
+	if (!strcmp(mode, "far"))
+		return far();
 	if (!strcmp(mode, "calls")) {
 		dim3 g = { 1, 1, 1 }, b = { 32, 1, 1 };
 

@@ -263,6 +263,20 @@ check("refuse: exit line names the refusal",
       "1 buffers refused" in r.stderr, r.stderr)
 cleanup(r)
 
+# A record whose time is far outside the trace (an hour on): counted as
+# outside the trace's clock and said in the exit line, not placed.
+r = run([FEED, "far"])
+t, path = trace_of(r)
+ks = sorted(e["name"] for e in xevents(t) if e["cat"] == "kernel" and
+            "saxpy" not in e["name"]) if t else []
+eq("far: only the kernel in the trace's time is placed", ks, ["near_kernel"])
+eq("far: the other is counted", t["tprof"]["cupti"]["unclocked"] if t else None,
+   1)
+check("far: the exit line says so",
+      "1 outside the trace's clock" in r.stderr, r.stderr)
+tprof_check(path, "far: tprof check passes")
+cleanup(r)
+
 # Below API 27 a refused buffer crashes CUPTI 12: the third is lent all
 # the same, and what CUPTI put in it is counted as dropped.
 r = run([FEED, "refuse"], env={"TPROF_CUPTI_BUFFER_MB": "2",
