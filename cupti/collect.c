@@ -46,7 +46,12 @@ static struct {
 	.once = PTHREAD_ONCE_INIT,
 };
 
+/* Records of a batch in this order: devices and contexts, then GPU ops
+ * by start, then syncs (which learn their device from the ops' contexts:
+ * a context made before tprof started, or a green context, has no
+ * CONTEXT record). */
 struct sorted {
+	int class;
 	uint64_t start;
 	size_t seq;
 	const CUpti_Activity *r;
@@ -104,6 +109,8 @@ static int by_start(const void *a, const void *b)
 {
 	const struct sorted *x = a, *y = b;
 
+	if (x->class != y->class)
+		return x->class < y->class ? -1 : 1;
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
@@ -122,6 +129,9 @@ static int collect_record(const CUpti_Activity *r)
 		C.v = v;
 		C.cap = cap;
 	}
+	C.v[C.n].class = r->kind == CUPTI_ACTIVITY_KIND_DEVICE ||
+			 r->kind == CUPTI_ACTIVITY_KIND_CONTEXT ? 0 :
+			 r->kind == CUPTI_ACTIVITY_KIND_SYNCHRONIZATION ? 2 : 1;
 	C.v[C.n].start = record_start(r);
 	C.v[C.n].seq = C.n;
 	C.v[C.n].r = r;

@@ -232,6 +232,19 @@ if r.trace:
         ("triton_poi_fused_add_1", 5), ("triton_red_fused_0", 5)])
 cleanup(r)
 
+# Work on the second GPU of two, no CONTEXT record (a context made before
+# tprof started, a green context): kernels and the device-wide sync land
+# on GPU 1, the sync's device learned from the kernels' context.
+r = sim_run([sim_prog("device1"), "10"],
+            env={"SIM_DEVICES": "2", "SIM_NO_CONTEXT_RECORDS": "1"})
+truth("second GPU", r, 10)
+if r.trace:
+    eq("second GPU: kernels and the sync on GPU 1",
+       sorted({(e["cat"], e["pid"]) for e in xevents(r.trace)
+               if e.get("cat") in ("kernel", "cuda_sync")}),
+       [("cuda_sync", 1), ("kernel", 1)])
+cleanup(r)
+
 # A graph launched 5 times: each of its 3 kernels carries the graph's
 # ids and a flow from its cudaGraphLaunch.
 r = sim_run([sim_prog("graph"), "5"])
