@@ -6,6 +6,9 @@
  * order the inputs by rank and find the output's base; the second copies
  * the events, rewritten (merge_events.c), into the output (merge_out.c).
  * Memory holds one event at a time and each input's pid map.
+ *
+ * The top of merge: it calls merge_events.c, merge_out.c, merge_num.c
+ * and merge_err.c, and none of them calls back into it.
  */
 #define _GNU_SOURCE
 #include "merge.h"
@@ -13,7 +16,6 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,33 +29,6 @@ struct out_id {
 	dev_t dev;
 	ino_t ino;
 };
-
-int mg_fail(struct mg *m, const char *file, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (m->failed)
-		return -1;
-	m->failed = 1;
-	fprintf(stderr, "tprof: error: %s: ", file);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return -1;
-}
-
-int mg_parse_fail(struct mg *m, const char *file, struct tp_json *j,
-		  struct tp_gzr *gz)
-{
-	const struct tp_json_err *e = tp_json_error(j);
-	const char *gzerr = tp_gzr_error(gz);
-
-	if (e->io && gzerr)
-		return mg_fail(m, file, "%s", gzerr);
-	return mg_fail(m, file, "invalid JSON at line %lu, column %lu: %s",
-		       e->line, e->col, e->msg);
-}
 
 static void usage(FILE *f)
 {

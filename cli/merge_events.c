@@ -8,6 +8,9 @@
  * ph, process_name's args on name) is copied raw too, and replaced in
  * place once the event is complete. Nothing outlives an event but the
  * pid map.
+ *
+ * Called by merge.c; calls only down: merge_out.c (the output buffer),
+ * merge_num.c (numbers) and merge_err.c (error lines).
  */
 #include "merge_int.h"
 

@@ -84,6 +84,7 @@ struct mg {
 	struct tp_buf esc;	/* a string being escaped */
 };
 
+/* merge_err.c */
 /* Prints "tprof: error: FILE: ..." unless an error was printed already;
  * returns -1. */
 int mg_fail(struct mg *m, const char *file, const char *fmt, ...)

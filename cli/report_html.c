@@ -1,8 +1,13 @@
 /* tprof report --html: one self-contained page, the Markdown's tables
  * plus charts. Written as well-formed XML (every element closed, values
- * quoted, only the five XML entities) so XML tools can read it too. */
-#include "report_html.h"
+ * quoted, only the five XML entities) so XML tools can read it too.
+ *
+ * The top of the HTML side: it calls the charts (report_charts.c), the
+ * tables (report_tables.c), the escaping (report_xml.c) and the
+ * formatting helpers (report_fmt.c); nothing below calls back into it. */
+#include "report_charts.h"
 #include "report_tables.h"
+#include "report_xml.h"
 
 #include <string.h>
 
@@ -19,63 +24,6 @@ static const char style[] =
 	"svg .tx,svg .ax,svg .note{text-anchor:middle}"
 	"svg .ty{text-anchor:end}svg .ct{font-weight:bold}"
 	"svg .note{fill:#888}";
-
-/* Length of the valid UTF-8 sequence at s, or 0. */
-static size_t utf8_len(const unsigned char *s)
-{
-	unsigned c = s[0], cp;
-	size_t n, i;
-
-	if (c >= 0xc2 && c <= 0xdf)
-		n = 2, cp = c & 0x1f;
-	else if (c >= 0xe0 && c <= 0xef)
-		n = 3, cp = c & 0x0f;
-	else if (c >= 0xf0 && c <= 0xf4)
-		n = 4, cp = c & 0x07;
-	else
-		return 0;
-	for (i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
-	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff ||
-	    cp == 0xfffe || cp == 0xffff)
-		return 0;
-	return n;
-}
-
-void rp_xml_text(struct tp_buf *b, const char *str)
-{
-	const unsigned char *s = (const unsigned char *)str;
-	size_t n;
-
-	while (*s) {
-		switch (*s) {
-		case '&': tp_buf_lit(b, "&amp;"); s++; continue;
-		case '<': tp_buf_lit(b, "&lt;"); s++; continue;
-		case '>': tp_buf_lit(b, "&gt;"); s++; continue;
-		case '"': tp_buf_lit(b, "&quot;"); s++; continue;
-		case '\'': tp_buf_lit(b, "&apos;"); s++; continue;
-		}
-		if (*s < 0x80) {
-			/* XML 1.0 has no other control characters */
-			tp_buf_char(b, *s < 0x20 && *s != '\t' && *s != '\n' ?
-				    ' ' : (char)*s);
-			s++;
-			continue;
-		}
-		n = utf8_len(s);
-		if (n) {
-			tp_buf_put(b, (const char *)s, n);
-			s += n;
-		} else {
-			tp_buf_lit(b, "\xef\xbf\xbd");
-			s++;
-		}
-	}
-}
 
 static void html_table(struct tp_buf *b, const struct rp_table *t,
 		       const char *cls)

@@ -65,6 +65,7 @@ $(B)/tests/bin/%_static: tests/integration/progs/%.cu
 test-build: all $(UNIT_BIN) $(PROG_BIN)
 
 test: test-build
+	@scripts/cli-deps.sh $(B) >/dev/null || { scripts/cli-deps.sh $(B); exit 1; }
 	@tests/run.sh
 
 .PHONY: test test-build
