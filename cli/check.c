@@ -223,6 +223,16 @@ static struct hslot *ht_find(struct htab *t, uint32_t hash, ht_eq_fn eq,
 	}
 }
 
+/* Fills a free slot: counting it is what makes ht_reserve grow the table
+ * before it is half full, so that a probe always finds a free slot. */
+static void ht_take(struct htab *t, struct hslot *slot, uint32_t idx1,
+		    uint32_t hash)
+{
+	slot->idx1 = idx1;
+	slot->hash = hash;
+	t->n++;
+}
+
 static int grow(void **arr, size_t *cap, size_t n, size_t elem)
 {
 	size_t c = *cap ? *cap * 2 : 1024;
@@ -280,8 +290,7 @@ static int64_t intern(struct strtab *t, const char *s, size_t len)
 	t->ent[t->n].off = (uint32_t)t->plen;
 	t->ent[t->n].len = (uint32_t)len;
 	t->plen += len + 1;
-	slot->idx1 = (uint32_t)++t->n;
-	slot->hash = h;
+	ht_take(&t->ht, slot, (uint32_t)++t->n, h);
 	return (int64_t)t->n - 1;
 }
 
@@ -602,8 +611,7 @@ static struct flow *flow_get(struct ck *ck, const struct flowkey *k)
 	f->name = k->name;
 	f->idx = (uint32_t)ck->nevents;
 	f->first_start = f->first_end = INT64_MAX;
-	slot->idx1 = (uint32_t)ck->nflows;
-	slot->hash = h;
+	ht_take(&ck->flow_ht, slot, (uint32_t)ck->nflows, h);
 	return f;
 }
 

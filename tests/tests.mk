@@ -110,3 +110,7 @@ $(FAKE_NCCL): tests/nccl/fake_nccl.c
 	$(CC) $(TEST_CFLAGS) -shared -fPIC -Wl,-soname,libnccl.so.2 -o $@ $< -lpthread
 
 test-build: $(FAKE_NCCL)
+
+$(B)/tests/unit/test_check_scale: tests/unit/test_check_scale.c $(addprefix $(B)/cli/,check.o json.o gzread.o)
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -Icli -o $@ $^ -lz -lm
