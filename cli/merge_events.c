@@ -316,7 +316,8 @@ static int put_pid(struct mg *m, struct rd *r, struct ev *e, const char *s,
 	return mg_add_i64(m, e->pid->newpid);
 }
 
-/* A number is kept; a string becomes its input's number for it. */
+/* A number is kept; a string becomes its input's number for it; the
+ * empty string (Record Window End's) names no thread: dropped. */
 static int put_tid(struct mg *m, struct rd *r, struct ev *e, const char *s,
 		   size_t n, int tok)
 {
@@ -324,7 +325,7 @@ static int put_tid(struct mg *m, struct rd *r, struct ev *e, const char *s,
 
 	if (tok == TP_JSON_NUMBER)
 		return mg_add(m, s, n);
-	if (tok != TP_JSON_STRING) {
+	if (tok != TP_JSON_STRING || n <= 2) {
 		e->drop = 1;
 		return 0;
 	}

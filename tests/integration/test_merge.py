@@ -433,6 +433,49 @@ eq("kineto: names", sorted(set(names(kt).values())),
    ["rank 0: python", "rank 1: python"])
 eq("kineto: flows", flows_within_ranks("kineto", kt), 9 + 6)
 
+# Older and real Kineto traces: string tids, the profiler span on pid
+# "Spawned", unmatched flows, a base that is not a multiple of 10^14. Every
+# event is kept but Record Window End, and plain check passes.
+KR = os.path.join(TMP, "kineto-real")
+os.makedirs(KR)
+krin, krf = [], []
+for r in (0, 1):
+    tr, _ = kineto_fixture.make(
+        rank=r, string_tids=True, profiler_span=True, unmatched_flows=2,
+        base_ns=kineto_fixture.BASE_NS + 123456789 + r * 1000)
+    krf.append(kineto_fixture.write(
+        os.path.join(KR, "h.%d.pt.trace.json" % r), tr))
+    krin.append((r, tr["baseTimeNanoseconds"], parse(krf[-1])["traceEvents"]))
+krout = os.path.join(OUTD, "kineto-real.json")
+p = merge(KR, "-o", krout)
+eq("kineto real: exit 0", p.returncode, 0)
+krt = compare("kineto real", krout, krin, krf)
+check_ok(krout, "kineto real: tprof check --foreign passes", foreign=True)
+pc = subprocess.run([CLI, "check", krout], capture_output=True, text=True)
+eq("kineto real: plain check: only the inputs' own unmatched flows",
+   (pc.returncode, pc.stdout.count(": error: "),
+    pc.stdout.count("has no end (ph \"f\")")), (1, 4, 4))
+eq("kineto real: base floored to 10^14",
+   krt["baseTimeNanoseconds"], kineto_fixture.BASE_NS)
+eq("kineto real: only Record Window End dropped",
+   [(m["events"], m["written"], m["dropped"], m["replaced"])
+    for m in krt["tprof"]["merged"]],
+   [(len(ev), len(ev) - 3, 1, 2) for _, _, ev in krin])
+eq("kineto real: string tids mapped in order of appearance",
+   [m["tids"] for m in krt["tprof"]["merged"]],
+   [{"4242": STR_TID_BASE, "stream 7": STR_TID_BASE + 1,
+     "PyTorch Profiler": STR_TID_BASE + 2,
+     "Trace PyTorch Profiler": STR_TID_BASE + 3}] * 2)
+eq("kineto real: the string pids got numbers",
+   [m["pids"] for m in krt["tprof"]["merged"]],
+   [{"4242": 1000, "0": 1001, "Spawned": 1002, "Traces": 1003},
+    {"4242": 2000, "0": 2001, "Spawned": 2002, "Traces": 2003}])
+n_in = sum(len(ev) for _, _, ev in krin)
+eq("kineto real: the stderr line adds up",
+   p.stderr.split("(", 1)[-1],
+   "2 traces, %d events in: %d copied, 2 dropped, 4 process_sort_index "
+   "replaced; 12 process metadata events added)\n" % (n_in, n_in - 6))
+
 # --- real traces of a program run under the preload --------------------------
 
 R = os.path.join(TMP, "real")

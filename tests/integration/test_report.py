@@ -359,6 +359,44 @@ def test_kineto():
     return d
 
 
+def test_kineto_real():
+    """What real torch.profiler traces hold: the profiler's own span (cat
+    "Trace", 0 to end + 2 ms), string tids, unmatched ac2g flows, kernels
+    overlapping by 1 ns, a base that is not a multiple of 10^14."""
+    d = os.path.join(TMP, "kineto-real")
+    os.makedirs(d)
+    want = {}
+    for rank in (0, 1):
+        trace, exp = kineto_fixture.make(
+            rank=rank, string_tids=True, profiler_span=True,
+            unmatched_flows=3, gpu_overlap=True,
+            base_ns=kineto_fixture.BASE_NS + 123456789)
+        kineto_fixture.write(os.path.join(
+            d, "host_4242.%d.pt.trace.json" % rank), trace)
+        want[rank] = exp
+    j = report_json(d)
+    if not check("kineto real: --json", j is not None):
+        return
+    eq("kineto real: wall time is the program's, not the profiler span's",
+       [(x["rank"], x["wall_ns"]) for x in j["ranks"]],
+       [(r, want[r]["wall_ns"]) for r in (0, 1)])
+    eq("kineto real: the profiler span is not a name",
+       [x["name"] for x in j["names"] if x["cat"] == "Trace"], [])
+    eq("kineto real: no straggler from it",
+       [x for x in j["stragglers"] if "Profiler" in json.dumps(x)], [])
+    k = [x for x in j["names"] if x["cat"] == "kernel"]
+    eq("kineto real: kernels on string tids counted",
+       [(p["rank"], p["count"], p["total_ns"]) for p in k[0]["per_rank"]],
+       [(r, want[r]["kernel"]["count"], want[r]["kernel"]["total_ns"])
+        for r in (0, 1)])
+    p = subprocess.run([CLI, "check", "--foreign"] +
+                       sorted(glob.glob(os.path.join(d, "*.json"))),
+                       capture_output=True, text=True)
+    eq("kineto real: check --foreign passes with warnings",
+       (p.returncode, p.stdout.count(": warning: "), p.stdout.count(": ok (")),
+       (0, 4, 2))
+
+
 # --- 3. a trace tprof wrote --------------------------------------------------
 
 def test_tprof_trace():
@@ -557,6 +595,7 @@ def test_md_escapes():
 test_sum = test_summaries()
 test_inputs(test_sum)
 kin = test_kineto()
+test_kineto_real()
 test_tprof_trace()
 test_html(test_sum, kin)
 test_errors(test_sum)
