@@ -13,6 +13,7 @@
 #define _GNU_SOURCE
 #include "merge.h"
 #include "merge_int.h"
+#include "trace_sniff.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -98,8 +99,9 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Regular files whose names end in .trace.json[.gz], by name; OUT (from
- * an earlier merge into the same directory) is left out. */
+/* Regular files whose names end in .trace.json[.gz], or in .json[.gz]
+ * (not .summary.json) when they hold a trace, by name; OUT (from an
+ * earlier merge into the same directory) is left out. */
 static int add_dir(struct mg *m, const char *dir, const struct out_id *oid)
 {
 	const char *sep = ends_with(dir, "/") ? "" : "/";
@@ -108,19 +110,21 @@ static int add_dir(struct mg *m, const char *dir, const struct out_id *oid)
 	struct dirent *de;
 	struct stat st;
 	DIR *d;
-	int rc = -1;
+	int rc = -1, named;
 
 	d = opendir(dir);
 	if (!d)
 		return mg_fail(m, dir, "%s", strerror(errno));
 	while ((de = readdir(d))) {
-		if (!is_trace_name(de->d_name))
+		named = is_trace_name(de->d_name);
+		if (!named && !tp_sniff_name(de->d_name))
 			continue;
 		if (asprintf(&path, "%s%s%s", dir, sep, de->d_name) < 0)
 			goto oom;
 		if (stat(path, &st) || !S_ISREG(st.st_mode) ||
 		    (oid->exists && st.st_dev == oid->dev &&
-		     st.st_ino == oid->ino)) {
+		     st.st_ino == oid->ino) ||
+		    (!named && !tp_sniff_trace(path))) {
 			free(path);
 			continue;
 		}
@@ -136,8 +140,8 @@ static int add_dir(struct mg *m, const char *dir, const struct out_id *oid)
 		names[n++] = path;
 	}
 	if (!n) {
-		mg_fail(m, dir, "no traces (*.trace.json or *.trace.json.gz) "
-			"in this directory");
+		mg_fail(m, dir, "no traces (*.trace.json[.gz], or other "
+			"*.json[.gz] holding one) in this directory");
 		goto out;
 	}
 	qsort(names, n, sizeof(*names), cmp_str);
@@ -491,6 +495,28 @@ out:
 	return rc;
 }
 
+/* As report does: one job's inputs share a world size. */
+static void warn_world_sizes(const struct mg *m)
+{
+	const struct mg_input *a = NULL, *in;
+	size_t i;
+
+	for (i = 0; i < m->nin; i++) {
+		in = &m->in[i];
+		if (in->world_size <= 0)
+			continue;
+		if (!a) {
+			a = in;
+		} else if (in->world_size != a->world_size) {
+			fprintf(stderr, "tprof: warning: the inputs mix world "
+				"sizes (%lld in %s, %lld in %s): are they one "
+				"job's?\n", (long long)a->world_size, a->path,
+				(long long)in->world_size, in->path);
+			return;
+		}
+	}
+}
+
 static int merge(struct mg *m, const char *out, char **args, int nargs)
 {
 	struct out_id oid = { 0 };
@@ -513,6 +539,7 @@ static int merge(struct mg *m, const char *out, char **args, int nargs)
 	if (drop_skipped(m, args[0]))
 		return -1;
 	order_inputs(m);
+	warn_world_sizes(m);
 	if (mg_out_open(m, out) || put_header(m))
 		return -1;
 	for (i = 0; i < m->nin; i++) {

@@ -1,7 +1,8 @@
 /* tprof report: which files to read, and reading them.
  *
  * A directory gives one input per stem (the file name without
- * ".summary.json", ".trace.json.gz" or ".trace.json"): the summary when
+ * ".summary.json", ".trace.json.gz" or ".trace.json", or ".json.gz" or
+ * ".json" when the file holds a trace): the summary when
  * there is one, since it is exact and costs nothing to read, else the
  * trace. A trace named on the command line is replaced by its sibling
  * summary the same way. Anything else is read for what it holds.
@@ -19,13 +20,18 @@
 #include <sys/stat.h>
 
 #include "gzread.h"
+#include "trace_sniff.h"
 #include "trace_summary.h"
 
 #define SNIFF_BYTES 4096
 
+/* Lower is preferred for one stem; from SNIFFED on, a file is taken
+ * only when its content is a trace (trace_sniff.c): HTA's rank-N.json.gz,
+ * renamed files. */
 static const char *const suffixes[] = {
-	".summary.json", ".trace.json.gz", ".trace.json",
+	".summary.json", ".trace.json.gz", ".trace.json", ".json.gz", ".json",
 };
+#define SNIFFED 3
 #define N_SUFFIXES (sizeof(suffixes) / sizeof(suffixes[0]))
 
 int rp_fail(const char *file, const char *fmt, ...)
@@ -138,7 +144,8 @@ static int list_dir(const char *dir, struct cand **out, size_t *n)
 	while ((d = readdir(dp))) {
 		k = suffix_of(d->d_name);
 		path = k < 0 ? NULL : join(dir, d->d_name);
-		if (k < 0 || !path || !is_file(path)) {
+		if (k < 0 || !path || !is_file(path) ||
+		    (k >= SNIFFED && !tp_sniff_trace(path))) {
 			free(path);
 			continue;
 		}
@@ -185,7 +192,8 @@ static int add_dir(struct rp_inputs *in, const char *dir)
 	}
 	if (!added) {
 		rp_fail(dir, "no summaries or traces here (*.summary.json, "
-			"*.trace.json.gz, *.trace.json)");
+			"*.trace.json.gz, *.trace.json, other *.json[.gz] "
+			"holding a trace)");
 		goto out;
 	}
 	ret = 0;

@@ -476,6 +476,25 @@ eq("kineto real: the stderr line adds up",
    "2 traces, %d events in: %d copied, 2 dropped, 4 process_sort_index "
    "replaced; 12 process metadata events added)\n" % (n_in, n_in - 6))
 
+# Traces told by content: HTA's rank-N.json.gz, other names; a JSON file
+# that is not a trace is left out; mixed world sizes warn.
+KC = os.path.join(TMP, "by-content")
+os.makedirs(KC)
+kcin, kcf = [], []
+for r, name in ((0, "rank-0.json.gz"), (1, "rank-1.json")):
+    tr, _ = kineto_fixture.make(rank=r, world_size=2 + 2 * r)
+    kcf.append(kineto_fixture.write(os.path.join(KC, name), tr))
+    kcin.append((r, tr["baseTimeNanoseconds"], parse(kcf[-1])["traceEvents"]))
+with open(os.path.join(KC, "notes.json"), "w") as f:
+    f.write('{"a": 1}')
+kcout = os.path.join(OUTD, "by-content.json")
+p = merge(KC, "-o", kcout)
+eq("by content: exit 0", p.returncode, 0)
+compare("by content", kcout, kcin, kcf)
+eq("by content: mixed world sizes warn", p.stderr.splitlines()[0],
+   "tprof: warning: the inputs mix world sizes (2 in %s, 4 in %s): are "
+   "they one job's?" % (kcf[0], kcf[1]))
+
 # --- real traces of a program run under the preload --------------------------
 
 R = os.path.join(TMP, "real")

@@ -397,6 +397,35 @@ def test_kineto_real():
        (0, 4, 2))
 
 
+def test_names_by_content():
+    """HTA's data sets name traces rank-N.json.gz; torch's handler
+    *.pt.trace.json: a directory's .json[.gz] files are taken when they
+    hold a trace, whatever their name; world sizes that differ warn."""
+    d = os.path.join(TMP, "by-content")
+    os.makedirs(d)
+    for rank, name in ((0, "rank-0.json.gz"), (1, "rank-1.json")):
+        trace, _ = kineto_fixture.make(rank=rank)
+        kineto_fixture.write(os.path.join(d, name), trace)
+    with open(os.path.join(d, "notes.json"), "w") as f:
+        f.write('{"a": 1, "traceEventsNot": []}')
+    with open(os.path.join(d, "config.json.gz"), "wb") as f:
+        f.write(gzip.compress(b'[1, 2, 3]'))
+    rc, text, err = tprof("--json", d)
+    j = json.loads(text) if rc == 0 else None
+    eq("by content: rank-N.json[.gz] read as traces, other JSON left out",
+       j and [(x["rank"], os.path.basename(x["file"]), x["kind"])
+              for x in j["ranks"]],
+       [(0, "rank-0.json.gz", "trace"), (1, "rank-1.json", "trace")])
+    eq("by content: no warning for one world size", err, "")
+    trace, _ = kineto_fixture.make(rank=2, world_size=4)
+    kineto_fixture.write(os.path.join(d, "other.json"), trace)
+    rc, text, err = tprof("--json", d)
+    eq("by content: mixed world sizes warn",
+       (rc, err), (0, "tprof: warning: the inputs mix world sizes (2 in "
+                   "%s/rank-0.json.gz, 4 in %s/other.json): are they one "
+                   "job's?\n" % (d, d)))
+
+
 # --- 3. a trace tprof wrote --------------------------------------------------
 
 def test_tprof_trace():
@@ -596,6 +625,7 @@ test_sum = test_summaries()
 test_inputs(test_sum)
 kin = test_kineto()
 test_kineto_real()
+test_names_by_content()
 test_tprof_trace()
 test_html(test_sum, kin)
 test_errors(test_sum)
