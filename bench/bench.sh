@@ -494,7 +494,7 @@ else
 		r=$((r + 1))
 	done
 	# the traces alone: a summary beside a trace would be read instead
-	rm -f "$tmp"/report-trace/*.summary.*
+	rm -rf "$tmp"/report-trace/summaries "$tmp"/report-trace/*.summary.*
 	sum_bytes=$(cat "$tmp"/report-sum/*.json | wc -c)
 	sum_ms=$(report_ms "$tmp/report-sum")
 	report_read $REPORT_RANKS summary

@@ -443,10 +443,24 @@ def test_tprof_trace():
        t and ([(x["cat"], x["name"], x["calls"]) for x in t["names"]],
               t["steps"]["ranks"][0]["count"]),
        ([("cuda_runtime", "cudaFree", 4)], 4))
-    if glob.glob(os.path.join(r.dir, "*.summary.json")):
+    eq("tprof trace: no .json but the trace at the top of the directory "
+       "(HTA's trace_dir= loads every one), the summaries in summaries/",
+       (sorted(f for f in os.listdir(r.dir) if ".json" in f),
+        sorted(os.listdir(os.path.join(r.dir, "summaries")))),
+       ([os.path.basename(traces[0])],
+        [os.path.basename(traces[0]).replace(".trace.json.gz", x)
+         for x in (".summary.json", ".summary.md")]))
+    if glob.glob(os.path.join(r.dir, "summaries", "*.summary.json")):
         s = report_json(r.dir)
         eq("tprof trace: the directory's summary is preferred",
-           s and s["ranks"][0]["kind"], "summary")
+           s and (s["ranks"][0]["kind"], s["ranks"][0]["file"]),
+           ("summary", os.path.join(
+               r.dir, "summaries", os.path.basename(traces[0]).replace(
+                   ".trace.json.gz", ".summary.json"))))
+        s2 = report_json(traces[0])
+        eq("tprof trace: a trace named is replaced by its summary in "
+           "summaries/", s2 and s2["ranks"][0]["file"],
+           s and s["ranks"][0]["file"])
         check("tprof trace: trace and exit summary agree on names and steps",
               s and t and s["names"] == t["names"] and
               s["steps"] == t["steps"],
