@@ -415,7 +415,7 @@ printf '  %-34s %6.1f ns   (%+.1f ns: hooks + CUPTI callbacks and records)\n' \
 printf '  %-34s %6.2f M records/s  (%.0f B of JSON each, flows included)\n' \
 	"GPU record conversion (1 core)" "$gpu_mrps" "$gpu_bpr"
 
-# --- 7. tprof report (after the table: it adds its own lines) --------------
+# --- 7. tprof report and check (after the table: they add their own lines) -
 
 # REPORT_RANKS summaries as a long run's are (REPORT_ROWS calls rows with
 # histograms, REPORT_STEPS steps, 2 x 512 memory points), then
@@ -501,6 +501,25 @@ report_ms() {
 	median <"$tmp/report.ms"
 }
 
+# The median wall time in ms of REPORT_RUNS runs of tprof check FILES
+# (one process for all of them, as a user would run it).
+check_ms() {
+	: >"$tmp/check.ms"
+	i=1
+	while [ $i -le $REPORT_RUNS ]; do
+		t0=$(date +%s%N)
+		"$report_cli" check "$@" >"$tmp/check.out" 2>&1 || {
+			cat "$tmp/check.out" >&2
+			die "tprof check failed"
+		}
+		t1=$(date +%s%N)
+		echo "$t0 $t1" | awk '{ printf "%.3f\n", ($2 - $1) / 1e6 }' \
+			>>"$tmp/check.ms"
+		i=$((i + 1))
+	done
+	median <"$tmp/check.ms"
+}
+
 # The last report read WANT inputs of KIND, or a warning.
 report_read() {
 	got=$(grep -c "\"kind\": \"$2\"" "$tmp/report.out")
@@ -524,7 +543,7 @@ else
 		r=$((r + 1))
 	done
 	# the traces alone: a summary beside a trace would be read instead
-	rm -f "$tmp"/report-trace/*.summary.*
+	rm -rf "$tmp"/report-trace/summaries "$tmp"/report-trace/*.summary.*
 	sum_bytes=$(cat "$tmp"/report-sum/*.json | wc -c)
 	sum_ms=$(report_ms "$tmp/report-sum")
 	report_read $REPORT_RANKS summary
@@ -544,5 +563,12 @@ else
 		"$(calc %.1f "$trace_gz / 1e6")" "$trace_ms" \
 		$TARGET_REPORT_MBPS \
 		"$(verdict "$trace_mbps >= $TARGET_REPORT_MBPS")"
+	check_ms=$(check_ms "$tmp"/report-trace/*.trace.json.gz)
+	check_mbps=$(calc %.1f "$trace_raw / ($check_ms * 1000)")
+	printf '  %-34s %6.0f MB/s  (the same %.0f MB of JSON, in %.0f ms; target >= %s)%s\n' \
+		"tprof check, $REPORT_RANKS traces (1 core)" "$check_mbps" \
+		"$(calc %.1f "$trace_raw / 1e6")" "$check_ms" \
+		$TARGET_REPORT_MBPS \
+		"$(verdict "$check_mbps >= $TARGET_REPORT_MBPS")"
 	rm -rf "$tmp"/report-*
 fi

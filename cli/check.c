@@ -64,7 +64,34 @@ struct strtab {
 
 struct xev {
 	uint32_t track, name, idx;
+	uint32_t gpu;		/* GPU activity: kernel, memcpy, memset */
 	int64_t ts, dur;	/* ns */
+};
+
+/* Quirks every torch.profiler (Kineto) trace has, which neither HTA nor
+ * Perfetto refuses: with --foreign they are counted and printed once
+ * each as a warning instead of an error per occurrence. */
+enum {
+	W_UNIT,		/* no displayTimeUnit */
+	W_DINFO,	/* no distributedInfo (a single-process run) */
+	W_FLOW_NO_END,	/* ac2g launch flows whose kernel is not there */
+	W_FLOW_NO_START,
+	W_GPU_OVERLAP,	/* GPU slices on one stream overlapping */
+	W_COUNT,
+};
+
+static const char *const warn_text[W_COUNT] = {
+	[W_UNIT] = "no \"displayTimeUnit\" (viewers assume \"ms\")",
+	[W_DINFO] = "no \"distributedInfo\" (HTA takes the rank as 0; "
+		"fine for a single process)",
+	[W_FLOW_NO_END] = "\"ac2g\" flows with no end (ph \"f\"): "
+		"launches whose kernel is outside the profiling window, as "
+		"Kineto writes them",
+	[W_FLOW_NO_START] = "\"ac2g\" flows with no start (ph \"s\"): "
+		"kernels whose launch is outside the profiling window",
+	[W_GPU_OVERLAP] = "partial overlaps between GPU slices on one "
+		"stream (CUPTI's timestamps of back-to-back work; Perfetto "
+		"shows the later slice on an extra row)",
 };
 
 struct flow {
@@ -85,6 +112,7 @@ struct ck {
 	FILE *out;
 	unsigned flags;
 	unsigned long problems, nevents;
+	unsigned long warnings[W_COUNT];
 	struct tp_gzr *gz;
 	struct tp_json *j;
 	struct tp_json_arena arena;
@@ -116,6 +144,26 @@ static int problem(struct ck *ck, const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', ck->out);
 	return -1;
+}
+
+/* Counts a quirk with --foreign, where it is a warning; an error
+ * otherwise. Returns 1 when it was only counted. */
+static int foreign_quirk(struct ck *ck, unsigned w)
+{
+	if (!(ck->flags & TP_CHECK_FOREIGN))
+		return 0;
+	ck->warnings[w]++;
+	return 1;
+}
+
+static void print_warnings(struct ck *ck)
+{
+	unsigned w;
+
+	for (w = 0; w < W_COUNT; w++)
+		if (ck->warnings[w])
+			fprintf(ck->out, "%s: warning: %lu %s\n", ck->path,
+				ck->warnings[w], warn_text[w]);
 }
 
 /* A problem with the current event, ck->nevents. */
@@ -223,6 +271,16 @@ static struct hslot *ht_find(struct htab *t, uint32_t hash, ht_eq_fn eq,
 	}
 }
 
+/* Fills a free slot: counting it is what makes ht_reserve grow the table
+ * before it is half full, so that a probe always finds a free slot. */
+static void ht_take(struct htab *t, struct hslot *slot, uint32_t idx1,
+		    uint32_t hash)
+{
+	slot->idx1 = idx1;
+	slot->hash = hash;
+	t->n++;
+}
+
 static int grow(void **arr, size_t *cap, size_t n, size_t elem)
 {
 	size_t c = *cap ? *cap * 2 : 1024;
@@ -280,9 +338,7 @@ static int64_t intern(struct strtab *t, const char *s, size_t len)
 	t->ent[t->n].off = (uint32_t)t->plen;
 	t->ent[t->n].len = (uint32_t)len;
 	t->plen += len + 1;
-	slot->idx1 = (uint32_t)++t->n;
-	slot->hash = h;
-	t->ht.n++;	/* the table grows at half full */
+	ht_take(&t->ht, slot, (uint32_t)++t->n, h);
 	return (int64_t)t->n - 1;
 }
 
@@ -494,6 +550,22 @@ static int track_part(struct ck *ck, const struct tp_json_node *ev,
 			  key);
 }
 
+/* Kineto's categories of GPU activity, which may overlap on a stream. */
+static int gpu_cat(const struct tp_json_node *cat)
+{
+	static const char *const cats[] = {
+		"kernel", "gpu_memcpy", "gpu_memset",
+	};
+	size_t i;
+
+	if (!cat || cat->type != TP_JSON_STRING)
+		return 0;
+	for (i = 0; i < sizeof(cats) / sizeof(cats[0]); i++)
+		if (!strcmp(cat->str, cats[i]))
+			return 1;
+	return 0;
+}
+
 static void add_x(struct ck *ck, const struct tp_json_node *ev,
 		  const char *track, size_t tlen, int64_t ts, int64_t dur)
 {
@@ -515,6 +587,7 @@ static void add_x(struct ck *ck, const struct tp_json_node *ev,
 	x->track = (uint32_t)tid;
 	x->name = (uint32_t)nid;
 	x->idx = (uint32_t)ck->nevents;
+	x->gpu = (uint32_t)gpu_cat(tp_json_get(ev, "cat"));
 	x->ts = ts;
 	x->dur = dur;
 }
@@ -603,9 +676,7 @@ static struct flow *flow_get(struct ck *ck, const struct flowkey *k)
 	f->name = k->name;
 	f->idx = (uint32_t)ck->nevents;
 	f->first_start = f->first_end = INT64_MAX;
-	slot->idx1 = (uint32_t)ck->nflows;
-	slot->hash = h;
-	ck->flow_ht.n++;
+	ht_take(&ck->flow_ht, slot, (uint32_t)ck->nflows, h);
 	return f;
 }
 
@@ -753,7 +824,10 @@ static void check_nesting(struct ck *ck)
 		while (depth && xend(&ck->xs[stack[depth - 1]]) <= x->ts)
 			depth--;
 		if (depth && xend(x) > xend(&ck->xs[stack[depth - 1]])) {
-			report_overlap(ck, &ck->xs[stack[depth - 1]], x);
+			if (!(x->gpu && ck->xs[stack[depth - 1]].gpu &&
+			      foreign_quirk(ck, W_GPU_OVERLAP)))
+				report_overlap(ck, &ck->xs[stack[depth - 1]],
+					       x);
 			continue;
 		}
 		stack[depth++] = (uint32_t)i;
@@ -774,6 +848,10 @@ static void check_flows(struct ck *ck)
 					       f->first_end >= f->first_start))
 			continue;
 		s = str_at(&ck->strs, f->cat, &len);
+		if (len == 4 && !memcmp(s, "ac2g", 4) && (!f->n_start ||
+		    !f->n_end) && foreign_quirk(ck, f->n_start ? W_FLOW_NO_END :
+					      W_FLOW_NO_START))
+			continue;
 		quote(qc, sizeof(qc), s, len);
 		s = str_at(&ck->strs, f->name, &len);
 		quote(qn, sizeof(qn), s, len);
@@ -938,10 +1016,15 @@ static void check_required(struct ck *ck)
 
 	if (!(ck->flags & TP_CHECK_FOREIGN))
 		need |= K_BASE | K_TPROF;
-	for (i = 0; i < sizeof(top_keys) / sizeof(top_keys[0]); i++)
-		if ((need & ~ck->seen) & (1u << i))
-			problem(ck, "missing top-level key \"%s\"",
-				top_keys[i]);
+	for (i = 0; i < sizeof(top_keys) / sizeof(top_keys[0]); i++) {
+		if (!((need & ~ck->seen) & (1u << i)))
+			continue;
+		if ((1u << i) == K_UNIT && foreign_quirk(ck, W_UNIT))
+			continue;
+		if ((1u << i) == K_DINFO && foreign_quirk(ck, W_DINFO))
+			continue;
+		problem(ck, "missing top-level key \"%s\"", top_keys[i]);
+	}
 	rank_end(&ck->scan);
 	if (ck->have_rank && ck->scan.found &&
 	    (ck->scan.overflow || ck->scan.val != (uint64_t)ck->rank))
@@ -1016,6 +1099,7 @@ int tp_check_file(const char *path, unsigned flags, FILE *out)
 	if (check_stream(&ck) == 0)
 		ret = ck.problems > INT_MAX ? INT_MAX : (int)ck.problems;
 out:
+	print_warnings(&ck);
 	if (!ck.problems)
 		fprintf(out, "%s: ok (%lu events)\n", path, ck.nevents);
 	else if (ck.problems > MAX_SHOWN)
@@ -1045,11 +1129,15 @@ static void usage(FILE *f)
 		"  --foreign  check a Kineto/torch.profiler trace: skip the\n"
 		"             tprof-only rules (\"tprof\" and\n"
 		"             \"baseTimeNanoseconds\" keys, three-decimal\n"
-		"             ts/dur, pid/tid on every event)\n"
+		"             ts/dur, pid/tid on every event) and count\n"
+		"             what Kineto always writes (no\n"
+		"             displayTimeUnit or distributedInfo, ac2g flows\n"
+		"             missing an end, overlapping GPU slices) as\n"
+		"             one warning each\n"
 		"  --help     show this help\n"
 		"\n"
-		"Exit status: 0 all files ok, 1 problems found, "
-		"2 usage error.\n");
+		"Exit status: 0 no errors (warnings may be printed), 1\n"
+		"errors found or a file unreadable, 2 usage error.\n");
 }
 
 int tp_cmd_check(int argc, char **argv)

@@ -6,14 +6,17 @@
  * order the inputs by rank and find the output's base; the second copies
  * the events, rewritten (merge_events.c), into the output (merge_out.c).
  * Memory holds one event at a time and each input's pid map.
+ *
+ * The top of merge: it calls merge_events.c, merge_out.c, merge_num.c
+ * and merge_err.c, and none of them calls back into it.
  */
 #define _GNU_SOURCE
 #include "merge.h"
 #include "merge_int.h"
+#include "trace_sniff.h"
 
 #include <dirent.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,8 +99,9 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Regular files whose names end in .trace.json[.gz], by name; OUT (from
- * an earlier merge into the same directory) is left out. */
+/* Regular files whose names end in .trace.json[.gz], or in .json[.gz]
+ * (not .summary.json) when they hold a trace, by name; OUT (from an
+ * earlier merge into the same directory) is left out. */
 static int add_dir(struct mg *m, const char *dir, const struct out_id *oid)
 {
 	const char *sep = ends_with(dir, "/") ? "" : "/";
@@ -106,19 +110,21 @@ static int add_dir(struct mg *m, const char *dir, const struct out_id *oid)
 	struct dirent *de;
 	struct stat st;
 	DIR *d;
-	int rc = -1;
+	int rc = -1, named;
 
 	d = opendir(dir);
 	if (!d)
 		return mg_fail(m, dir, "%s", strerror(errno));
 	while ((de = readdir(d))) {
-		if (!is_trace_name(de->d_name))
+		named = is_trace_name(de->d_name);
+		if (!named && !tp_sniff_name(de->d_name))
 			continue;
 		if (asprintf(&path, "%s%s%s", dir, sep, de->d_name) < 0)
 			goto oom;
 		if (stat(path, &st) || !S_ISREG(st.st_mode) ||
 		    (oid->exists && st.st_dev == oid->dev &&
-		     st.st_ino == oid->ino)) {
+		     st.st_ino == oid->ino) ||
+		    (!named && !tp_sniff_trace(path))) {
 			free(path);
 			continue;
 		}
@@ -134,8 +140,8 @@ static int add_dir(struct mg *m, const char *dir, const struct out_id *oid)
 		names[n++] = path;
 	}
 	if (!n) {
-		mg_fail(m, dir, "no traces (*.trace.json or *.trace.json.gz) "
-			"in this directory");
+		mg_fail(m, dir, "no traces (*.trace.json[.gz], or other "
+			"*.json[.gz] holding one) in this directory");
 		goto out;
 	}
 	qsort(names, n, sizeof(*names), cmp_str);
@@ -360,6 +366,9 @@ static void order_inputs(struct mg *m)
 	for (i = 0; i < m->nin; i++)
 		if (m->in[i].base_ns < m->base_ns)
 			m->base_ns = m->in[i].base_ns;
+	/* floored as tprof's writer does (docs/trace-format.md), so that
+	 * a merge of Kineto traces passes plain tprof check */
+	m->base_ns -= m->base_ns % MG_BASE_STEP;
 	for (i = 0; i < m->nin; i++) {
 		struct mg_input *in = &m->in[i];
 
@@ -418,6 +427,14 @@ static int put_header(struct mg *m)
 		       (long long)m->in[0].rank, (long long)ws);
 }
 
+/* A numeric pid's text as a key; a string pid is one already. */
+static int put_pid_key(struct mg *m, const struct mg_pid *p)
+{
+	if (p->lit[0] == '"')
+		return mg_add(m, p->lit, p->litlen);
+	return mg_add_str(m, p->lit, p->litlen);
+}
+
 static int put_input_info(struct mg *m, const struct mg_input *in)
 {
 	size_t i;
@@ -433,11 +450,12 @@ static int put_input_info(struct mg *m, const struct mg_input *in)
 		    (unsigned long long)in->nreplaced, (long long)in->base_ns))
 		return -1;
 	for (i = 0; i < in->npids; i++)
-		if ((i && mg_add(m, ", ", 2)) ||
-		    mg_add_str(m, in->pids[i].lit, in->pids[i].litlen) ||
+		if ((i && mg_add(m, ", ", 2)) || put_pid_key(m, &in->pids[i]) ||
 		    mg_addf(m, ": %lld", (long long)in->pids[i].newpid))
 			return -1;
-	return mg_add(m, "}}", 2);
+	if (mg_add(m, "}", 1) || mg_put_tid_map(m, in))
+		return -1;
+	return mg_add(m, "}", 1);
 }
 
 static int put_trailer(struct mg *m)
@@ -477,11 +495,33 @@ out:
 	return rc;
 }
 
+/* As report does: one job's inputs share a world size. */
+static void warn_world_sizes(const struct mg *m)
+{
+	const struct mg_input *a = NULL, *in;
+	size_t i;
+
+	for (i = 0; i < m->nin; i++) {
+		in = &m->in[i];
+		if (in->world_size <= 0)
+			continue;
+		if (!a) {
+			a = in;
+		} else if (in->world_size != a->world_size) {
+			fprintf(stderr, "tprof: warning: the inputs mix world "
+				"sizes (%lld in %s, %lld in %s): are they one "
+				"job's?\n", (long long)a->world_size, a->path,
+				(long long)in->world_size, in->path);
+			return;
+		}
+	}
+}
+
 static int merge(struct mg *m, const char *out, char **args, int nargs)
 {
 	struct out_id oid = { 0 };
 	struct stat st;
-	uint64_t events = 0, dropped = 0;
+	uint64_t events = 0, written = 0, dropped = 0, replaced = 0;
 	size_t i;
 	int k;
 
@@ -499,20 +539,27 @@ static int merge(struct mg *m, const char *out, char **args, int nargs)
 	if (drop_skipped(m, args[0]))
 		return -1;
 	order_inputs(m);
+	warn_world_sizes(m);
 	if (mg_out_open(m, out) || put_header(m))
 		return -1;
 	for (i = 0; i < m->nin; i++) {
 		if (copy_input(m, &m->in[i]))
 			return -1;
 		events += m->in[i].nevents;
+		written += m->in[i].nwritten;
 		dropped += m->in[i].ndropped;
+		replaced += m->in[i].nreplaced;
 	}
 	if (put_trailer(m) || mg_out_finish(m))
 		return -1;
-	fprintf(stderr, "tprof: wrote %s (%zu traces, %llu events in, %llu "
-		"written, %llu dropped)\n", out, m->nin,
-		(unsigned long long)events, (unsigned long long)m->nwritten,
-		(unsigned long long)dropped);
+	/* in = copied + dropped + replaced; the metadata merge adds is
+	 * counted apart, so that the line adds up */
+	fprintf(stderr, "tprof: wrote %s (%zu traces, %llu events in: %llu "
+		"copied, %llu dropped, %llu process_sort_index replaced; "
+		"%llu process metadata events added)\n", out, m->nin,
+		(unsigned long long)events, (unsigned long long)written,
+		(unsigned long long)dropped, (unsigned long long)replaced,
+		(unsigned long long)(m->nwritten - written));
 	return 0;
 }
 
@@ -526,6 +573,7 @@ static void free_all(struct mg *m)
 			free(m->in[i].pids[k].lit);
 		free(m->in[i].pids);
 		free(m->in[i].slots);
+		mg_tids_free(&m->in[i]);
 	}
 	free(m->in);
 	free(m->scratch);

@@ -8,6 +8,10 @@
  * ph, process_name's args on name) is copied raw too, and replaced in
  * place once the event is complete. Nothing outlives an event but the
  * pid map.
+ *
+ * Called by merge.c; calls only down: merge_out.c (the output buffer),
+ * merge_tids.c (string tids), merge_num.c (numbers) and merge_err.c
+ * (error lines).
  */
 #include "merge_int.h"
 
@@ -296,10 +300,13 @@ static void pid_forget(struct mg_input *in, struct ev *e)
 	in->last = 0;
 }
 
+/* A number, or a string (older Kineto traces: "pid": "1234"), which
+ * gets a number of its own like any pid. The empty string (Kineto's
+ * "Record Window End") names no process: the event is dropped. */
 static int put_pid(struct mg *m, struct rd *r, struct ev *e, const char *s,
 		   size_t n, int tok)
 {
-	if (tok != TP_JSON_NUMBER) {
+	if (tok != TP_JSON_NUMBER && (tok != TP_JSON_STRING || n <= 2)) {
 		e->drop = 1;
 		return 0;
 	}
@@ -307,6 +314,24 @@ static int put_pid(struct mg *m, struct rd *r, struct ev *e, const char *s,
 	if (!e->pid)
 		return -1;
 	return mg_add_i64(m, e->pid->newpid);
+}
+
+/* A number is kept; a string becomes its input's number for it; the
+ * empty string (Record Window End's) names no thread: dropped. */
+static int put_tid(struct mg *m, struct rd *r, struct ev *e, const char *s,
+		   size_t n, int tok)
+{
+	int64_t tid;
+
+	if (tok == TP_JSON_NUMBER)
+		return mg_add(m, s, n);
+	if (tok != TP_JSON_STRING || n <= 2) {
+		e->drop = 1;
+		return 0;
+	}
+	if (mg_tid_of_string(m, r->in, s, n, &tid))
+		return -1;
+	return mg_add_i64(m, tid);
 }
 
 static int member(struct mg *m, struct rd *r, struct ev *e, int first)
@@ -324,8 +349,7 @@ static int member(struct mg *m, struct rd *r, struct ev *e, int first)
 	case K_PID:
 		return put_pid(m, r, e, v, n, tok);
 	case K_TID:
-		e->drop |= tok != TP_JSON_NUMBER;
-		break;
+		return put_tid(m, r, e, v, n, tok);
 	case K_TS:
 	case K_DUR:
 		if (tok == TP_JSON_NUMBER)
@@ -488,9 +512,10 @@ static int add_rank_name(struct mg *m, struct mg_input *in,
 	char pre[64];
 	int k = snprintf(pre, sizeof(pre), "rank %lld: %s", (long long)in->rank,
 			 name ? "" : "pid ");
+	int quoted = p->lit[0] == '"';	/* a string pid: its text */
 
-	return mg_add_str2(m, pre, (size_t)k, name ? name : p->lit,
-			   name ? n : p->litlen);
+	return mg_add_str2(m, pre, (size_t)k, name ? name : p->lit + quoted,
+			   name ? n : p->litlen - 2 * quoted);
 }
 
 /* process_name's args become {"name":"rank R: <name>"}; other members

@@ -21,6 +21,12 @@
  * 9006 inputs. */
 #define MG_ID_STRIDE 1000000000000LL
 #define MG_MAX_INPUTS 9000
+/* The output's baseTimeNanoseconds is a multiple of this, as tprof's own
+ * traces' (docs/trace-format.md). */
+#define MG_BASE_STEP 100000000000000LL
+/* A string tid of an input becomes MG_STR_TID_BASE + k (merge_tids.c). */
+#define MG_STR_TID_BASE 1000000000LL
+#define MG_MAX_STR_TIDS 1000000
 /* Largest single value (an event's args...) copied; bounds memory. */
 #define MG_MAX_VALUE (64u << 20)
 /* The output buffer is compressed and written when it holds this much. */
@@ -48,6 +54,14 @@ struct mg_pid {
 	int named;		/* a process_name was written */
 };
 
+/* A string tid, as written (a JSON string literal, quotes included). */
+struct mg_tid {
+	char *lit;
+	size_t litlen;
+	uint32_t hash;
+	int64_t newtid;
+};
+
 struct mg_input {
 	char *path;
 	int from_dir;
@@ -62,12 +76,16 @@ struct mg_input {
 	char tag[48];		/* prefix of its string ids, "rank3" */
 	uint64_t nevents;	/* read */
 	uint64_t nwritten;	/* copied to the output */
-	uint64_t ndropped;	/* pid or tid not a number */
+	uint64_t ndropped;	/* no pid, or pid "", or not a number or string */
 	uint64_t nreplaced;	/* its own process_sort_index events */
 	struct mg_pid *pids;
 	size_t npids, cappids;
 	uint32_t *slots;	/* pid index + 1, open addressing */
 	size_t nslots;
+	struct mg_tid *tids;	/* string tids, in order of appearance */
+	size_t ntids, captids;
+	uint32_t *tslots;	/* tid index + 1, open addressing */
+	size_t ntslots;
 	size_t last;		/* pid of the previous event, + 1 */
 };
 
@@ -86,6 +104,7 @@ struct mg {
 	struct tp_buf esc;	/* a string being escaped */
 };
 
+/* merge_err.c */
 /* Prints "tprof: error: FILE: ..." unless an error was printed already;
  * returns -1. */
 int mg_fail(struct mg *m, const char *file, const char *fmt, ...)
@@ -133,6 +152,13 @@ int mg_parse_uint(const char *s, size_t n, int base, int64_t *v);
 /* The rank in a "...-rank<R>" trace name or "rank<R>" in a file name. */
 int mg_rank_suffix(const char *s, size_t n, int64_t *rank);
 int mg_rank_in_name(const char *path, int64_t *rank);
+
+/* merge_tids.c: the number standing for string tid s (a JSON string
+ * literal); its map in tprof.merged[].tids; freeing it. */
+int mg_tid_of_string(struct mg *m, struct mg_input *in, const char *s,
+		     size_t n, int64_t *tid);
+int mg_put_tid_map(struct mg *m, const struct mg_input *in);
+void mg_tids_free(struct mg_input *in);
 
 /* merge_events.c: copies input's traceEvents (the parser is just past the
  * key) to the output, rewritten. */

@@ -1,5 +1,6 @@
 /* tprof merge: numbers taken from their decimal text, never through a
- * double, so that shifted timestamps and rewritten ids are exact. */
+ * double, so that shifted timestamps and rewritten ids are exact.
+ * A leaf: it calls no other merge file. */
 #include "merge_int.h"
 
 #include <limits.h>

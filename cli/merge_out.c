@@ -4,6 +4,9 @@
  * written whenever it holds MG_FLUSH_BYTES. The file is written under a
  * temporary name and renamed at the end, so OUT is either the whole trace
  * or absent.
+ *
+ * Called by merge.c and merge_events.c; calls only down, into
+ * merge_err.c for its error lines.
  */
 #include "merge_int.h"
 

@@ -134,6 +134,29 @@ static void label_ranks(struct rp_report *rep)
 	}
 }
 
+/* Inputs of one job share a world size; two sizes mean traces of
+ * different runs side by side, which the comparison would not mean. */
+static void warn_world_sizes(const struct rp_report *rep)
+{
+	const struct rp_rank *a = NULL, *r;
+	size_t i;
+
+	for (i = 0; i < rep->nranks; i++) {
+		r = rep->ranks[i];
+		if (r->world_size <= 0)
+			continue;
+		if (!a) {
+			a = r;
+		} else if (r->world_size != a->world_size) {
+			fprintf(stderr, "tprof: warning: the inputs mix world "
+				"sizes (%lld in %s, %lld in %s): are they one "
+				"job's?\n", (long long)a->world_size, a->path,
+				(long long)r->world_size, r->path);
+			return;
+		}
+	}
+}
+
 static int read_all_inputs(struct rp_report *rep, const struct opts *o)
 {
 	struct rp_inputs in = { 0 };
@@ -238,6 +261,7 @@ int tp_cmd_report(int argc, char **argv)
 	if (read_all_inputs(&rep, &o))
 		goto out;
 	label_ranks(&rep);
+	warn_world_sizes(&rep);
 	if (rp_stats(&rep)) {
 		rp_fail(o.files[0], "out of memory");
 		goto out;

@@ -5,8 +5,12 @@
  * axis. Step times and memory are drawn point by point; long step lists
  * are thinned to MAX_POINTS, keeping each group's longest step so that
  * a slow step still shows.
+ *
+ * Called by the page (report_html.c); calls only down, into the chart
+ * primitives (report_svg.c) and the histogram layout (summary/hist.c).
  */
-#include "report_html.h"
+#include "report_charts.h"
+#include "report_svg.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -3,6 +3,7 @@
  * Every time is rounded to whole nanoseconds first and then written with
  * integer arithmetic (halves rounded up), so the text never depends on
  * how a binary fraction happens to round: tests can predict it exactly.
+ * A leaf of report: it calls no other report file.
  */
 #include "report_data.h"
 

@@ -1,8 +1,13 @@
 /* tprof report --html: one self-contained page, the Markdown's tables
  * plus charts. Written as well-formed XML (every element closed, values
- * quoted, only the five XML entities) so XML tools can read it too. */
-#include "report_html.h"
+ * quoted, only the five XML entities) so XML tools can read it too.
+ *
+ * The top of the HTML side: it calls the charts (report_charts.c), the
+ * tables (report_tables.c), the escaping (report_xml.c) and the
+ * formatting helpers (report_fmt.c); nothing below calls back into it. */
+#include "report_charts.h"
 #include "report_tables.h"
+#include "report_xml.h"
 
 #include <string.h>
 

@@ -1,11 +1,13 @@
 /* tprof report: which files to read, and reading them.
  *
  * A directory gives one input per stem (the file name without
- * ".summary.json", ".trace.json.gz" or ".trace.json"): the summary when
+ * ".summary.json", ".trace.json.gz" or ".trace.json", or ".json.gz" or
+ * ".json" when the file holds a trace): the summary when
  * there is one, since it is exact and costs nothing to read, else the
  * trace. A trace named on the command line is replaced by its sibling
  * summary the same way. Anything else is read for what it holds.
  */
+#define _GNU_SOURCE
 #include "report.h"
 #include "report_input.h"
 
@@ -19,13 +21,21 @@
 #include <sys/stat.h>
 
 #include "gzread.h"
+#include "trace_sniff.h"
 #include "trace_summary.h"
 
 #define SNIFF_BYTES 4096
 
+/* Lower is preferred for one stem; from SNIFFED on, a file is taken
+ * only when its content is a trace (trace_sniff.c): HTA's rank-N.json.gz,
+ * renamed files. */
 static const char *const suffixes[] = {
-	".summary.json", ".trace.json.gz", ".trace.json",
+	".summary.json", ".trace.json.gz", ".trace.json", ".json.gz", ".json",
 };
+#define SNIFFED 3
+/* Where the library writes a directory's summaries (summary/
+ * proc_summary.c); summaries beside the traces are found too. */
+#define RP_SUMMARY_DIR "summaries"
 #define N_SUFFIXES (sizeof(suffixes) / sizeof(suffixes[0]))
 
 int rp_fail(const char *file, const char *fmt, ...)
@@ -98,8 +108,10 @@ static char *join(const char *dir, const char *name)
 }
 
 struct cand {
-	char *name;
-	size_t stem;	/* length of the stem */
+	char *name;	/* relative to the directory: "x.trace.json.gz",
+			 * "summaries/x.summary.json" */
+	size_t off;	/* where the file's own name starts */
+	size_t stem;	/* length of the stem, from off */
 	int kind;	/* index in suffixes[]: lower is preferred */
 };
 
@@ -107,61 +119,100 @@ static int cand_cmp(const void *a, const void *b)
 {
 	const struct cand *x = a, *y = b;
 	size_t n = x->stem < y->stem ? x->stem : y->stem;
-	int c = memcmp(x->name, y->name, n);
+	int c = memcmp(x->name + x->off, y->name + y->off, n);
 
 	if (c)
 		return c;
 	if (x->stem != y->stem)
 		return x->stem < y->stem ? -1 : 1;
-	return x->kind - y->kind;
+	if (x->kind != y->kind)
+		return x->kind - y->kind;
+	return y->off < x->off ? -1 : y->off > x->off;	/* summaries/ first */
 }
 
 static int same_stem(const struct cand *x, const struct cand *y)
 {
-	return x->stem == y->stem && !memcmp(x->name, y->name, x->stem);
+	return x->stem == y->stem &&
+	       !memcmp(x->name + x->off, y->name + y->off, x->stem);
 }
 
-/* The directory's candidates, one per regular file with a known suffix. */
-static int list_dir(const char *dir, struct cand **out, size_t *n)
-{
-	struct cand *v = NULL, *nv;
-	size_t cap = 0;
-	struct dirent *d;
-	char *path;
-	DIR *dp;
-	int k;
+struct cands {
+	struct cand *v;
+	size_t n, cap;
+};
 
-	*n = 0;
-	dp = opendir(dir);
-	if (!dp)
-		return rp_fail(dir, "cannot open: %s", strerror(errno));
+static int cand_add(struct cands *c, const char *sub, const char *name,
+		    int kind)
+{
+	struct cand *nv;
+	size_t off = sub ? strlen(sub) + 1 : 0;
+
+	if (c->n == c->cap) {
+		c->cap = c->cap ? c->cap * 2 : 16;
+		nv = realloc(c->v, c->cap * sizeof(*nv));
+		if (!nv)
+			return -1;
+		c->v = nv;
+	}
+	c->v[c->n].name = malloc(off + strlen(name) + 1);
+	if (!c->v[c->n].name)
+		return -1;
+	sprintf(c->v[c->n].name, "%s%s%s", sub ? sub : "", sub ? "/" : "",
+		name);
+	c->v[c->n].off = off;
+	c->v[c->n].kind = kind;
+	c->v[c->n].stem = strlen(name) - strlen(suffixes[kind]);
+	c->n++;
+	return 0;
+}
+
+/* The candidates of dir/sub (dir when sub is NULL): regular files with a
+ * known suffix; in sub (the library's summaries/), summaries only. A
+ * missing sub is no error. */
+static int scan_dir(const char *dir, const char *sub, struct cands *c)
+{
+	char *at = sub ? join(dir, sub) : strdup(dir), *path;
+	struct dirent *d = NULL;
+	DIR *dp = at ? opendir(at) : NULL;
+	int k, ret = 0;
+
+	if (!dp) {
+		if (at && (!sub || errno != ENOENT))
+			ret = rp_fail(at, "cannot open: %s", strerror(errno));
+		free(at);
+		return at ? ret : rp_fail(dir, "out of memory");
+	}
 	while ((d = readdir(dp))) {
 		k = suffix_of(d->d_name);
-		path = k < 0 ? NULL : join(dir, d->d_name);
-		if (k < 0 || !path || !is_file(path)) {
+		if (k < 0 || (sub && k != 0))
+			continue;
+		path = join(at, d->d_name);
+		if (!path)
+			break;
+		if (!is_file(path) || (k >= SNIFFED && !tp_sniff_trace(path))) {
 			free(path);
 			continue;
 		}
 		free(path);
-		if (*n == cap) {
-			cap = cap ? cap * 2 : 16;
-			nv = realloc(v, cap * sizeof(*v));
-			if (!nv)
-				break;
-			v = nv;
-		}
-		v[*n].name = strdup(d->d_name);
-		if (!v[*n].name)
+		if (cand_add(c, sub, d->d_name, k))
 			break;
-		v[*n].kind = k;
-		v[*n].stem = strlen(d->d_name) - strlen(suffixes[k]);
-		(*n)++;
 	}
 	closedir(dp);
-	*out = v;
-	if (d)
-		return rp_fail(dir, "out of memory");
-	return 0;
+	free(at);
+	return d ? rp_fail(dir, "out of memory") : 0;
+}
+
+/* The directory's candidates, and its summaries/ subdirectory's. */
+static int list_dir(const char *dir, struct cand **out, size_t *n)
+{
+	struct cands c = { 0 };
+	int ret = scan_dir(dir, NULL, &c);
+
+	if (!ret)
+		ret = scan_dir(dir, RP_SUMMARY_DIR, &c);
+	*out = c.v;
+	*n = c.n;
+	return ret;
 }
 
 static int add_dir(struct rp_inputs *in, const char *dir)
@@ -185,7 +236,8 @@ static int add_dir(struct rp_inputs *in, const char *dir)
 	}
 	if (!added) {
 		rp_fail(dir, "no summaries or traces here (*.summary.json, "
-			"*.trace.json.gz, *.trace.json)");
+			"*.trace.json.gz, *.trace.json, other *.json[.gz] "
+			"holding a trace)");
 		goto out;
 	}
 	ret = 0;
@@ -196,21 +248,24 @@ out:
 	return ret;
 }
 
-/* A trace's sibling summary when it exists, else the file itself. */
+/* A trace's summary when it exists, in summaries/ beside it (where the
+ * library writes them) or beside it; else the file itself. */
 static char *pick_file(const char *path)
 {
 	int k = suffix_of(path);
-	size_t stem;
+	const char *slash = strrchr(path, '/');
+	size_t dir = slash ? (size_t)(slash - path) + 1 : 0, stem;
 	char *s;
 
 	if (k <= 0)
 		return strdup(path);
-	stem = strlen(path) - strlen(suffixes[k]);
-	s = malloc(stem + strlen(suffixes[0]) + 1);
-	if (!s)
+	stem = strlen(path) - strlen(suffixes[k]) - dir;
+	if (asprintf(&s, "%.*s" RP_SUMMARY_DIR "/%.*s%s", (int)dir, path,
+		     (int)stem, path + dir, suffixes[0]) < 0)
 		return NULL;
-	memcpy(s, path, stem);
-	strcpy(s + stem, suffixes[0]);
+	if (is_file(s))
+		return s;
+	sprintf(s, "%.*s%s", (int)(dir + stem), path, suffixes[0]);
 	if (is_file(s))
 		return s;
 	free(s);

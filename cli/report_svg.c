@@ -1,8 +1,13 @@
 /* tprof report --html: chart primitives, plain SVG (no script, no
  * stylesheet outside the file). Every chart is one <svg> with a frame,
  * tick labels as <text>, one <polyline class="series"> per rank (and
- * device) carrying data-rank, and a legend on the right. */
-#include "report_html.h"
+ * device) carrying data-rank, and a legend on the right.
+ *
+ * Below the charts (report_charts.c) and the page (report_html.c): it
+ * calls only the escaping (report_xml.c) and the formatting helpers
+ * (report_fmt.c). */
+#include "report_svg.h"
+#include "report_xml.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,6 +1,8 @@
-/* The one XML escaper of tprof report --html, below the page
- * (report_html.c) and its charts (report_svg.c, report_charts.c). */
-#include "report_html.h"
+/* tprof report --html: text escaped for XML (and so for XHTML-style
+ * HTML). The bottom of the HTML side: it calls only the buffer helpers
+ * of trace/json.h, so both the page (report_html.c) and the chart
+ * primitives (report_svg.c) can use it without calling each other. */
+#include "report_xml.h"
 
 /* Length of the valid UTF-8 sequence at s, or 0. */
 static size_t utf8_len(const unsigned char *s)

@@ -187,10 +187,23 @@ static void span(struct ts *t, const char *cat, const char *name,
 	tp_sum_span(t->sum, &s);
 }
 
+/* Kineto's "PyTorch Profiler (N)" span (cat "Trace") lasts from the
+ * profiler's start to its end: bookkeeping, not the program's time, and
+ * it would stretch the wall time and top every table. */
+static int profiler_span(const struct ev *e)
+{
+	static const char pre[] = "PyTorch Profiler";
+
+	return !strcmp(str_of(e->cat), "Trace") &&
+	       !strncmp(str_of(e->name), pre, sizeof(pre) - 1);
+}
+
 static void on_x(struct ts *t, const struct ev *e)
 {
 	int64_t pid, tid, ts, dur;
 
+	if (profiler_span(e))
+		return;
 	if (track_id(e->pid, &pid) || track_id(e->tid, &tid) ||
 	    time_of(e->ts, &ts) || time_of(e->dur, &dur) || dur < 0)
 		return;

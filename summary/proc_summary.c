@@ -183,36 +183,33 @@ void tp_psum_thread_drops(struct tp_thread *t, const struct tp_clock_map *m)
 	tp_drops_free(d);
 }
 
-/* <dir>/<name>-rank<R>[-pid<P>].summary<ext> from the trace's path. */
-static int path_for(char *out, size_t len, const char *trace,
-		    const char *ext)
+/* Summaries go to <dir>/summaries/, out of the way of tools that load
+ * every .json of a trace directory (HTA's TraceAnalysis(trace_dir=...)
+ * would take them for traces): <name>-rank<R>[-pid<P>].summary<ext>,
+ * the trace's stem. */
+#define SUMMARY_DIR "summaries"
+
+/* The directory part of trace ("." when none) and the stem, the file
+ * name without TRACE_SUFFIX. */
+static int split_trace(const char *trace, char *dir, size_t dlen,
+		       const char **stem, size_t *stemlen)
 {
+	const char *slash = strrchr(trace, '/');
 	size_t n = strlen(trace), sl = sizeof(TRACE_SUFFIX) - 1;
 
 	if (n < sl || strcmp(trace + n - sl, TRACE_SUFFIX))
 		return -1;
-	if ((size_t)snprintf(out, len, "%.*s.summary%s", (int)(n - sl),
-			     trace, ext) >= len)
+	*stem = slash ? slash + 1 : trace;
+	*stemlen = (size_t)(trace + n - sl - *stem);
+	if (!slash)
+		return snprintf(dir, dlen, ".") >= (int)dlen ? -1 : 0;
+	if ((size_t)(slash - trace) + 1 >= dlen)
 		return -1;
+	memcpy(dir, trace, (size_t)(slash - trace));
+	dir[slash == trace ? 1 : slash - trace] = 0;
+	if (slash == trace)
+		dir[0] = '/';
 	return 0;
-}
-
-static void write_one(const char *trace, const char *ext,
-		      void (*fmt)(struct tp_sum *, struct tp_buf *))
-{
-	struct tp_buf b = { 0 };
-	char path[4096];
-
-	if (path_for(path, sizeof(path), trace, ext) < 0)
-		return;
-	fmt(S, &b);
-	if (b.oom)
-		errno = ENOMEM;
-	if (b.oom || tp_write_file_atomic(path, b.p, b.len) < 0)
-		tp_error("cannot write the summary %s: %s (free space or "
-			 "choose another TPROF_OUTPUT_DIR)", path,
-			 tp_out_strerror(errno));
-	tp_buf_free(&b);
 }
 
 static void json_top(const struct tp_stack_top *t, unsigned i, void *ctx)
@@ -333,6 +330,47 @@ static void brief(void)
 	tp_buf_free(&b);
 }
 
+static void write_one(int dirfd, const char *dir, const char *stem,
+		      size_t stemlen, const char *ext,
+		      void (*fmt)(struct tp_sum *, struct tp_buf *))
+{
+	struct tp_buf b = { 0 };
+	char name[1024];
+
+	if ((size_t)snprintf(name, sizeof(name), "%.*s.summary%s",
+			     (int)stemlen, stem, ext) >= sizeof(name))
+		return;
+	fmt(S, &b);
+	if (b.oom)
+		errno = ENOMEM;
+	if (b.oom || tp_write_file_atomic_at(dirfd, name, b.p, b.len) < 0)
+		tp_error("cannot write the summary %s/" SUMMARY_DIR "/%s: %s "
+			 "(free space or choose another TPROF_OUTPUT_DIR)",
+			 dir, name, strerror(errno));
+	tp_buf_free(&b);
+}
+
+static void write_both(const char *trace)
+{
+	char dir[4096];
+	const char *stem;
+	size_t stemlen;
+	int dirfd;
+
+	if (split_trace(trace, dir, sizeof(dir), &stem, &stemlen))
+		return;
+	dirfd = tp_open_subdir(dir, SUMMARY_DIR);
+	if (dirfd < 0) {
+		tp_error("cannot write the summaries in %s/" SUMMARY_DIR ": %s "
+			 "(free space or choose another TPROF_OUTPUT_DIR)",
+			 dir, strerror(errno));
+		return;
+	}
+	write_one(dirfd, dir, stem, stemlen, ".json", fmt_json);
+	write_one(dirfd, dir, stem, stemlen, ".md", fmt_md);
+	close(dirfd);
+}
+
 void tp_psum_finish(const char *trace_path, uint64_t events,
 		    uint64_t gpu_dropped)
 {
@@ -353,8 +391,7 @@ void tp_psum_finish(const char *trace_path, uint64_t events,
 	tp_sum_set_info(S, &info);
 	tp_sum_count_events(S, events);
 	tp_sum_dropped_other(S, gpu_dropped);
-	write_one(trace_path, ".json", fmt_json);
-	write_one(trace_path, ".md", fmt_md);
+	write_both(trace_path);
 	if (brief_wanted())
 		brief();
 }

@@ -132,3 +132,7 @@ test-stress: test-build
 	@TPROF_STRESS=1 tests/run.sh tests/integration/test_robust.py
 
 .PHONY: test-stress
+
+$(B)/tests/unit/test_check_scale: tests/unit/test_check_scale.c $(addprefix $(B)/cli/,check.o json.o gzread.o)
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -Icli -o $@ $^ -lz -lm

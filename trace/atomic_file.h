@@ -42,4 +42,14 @@ const char *tp_out_strerror(int err);
  * errno. */
 int tp_write_file_atomic(const char *path, const void *p, size_t n);
 
+/* DIR/SUB, made 0755 when missing (never group- or world-writable,
+ * whatever the umask), opened without following a symlink; refused when
+ * it is not a directory of ours that only we can write. The directory's
+ * descriptor, or -1 with errno. */
+int tp_open_subdir(const char *dir, const char *sub);
+/* tp_write_file_atomic for name in the directory dirfd; the temporary
+ * file is created O_EXCL | O_NOFOLLOW. */
+int tp_write_file_atomic_at(int dirfd, const char *name, const void *p,
+			    size_t n);
+
 #endif

@@ -13,6 +13,15 @@ writes them since PyTorch 2.2.
 
 `make(rank, ...)` returns the trace as a dict plus the answers a reader must
 find in it (`expected`), so tests assert exact numbers.
+
+Options for what real traces also hold: `string_tids` (older Kineto: the
+CPU thread's tid as a string, GPU tids "stream 7"), `profiler_span` (the
+"PyTorch Profiler (0)" span of cat "Trace" on pid "Spawned", which runs
+from the profiler's start to its end, and its "Iteration Start" instant),
+`unmatched_flows` (ac2g flow starts whose kernel is not in the trace),
+`gpu_overlap` (each kernel after the first of a step starts 1 ns before
+the previous one ends, as CUPTI's timestamps sometimes have them) and
+`base_ns` (real bases are not multiples of 10^14).
 """
 import gzip
 import json
@@ -29,24 +38,28 @@ def _x(cat, name, pid, tid, ts, dur, args=None):
 
 
 def make(rank=0, world_size=2, pid=4242, steps=3, step_us=1000.0,
-         kernel_us=(10.0, 20.0, 30.0), slow=1.0):
+         kernel_us=(10.0, 20.0, 30.0), slow=1.0, string_tids=False,
+         profiler_span=False, unmatched_flows=0, gpu_overlap=False,
+         base_ns=BASE_NS):
     """One rank's trace. Each step s (0-based) runs ProfilerStep#s for
     step_us * slow us, containing aten::mm (5 us CPU) that launches one
     kernel "ampere_sgemm_128x64_nn" per entry of kernel_us (GPU time
     kernel_us[i] * slow), a cudaMemcpyAsync with a 4 us memcpy, and a
     memory allocation of 1 MiB * (s + 1) on device 0."""
     ev = []
+    cpu_tid = str(pid) if string_tids else pid
+    gpu_tid = "stream 7" if string_tids else 7
     corr = 100
     ext = 1
     memcpy_us = 4.0
     for s in range(steps):
         t0 = 10.0 + s * step_us * slow
-        ev.append(_x("user_annotation", "ProfilerStep#%d" % s, pid, pid,
+        ev.append(_x("user_annotation", "ProfilerStep#%d" % s, pid, cpu_tid,
                      t0, step_us * slow,
                      {"External id": ext, "Record function id": 0,
                       "Ev Idx": ext - 1}))
         ext += 1
-        ev.append(_x("cpu_op", "aten::mm", pid, pid, t0 + 1.0, 5.0,
+        ev.append(_x("cpu_op", "aten::mm", pid, cpu_tid, t0 + 1.0, 5.0,
                      {"External id": ext, "Record function id": 0,
                       "Ev Idx": ext - 1,
                       "Input Dims": [[128, 64], [64, 32]],
@@ -56,10 +69,10 @@ def make(rank=0, world_size=2, pid=4242, steps=3, step_us=1000.0,
         g = t0 + 100.0
         for i, k in enumerate(kernel_us):
             ts = t0 + 1.5 + i
-            ev.append(_x("cuda_runtime", "cudaLaunchKernel", pid, pid, ts,
+            ev.append(_x("cuda_runtime", "cudaLaunchKernel", pid, cpu_tid, ts,
                          0.5, {"External id": mm_ext, "cbid": 211,
                                "correlation": corr}))
-            ev.append(_x("kernel", "ampere_sgemm_128x64_nn", 0, 7, g,
+            ev.append(_x("kernel", "ampere_sgemm_128x64_nn", 0, gpu_tid, g,
                          k * slow,
                          {"External id": mm_ext, "queued": 0, "device": 0,
                           "context": 1, "stream": 7, "correlation": corr,
@@ -68,16 +81,16 @@ def make(rank=0, world_size=2, pid=4242, steps=3, step_us=1000.0,
                           "warps per SM": 4.0, "grid": [4, 2, 1],
                           "block": [256, 1, 1],
                           "est. achieved occupancy %": 6}))
-            ev.append({"ph": "s", "id": corr, "pid": pid, "tid": pid,
+            ev.append({"ph": "s", "id": corr, "pid": pid, "tid": cpu_tid,
                        "ts": ts, "cat": "ac2g", "name": "ac2g"})
-            ev.append({"ph": "f", "id": corr, "pid": 0, "tid": 7, "ts": g,
+            ev.append({"ph": "f", "id": corr, "pid": 0, "tid": gpu_tid, "ts": g,
                        "cat": "ac2g", "name": "ac2g", "bp": "e"})
-            g += k * slow + 1.0
+            g += k * slow + (-0.001 if gpu_overlap else 1.0)
             corr += 1
-        ev.append(_x("cuda_runtime", "cudaMemcpyAsync", pid, pid,
+        ev.append(_x("cuda_runtime", "cudaMemcpyAsync", pid, cpu_tid,
                      t0 + 10.0, 2.0, {"External id": ext, "cbid": 41,
                                        "correlation": corr}))
-        ev.append(_x("gpu_memcpy", "Memcpy HtoD (Pageable -> Device)", 0, 7,
+        ev.append(_x("gpu_memcpy", "Memcpy HtoD (Pageable -> Device)", 0, gpu_tid,
                      g, memcpy_us, {"External id": ext, "device": 0,
                                     "context": 1, "stream": 7,
                                     "correlation": corr, "bytes": 4096,
@@ -85,7 +98,7 @@ def make(rank=0, world_size=2, pid=4242, steps=3, step_us=1000.0,
         corr += 1
         ext += 1
         ev.append({"ph": "i", "s": "t", "name": "[memory]", "pid": pid,
-                   "tid": pid, "ts": t0 + 2.0,
+                   "tid": cpu_tid, "ts": t0 + 2.0,
                    "args": {"Device Type": 1, "Device Id": 0,
                             "Addr": 139842000000 + s,
                             "Bytes": 1048576,
@@ -99,20 +112,32 @@ def make(rank=0, world_size=2, pid=4242, steps=3, step_us=1000.0,
         {"name": "process_sort_index", "ph": "M", "ts": 10.0, "pid": pid,
          "tid": 0, "args": {"sort_index": pid}},
         {"name": "thread_name", "ph": "M", "ts": 10.0, "pid": pid,
-         "tid": pid, "args": {"name": "thread %d (python)" % pid}},
+         "tid": cpu_tid, "args": {"name": "thread %d (python)" % pid}},
         {"name": "process_name", "ph": "M", "ts": 10.0, "pid": 0, "tid": 0,
          "args": {"name": "python"}},
         {"name": "process_labels", "ph": "M", "ts": 10.0, "pid": 0,
          "tid": 0, "args": {"labels": "GPU 0"}},
         {"name": "process_sort_index", "ph": "M", "ts": 10.0, "pid": 0,
          "tid": 0, "args": {"sort_index": 16777216}},
-        {"name": "thread_name", "ph": "M", "ts": 10.0, "pid": 0, "tid": 7,
+        {"name": "thread_name", "ph": "M", "ts": 10.0, "pid": 0, "tid": gpu_tid,
          "args": {"name": "stream 7 "}},
     ]
     end = 10.0 + steps * step_us * slow
     ev += meta
     ev.append({"name": "Record Window End", "ph": "i", "s": "g", "pid": "",
                "tid": "", "ts": end + 5.0})
+    if profiler_span:
+        # Kineto's own bookkeeping: the profiler was on from 0 to end + 2 ms
+        ev.append({"ph": "X", "cat": "Trace", "ts": 0.0,
+                   "dur": end + 2000.0, "pid": "Spawned",
+                   "tid": "PyTorch Profiler", "name": "PyTorch Profiler (0)",
+                   "args": {"Op count": 0}})
+        ev.append({"name": "Iteration Start: PyTorch Profiler", "ph": "i",
+                   "s": "g", "pid": "Traces", "tid": "Trace PyTorch Profiler",
+                   "ts": 0.0})
+    for u in range(unmatched_flows):
+        ev.append({"ph": "s", "id": 900000 + u, "pid": pid, "tid": cpu_tid,
+                   "ts": end - 1.0, "cat": "ac2g", "name": "ac2g"})
     trace = {
         "schemaVersion": 1,
         "deviceProperties": [{
@@ -132,7 +157,7 @@ def make(rank=0, world_size=2, pid=4242, steps=3, step_us=1000.0,
         "traceEvents": ev,
         "traceName": "/tmp/traces/host_%d.%d.pt.trace.json" % (pid, rank),
         "displayTimeUnit": "ms",
-        "baseTimeNanoseconds": BASE_NS,
+        "baseTimeNanoseconds": base_ns,
     }
     n_k = len(kernel_us)
     expected = {
@@ -149,6 +174,8 @@ def make(rank=0, world_size=2, pid=4242, steps=3, step_us=1000.0,
         "memcpy": {"count": steps, "total_ns": steps * 4000},
         "mm": {"name": "aten::mm", "count": steps, "total_ns": steps * 5000},
         "memory_peak": 1048576 * steps,
+        # first user event (step 0 at 10 us) to the last step's end
+        "wall_ns": round(steps * step_us * slow * 1000),
         "x_events": len([e for e in ev if e["ph"] == "X"]),
         # events other than metadata, as summaries count them
         "events": len([e for e in ev if e["ph"] != "M"]),

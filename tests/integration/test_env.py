@@ -111,9 +111,9 @@ out = tempfile.mkdtemp(prefix="tprof-it-")
 p = tprof_run(["-o", out, "-n", "myrun", "-t", "cuda", "--buffer-mb", "8",
                "--cupti-buffer-mb", "32", "--", prog("calls"), "1", "2"])
 eq("tprof-run: program runs", (p.returncode, p.stdout), (0, "calls done: 1 threads x 2\n"))
-eq("tprof-run: -o and -n name the files", sorted(os.listdir(out)),
-   ["myrun-rank0.summary.json", "myrun-rank0.summary.md",
-    "myrun-rank0.trace.json.gz"])
+eq("tprof-run: -o and -n name the files", listing(out),
+   ["myrun-rank0.trace.json.gz", "summaries/myrun-rank0.summary.json",
+    "summaries/myrun-rank0.summary.md"])
 if os.listdir(out):
     t = load(os.path.join(out, "myrun-rank0.trace.json.gz"))
     eq("tprof-run: flags reach the config", (t["tprof"]["config"]["trace"],

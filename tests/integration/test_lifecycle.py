@@ -37,9 +37,10 @@ def signal_case(sig, handler):
     eq("signal %s: same exit status as without tprof" % label,
        statuses[1][1], statuses[0][1])
     eq("signal %s: same stdout" % label, statuses[1][2], statuses[0][2])
-    files = sorted(os.listdir(outdir))
+    files = listing(outdir)
     eq("signal %s: trace and summary completed and renamed" % label, files,
-       ["tprof-rank0.summary.json", "tprof-rank0.summary.md",
+       ["summaries/tprof-rank0.summary.json",
+        "summaries/tprof-rank0.summary.md",
         "tprof-rank0.trace.json.gz"])
     if "tprof-rank0.trace.json.gz" in files:
         path = os.path.join(outdir, "tprof-rank0.trace.json.gz")

@@ -29,6 +29,7 @@ BASE = 1763600000000000000
 STEP = 100000000000000          # bases are floored to 10^14 ns
 PID_STRIDE = 1000
 ID_STRIDE = 10 ** 12
+STR_TID_BASE = 10 ** 9          # string tid k of an input
 
 
 class Raw(str):
@@ -132,16 +133,25 @@ def new_id(i, tag, v, flow_ph):
     return "%s:%s" % (tag, v)
 
 
+def kept_id(v):
+    """A pid or tid merge keeps: a number or a non-empty string."""
+    return is_num(v) or (isinstance(v, str) and v != "")
+
+
 def expect(inputs):
     """inputs: [(rank, base or None, events as parsed)], in rank order."""
     base_out = min(b or 0 for _, b, _ in inputs)
+    base_out -= base_out % STEP
     out = []
     for i, (rank, base, events) in enumerate(inputs):
         shift = Decimal((base or 0) - base_out) / 1000
-        pids, named, sort = {}, set(), {}
+        pids, named, sort, tids = {}, set(), {}, {}
         for e in events:
-            if not is_num(e.get("pid")) or ("tid" in e and
-                                            not is_num(e["tid"])):
+            t = e.get("tid")
+            if isinstance(t, str) and t:
+                tids.setdefault(t, STR_TID_BASE + len(tids))
+            if not kept_id(e.get("pid")) or ("tid" in e and
+                                             not kept_id(t)):
                 continue
             p = e["pid"]
             np = pids.setdefault(p, (i + 1) * PID_STRIDE + len(pids))
@@ -150,6 +160,8 @@ def expect(inputs):
                 sort[p] = e["args"]["sort_index"]
                 continue
             o = dict(e, pid=np)
+            if isinstance(t, str):
+                o["tid"] = tids[t]
             if "ts" in o:
                 o["ts"] = us3(Decimal(e["ts"]) + shift)
             if "dur" in o:
@@ -167,7 +179,8 @@ def expect(inputs):
                 o["id2"] = {k: new_id(i, "rank%d" % rank, v, False)
                             for k, v in o["id2"].items()}
             out.append(o)
-        order = sorted(pids, key=lambda p: (sort.get(p, p), pids[p]))
+        order = sorted(pids, key=lambda p: (
+            sort.get(p, p if is_num(p) else 0), pids[p]))
         for k, p in enumerate(order):
             if p not in named:
                 out.append({"ph": "M", "name": "process_name",
@@ -213,7 +226,7 @@ def compare(label, out_path, inputs, files):
           len(got) == len(want),
           bad and "first difference at %d:\n got  %r\n want %r" %
           (bad[0], got[bad[0]], want[bad[0]]))
-    eq(label + ": baseTimeNanoseconds is the smallest base",
+    eq(label + ": baseTimeNanoseconds is the smallest base, floored",
        t["baseTimeNanoseconds"], base_out)
     merged = t["tprof"]["merged"]
     eq(label + ": tprof.merged lists the inputs in rank order",
@@ -268,7 +281,7 @@ def leftovers(d, name):
 D = os.path.join(TMP, "traces")
 os.makedirs(D)
 # rank 1: a later base, a process without a name, events with a tid that
-# is not a number (dropped; pid 555 has no other event, so no process)
+# is a string (kept, with a number for it; pid 555 gets a process)
 r1_extra = [X("cuda_runtime", "cudaMalloc", 99, 99, "40.000", "1.000"),
             {"ph": "i", "s": "t", "name": "odd", "pid": 4242, "tid": "main",
              "ts": Raw("41.000")},
@@ -322,18 +335,20 @@ t = compare("tprof", out, inputs, [f0, f1, f2])
 check_ok(out, "tprof: plain tprof check passes")
 eq("tprof: dropped and replaced counts",
    [(m["dropped"], m["replaced"]) for m in t["tprof"]["merged"]],
-   [(0, 2), (2, 2), (0, 0)])
+   [(0, 2), (0, 2), (0, 0)])
+eq("tprof: string tids mapped", [m["tids"] for m in t["tprof"]["merged"]],
+   [{}, {"main": STR_TID_BASE}, {}])
 eq("tprof: pid maps", [m["pids"] for m in t["tprof"]["merged"]],
-   [{"4242": 1000, "0": 1001}, {"4242": 2000, "0": 2001, "99": 2002},
+   [{"4242": 1000, "0": 1001}, {"4242": 2000, "0": 2001, "99": 2002, "555": 2003},
     {"4242": 3000, "0": 3001}])
 eq("tprof: process names", names(t), {
     1000: "rank 0: python3 (rank 0, pid 4242)",
     1001: "rank 0: GPU 0 (NVIDIA H100 80GB HBM3)",
     2000: "rank 1: python3 (rank 1, pid 4242)",
     2001: "rank 1: GPU 0 (NVIDIA H100 80GB HBM3)",
-    2002: "rank 1: pid 99", 3000: "rank 2: pid 4242", 3001: "rank 2: pid 0"})
+    2002: "rank 1: pid 99", 2003: "rank 1: pid 555", 3000: "rank 2: pid 4242", 3001: "rank 2: pid 0"})
 eq("tprof: processes sorted by rank, each rank's own order kept",
-   sort_order(t), [1000, 1001, 2000, 2002, 2001, 3001, 3000])
+   sort_order(t), [1000, 1001, 2000, 2002, 2003, 2001, 3001, 3000])
 eq("tprof: three flows, none across ranks", flows_within_ranks("tprof", t),
    3)
 ev = t["traceEvents"]
@@ -417,6 +432,68 @@ eq("kineto: CPU before GPU in each rank", sort_order(kt),
 eq("kineto: names", sorted(set(names(kt).values())),
    ["rank 0: python", "rank 1: python"])
 eq("kineto: flows", flows_within_ranks("kineto", kt), 9 + 6)
+
+# Older and real Kineto traces: string tids, the profiler span on pid
+# "Spawned", unmatched flows, a base that is not a multiple of 10^14. Every
+# event is kept but Record Window End, and plain check passes.
+KR = os.path.join(TMP, "kineto-real")
+os.makedirs(KR)
+krin, krf = [], []
+for r in (0, 1):
+    tr, _ = kineto_fixture.make(
+        rank=r, string_tids=True, profiler_span=True, unmatched_flows=2,
+        base_ns=kineto_fixture.BASE_NS + 123456789 + r * 1000)
+    krf.append(kineto_fixture.write(
+        os.path.join(KR, "h.%d.pt.trace.json" % r), tr))
+    krin.append((r, tr["baseTimeNanoseconds"], parse(krf[-1])["traceEvents"]))
+krout = os.path.join(OUTD, "kineto-real.json")
+p = merge(KR, "-o", krout)
+eq("kineto real: exit 0", p.returncode, 0)
+krt = compare("kineto real", krout, krin, krf)
+check_ok(krout, "kineto real: tprof check --foreign passes", foreign=True)
+pc = subprocess.run([CLI, "check", krout], capture_output=True, text=True)
+eq("kineto real: plain check: only the inputs' own unmatched flows",
+   (pc.returncode, pc.stdout.count(": error: "),
+    pc.stdout.count("has no end (ph \"f\")")), (1, 4, 4))
+eq("kineto real: base floored to 10^14",
+   krt["baseTimeNanoseconds"], kineto_fixture.BASE_NS)
+eq("kineto real: only Record Window End dropped",
+   [(m["events"], m["written"], m["dropped"], m["replaced"])
+    for m in krt["tprof"]["merged"]],
+   [(len(ev), len(ev) - 3, 1, 2) for _, _, ev in krin])
+eq("kineto real: string tids mapped in order of appearance",
+   [m["tids"] for m in krt["tprof"]["merged"]],
+   [{"4242": STR_TID_BASE, "stream 7": STR_TID_BASE + 1,
+     "PyTorch Profiler": STR_TID_BASE + 2,
+     "Trace PyTorch Profiler": STR_TID_BASE + 3}] * 2)
+eq("kineto real: the string pids got numbers",
+   [m["pids"] for m in krt["tprof"]["merged"]],
+   [{"4242": 1000, "0": 1001, "Spawned": 1002, "Traces": 1003},
+    {"4242": 2000, "0": 2001, "Spawned": 2002, "Traces": 2003}])
+n_in = sum(len(ev) for _, _, ev in krin)
+eq("kineto real: the stderr line adds up",
+   p.stderr.split("(", 1)[-1],
+   "2 traces, %d events in: %d copied, 2 dropped, 4 process_sort_index "
+   "replaced; 12 process metadata events added)\n" % (n_in, n_in - 6))
+
+# Traces told by content: HTA's rank-N.json.gz, other names; a JSON file
+# that is not a trace is left out; mixed world sizes warn.
+KC = os.path.join(TMP, "by-content")
+os.makedirs(KC)
+kcin, kcf = [], []
+for r, name in ((0, "rank-0.json.gz"), (1, "rank-1.json")):
+    tr, _ = kineto_fixture.make(rank=r, world_size=2 + 2 * r)
+    kcf.append(kineto_fixture.write(os.path.join(KC, name), tr))
+    kcin.append((r, tr["baseTimeNanoseconds"], parse(kcf[-1])["traceEvents"]))
+with open(os.path.join(KC, "notes.json"), "w") as f:
+    f.write('{"a": 1}')
+kcout = os.path.join(OUTD, "by-content.json")
+p = merge(KC, "-o", kcout)
+eq("by content: exit 0", p.returncode, 0)
+compare("by content", kcout, kcin, kcf)
+eq("by content: mixed world sizes warn", p.stderr.splitlines()[0],
+   "tprof: warning: the inputs mix world sizes (2 in %s, 4 in %s): are "
+   "they one job's?" % (kcf[0], kcf[1]))
 
 # --- real traces of a program run under the preload --------------------------
 

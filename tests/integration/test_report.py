@@ -359,6 +359,73 @@ def test_kineto():
     return d
 
 
+def test_kineto_real():
+    """What real torch.profiler traces hold: the profiler's own span (cat
+    "Trace", 0 to end + 2 ms), string tids, unmatched ac2g flows, kernels
+    overlapping by 1 ns, a base that is not a multiple of 10^14."""
+    d = os.path.join(TMP, "kineto-real")
+    os.makedirs(d)
+    want = {}
+    for rank in (0, 1):
+        trace, exp = kineto_fixture.make(
+            rank=rank, string_tids=True, profiler_span=True,
+            unmatched_flows=3, gpu_overlap=True,
+            base_ns=kineto_fixture.BASE_NS + 123456789)
+        kineto_fixture.write(os.path.join(
+            d, "host_4242.%d.pt.trace.json" % rank), trace)
+        want[rank] = exp
+    j = report_json(d)
+    if not check("kineto real: --json", j is not None):
+        return
+    eq("kineto real: wall time is the program's, not the profiler span's",
+       [(x["rank"], x["wall_ns"]) for x in j["ranks"]],
+       [(r, want[r]["wall_ns"]) for r in (0, 1)])
+    eq("kineto real: the profiler span is not a name",
+       [x["name"] for x in j["names"] if x["cat"] == "Trace"], [])
+    eq("kineto real: no straggler from it",
+       [x for x in j["stragglers"] if "Profiler" in json.dumps(x)], [])
+    k = [x for x in j["names"] if x["cat"] == "kernel"]
+    eq("kineto real: kernels on string tids counted",
+       [(p["rank"], p["count"], p["total_ns"]) for p in k[0]["per_rank"]],
+       [(r, want[r]["kernel"]["count"], want[r]["kernel"]["total_ns"])
+        for r in (0, 1)])
+    p = subprocess.run([CLI, "check", "--foreign"] +
+                       sorted(glob.glob(os.path.join(d, "*.json"))),
+                       capture_output=True, text=True)
+    eq("kineto real: check --foreign passes with warnings",
+       (p.returncode, p.stdout.count(": warning: "), p.stdout.count(": ok (")),
+       (0, 4, 2))
+
+
+def test_names_by_content():
+    """HTA's data sets name traces rank-N.json.gz; torch's handler
+    *.pt.trace.json: a directory's .json[.gz] files are taken when they
+    hold a trace, whatever their name; world sizes that differ warn."""
+    d = os.path.join(TMP, "by-content")
+    os.makedirs(d)
+    for rank, name in ((0, "rank-0.json.gz"), (1, "rank-1.json")):
+        trace, _ = kineto_fixture.make(rank=rank)
+        kineto_fixture.write(os.path.join(d, name), trace)
+    with open(os.path.join(d, "notes.json"), "w") as f:
+        f.write('{"a": 1, "traceEventsNot": []}')
+    with open(os.path.join(d, "config.json.gz"), "wb") as f:
+        f.write(gzip.compress(b'[1, 2, 3]'))
+    rc, text, err = tprof("--json", d)
+    j = json.loads(text) if rc == 0 else None
+    eq("by content: rank-N.json[.gz] read as traces, other JSON left out",
+       j and [(x["rank"], os.path.basename(x["file"]), x["kind"])
+              for x in j["ranks"]],
+       [(0, "rank-0.json.gz", "trace"), (1, "rank-1.json", "trace")])
+    eq("by content: no warning for one world size", err, "")
+    trace, _ = kineto_fixture.make(rank=2, world_size=4)
+    kineto_fixture.write(os.path.join(d, "other.json"), trace)
+    rc, text, err = tprof("--json", d)
+    eq("by content: mixed world sizes warn",
+       (rc, err), (0, "tprof: warning: the inputs mix world sizes (2 in "
+                   "%s/rank-0.json.gz, 4 in %s/other.json): are they one "
+                   "job's?\n" % (d, d)))
+
+
 # --- 3. a trace tprof wrote --------------------------------------------------
 
 def test_tprof_trace():
@@ -376,10 +443,24 @@ def test_tprof_trace():
        t and ([(x["cat"], x["name"], x["calls"]) for x in t["names"]],
               t["steps"]["ranks"][0]["count"]),
        ([("cuda_runtime", "cudaFree", 4)], 4))
-    if glob.glob(os.path.join(r.dir, "*.summary.json")):
+    eq("tprof trace: no .json but the trace at the top of the directory "
+       "(HTA's trace_dir= loads every one), the summaries in summaries/",
+       (sorted(f for f in os.listdir(r.dir) if ".json" in f),
+        sorted(os.listdir(os.path.join(r.dir, "summaries")))),
+       ([os.path.basename(traces[0])],
+        [os.path.basename(traces[0]).replace(".trace.json.gz", x)
+         for x in (".summary.json", ".summary.md")]))
+    if glob.glob(os.path.join(r.dir, "summaries", "*.summary.json")):
         s = report_json(r.dir)
         eq("tprof trace: the directory's summary is preferred",
-           s and s["ranks"][0]["kind"], "summary")
+           s and (s["ranks"][0]["kind"], s["ranks"][0]["file"]),
+           ("summary", os.path.join(
+               r.dir, "summaries", os.path.basename(traces[0]).replace(
+                   ".trace.json.gz", ".summary.json"))))
+        s2 = report_json(traces[0])
+        eq("tprof trace: a trace named is replaced by its summary in "
+           "summaries/", s2 and s2["ranks"][0]["file"],
+           s and s["ranks"][0]["file"])
         check("tprof trace: trace and exit summary agree on names and steps",
               s and t and s["names"] == t["names"] and
               s["steps"] == t["steps"],
@@ -557,6 +638,8 @@ def test_md_escapes():
 test_sum = test_summaries()
 test_inputs(test_sum)
 kin = test_kineto()
+test_kineto_real()
+test_names_by_content()
 test_tprof_trace()
 test_html(test_sum, kin)
 test_errors(test_sum)

@@ -8,14 +8,16 @@ import json
 import math
 import os
 import re
+import shutil
 import sys
+import tempfile
 
 from tplib import (BUILD, check, cleanup, done, eq, load, prog, run,
                    xevents)
 
 TRACE = "tprof-rank0.trace.json.gz"
-SJSON = "tprof-rank0.summary.json"
-SMD = "tprof-rank0.summary.md"
+SJSON = "summaries/tprof-rank0.summary.json"
+SMD = "summaries/tprof-rank0.summary.md"
 
 
 def bucket(v):
@@ -174,6 +176,29 @@ eq("TPROF_SUMMARY=rank1: refused, nothing written",
                           if "TPROF_SUMMARY='rank1' is not valid" in l
                           and l.startswith("tprof: error: ")] != []),
    (0, [], True))
+cleanup(r)
+
+# --- summaries/: made safely, never through a symlink -----------------
+# umask 0 would make a plain mkdir(0777) world-writable: summaries/ is
+# 0755 whatever the umask.
+r = run(["sh", "-c", "umask 0; exec \"$0\" 1 1 launch 0", prog("calls")])
+st = os.lstat(os.path.join(r.dir, "summaries"))
+eq("summaries/: a directory of mode 0755 under umask 0",
+   (r.rc, oct(st.st_mode)), (0, "0o40755"))
+cleanup(r)
+# a summaries symlink planted in a shared output directory is not followed
+d = tempfile.mkdtemp(prefix="tprof-it-")
+elsewhere = tempfile.mkdtemp(prefix="tprof-elsewhere-")
+os.symlink(elsewhere, os.path.join(d, "summaries"))
+r = run([prog("calls"), "1", "1", "launch", "0"], outdir=d)
+eq("summaries/ as a symlink: not followed, said once, the trace kept",
+   (r.rc, os.listdir(elsewhere), [l for l in r.stderr.splitlines()
+                                  if "summaries" in l],
+    "tprof-rank0.trace.json.gz" in os.listdir(d)),
+   (0, [], ["tprof: error: cannot write the summaries in %s/summaries: "
+            "Not a directory (free space or choose "
+            "another TPROF_OUTPUT_DIR)" % d], True))
+shutil.rmtree(elsewhere, ignore_errors=True)
 cleanup(r)
 
 # --- GEMMs: the kernels a GEMM launched give it GPU time --------------

@@ -73,9 +73,7 @@ class Run:
         self.dir = outdir
 
     def all_files(self):
-        if not os.path.isdir(self.dir):
-            return []
-        return sorted(os.listdir(self.dir))
+        return listing(self.dir)
 
     def files(self):
         """The files written, less each trace's summary pair (checked by
@@ -96,7 +94,29 @@ class Run:
         return lines
 
 
+SUMMARIES = "summaries"
+
+
+def listing(d):
+    """The files of an output directory, sorted; those of its summaries/
+    subdirectory (where the library writes the summaries) as
+    "summaries/NAME"."""
+    if not os.path.isdir(d):
+        return []
+    out = []
+    for f in os.listdir(d):
+        sub = os.path.join(d, f)
+        if f == SUMMARIES and os.path.isdir(sub):
+            out += [SUMMARIES + "/" + g for g in os.listdir(sub)]
+        else:
+            out.append(f)
+    return sorted(out)
+
+
 def is_summary_of(name, names):
+    if not name.startswith(SUMMARIES + "/"):
+        return False
+    name = name[len(SUMMARIES) + 1:]
     for ext in (".summary.json", ".summary.md"):
         if name.endswith(ext):
             return name[:-len(ext)] + ".trace.json.gz" in names

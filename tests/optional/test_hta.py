@@ -2,9 +2,10 @@
 psutil`): HTA, a real consumer of Kineto-style traces, loads two ranks'
 tprof traces, finds their ranks and reads their events.
 
-HTA is given the trace files, not the directory: with trace_dir alone it
-reads every .json and .gz file there, the summaries included (README,
-"Using the traces with HTA")."""
+HTA is given the trace files, and also the directory alone: with
+trace_dir alone it reads every .json and .gz file there, which works
+because the summaries are in summaries/ (README, "Using the traces with
+HTA")."""
 import glob
 import os
 import sys
@@ -38,6 +39,9 @@ names = {a.t.symbol_table.sym_table[i] for i in df["name"].unique()}
 check("hta: runtime calls read", {"cudaLaunchKernel", "cudaMemcpy", "cudaMalloc"} <= names,
       str(names))
 eq("hta: every launch read", int((df["name"] == a.t.symbol_table.sym_index["cudaLaunchKernel"]).sum()), 6)
+d = TraceAnalysis(trace_dir=out)
+eq("hta: trace_dir= alone loads the tprof output directory",
+   sorted(d.t.traces.keys()), [0, 1])
 shutil.rmtree(out, ignore_errors=True)
 
 # NVTX ranges, async ranges and marks, and NCCL calls whose args carry a

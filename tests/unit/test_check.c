@@ -571,10 +571,14 @@ static void test_check_keys(void)
 	       "ok (7 events)");
 	t = edit(make_trace(good_events), "\"schemaVersion\": 1,\n", "");
 	t = edit(t, "\"displayTimeUnit\": \"ms\",\n", "");
-	expect("check missing schemaVersion", strdup(t), TP_CHECK_FOREIGN, 2,
+	expect("check missing schemaVersion", strdup(t), TP_CHECK_FOREIGN, 1,
 	       "missing top-level key \"schemaVersion\"");
-	expect("check missing displayTimeUnit", t, TP_CHECK_FOREIGN, 2,
+	expect("check missing displayTimeUnit", strdup(t), 0, 2,
 	       "missing top-level key \"displayTimeUnit\"");
+	/* Kineto's traces of one process often have none: a warning */
+	expect("check --foreign missing displayTimeUnit", t, TP_CHECK_FOREIGN,
+	       1, "t.json: warning: 1 no \"displayTimeUnit\" (viewers "
+	       "assume \"ms\")\n");
 	expect("check missing distributedInfo",
 	       edit(make_trace(good_events), "\"distributedInfo\": {\"rank\": "
 		    "3, \"world_size\": 8},\n", ""), 0, 1,
@@ -936,6 +940,81 @@ static void test_check_kineto(void)
 	       "1700000000123482.289] and \"cudaLaunchKernel\"");
 }
 
+/* What every real torch.profiler GPU trace has: an ac2g flow without its
+ * kernel, a kernel without its launch, two kernels overlapping on a
+ * stream, and (single-process runs) no displayTimeUnit or
+ * distributedInfo. --foreign counts each kind once as a warning. */
+static char *kineto_quirks(void)
+{
+	char *t = strdup(kineto_trace);
+
+	t = edit(t, "  \"displayTimeUnit\": \"ms\",\n", "");
+	t = edit(t, "  \"distributedInfo\"", "  \"notDistributedInfo\"");
+	return edit(t, "  {\"name\": \"process_name\"",
+		    "  {\"ph\": \"s\", \"id\": 78, \"pid\": 1234, "
+		    "\"tid\": 1234, \"ts\": 1700000000123461, \"cat\": "
+		    "\"ac2g\", \"name\": \"ac2g\"},\n"
+		    "  {\"ph\": \"s\", \"id\": 79, \"pid\": 1234, "
+		    "\"tid\": 1234, \"ts\": 1700000000123462, \"cat\": "
+		    "\"ac2g\", \"name\": \"ac2g\"},\n"
+		    "  {\"ph\": \"f\", \"id\": 80, \"pid\": 0, \"tid\": 7, "
+		    "\"ts\": 1700000000123600, \"cat\": \"ac2g\", "
+		    "\"name\": \"ac2g\", \"bp\": \"e\"},\n"
+		    "  {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k2\", "
+		    "\"pid\": 0, \"tid\": 7, \"ts\": 1700000000123509.999, "
+		    "\"dur\": 5},\n"
+		    "  {\"ph\": \"X\", \"cat\": \"gpu_memcpy\", \"name\": "
+		    "\"Memcpy DtoD\", \"pid\": 0, \"tid\": 7, "
+		    "\"ts\": 1700000000123514, \"dur\": 2},\n"
+		    "  {\"name\": \"process_name\"");
+}
+
+static void test_check_kineto_quirks(void)
+{
+	const char *path = write_file("q.json", kineto_quirks(), 0);
+	char *out = NULL, want[2048];
+	int r;
+
+	r = run_check(path, TP_CHECK_FOREIGN, &out);
+	snprintf(want, sizeof(want),
+		 "%1$s: warning: 1 no \"displayTimeUnit\" (viewers assume "
+		 "\"ms\")\n"
+		 "%1$s: warning: 1 no \"distributedInfo\" (HTA takes the rank "
+		 "as 0; fine for a single process)\n"
+		 "%1$s: warning: 2 \"ac2g\" flows with no end (ph \"f\"): "
+		 "launches whose kernel is outside the profiling window, as "
+		 "Kineto writes them\n"
+		 "%1$s: warning: 1 \"ac2g\" flows with no start (ph \"s\"): "
+		 "kernels whose launch is outside the profiling window\n"
+		 "%1$s: warning: 1 partial overlaps between GPU slices on one "
+		 "stream (CUPTI's timestamps of back-to-back work; Perfetto "
+		 "shows the later slice on an extra row)\n"
+		 "%1$s: ok (16 events)\n", path);
+	TP_CHECK("check --foreign: Kineto's quirks are counted warnings",
+		 r == 0 && !strcmp(out, want), "rc %d, output:\n%s", r, out);
+	free(out);
+	r = run_check(path, 0, &out);
+	TP_CHECK("check without --foreign: the quirks are errors",
+		 r == 26 && strstr(out, "missing top-level key "
+				   "\"displayTimeUnit\"") &&
+		 strstr(out, "6 more problems not shown (26 in total)"),
+		 "rc %d, output:\n%s", r, out);
+	free(out);
+	expect("check --foreign: an unmatched flow of another cat is an error",
+	       edit(kineto_quirks(), "\"id\": 78, \"pid\": 1234, \"tid\": "
+		    "1234, \"ts\": 1700000000123461, \"cat\": \"ac2g\"",
+		    "\"id\": 78, \"pid\": 1234, \"tid\": 1234, \"ts\": "
+		    "1700000000123461, \"cat\": \"fwdbwd\""),
+	       TP_CHECK_FOREIGN, 1, "flow id=78 cat=\"fwdbwd\" name=\"ac2g\" "
+	       "has no end");
+	expect("check --foreign: a CPU slice overlapping a kernel's track is "
+	       "an error", edit(kineto_quirks(), "\"cat\": \"kernel\", \"name\": "
+				"\"k2\"", "\"cat\": \"cpu_op\", \"name\": \"k2\""),
+	       TP_CHECK_FOREIGN, 1, "partial overlap on track pid=0 tid=7: "
+	       "\"sm90_xmma_gemm_f32f32\" [1700000000123470.000, "
+	       "1700000000123510.000] and \"k2\"");
+}
+
 static void test_cmd(void)
 {
 	char *text = make_trace(""), *argv[6];
@@ -982,6 +1061,7 @@ int main(void)
 	test_check_gzip();
 	test_gzread_small();
 	test_check_kineto();
+	test_check_kineto_quirks();
 	test_cmd();
 	if (asprintf(&mem, "rm -rf '%s'", tmpdir) > 0 && system(mem))
 		fprintf(stderr, "could not remove %s\n", tmpdir);

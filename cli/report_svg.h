@@ -1,15 +1,10 @@
-/* tprof report --html: XHTML-style markup (well-formed XML, so any XML
- * parser reads it) and the inline SVG charts. */
-#ifndef TP_CLI_REPORT_HTML_H
-#define TP_CLI_REPORT_HTML_H
+/* tprof report --html: chart primitives (report_svg.c): a chart's
+ * frame, axes and series. */
+#ifndef TP_CLI_REPORT_SVG_H
+#define TP_CLI_REPORT_SVG_H
 
 #include "report_data.h"
 
-/* Text or attribute value, escaped; invalid UTF-8 and characters XML
- * does not allow become U+FFFD. */
-void rp_xml_text(struct tp_buf *b, const char *s);
-
-/* report_svg.c: a chart's frame, axes and series. */
 struct rp_chart {
 	struct tp_buf *b;
 	double xmin, xmax, ymin, ymax;
@@ -37,11 +32,5 @@ void rp_chart_close(struct rp_chart *c);
 const char *rp_fmt_time_axis(char *buf, size_t size, double ns);
 const char *rp_fmt_bytes_axis(char *buf, size_t size, double bytes);
 const char *rp_fmt_count_axis(char *buf, size_t size, double n);
-
-/* report_charts.c */
-void rp_svg_hist(struct tp_buf *b, const struct rp_report *rep,
-		 const struct rp_name *nm);
-void rp_svg_steps(struct tp_buf *b, const struct rp_report *rep);
-void rp_svg_memory(struct tp_buf *b, const struct rp_report *rep);
 
 #endif

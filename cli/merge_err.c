@@ -1,10 +1,10 @@
-/* tprof merge's one error line per failure, below the reading
- * (merge.c, merge_events.c) and the writing (merge_out.c) that report
- * through it. */
+/* tprof merge: the one error line of a failed merge. The bottom of
+ * merge: every other merge*.c file reports through it, and it calls
+ * nothing of theirs (only the parser's and the reader's error text). */
+#include "merge_int.h"
+
 #include <stdarg.h>
 #include <stdio.h>
-
-#include "merge_int.h"
 
 int mg_fail(struct mg *m, const char *file, const char *fmt, ...)
 {

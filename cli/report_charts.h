@@ -1,0 +1,12 @@
+/* tprof report --html: the charts of the page (report_charts.c). */
+#ifndef TP_CLI_REPORT_CHARTS_H
+#define TP_CLI_REPORT_CHARTS_H
+
+#include "report_data.h"
+
+void rp_svg_hist(struct tp_buf *b, const struct rp_report *rep,
+		 const struct rp_name *nm);
+void rp_svg_steps(struct tp_buf *b, const struct rp_report *rep);
+void rp_svg_memory(struct tp_buf *b, const struct rp_report *rep);
+
+#endif
