@@ -83,6 +83,8 @@ struct rp_steps {
 	size_t n;		/* listed step times */
 	long double mean, vs_fastest;
 	int64_t p50, max;
+	size_t warmup;		/* first steps left out of the verdict */
+	int64_t verdict;	/* median of the steps after those */
 	int straggler;
 };
 
@@ -94,12 +96,16 @@ struct rp_report {
 	struct rp_steps *steps;	/* per entry */
 	size_t with_steps;	/* entries that have step times */
 	long double steps_median;	/* the median rank's mean step */
+	int64_t steps_reference;	/* the median rank's verdict step */
 	long double steps_fastest;
 	size_t nstragglers;	/* flagged names and ranks */
 };
 
 /* Rules, documented in README.md ("Reports across ranks"). */
 #define RP_TOP_NAMES 30
+/* Steps of a rank left out of its step verdict as start-up: the first
+ * from 3 steps on, the first two from RP_WARMUP_MORE on. */
+#define RP_WARMUP_MORE 10
 #define RP_TOP_DETAIL 10
 #define RP_STRAGGLER_RATIO 1.10L
 #define RP_STRAGGLER_MIN_NS 1000000.0L

@@ -140,6 +140,11 @@ static void put_steps(struct tp_buf *b, const struct rp_report *rep)
 		rp_json_milli(b, rep->steps_fastest);
 	else
 		tp_buf_lit(b, "null");
+	tp_buf_lit(b, ", \"reference_ns\": ");
+	if (rep->with_steps)
+		tp_json_i64(b, rep->steps_reference);
+	else
+		tp_buf_lit(b, "null");
 	tp_buf_lit(b, ", \"ranks\": [");
 	for (e = 0; e < rep->nranks; e++) {
 		st = &rep->steps[e];
@@ -151,6 +156,7 @@ static void put_steps(struct tp_buf *b, const struct rp_report *rep)
 		if (!st->n) {
 			tp_buf_lit(b, ", \"mean_ns\": null, \"p50_ns\": null, "
 				   "\"max_ns\": null, \"vs_fastest_ns\": null, "
+				   "\"warmup_steps\": 0, \"verdict_ns\": null, "
 				   "\"straggler\": false}");
 			continue;
 		}
@@ -162,6 +168,10 @@ static void put_steps(struct tp_buf *b, const struct rp_report *rep)
 		tp_json_i64(b, st->max);
 		tp_buf_lit(b, ", \"vs_fastest_ns\": ");
 		rp_json_milli(b, st->vs_fastest);
+		tp_buf_lit(b, ", \"warmup_steps\": ");
+		tp_json_u64(b, st->warmup);
+		tp_buf_lit(b, ", \"verdict_ns\": ");
+		tp_json_i64(b, st->verdict);
 		tp_buf_lit(b, ", \"straggler\": ");
 		tp_buf_cstr(b, st->straggler ? "true}" : "false}");
 	}
@@ -196,8 +206,8 @@ static void put_stragglers(struct tp_buf *b, const struct rp_report *rep)
 	for (i = 0; i < rep->nranks; i++) {
 		if (!rep->steps[i].straggler)
 			continue;
-		put_straggler(b, rep, &sep, "steps", i, rep->steps[i].mean,
-			      rep->steps_median);
+		put_straggler(b, rep, &sep, "steps", i, rep->steps[i].verdict,
+			      rep->steps_reference);
 		tp_buf_lit(b, "}");
 	}
 	for (i = 0; i < rep->nnames && i < RP_TOP_NAMES; i++) {

@@ -184,10 +184,12 @@ static void t_steps(const struct rp_report *rep, struct rp_table *t)
 	t->empty = "No steps (ProfilerStep#N) in any rank.";
 	if (!rep->with_steps)
 		return;
-	snprintf(t->note_buf, sizeof(t->note_buf), "Reference: the median "
-		 "rank's mean step, %s; a rank at >= 1.10 times it is a "
-		 "straggler. p50: the ceil(n/2)-th shortest step.",
-		 rp_fmt_ns(w[0], T, rep->steps_median));
+	snprintf(t->note_buf, sizeof(t->note_buf), "Verdict: each rank's "
+		 "median step, its first step left out as start-up (the "
+		 "first two from %d steps); a rank whose verdict is >= 1.10 "
+		 "times the median rank's, %s, is a straggler. p50: the "
+		 "ceil(n/2)-th shortest step.", RP_WARMUP_MORE,
+		 rp_fmt_ns(w[0], T, rep->steps_reference));
 	t->note = t->note_buf;
 	for (e = 0; e < rep->nranks; e++) {
 		st = &rep->steps[e];
@@ -237,12 +239,13 @@ static void l_stragglers(const struct rp_report *rep, struct rp_tables *ts)
 	for (i = 0; i < rep->nranks; i++) {
 		st = &rep->steps[i];
 		if (st->straggler)
-			add_line(ts, "rank %s: mean step %s is %s times the "
-				 "median rank's %s", rep->ranks[i]->label,
-				 rp_fmt_ns(w[0], T, st->mean),
-				 rp_fmt_ratio(w[1], T,
-					      st->mean / rep->steps_median),
-				 rp_fmt_ns(w[2], T, rep->steps_median));
+			add_line(ts, "rank %s: median step %s (its first %zu "
+				 "left out: start-up) is %s times the median "
+				 "rank's %s", rep->ranks[i]->label,
+				 rp_fmt_ns(w[0], T, st->verdict), st->warmup,
+				 rp_fmt_ratio(w[1], T, (long double)st->verdict /
+					      rep->steps_reference),
+				 rp_fmt_ns(w[2], T, rep->steps_reference));
 	}
 	for (i = 0; i < rep->nnames && i < RP_TOP_NAMES; i++) {
 		nm = &rep->names[i];

@@ -13,7 +13,7 @@ struct rp_table {
 	size_t ncols, nrows, fill, cap;
 	char **cells;		/* row by row */
 	unsigned char *flag;	/* per row: a straggler */
-	char note_buf[256];
+	char note_buf[384];
 	int oom;
 };
 
