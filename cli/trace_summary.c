@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "summary/summary.h"
+#include "gpu_time.h"
 #include "gzread.h"
 #include "json.h"
 
@@ -48,6 +49,8 @@ struct ts {
 	struct tp_json *j;
 	struct tp_json_arena arena;
 	struct tp_sum *sum;
+	struct tp_gpu *gpu;	/* GPU slices, for the "gpu" member */
+	int gpu_oom;
 	uint64_t nevents, dropped;
 	int saw_events, have_pid;
 	int64_t rank, world_size, pid, base_ns;
@@ -207,6 +210,8 @@ static void on_x(struct ts *t, const struct ev *e)
 	if (track_id(e->pid, &pid) || track_id(e->tid, &tid) ||
 	    time_of(e->ts, &ts) || time_of(e->dur, &dur) || dur < 0)
 		return;
+	if (tp_gpu_add(t->gpu, str_of(e->cat), str_of(e->name), ts, dur))
+		t->gpu_oom = 1;
 	span(t, str_of(e->cat), str_of(e->name), pid, tid, ts, dur, e->args,
 	     e->raw, e->rawlen);
 }
@@ -637,13 +642,20 @@ static void cleanup(struct ts *t)
 	tp_gzr_close(t->gz);
 	tp_json_arena_free(&t->arena);
 	tp_sum_free(t->sum);
+	tp_gpu_free(t->gpu);
 	free(t->host);
+}
+
+static void put_gpu(struct tp_buf *b, void *ctx)
+{
+	tp_gpu_write_json(ctx, b);
 }
 
 int tp_trace_summary(const char *path, struct tp_buf *out, char *err,
 		     size_t errlen)
 {
 	struct ts *t = calloc(1, sizeof(*t));
+	struct tp_gpu_stats gs;
 	int ret = -1;
 
 	err[0] = 0;
@@ -660,7 +672,8 @@ int tp_trace_summary(const char *path, struct tp_buf *out, char *err,
 		goto out;
 	t->j = tp_json_open(gz_read, t->gz);
 	t->sum = tp_sum_new();
-	if (!t->j || !t->sum) {
+	t->gpu = tp_gpu_new();
+	if (!t->j || !t->sum || !t->gpu) {
 		fail(t, "out of memory");
 		goto out;
 	}
@@ -670,7 +683,12 @@ int tp_trace_summary(const char *path, struct tp_buf *out, char *err,
 	if (t->dropped)
 		tp_sum_dropped_other(t->sum, t->dropped);
 	set_info(t);
-	tp_sum_write_json(t->sum, out, NULL, NULL);
+	if (t->gpu_oom || tp_gpu_finish(t->gpu, &gs) < 0) {
+		fail(t, "out of memory");
+		goto out;
+	}
+	tp_sum_write_json(t->sum, out, gs.span_ns || gs.n_kernel ||
+			  gs.n_memcpy || gs.n_memset ? put_gpu : NULL, &gs);
 	ret = 0;
 out:
 	cleanup(t);
