@@ -44,6 +44,14 @@ struct rp_mem {
 	size_t npts;
 };
 
+/* A summary's "gpu" member (computed from traces; gpu_time.c). */
+struct rp_gpu {
+	int present;
+	uint64_t kernels, memcpys, memsets;
+	int64_t kernel_ns, memcpy_ns, memset_ns, span_ns, busy_ns, idle_ns;
+	int64_t compute_ns, comm_ns, memory_ns, non_compute_ns, overlap_ns;
+};
+
 /* One input: a summary, read from a file or computed from a trace. */
 struct rp_rank {
 	char *path;		/* the file read */
@@ -60,6 +68,7 @@ struct rp_rank {
 	size_t nrows;
 	struct rp_mem *mem;
 	size_t nmem;
+	struct rp_gpu gpu;
 	struct tp_json_arena arena;	/* holds the strings above */
 	struct tp_buf json;	/* a trace's computed summary.json */
 };
@@ -133,6 +142,9 @@ void rp_bprintf(struct tp_buf *b, const char *fmt, ...)
 const char *rp_fmt_ratio(char *buf, size_t size, long double v);
 const char *rp_rank_str(char *buf, size_t size, int64_t rank);
 const char *rp_fmt_bytes(char *buf, size_t size, int64_t bytes);
+/* num / den as a percentage with two decimals, "12.34%" (halves up);
+ * "-" when den is 0. */
+const char *rp_fmt_pct(char *buf, size_t size, int64_t num, int64_t den);
 int64_t rp_mem_peak(const struct rp_rank *r);
 
 /* Outputs, appended to b. */

@@ -3,6 +3,7 @@
  * means and standard deviations have three decimals, ratios four. */
 #include "report_data.h"
 
+#include <inttypes.h>
 #include <string.h>
 
 static void str_or_null(struct tp_buf *b, const char *s)
@@ -225,6 +226,38 @@ static void put_stragglers(struct tp_buf *b, const struct rp_report *rep)
 	tp_buf_lit(b, "]");
 }
 
+/* Per entry, its summary's gpu member, or null without one. */
+static void put_gpu(struct tp_buf *b, const struct rp_report *rep)
+{
+	const struct rp_gpu *g;
+	size_t e;
+
+	tp_buf_lit(b, ",\n\"gpu\": [");
+	for (e = 0; e < rep->nranks; e++) {
+		g = &rep->ranks[e]->gpu;
+		tp_buf_cstr(b, e ? ",\n {" : "\n {");
+		put_who(b, rep, e);
+		if (!g->present) {
+			tp_buf_lit(b, ", \"gpu\": null}");
+			continue;
+		}
+		rp_bprintf(b, ", \"kernels\": %" PRIu64 ", \"kernel_ns\": "
+			   "%" PRId64 ", \"memcpys\": %" PRIu64 ", "
+			   "\"memcpy_ns\": %" PRId64 ", \"memsets\": %" PRIu64
+			   ", \"memset_ns\": %" PRId64 ", \"span_ns\": %" PRId64
+			   ", \"busy_ns\": %" PRId64 ", \"idle_ns\": %" PRId64
+			   ", \"compute_ns\": %" PRId64 ", \"non_compute_ns\": "
+			   "%" PRId64 ", \"comm_ns\": %" PRId64 ", "
+			   "\"memory_ns\": %" PRId64 ", \"overlap_ns\": %" PRId64
+			   "}", g->kernels, g->kernel_ns, g->memcpys,
+			   g->memcpy_ns, g->memsets, g->memset_ns, g->span_ns,
+			   g->busy_ns, g->idle_ns, g->compute_ns,
+			   g->non_compute_ns, g->comm_ns, g->memory_ns,
+			   g->overlap_ns);
+	}
+	tp_buf_lit(b, "]");
+}
+
 void rp_write_json(const struct rp_report *rep, struct tp_buf *b)
 {
 	size_t i;
@@ -242,6 +275,7 @@ void rp_write_json(const struct rp_report *rep, struct tp_buf *b)
 	}
 	tp_buf_lit(b, "]");
 	put_steps(b, rep);
+	put_gpu(b, rep);
 	put_stragglers(b, rep);
 	tp_buf_lit(b, "\n}\n");
 }

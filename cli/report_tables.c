@@ -261,6 +261,80 @@ static void l_stragglers(const struct rp_report *rep, struct rp_tables *ts)
 	}
 }
 
+static void t_gpu(const struct rp_report *rep, struct rp_table *t)
+{
+	static const char *const head[] = {
+		"rank", "kernels", "kernel time", "copies", "copy time", "sets",
+		"set time", "busy", "GPU span", "busy % of span",
+	};
+	const struct rp_gpu *g;
+	char w[6][T];
+	size_t e;
+
+	table_init(t, "GPU time", head, "rrrrrrrrrr");
+	t->empty = "No GPU activity in the traces read (summaries written "
+		   "at exit do not carry it yet).";
+	t->note = "busy: the union over streams of every kernel, copy and "
+		  "set; GPU span: from the first one's start to the last "
+		  "one's end.";
+	for (e = 0; e < rep->nranks; e++) {
+		g = &rep->ranks[e]->gpu;
+		if (!g->present)
+			continue;
+		add_cell(t, "%s", rep->ranks[e]->label);
+		add_cell(t, "%" PRIu64, g->kernels);
+		add_cell(t, "%s", rp_fmt_ns(w[0], T, g->kernel_ns));
+		add_cell(t, "%" PRIu64, g->memcpys);
+		add_cell(t, "%s", rp_fmt_ns(w[1], T, g->memcpy_ns));
+		add_cell(t, "%" PRIu64, g->memsets);
+		add_cell(t, "%s", rp_fmt_ns(w[2], T, g->memset_ns));
+		add_cell(t, "%s", rp_fmt_ns(w[3], T, g->busy_ns));
+		add_cell(t, "%s", rp_fmt_ns(w[4], T, g->span_ns));
+		add_cell(t, "%s", rp_fmt_pct(w[5], T, g->busy_ns, g->span_ns));
+		end_row(t, 0);
+	}
+}
+
+static void t_breakdown(const struct rp_report *rep, struct rp_table *t)
+{
+	static const char *const head[] = {
+		"rank", "idle", "compute", "non-compute", "communication",
+		"memory", "idle %", "compute %", "non-compute %",
+		"comm. overlapped by compute",
+	};
+	const struct rp_gpu *g;
+	char w[9][T];
+	size_t e;
+
+	table_init(t, "Temporal breakdown", head, "rrrrrrrrrr");
+	t->empty = "No GPU activity in the traces read.";
+	t->note = "As HTA's get_temporal_breakdown and get_comm_comp_overlap, "
+		  "over the GPU span: idle = span - busy; compute: the union "
+		  "of computation kernels; non-compute = span - compute - "
+		  "idle; communication (nccl...Kernel) and memory (Memcpy, "
+		  "Memset) as unions; the last column: the share of "
+		  "communication time during which computation ran.";
+	for (e = 0; e < rep->nranks; e++) {
+		g = &rep->ranks[e]->gpu;
+		if (!g->present)
+			continue;
+		add_cell(t, "%s", rep->ranks[e]->label);
+		add_cell(t, "%s", rp_fmt_ns(w[0], T, g->idle_ns));
+		add_cell(t, "%s", rp_fmt_ns(w[1], T, g->compute_ns));
+		add_cell(t, "%s", rp_fmt_ns(w[2], T, g->non_compute_ns));
+		add_cell(t, "%s", rp_fmt_ns(w[3], T, g->comm_ns));
+		add_cell(t, "%s", rp_fmt_ns(w[4], T, g->memory_ns));
+		add_cell(t, "%s", rp_fmt_pct(w[5], T, g->idle_ns, g->span_ns));
+		add_cell(t, "%s", rp_fmt_pct(w[6], T, g->compute_ns,
+					     g->span_ns));
+		add_cell(t, "%s", rp_fmt_pct(w[7], T, g->non_compute_ns,
+					     g->span_ns));
+		add_cell(t, "%s", rp_fmt_pct(w[8], T, g->overlap_ns,
+					     g->comm_ns));
+		end_row(t, 0);
+	}
+}
+
 int rp_tables_build(const struct rp_report *rep, struct rp_tables *ts)
 {
 	size_t i;
@@ -274,6 +348,8 @@ int rp_tables_build(const struct rp_report *rep, struct rp_tables *ts)
 	t_names(rep, &ts->t[RP_T_NAMES]);
 	t_detail(rep, &ts->t[RP_T_DETAIL]);
 	t_steps(rep, &ts->t[RP_T_STEPS]);
+	t_gpu(rep, &ts->t[RP_T_GPU]);
+	t_breakdown(rep, &ts->t[RP_T_BREAKDOWN]);
 	l_stragglers(rep, ts);
 	for (i = 0; i < RP_N_TABLES; i++)
 		ts->oom |= ts->t[i].oom;

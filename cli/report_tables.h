@@ -17,7 +17,10 @@ struct rp_table {
 	int oom;
 };
 
-enum { RP_T_RANKS, RP_T_NAMES, RP_T_DETAIL, RP_T_STEPS, RP_N_TABLES };
+enum {
+	RP_T_RANKS, RP_T_NAMES, RP_T_DETAIL, RP_T_STEPS, RP_T_GPU,
+	RP_T_BREAKDOWN, RP_N_TABLES
+};
 
 struct rp_tables {
 	char intro[128];

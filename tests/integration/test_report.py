@@ -403,6 +403,71 @@ def test_warmup():
           "- rank 0:" not in md, md)
 
 
+def gpu_trace(path, rank, shift_us=0):
+    """A small trace with known GPU answers (us): on stream 7 compute
+    kernels [10, 110) and [160, 260), a copy [310, 320) and a set
+    [320, 325); on stream 20 an NCCL kernel [60, 210). Span 315, busy 265,
+    idle 50, compute 200, communication 150 (100 of it under compute),
+    memory 15, non-compute 65."""
+    def x(cat, name, tid, ts, dur):
+        return {"ph": "X", "cat": cat, "name": name, "pid": 0, "tid": tid,
+                "ts": ts + shift_us, "dur": dur, "args": {"stream": tid}}
+    ev = [x("kernel", "gemm_a", 7, 10, 100), x("kernel", "gemm_b", 7, 160, 100),
+          x("kernel", "ncclDevKernel_AllReduce_Sum_f32_RING_LL", 20, 60, 150),
+          x("gpu_memcpy", "Memcpy HtoD (Pageable -> Device)", 7, 310, 10),
+          x("gpu_memset", "Memset (Device)", 7, 320, 5),
+          {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 9,
+           "tid": 9, "ts": 0, "dur": 400}]
+    with open(path, "w") as f:
+        json.dump({"schemaVersion": 1, "distributedInfo": {
+            "rank": rank, "world_size": 2}, "traceEvents": ev}, f)
+
+
+def section(md, title):
+    return md.split("## " + title + "\n", 1)[-1].split("\n## ", 1)[0]
+
+
+def test_gpu():
+    d = os.path.join(TMP, "gpu")
+    os.makedirs(d)
+    gpu_trace(os.path.join(d, "a-rank0.trace.json"), 0)
+    gpu_trace(os.path.join(d, "a-rank1.trace.json"), 1, shift_us=1000)
+    rc, md, err = tprof(d)
+    eq("gpu: exit 0", (rc, err), (0, ""))
+    g = section(md, "GPU time")
+    want = ["3", fmt_ns(350000), "1", fmt_ns(10000), "1", fmt_ns(5000),
+            fmt_ns(265000), fmt_ns(315000), "84.13%"]
+    eq("gpu: GPU time per rank (markdown)",
+       [md_row(g, r) for r in ("0", "1")], [[r] + want for r in ("0", "1")])
+    t = section(md, "Temporal breakdown")
+    want = [fmt_ns(50000), fmt_ns(200000), fmt_ns(65000), fmt_ns(150000),
+            fmt_ns(15000), "15.87%", "63.49%", "20.63%", "66.67%"]
+    eq("gpu: temporal breakdown and overlap (markdown)",
+       [md_row(t, r) for r in ("0", "1")], [[r] + want for r in ("0", "1")])
+    j = report_json(d)
+    eq("gpu: --json exact", j and j["gpu"][0],
+       {"entry": 0, "rank": 0, "kernels": 3, "kernel_ns": 350000,
+        "memcpys": 1, "memcpy_ns": 10000, "memsets": 1, "memset_ns": 5000,
+        "span_ns": 315000, "busy_ns": 265000, "idle_ns": 50000,
+        "compute_ns": 200000, "non_compute_ns": 65000, "comm_ns": 150000,
+        "memory_ns": 15000, "overlap_ns": 100000})
+    html = os.path.join(TMP, "gpu.html")
+    rc, _, err = tprof(d, "--html", html)
+    root = ET.parse(html).getroot()
+    bars = [(e.get("class"), e.get("data-rank"), e.get("data-ns"))
+            for e in root.iter() if local(e.tag) == "rect" and
+            e.get("data-ns")]
+    eq("gpu: --html stacked bars of the breakdown", bars,
+       [(c, r, n) for r in ("0", "1") for c, n in
+        (("idle", "50000"), ("compute", "200000"),
+         ("noncompute", "65000"))])
+    # a summary without the member: null in --json, no row
+    write_summaries(d, ranks=[3])
+    j = report_json(d)
+    eq("gpu: a summary without \"gpu\" gives null",
+       j and [x.get("gpu", "-") for x in j["gpu"]], ["-", "-", None])
+
+
 def test_kineto_real():
     """What real torch.profiler traces hold: the profiler's own span (cat
     "Trace", 0 to end + 2 ms), string tids, unmatched ac2g flows, kernels
@@ -684,6 +749,7 @@ test_inputs(test_sum)
 kin = test_kineto()
 test_kineto_real()
 test_warmup()
+test_gpu()
 test_names_by_content()
 test_tprof_trace()
 test_html(test_sum, kin)
