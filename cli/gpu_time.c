@@ -21,12 +21,20 @@
 
 struct slice {
 	int64_t ts, end;
+	uint64_t corr;		/* 0: none */
 	int cls;
+};
+
+struct call {
+	uint64_t corr;
+	int64_t end;
 };
 
 struct tp_gpu {
 	struct slice *v;
 	size_t n, cap;
+	struct call *calls;
+	size_t ncalls, capcalls;
 	struct tp_gpu_stats st;
 };
 
@@ -40,6 +48,7 @@ void tp_gpu_free(struct tp_gpu *g)
 	if (!g)
 		return;
 	free(g->v);
+	free(g->calls);
 	free(g);
 }
 
@@ -87,7 +96,7 @@ static int count(struct tp_gpu_stats *st, const char *cat, int64_t dur)
 }
 
 int tp_gpu_add(struct tp_gpu *g, const char *cat, const char *name,
-	       int64_t ts, int64_t dur)
+	       int64_t ts, int64_t dur, uint64_t corr)
 {
 	struct slice *v;
 	size_t cap;
@@ -105,7 +114,30 @@ int tp_gpu_add(struct tp_gpu *g, const char *cat, const char *name,
 	g->v[g->n].ts = ts;
 	g->v[g->n].end = ts + dur;
 	g->v[g->n].cls = tp_gpu_class(name);
+	g->v[g->n].corr = corr;
 	g->n++;
+	return 0;
+}
+
+int tp_gpu_call(struct tp_gpu *g, const char *cat, uint64_t corr,
+		int64_t end)
+{
+	struct call *c;
+	size_t cap;
+
+	if (strcmp(cat, "cuda_runtime") && strcmp(cat, "cuda_driver"))
+		return 0;
+	if (g->ncalls == g->capcalls) {
+		cap = g->capcalls ? g->capcalls * 2 : 1024;
+		c = realloc(g->calls, cap * sizeof(*c));
+		if (!c)
+			return -1;
+		g->calls = c;
+		g->capcalls = cap;
+	}
+	g->calls[g->ncalls].corr = corr;
+	g->calls[g->ncalls].end = end;
+	g->ncalls++;
 	return 0;
 }
 
@@ -168,6 +200,59 @@ static int64_t intersection(const struct slice *a, size_t na,
 	return sum;
 }
 
+static int call_cmp(const void *a, const void *b)
+{
+	const struct call *x = a, *y = b;
+
+	return x->corr < y->corr ? -1 : x->corr > y->corr;
+}
+
+static int i64_cmp(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static const struct call *find_call(const struct tp_gpu *g, uint64_t corr)
+{
+	struct call key = { corr, 0 };
+
+	return bsearch(&key, g->calls, g->ncalls, sizeof(key), call_cmp);
+}
+
+/* Each slice with a correlation id joined to its call (the first call of
+ * that id); the delays' count, sum, min, nearest-rank p50 and p90, max. */
+static int launch_delays(struct tp_gpu *g, struct tp_gpu_stats *st)
+{
+	const struct call *c;
+	int64_t *d = malloc((g->n ? g->n : 1) * sizeof(*d));
+	size_t i, n = 0;
+
+	if (!d)
+		return -1;
+	qsort(g->calls, g->ncalls, sizeof(*g->calls), call_cmp);
+	for (i = 0; i < g->n; i++) {
+		c = g->v[i].corr ? find_call(g, g->v[i].corr) : NULL;
+		while (c && c > g->calls && c[-1].corr == c->corr)
+			c--;
+		if (c)
+			d[n++] = g->v[i].ts - c->end;
+	}
+	st->n_launch = n;
+	if (n) {
+		qsort(d, n, sizeof(*d), i64_cmp);
+		for (i = 0; i < n; i++)
+			st->delay_sum_ns += d[i];
+		st->delay_min_ns = d[0];
+		st->delay_p50_ns = d[(n + 1) / 2 - 1];
+		st->delay_p90_ns = d[(n * 9 + 9) / 10 - 1];
+		st->delay_max_ns = d[n - 1];
+	}
+	free(d);
+	return 0;
+}
+
 int tp_gpu_finish(struct tp_gpu *g, struct tp_gpu_stats *st)
 {
 	struct slice *all, *comp, *comm;
@@ -200,7 +285,7 @@ int tp_gpu_finish(struct tp_gpu *g, struct tp_gpu_stats *st)
 	nall = merge(g->v, g->n, TP_GPU_MEMORY, all);
 	st->memory_ns = length(all, nall);
 	free(all);
-	return 1;
+	return launch_delays(g, st) ? -1 : 1;
 }
 
 void tp_gpu_write_json(const struct tp_gpu_stats *s, struct tp_buf *b)
@@ -208,12 +293,16 @@ void tp_gpu_write_json(const struct tp_gpu_stats *s, struct tp_buf *b)
 	static const char *const keys[] = {
 		"kernel_ns", "memcpy_ns", "memset_ns", "start_ns", "end_ns",
 		"span_ns", "busy_ns", "idle_ns", "compute_ns", "comm_ns",
-		"memory_ns", "non_compute_ns", "overlap_ns",
+		"memory_ns", "non_compute_ns", "overlap_ns", "launch_delay_sum_ns",
+		"launch_delay_min_ns", "launch_delay_p50_ns",
+		"launch_delay_p90_ns", "launch_delay_max_ns",
 	};
 	const int64_t v[] = {
 		s->kernel_ns, s->memcpy_ns, s->memset_ns, s->start_ns,
 		s->end_ns, s->span_ns, s->busy_ns, s->idle_ns, s->compute_ns,
 		s->comm_ns, s->memory_ns, s->non_compute_ns, s->overlap_ns,
+		s->delay_sum_ns, s->delay_min_ns, s->delay_p50_ns,
+		s->delay_p90_ns, s->delay_max_ns,
 	};
 	size_t i;
 
@@ -223,6 +312,8 @@ void tp_gpu_write_json(const struct tp_gpu_stats *s, struct tp_buf *b)
 	tp_json_u64(b, s->n_memcpy);
 	tp_buf_lit(b, ", \"memsets\": ");
 	tp_json_u64(b, s->n_memset);
+	tp_buf_lit(b, ", \"launches\": ");
+	tp_json_u64(b, s->n_launch);
 	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		tp_buf_lit(b, ", \"");
 		tp_buf_cstr(b, keys[i]);

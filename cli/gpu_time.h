@@ -22,6 +22,11 @@ struct tp_gpu_stats {
 	int64_t memory_ns;	/* union of memcpy/memset/dma */
 	int64_t non_compute_ns;	/* span - compute - idle, as HTA */
 	int64_t overlap_ns;	/* communication while computation ran */
+	/* launch delay, HTA's get_cuda_kernel_launch_stats: a GPU slice's
+	 * start - the end of the runtime call with its correlation id */
+	uint64_t n_launch;	/* slices matched to their call */
+	int64_t delay_sum_ns, delay_min_ns, delay_p50_ns, delay_p90_ns,
+		delay_max_ns;
 };
 
 struct tp_gpu;
@@ -31,7 +36,11 @@ void tp_gpu_free(struct tp_gpu *g);
 /* A slice of category cat ("kernel", "gpu_memcpy", "gpu_memset"; any
  * other is not GPU activity and is ignored). -1 when out of memory. */
 int tp_gpu_add(struct tp_gpu *g, const char *cat, const char *name,
-	       int64_t ts, int64_t dur);
+	       int64_t ts, int64_t dur, uint64_t corr);
+/* A CPU-side call of category cat ("cuda_runtime", "cuda_driver"; others
+ * are ignored) with correlation id corr, ending at end. */
+int tp_gpu_call(struct tp_gpu *g, const char *cat, uint64_t corr,
+		int64_t end);
 /* Sorts and sweeps; 0 when there was no GPU activity at all. */
 int tp_gpu_finish(struct tp_gpu *g, struct tp_gpu_stats *st);
 /* ",\n\"gpu\": {...}": the summary's gpu member (docs/summary-format.md). */

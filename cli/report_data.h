@@ -50,6 +50,8 @@ struct rp_gpu {
 	uint64_t kernels, memcpys, memsets;
 	int64_t kernel_ns, memcpy_ns, memset_ns, span_ns, busy_ns, idle_ns;
 	int64_t compute_ns, comm_ns, memory_ns, non_compute_ns, overlap_ns;
+	uint64_t launches;	/* GPU slices joined to their launch call */
+	int64_t delay_sum, delay_min, delay_p50, delay_p90, delay_max;
 };
 
 /* One input: a summary, read from a file or computed from a trace. */

@@ -131,6 +131,7 @@ void rp_write_html(const struct rp_report *rep, struct tp_buf *b)
 	html_table(b, &ts.t[RP_T_GPU], "gpu");
 	html_table(b, &ts.t[RP_T_BREAKDOWN], "breakdown");
 	rp_svg_breakdown(b, rep);
+	html_table(b, &ts.t[RP_T_LAUNCH], "launch");
 	html_stragglers(b, &ts);
 	tp_buf_lit(b, "</body>\n</html>\n");
 out:

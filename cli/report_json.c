@@ -248,12 +248,20 @@ static void put_gpu(struct tp_buf *b, const struct rp_report *rep)
 			   ", \"busy_ns\": %" PRId64 ", \"idle_ns\": %" PRId64
 			   ", \"compute_ns\": %" PRId64 ", \"non_compute_ns\": "
 			   "%" PRId64 ", \"comm_ns\": %" PRId64 ", "
-			   "\"memory_ns\": %" PRId64 ", \"overlap_ns\": %" PRId64
-			   "}", g->kernels, g->kernel_ns, g->memcpys,
+			   "\"memory_ns\": %" PRId64 ", \"overlap_ns\": %" PRId64,
+			   g->kernels, g->kernel_ns, g->memcpys,
 			   g->memcpy_ns, g->memsets, g->memset_ns, g->span_ns,
 			   g->busy_ns, g->idle_ns, g->compute_ns,
 			   g->non_compute_ns, g->comm_ns, g->memory_ns,
 			   g->overlap_ns);
+		rp_bprintf(b, ", \"launches\": %" PRIu64 ", "
+			   "\"launch_delay_sum_ns\": %" PRId64 ", "
+			   "\"launch_delay_min_ns\": %" PRId64 ", "
+			   "\"launch_delay_p50_ns\": %" PRId64 ", "
+			   "\"launch_delay_p90_ns\": %" PRId64 ", "
+			   "\"launch_delay_max_ns\": %" PRId64 "}", g->launches,
+			   g->delay_sum, g->delay_min, g->delay_p50,
+			   g->delay_p90, g->delay_max);
 	}
 	tp_buf_lit(b, "]");
 }

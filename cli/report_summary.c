@@ -321,7 +321,13 @@ static int parse_gpu(struct sp *p, jnode *root)
 	       get_i64(p, n, "comm_ns", w, &g->comm_ns) ||
 	       get_i64(p, n, "memory_ns", w, &g->memory_ns) ||
 	       get_i64(p, n, "non_compute_ns", w, &g->non_compute_ns) ||
-	       get_i64(p, n, "overlap_ns", w, &g->overlap_ns) ? -1 : 0;
+	       get_i64(p, n, "overlap_ns", w, &g->overlap_ns) ||
+	       get_u64(p, n, "launches", w, &g->launches) ||
+	       get_i64(p, n, "launch_delay_sum_ns", w, &g->delay_sum) ||
+	       get_i64(p, n, "launch_delay_min_ns", w, &g->delay_min) ||
+	       get_i64(p, n, "launch_delay_p50_ns", w, &g->delay_p50) ||
+	       get_i64(p, n, "launch_delay_p90_ns", w, &g->delay_p90) ||
+	       get_i64(p, n, "launch_delay_max_ns", w, &g->delay_max) ? -1 : 0;
 }
 
 static int parse_head(struct sp *p, jnode *root)

@@ -335,6 +335,39 @@ static void t_breakdown(const struct rp_report *rep, struct rp_table *t)
 	}
 }
 
+static void t_launch(const struct rp_report *rep, struct rp_table *t)
+{
+	static const char *const head[] = {
+		"rank", "launches", "mean", "min", "p50", "p90", "max",
+	};
+	const struct rp_gpu *g;
+	char w[5][T];
+	size_t e;
+
+	table_init(t, "Launch delay", head, "rrrrrrr");
+	t->empty = "No GPU work joined to its launch call in the traces read.";
+	t->note = "From the end of each runtime or driver call to the start "
+		  "of the kernel, copy or set it launched (same correlation "
+		  "id), as HTA's get_cuda_kernel_launch_stats: the time work "
+		  "waited in the GPU's queue. Long delays: the GPU was busy "
+		  "(GPU-bound); short ones with an idle GPU: the CPU did not "
+		  "launch fast enough (CPU-bound). p50, p90: nearest rank.";
+	for (e = 0; e < rep->nranks; e++) {
+		g = &rep->ranks[e]->gpu;
+		if (!g->present || !g->launches)
+			continue;
+		add_cell(t, "%s", rep->ranks[e]->label);
+		add_cell(t, "%" PRIu64, g->launches);
+		add_cell(t, "%s", rp_fmt_ns(w[0], T, (long double)g->delay_sum /
+					    g->launches));
+		add_cell(t, "%s", rp_fmt_ns(w[1], T, g->delay_min));
+		add_cell(t, "%s", rp_fmt_ns(w[2], T, g->delay_p50));
+		add_cell(t, "%s", rp_fmt_ns(w[3], T, g->delay_p90));
+		add_cell(t, "%s", rp_fmt_ns(w[4], T, g->delay_max));
+		end_row(t, 0);
+	}
+}
+
 int rp_tables_build(const struct rp_report *rep, struct rp_tables *ts)
 {
 	size_t i;
@@ -350,6 +383,7 @@ int rp_tables_build(const struct rp_report *rep, struct rp_tables *ts)
 	t_steps(rep, &ts->t[RP_T_STEPS]);
 	t_gpu(rep, &ts->t[RP_T_GPU]);
 	t_breakdown(rep, &ts->t[RP_T_BREAKDOWN]);
+	t_launch(rep, &ts->t[RP_T_LAUNCH]);
 	l_stragglers(rep, ts);
 	for (i = 0; i < RP_N_TABLES; i++)
 		ts->oom |= ts->t[i].oom;

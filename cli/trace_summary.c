@@ -201,6 +201,22 @@ static int profiler_span(const struct ev *e)
 	       !strncmp(str_of(e->name), pre, sizeof(pre) - 1);
 }
 
+/* GPU activity and the runtime calls that launched it, joined by
+ * correlation id, for the "gpu" member. */
+static void gpu_slice(struct ts *t, const struct ev *e, int64_t ts,
+		      int64_t dur)
+{
+	const char *cat = str_of(e->cat);
+	int64_t corr;
+
+	if (arg_i64(e->args, "correlation", &corr) || corr < 0)
+		corr = 0;
+	if (tp_gpu_add(t->gpu, cat, str_of(e->name), ts, dur,
+		       (uint64_t)corr) ||
+	    (corr && tp_gpu_call(t->gpu, cat, (uint64_t)corr, ts + dur)))
+		t->gpu_oom = 1;
+}
+
 static void on_x(struct ts *t, const struct ev *e)
 {
 	int64_t pid, tid, ts, dur;
@@ -210,8 +226,7 @@ static void on_x(struct ts *t, const struct ev *e)
 	if (track_id(e->pid, &pid) || track_id(e->tid, &tid) ||
 	    time_of(e->ts, &ts) || time_of(e->dur, &dur) || dur < 0)
 		return;
-	if (tp_gpu_add(t->gpu, str_of(e->cat), str_of(e->name), ts, dur))
-		t->gpu_oom = 1;
+	gpu_slice(t, e, ts, dur);
 	span(t, str_of(e->cat), str_of(e->name), pid, tid, ts, dur, e->args,
 	     e->raw, e->rawlen);
 }

@@ -408,14 +408,24 @@ def gpu_trace(path, rank, shift_us=0):
     kernels [10, 110) and [160, 260), a copy [310, 320) and a set
     [320, 325); on stream 20 an NCCL kernel [60, 210). Span 315, busy 265,
     idle 50, compute 200, communication 150 (100 of it under compute),
-    memory 15, non-compute 65."""
-    def x(cat, name, tid, ts, dur):
-        return {"ph": "X", "cat": cat, "name": name, "pid": 0, "tid": tid,
-                "ts": ts + shift_us, "dur": dur, "args": {"stream": tid}}
-    ev = [x("kernel", "gemm_a", 7, 10, 100), x("kernel", "gemm_b", 7, 160, 100),
-          x("kernel", "ncclDevKernel_AllReduce_Sum_f32_RING_LL", 20, 60, 150),
-          x("gpu_memcpy", "Memcpy HtoD (Pageable -> Device)", 7, 310, 10),
+    memory 15, non-compute 65. Launch calls (correlation 1-4) end at 7,
+    9, 55 and 302: delays 3, 151, 5 and 8 us; the set has no call."""
+    def x(cat, name, tid, ts, dur, corr=None, pid=0):
+        a = {"stream": tid} if pid == 0 else {}
+        if corr:
+            a["correlation"] = corr
+        return {"ph": "X", "cat": cat, "name": name, "pid": pid, "tid": tid,
+                "ts": ts + shift_us, "dur": dur, "args": a}
+    ev = [x("kernel", "gemm_a", 7, 10, 100, 1),
+          x("kernel", "gemm_b", 7, 160, 100, 2),
+          x("kernel", "ncclDevKernel_AllReduce_Sum_f32_RING_LL", 20, 60, 150,
+            3),
+          x("gpu_memcpy", "Memcpy HtoD (Pageable -> Device)", 7, 310, 10, 4),
           x("gpu_memset", "Memset (Device)", 7, 320, 5),
+          x("cuda_runtime", "cudaLaunchKernel", 9, 5, 2, 1, pid=9),
+          x("cuda_runtime", "cudaLaunchKernel", 9, 8, 1, 2, pid=9),
+          x("cuda_driver", "cuLaunchKernelEx", 9, 50, 5, 3, pid=9),
+          x("cuda_runtime", "cudaMemcpyAsync", 9, 300, 2, 4, pid=9),
           {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 9,
            "tid": 9, "ts": 0, "dur": 400}]
     with open(path, "w") as f:
@@ -450,7 +460,14 @@ def test_gpu():
         "memcpys": 1, "memcpy_ns": 10000, "memsets": 1, "memset_ns": 5000,
         "span_ns": 315000, "busy_ns": 265000, "idle_ns": 50000,
         "compute_ns": 200000, "non_compute_ns": 65000, "comm_ns": 150000,
-        "memory_ns": 15000, "overlap_ns": 100000})
+        "memory_ns": 15000, "overlap_ns": 100000, "launches": 4,
+        "launch_delay_sum_ns": 167000, "launch_delay_min_ns": 3000,
+        "launch_delay_p50_ns": 5000, "launch_delay_p90_ns": 151000,
+        "launch_delay_max_ns": 151000})
+    ld = section(md, "Launch delay")
+    eq("gpu: launch delay (markdown)", md_row(ld, "1"),
+       ["1", "4", fmt_ns(41750), fmt_ns(3000), fmt_ns(5000),
+        fmt_ns(151000), fmt_ns(151000)])
     html = os.path.join(TMP, "gpu.html")
     rc, _, err = tprof(d, "--html", html)
     root = ET.parse(html).getroot()
