@@ -7,7 +7,8 @@
  * a slow step still shows.
  *
  * Called by the page (report_html.c); calls only down, into the chart
- * primitives (report_svg.c) and the histogram layout (summary/hist.c).
+ * primitives (report_svg.c), the formatting helpers (report_fmt.c) and
+ * the histogram layout (summary/hist.c).
  */
 #include "report_charts.h"
 #include "report_svg.h"
@@ -242,4 +243,56 @@ void rp_svg_memory(struct tp_buf *b, const struct rp_report *rep)
 	if (!c.nseries)
 		rp_chart_note(&c, "no device memory in the inputs");
 	rp_chart_close(&c);
+}
+
+/* One bar per rank with GPU activity: idle, compute and non-compute as
+ * shares of its GPU span, left to right, on a 0-100 % axis. Each part is
+ * <rect class="idle|compute|noncompute" data-rank="R" data-ns="N">. */
+#define BAR_W 560.0
+#define BAR_H 18.0
+#define BAR_X 60.0
+
+static void bar_part(struct tp_buf *b, const char *cls, const char *label,
+		     double y, double *x, int64_t ns, int64_t span)
+{
+	double w = span > 0 ? BAR_W * (double)ns / (double)span : 0;
+
+	rp_bprintf(b, "<rect class=\"%s\" data-rank=\"%s\" data-ns=\"%lld\" "
+		   "x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.0f\"/>\n",
+		   cls, label, (long long)ns, *x, y, w, BAR_H);
+	*x += w;
+}
+
+void rp_svg_breakdown(struct tp_buf *b, const struct rp_report *rep)
+{
+	const struct rp_gpu *g;
+	size_t e, n = 0;
+	double x, y;
+
+	for (e = 0; e < rep->nranks; e++)
+		n += (size_t)rep->ranks[e]->gpu.present;
+	if (!n)
+		return;
+	rp_bprintf(b, "<svg class=\"breakdown\" xmlns=\"http://www.w3.org/2000/"
+		   "svg\" width=\"%.0f\" height=\"%.0f\"><title>Temporal "
+		   "breakdown per rank: idle (grey), compute (green), "
+		   "non-compute (orange)</title>\n", BAR_X + BAR_W + 20,
+		   (double)n * (BAR_H + 6) + 10);
+	for (e = 0, y = 5; e < rep->nranks; e++) {
+		g = &rep->ranks[e]->gpu;
+		if (!g->present)
+			continue;
+		rp_bprintf(b, "<text x=\"%.0f\" y=\"%.2f\" class=\"ty\">"
+			   "rank %s</text>\n", BAR_X - 6, y + BAR_H - 5,
+			   rep->ranks[e]->label);
+		x = BAR_X;
+		bar_part(b, "idle", rep->ranks[e]->label, y, &x, g->idle_ns,
+			 g->span_ns);
+		bar_part(b, "compute", rep->ranks[e]->label, y, &x,
+			 g->compute_ns, g->span_ns);
+		bar_part(b, "noncompute", rep->ranks[e]->label, y, &x,
+			 g->non_compute_ns, g->span_ns);
+		y += BAR_H + 6;
+	}
+	tp_buf_lit(b, "</svg>\n");
 }

@@ -8,5 +8,8 @@ void rp_svg_hist(struct tp_buf *b, const struct rp_report *rep,
 		 const struct rp_name *nm);
 void rp_svg_steps(struct tp_buf *b, const struct rp_report *rep);
 void rp_svg_memory(struct tp_buf *b, const struct rp_report *rep);
+/* The temporal breakdown per rank as stacked bars (nothing without GPU
+ * activity). */
+void rp_svg_breakdown(struct tp_buf *b, const struct rp_report *rep);
 
 #endif

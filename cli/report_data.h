@@ -44,6 +44,16 @@ struct rp_mem {
 	size_t npts;
 };
 
+/* A summary's "gpu" member (computed from traces; gpu_time.c). */
+struct rp_gpu {
+	int present;
+	uint64_t kernels, memcpys, memsets;
+	int64_t kernel_ns, memcpy_ns, memset_ns, span_ns, busy_ns, idle_ns;
+	int64_t compute_ns, comm_ns, memory_ns, non_compute_ns, overlap_ns;
+	uint64_t launches;	/* GPU slices joined to their launch call */
+	int64_t delay_sum, delay_min, delay_p50, delay_p90, delay_max;
+};
+
 /* One input: a summary, read from a file or computed from a trace. */
 struct rp_rank {
 	char *path;		/* the file read */
@@ -60,6 +70,7 @@ struct rp_rank {
 	size_t nrows;
 	struct rp_mem *mem;
 	size_t nmem;
+	struct rp_gpu gpu;
 	struct tp_json_arena arena;	/* holds the strings above */
 	struct tp_buf json;	/* a trace's computed summary.json */
 };
@@ -83,6 +94,8 @@ struct rp_steps {
 	size_t n;		/* listed step times */
 	long double mean, vs_fastest;
 	int64_t p50, max;
+	size_t warmup;		/* first steps left out of the verdict */
+	int64_t verdict;	/* median of the steps after those */
 	int straggler;
 };
 
@@ -94,12 +107,16 @@ struct rp_report {
 	struct rp_steps *steps;	/* per entry */
 	size_t with_steps;	/* entries that have step times */
 	long double steps_median;	/* the median rank's mean step */
+	int64_t steps_reference;	/* the median rank's verdict step */
 	long double steps_fastest;
 	size_t nstragglers;	/* flagged names and ranks */
 };
 
 /* Rules, documented in README.md ("Reports across ranks"). */
 #define RP_TOP_NAMES 30
+/* Steps of a rank left out of its step verdict as start-up: the first
+ * from 3 steps on, the first two from RP_WARMUP_MORE on. */
+#define RP_WARMUP_MORE 10
 #define RP_TOP_DETAIL 10
 #define RP_STRAGGLER_RATIO 1.10L
 #define RP_STRAGGLER_MIN_NS 1000000.0L
@@ -127,6 +144,9 @@ void rp_bprintf(struct tp_buf *b, const char *fmt, ...)
 const char *rp_fmt_ratio(char *buf, size_t size, long double v);
 const char *rp_rank_str(char *buf, size_t size, int64_t rank);
 const char *rp_fmt_bytes(char *buf, size_t size, int64_t bytes);
+/* num / den as a percentage with two decimals, "12.34%" (halves up);
+ * "-" when den is 0. */
+const char *rp_fmt_pct(char *buf, size_t size, int64_t num, int64_t den);
 int64_t rp_mem_peak(const struct rp_rank *r);
 
 /* Outputs, appended to b. */

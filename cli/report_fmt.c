@@ -126,6 +126,20 @@ const char *rp_fmt_ratio(char *buf, size_t size, long double v)
 }
 
 /* The label of a rank, "-" when unknown. */
+const char *rp_fmt_pct(char *buf, size_t size, int64_t num, int64_t den)
+{
+	__int128 bp;
+
+	if (den <= 0 || num < 0) {
+		snprintf(buf, size, "-");
+		return buf;
+	}
+	bp = ((__int128)num * 10000 * 2 + den) / ((__int128)den * 2);
+	snprintf(buf, size, "%lld.%02lld%%", (long long)(bp / 100),
+		 (long long)(bp % 100));
+	return buf;
+}
+
 const char *rp_rank_str(char *buf, size_t size, int64_t rank)
 {
 	if (rank == RP_NONE)

@@ -23,7 +23,9 @@ static const char style[] =
 	"svg .tk{stroke:#999}svg .series{fill:none;stroke-width:1.5}"
 	"svg .tx,svg .ax,svg .note{text-anchor:middle}"
 	"svg .ty{text-anchor:end}svg .ct{font-weight:bold}"
-	"svg .note{fill:#888}";
+	"svg .note{fill:#888}"
+	"svg .idle{fill:#ccc}svg .compute{fill:#2ca02c}"
+	"svg .noncompute{fill:#ff7f0e}";
 
 static void html_table(struct tp_buf *b, const struct rp_table *t,
 		       const char *cls)
@@ -126,6 +128,10 @@ void rp_write_html(const struct rp_report *rep, struct tp_buf *b)
 	rp_svg_steps(b, rep);
 	tp_buf_lit(b, "<h2>Device memory</h2>\n");
 	rp_svg_memory(b, rep);
+	html_table(b, &ts.t[RP_T_GPU], "gpu");
+	html_table(b, &ts.t[RP_T_BREAKDOWN], "breakdown");
+	rp_svg_breakdown(b, rep);
+	html_table(b, &ts.t[RP_T_LAUNCH], "launch");
 	html_stragglers(b, &ts);
 	tp_buf_lit(b, "</body>\n</html>\n");
 out:

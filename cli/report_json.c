@@ -3,6 +3,7 @@
  * means and standard deviations have three decimals, ratios four. */
 #include "report_data.h"
 
+#include <inttypes.h>
 #include <string.h>
 
 static void str_or_null(struct tp_buf *b, const char *s)
@@ -140,6 +141,11 @@ static void put_steps(struct tp_buf *b, const struct rp_report *rep)
 		rp_json_milli(b, rep->steps_fastest);
 	else
 		tp_buf_lit(b, "null");
+	tp_buf_lit(b, ", \"reference_ns\": ");
+	if (rep->with_steps)
+		tp_json_i64(b, rep->steps_reference);
+	else
+		tp_buf_lit(b, "null");
 	tp_buf_lit(b, ", \"ranks\": [");
 	for (e = 0; e < rep->nranks; e++) {
 		st = &rep->steps[e];
@@ -151,6 +157,7 @@ static void put_steps(struct tp_buf *b, const struct rp_report *rep)
 		if (!st->n) {
 			tp_buf_lit(b, ", \"mean_ns\": null, \"p50_ns\": null, "
 				   "\"max_ns\": null, \"vs_fastest_ns\": null, "
+				   "\"warmup_steps\": 0, \"verdict_ns\": null, "
 				   "\"straggler\": false}");
 			continue;
 		}
@@ -162,6 +169,10 @@ static void put_steps(struct tp_buf *b, const struct rp_report *rep)
 		tp_json_i64(b, st->max);
 		tp_buf_lit(b, ", \"vs_fastest_ns\": ");
 		rp_json_milli(b, st->vs_fastest);
+		tp_buf_lit(b, ", \"warmup_steps\": ");
+		tp_json_u64(b, st->warmup);
+		tp_buf_lit(b, ", \"verdict_ns\": ");
+		tp_json_i64(b, st->verdict);
 		tp_buf_lit(b, ", \"straggler\": ");
 		tp_buf_cstr(b, st->straggler ? "true}" : "false}");
 	}
@@ -196,8 +207,8 @@ static void put_stragglers(struct tp_buf *b, const struct rp_report *rep)
 	for (i = 0; i < rep->nranks; i++) {
 		if (!rep->steps[i].straggler)
 			continue;
-		put_straggler(b, rep, &sep, "steps", i, rep->steps[i].mean,
-			      rep->steps_median);
+		put_straggler(b, rep, &sep, "steps", i, rep->steps[i].verdict,
+			      rep->steps_reference);
 		tp_buf_lit(b, "}");
 	}
 	for (i = 0; i < rep->nnames && i < RP_TOP_NAMES; i++) {
@@ -211,6 +222,46 @@ static void put_stragglers(struct tp_buf *b, const struct rp_report *rep)
 		tp_buf_lit(b, ", \"name\": ");
 		tp_json_str(b, nm->name);
 		tp_buf_lit(b, "}");
+	}
+	tp_buf_lit(b, "]");
+}
+
+/* Per entry, its summary's gpu member, or null without one. */
+static void put_gpu(struct tp_buf *b, const struct rp_report *rep)
+{
+	const struct rp_gpu *g;
+	size_t e;
+
+	tp_buf_lit(b, ",\n\"gpu\": [");
+	for (e = 0; e < rep->nranks; e++) {
+		g = &rep->ranks[e]->gpu;
+		tp_buf_cstr(b, e ? ",\n {" : "\n {");
+		put_who(b, rep, e);
+		if (!g->present) {
+			tp_buf_lit(b, ", \"gpu\": null}");
+			continue;
+		}
+		rp_bprintf(b, ", \"kernels\": %" PRIu64 ", \"kernel_ns\": "
+			   "%" PRId64 ", \"memcpys\": %" PRIu64 ", "
+			   "\"memcpy_ns\": %" PRId64 ", \"memsets\": %" PRIu64
+			   ", \"memset_ns\": %" PRId64 ", \"span_ns\": %" PRId64
+			   ", \"busy_ns\": %" PRId64 ", \"idle_ns\": %" PRId64
+			   ", \"compute_ns\": %" PRId64 ", \"non_compute_ns\": "
+			   "%" PRId64 ", \"comm_ns\": %" PRId64 ", "
+			   "\"memory_ns\": %" PRId64 ", \"overlap_ns\": %" PRId64,
+			   g->kernels, g->kernel_ns, g->memcpys,
+			   g->memcpy_ns, g->memsets, g->memset_ns, g->span_ns,
+			   g->busy_ns, g->idle_ns, g->compute_ns,
+			   g->non_compute_ns, g->comm_ns, g->memory_ns,
+			   g->overlap_ns);
+		rp_bprintf(b, ", \"launches\": %" PRIu64 ", "
+			   "\"launch_delay_sum_ns\": %" PRId64 ", "
+			   "\"launch_delay_min_ns\": %" PRId64 ", "
+			   "\"launch_delay_p50_ns\": %" PRId64 ", "
+			   "\"launch_delay_p90_ns\": %" PRId64 ", "
+			   "\"launch_delay_max_ns\": %" PRId64 "}", g->launches,
+			   g->delay_sum, g->delay_min, g->delay_p50,
+			   g->delay_p90, g->delay_max);
 	}
 	tp_buf_lit(b, "]");
 }
@@ -232,6 +283,7 @@ void rp_write_json(const struct rp_report *rep, struct tp_buf *b)
 	}
 	tp_buf_lit(b, "]");
 	put_steps(b, rep);
+	put_gpu(b, rep);
 	put_stragglers(b, rep);
 	tp_buf_lit(b, "\n}\n");
 }

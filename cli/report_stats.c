@@ -173,7 +173,48 @@ static int cmp_ld(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Mean, nearest-rank median and max of one rank's step times. */
+static size_t warmup_steps(size_t n)
+{
+	return n >= RP_WARMUP_MORE ? 2 : n >= 3 ? 1 : 0;
+}
+
+static int step_ts_cmp(const void *a, const void *b)
+{
+	const struct rp_step *x = a, *y = b;
+
+	return x->ts < y->ts ? -1 : x->ts > y->ts;
+}
+
+/* The verdict step: the nearest-rank median (ceil(m/2)-th shortest) of
+ * the steps after the first warmup ones in time. The first steps hold
+ * start-up (library load, allocation, autotuning, compilation): one of
+ * them would make a healthy rank a straggler by its mean. */
+static int rank_verdict(const struct rp_rank *r, struct rp_steps *st)
+{
+	struct rp_step *s = malloc(st->n * sizeof(*s));
+	int64_t *d = malloc(st->n * sizeof(*d));
+	size_t i, m;
+
+	if (!s || !d) {
+		free(s);
+		free(d);
+		return -1;
+	}
+	memcpy(s, r->steps, st->n * sizeof(*s));
+	qsort(s, st->n, sizeof(*s), step_ts_cmp);
+	st->warmup = warmup_steps(st->n);
+	m = st->n - st->warmup;
+	for (i = 0; i < m; i++)
+		d[i] = s[st->warmup + i].dur;
+	qsort(d, m, sizeof(*d), cmp_i64);
+	st->verdict = d[(m + 1) / 2 - 1];
+	free(s);
+	free(d);
+	return 0;
+}
+
+/* Mean, nearest-rank median and max of one rank's step times, and its
+ * verdict step. */
 static int rank_steps(const struct rp_rank *r, struct rp_steps *st)
 {
 	int64_t *d;
@@ -195,50 +236,58 @@ static int rank_steps(const struct rp_rank *r, struct rp_steps *st)
 	st->p50 = d[(st->n + 1) / 2 - 1];
 	st->max = d[st->n - 1];
 	free(d);
-	return 0;
+	return rank_verdict(r, st);
 }
 
-/* The reference is the lower median of the ranks' mean step times: the
+/* The reference is the lower median of the ranks' verdict steps: the
  * value of an actual rank, so with half the ranks slow it is a fast
- * one. */
+ * one. The median of the ranks' means is kept for the tables. */
 static int steps_stats(struct rp_report *rep)
 {
 	long double *means;
+	int64_t *verdicts;
 	size_t e, k = 0;
 
 	rep->steps = calloc(rep->nranks ? rep->nranks : 1,
 			    sizeof(*rep->steps));
 	means = malloc((rep->nranks ? rep->nranks : 1) * sizeof(*means));
-	if (!rep->steps || !means) {
-		free(means);
-		return -1;
-	}
+	verdicts = malloc((rep->nranks ? rep->nranks : 1) * sizeof(*verdicts));
+	if (!rep->steps || !means || !verdicts)
+		goto fail;
 	for (e = 0; e < rep->nranks; e++) {
-		if (rank_steps(rep->ranks[e], &rep->steps[e])) {
-			free(means);
-			return -1;
-		}
-		if (rep->steps[e].n)
-			means[k++] = rep->steps[e].mean;
+		if (rank_steps(rep->ranks[e], &rep->steps[e]))
+			goto fail;
+		if (!rep->steps[e].n)
+			continue;
+		verdicts[k] = rep->steps[e].verdict;
+		means[k++] = rep->steps[e].mean;
 	}
 	rep->with_steps = k;
 	if (k) {
 		qsort(means, k, sizeof(*means), cmp_ld);
+		qsort(verdicts, k, sizeof(*verdicts), cmp_i64);
 		rep->steps_fastest = means[0];
 		rep->steps_median = means[(k - 1) / 2];
+		rep->steps_reference = verdicts[(k - 1) / 2];
 	}
 	free(means);
+	free(verdicts);
 	for (e = 0; e < rep->nranks; e++) {
 		struct rp_steps *st = &rep->steps[e];
 
 		if (!st->n)
 			continue;
 		st->vs_fastest = st->mean - rep->steps_fastest;
-		st->straggler = k >= 2 && rep->steps_median > 0 &&
-			st->mean * 100 >= rep->steps_median * 110;
+		st->straggler = k >= 2 && rep->steps_reference > 0 &&
+			(long double)st->verdict * 100 >=
+			(long double)rep->steps_reference * 110;
 		rep->nstragglers += (size_t)st->straggler;
 	}
 	return 0;
+fail:
+	free(means);
+	free(verdicts);
+	return -1;
 }
 
 int rp_stats(struct rp_report *rep)

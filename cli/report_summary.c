@@ -290,6 +290,46 @@ static int parse_memory(struct sp *p, jnode *root)
 	return 0;
 }
 
+/* The optional "gpu" member (version 1), which summaries computed from
+ * traces carry: left zero when absent. */
+static int parse_gpu(struct sp *p, jnode *root)
+{
+	static const char w[] = "gpu: ";
+	struct rp_gpu *g = &p->r->gpu;
+	jnode *n = tp_json_get(root, "gpu");
+	int64_t ver;
+
+	if (is_null(n))
+		return 0;
+	if (n->type != TP_JSON_OBJECT)
+		return bad(p, "\"gpu\" is not an object");
+	if (get_i64(p, n, "version", w, &ver))
+		return -1;
+	if (ver != 1)
+		return 0;	/* a later layout: not ours to read */
+	g->present = 1;
+	return get_u64(p, n, "kernels", w, &g->kernels) ||
+	       get_u64(p, n, "memcpys", w, &g->memcpys) ||
+	       get_u64(p, n, "memsets", w, &g->memsets) ||
+	       get_i64(p, n, "kernel_ns", w, &g->kernel_ns) ||
+	       get_i64(p, n, "memcpy_ns", w, &g->memcpy_ns) ||
+	       get_i64(p, n, "memset_ns", w, &g->memset_ns) ||
+	       get_i64(p, n, "span_ns", w, &g->span_ns) ||
+	       get_i64(p, n, "busy_ns", w, &g->busy_ns) ||
+	       get_i64(p, n, "idle_ns", w, &g->idle_ns) ||
+	       get_i64(p, n, "compute_ns", w, &g->compute_ns) ||
+	       get_i64(p, n, "comm_ns", w, &g->comm_ns) ||
+	       get_i64(p, n, "memory_ns", w, &g->memory_ns) ||
+	       get_i64(p, n, "non_compute_ns", w, &g->non_compute_ns) ||
+	       get_i64(p, n, "overlap_ns", w, &g->overlap_ns) ||
+	       get_u64(p, n, "launches", w, &g->launches) ||
+	       get_i64(p, n, "launch_delay_sum_ns", w, &g->delay_sum) ||
+	       get_i64(p, n, "launch_delay_min_ns", w, &g->delay_min) ||
+	       get_i64(p, n, "launch_delay_p50_ns", w, &g->delay_p50) ||
+	       get_i64(p, n, "launch_delay_p90_ns", w, &g->delay_p90) ||
+	       get_i64(p, n, "launch_delay_max_ns", w, &g->delay_max) ? -1 : 0;
+}
+
 static int parse_head(struct sp *p, jnode *root)
 {
 	struct rp_rank *r = p->r;
@@ -338,7 +378,8 @@ int rp_summary_parse(struct rp_rank *r, const char *buf, size_t len,
 		return bad(&p, "neither a trace nor a tprof summary (the "
 			   "top-level value is not an object)");
 	if (parse_head(&p, root) || parse_steps(&p, root) ||
-	    parse_calls(&p, root) || parse_memory(&p, root))
+	    parse_calls(&p, root) || parse_memory(&p, root) ||
+	    parse_gpu(&p, root))
 		return -1;
 	if (r->steps_count < r->nsteps)
 		r->steps_count = r->nsteps;

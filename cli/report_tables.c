@@ -184,10 +184,12 @@ static void t_steps(const struct rp_report *rep, struct rp_table *t)
 	t->empty = "No steps (ProfilerStep#N) in any rank.";
 	if (!rep->with_steps)
 		return;
-	snprintf(t->note_buf, sizeof(t->note_buf), "Reference: the median "
-		 "rank's mean step, %s; a rank at >= 1.10 times it is a "
-		 "straggler. p50: the ceil(n/2)-th shortest step.",
-		 rp_fmt_ns(w[0], T, rep->steps_median));
+	snprintf(t->note_buf, sizeof(t->note_buf), "Verdict: each rank's "
+		 "median step, its first step left out as start-up (the "
+		 "first two from %d steps); a rank whose verdict is >= 1.10 "
+		 "times the median rank's, %s, is a straggler. p50: the "
+		 "ceil(n/2)-th shortest step.", RP_WARMUP_MORE,
+		 rp_fmt_ns(w[0], T, rep->steps_reference));
 	t->note = t->note_buf;
 	for (e = 0; e < rep->nranks; e++) {
 		st = &rep->steps[e];
@@ -237,12 +239,13 @@ static void l_stragglers(const struct rp_report *rep, struct rp_tables *ts)
 	for (i = 0; i < rep->nranks; i++) {
 		st = &rep->steps[i];
 		if (st->straggler)
-			add_line(ts, "rank %s: mean step %s is %s times the "
-				 "median rank's %s", rep->ranks[i]->label,
-				 rp_fmt_ns(w[0], T, st->mean),
-				 rp_fmt_ratio(w[1], T,
-					      st->mean / rep->steps_median),
-				 rp_fmt_ns(w[2], T, rep->steps_median));
+			add_line(ts, "rank %s: median step %s (its first %zu "
+				 "left out: start-up) is %s times the median "
+				 "rank's %s", rep->ranks[i]->label,
+				 rp_fmt_ns(w[0], T, st->verdict), st->warmup,
+				 rp_fmt_ratio(w[1], T, (long double)st->verdict /
+					      rep->steps_reference),
+				 rp_fmt_ns(w[2], T, rep->steps_reference));
 	}
 	for (i = 0; i < rep->nnames && i < RP_TOP_NAMES; i++) {
 		nm = &rep->names[i];
@@ -255,6 +258,113 @@ static void l_stragglers(const struct rp_report *rep, struct rp_tables *ts)
 				 rp_fmt_ns(w[2], T, nm->mean_total),
 				 rp_fmt_diff(w[3], T, nm->max_total -
 					     nm->mean_total));
+	}
+}
+
+static void t_gpu(const struct rp_report *rep, struct rp_table *t)
+{
+	static const char *const head[] = {
+		"rank", "kernels", "kernel time", "copies", "copy time", "sets",
+		"set time", "busy", "GPU span", "busy % of span",
+	};
+	const struct rp_gpu *g;
+	char w[6][T];
+	size_t e;
+
+	table_init(t, "GPU time", head, "rrrrrrrrrr");
+	t->empty = "No GPU activity in the traces read (summaries written "
+		   "at exit do not carry it yet).";
+	t->note = "busy: the union over streams of every kernel, copy and "
+		  "set; GPU span: from the first one's start to the last "
+		  "one's end.";
+	for (e = 0; e < rep->nranks; e++) {
+		g = &rep->ranks[e]->gpu;
+		if (!g->present)
+			continue;
+		add_cell(t, "%s", rep->ranks[e]->label);
+		add_cell(t, "%" PRIu64, g->kernels);
+		add_cell(t, "%s", rp_fmt_ns(w[0], T, g->kernel_ns));
+		add_cell(t, "%" PRIu64, g->memcpys);
+		add_cell(t, "%s", rp_fmt_ns(w[1], T, g->memcpy_ns));
+		add_cell(t, "%" PRIu64, g->memsets);
+		add_cell(t, "%s", rp_fmt_ns(w[2], T, g->memset_ns));
+		add_cell(t, "%s", rp_fmt_ns(w[3], T, g->busy_ns));
+		add_cell(t, "%s", rp_fmt_ns(w[4], T, g->span_ns));
+		add_cell(t, "%s", rp_fmt_pct(w[5], T, g->busy_ns, g->span_ns));
+		end_row(t, 0);
+	}
+}
+
+static void t_breakdown(const struct rp_report *rep, struct rp_table *t)
+{
+	static const char *const head[] = {
+		"rank", "idle", "compute", "non-compute", "communication",
+		"memory", "idle %", "compute %", "non-compute %",
+		"comm. overlapped by compute",
+	};
+	const struct rp_gpu *g;
+	char w[9][T];
+	size_t e;
+
+	table_init(t, "Temporal breakdown", head, "rrrrrrrrrr");
+	t->empty = "No GPU activity in the traces read.";
+	t->note = "As HTA's get_temporal_breakdown and get_comm_comp_overlap, "
+		  "over the GPU span: idle = span - busy; compute: the union "
+		  "of computation kernels; non-compute = span - compute - "
+		  "idle; communication (nccl...Kernel) and memory (Memcpy, "
+		  "Memset) as unions; the last column: the share of "
+		  "communication time during which computation ran.";
+	for (e = 0; e < rep->nranks; e++) {
+		g = &rep->ranks[e]->gpu;
+		if (!g->present)
+			continue;
+		add_cell(t, "%s", rep->ranks[e]->label);
+		add_cell(t, "%s", rp_fmt_ns(w[0], T, g->idle_ns));
+		add_cell(t, "%s", rp_fmt_ns(w[1], T, g->compute_ns));
+		add_cell(t, "%s", rp_fmt_ns(w[2], T, g->non_compute_ns));
+		add_cell(t, "%s", rp_fmt_ns(w[3], T, g->comm_ns));
+		add_cell(t, "%s", rp_fmt_ns(w[4], T, g->memory_ns));
+		add_cell(t, "%s", rp_fmt_pct(w[5], T, g->idle_ns, g->span_ns));
+		add_cell(t, "%s", rp_fmt_pct(w[6], T, g->compute_ns,
+					     g->span_ns));
+		add_cell(t, "%s", rp_fmt_pct(w[7], T, g->non_compute_ns,
+					     g->span_ns));
+		add_cell(t, "%s", rp_fmt_pct(w[8], T, g->overlap_ns,
+					     g->comm_ns));
+		end_row(t, 0);
+	}
+}
+
+static void t_launch(const struct rp_report *rep, struct rp_table *t)
+{
+	static const char *const head[] = {
+		"rank", "launches", "mean", "min", "p50", "p90", "max",
+	};
+	const struct rp_gpu *g;
+	char w[5][T];
+	size_t e;
+
+	table_init(t, "Launch delay", head, "rrrrrrr");
+	t->empty = "No GPU work joined to its launch call in the traces read.";
+	t->note = "From the end of each runtime or driver call to the start "
+		  "of the kernel, copy or set it launched (same correlation "
+		  "id), as HTA's get_cuda_kernel_launch_stats: the time work "
+		  "waited in the GPU's queue. Long delays: the GPU was busy "
+		  "(GPU-bound); short ones with an idle GPU: the CPU did not "
+		  "launch fast enough (CPU-bound). p50, p90: nearest rank.";
+	for (e = 0; e < rep->nranks; e++) {
+		g = &rep->ranks[e]->gpu;
+		if (!g->present || !g->launches)
+			continue;
+		add_cell(t, "%s", rep->ranks[e]->label);
+		add_cell(t, "%" PRIu64, g->launches);
+		add_cell(t, "%s", rp_fmt_ns(w[0], T, (long double)g->delay_sum /
+					    g->launches));
+		add_cell(t, "%s", rp_fmt_ns(w[1], T, g->delay_min));
+		add_cell(t, "%s", rp_fmt_ns(w[2], T, g->delay_p50));
+		add_cell(t, "%s", rp_fmt_ns(w[3], T, g->delay_p90));
+		add_cell(t, "%s", rp_fmt_ns(w[4], T, g->delay_max));
+		end_row(t, 0);
 	}
 }
 
@@ -271,6 +381,9 @@ int rp_tables_build(const struct rp_report *rep, struct rp_tables *ts)
 	t_names(rep, &ts->t[RP_T_NAMES]);
 	t_detail(rep, &ts->t[RP_T_DETAIL]);
 	t_steps(rep, &ts->t[RP_T_STEPS]);
+	t_gpu(rep, &ts->t[RP_T_GPU]);
+	t_breakdown(rep, &ts->t[RP_T_BREAKDOWN]);
+	t_launch(rep, &ts->t[RP_T_LAUNCH]);
 	l_stragglers(rep, ts);
 	for (i = 0; i < RP_N_TABLES; i++)
 		ts->oom |= ts->t[i].oom;

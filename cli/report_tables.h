@@ -13,11 +13,14 @@ struct rp_table {
 	size_t ncols, nrows, fill, cap;
 	char **cells;		/* row by row */
 	unsigned char *flag;	/* per row: a straggler */
-	char note_buf[256];
+	char note_buf[384];
 	int oom;
 };
 
-enum { RP_T_RANKS, RP_T_NAMES, RP_T_DETAIL, RP_T_STEPS, RP_N_TABLES };
+enum {
+	RP_T_RANKS, RP_T_NAMES, RP_T_DETAIL, RP_T_STEPS, RP_T_GPU,
+	RP_T_BREAKDOWN, RP_T_LAUNCH, RP_N_TABLES
+};
 
 struct rp_tables {
 	char intro[128];

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "summary/summary.h"
+#include "gpu_time.h"
 #include "gzread.h"
 #include "json.h"
 
@@ -48,6 +49,8 @@ struct ts {
 	struct tp_json *j;
 	struct tp_json_arena arena;
 	struct tp_sum *sum;
+	struct tp_gpu *gpu;	/* GPU slices, for the "gpu" member */
+	int gpu_oom;
 	uint64_t nevents, dropped;
 	int saw_events, have_pid;
 	int64_t rank, world_size, pid, base_ns;
@@ -198,6 +201,22 @@ static int profiler_span(const struct ev *e)
 	       !strncmp(str_of(e->name), pre, sizeof(pre) - 1);
 }
 
+/* GPU activity and the runtime calls that launched it, joined by
+ * correlation id, for the "gpu" member. */
+static void gpu_slice(struct ts *t, const struct ev *e, int64_t ts,
+		      int64_t dur)
+{
+	const char *cat = str_of(e->cat);
+	int64_t corr;
+
+	if (arg_i64(e->args, "correlation", &corr) || corr < 0)
+		corr = 0;
+	if (tp_gpu_add(t->gpu, cat, str_of(e->name), ts, dur,
+		       (uint64_t)corr) ||
+	    (corr && tp_gpu_call(t->gpu, cat, (uint64_t)corr, ts + dur)))
+		t->gpu_oom = 1;
+}
+
 static void on_x(struct ts *t, const struct ev *e)
 {
 	int64_t pid, tid, ts, dur;
@@ -207,6 +226,7 @@ static void on_x(struct ts *t, const struct ev *e)
 	if (track_id(e->pid, &pid) || track_id(e->tid, &tid) ||
 	    time_of(e->ts, &ts) || time_of(e->dur, &dur) || dur < 0)
 		return;
+	gpu_slice(t, e, ts, dur);
 	span(t, str_of(e->cat), str_of(e->name), pid, tid, ts, dur, e->args,
 	     e->raw, e->rawlen);
 }
@@ -637,13 +657,20 @@ static void cleanup(struct ts *t)
 	tp_gzr_close(t->gz);
 	tp_json_arena_free(&t->arena);
 	tp_sum_free(t->sum);
+	tp_gpu_free(t->gpu);
 	free(t->host);
+}
+
+static void put_gpu(struct tp_buf *b, void *ctx)
+{
+	tp_gpu_write_json(ctx, b);
 }
 
 int tp_trace_summary(const char *path, struct tp_buf *out, char *err,
 		     size_t errlen)
 {
 	struct ts *t = calloc(1, sizeof(*t));
+	struct tp_gpu_stats gs;
 	int ret = -1;
 
 	err[0] = 0;
@@ -660,7 +687,8 @@ int tp_trace_summary(const char *path, struct tp_buf *out, char *err,
 		goto out;
 	t->j = tp_json_open(gz_read, t->gz);
 	t->sum = tp_sum_new();
-	if (!t->j || !t->sum) {
+	t->gpu = tp_gpu_new();
+	if (!t->j || !t->sum || !t->gpu) {
 		fail(t, "out of memory");
 		goto out;
 	}
@@ -670,7 +698,12 @@ int tp_trace_summary(const char *path, struct tp_buf *out, char *err,
 	if (t->dropped)
 		tp_sum_dropped_other(t->sum, t->dropped);
 	set_info(t);
-	tp_sum_write_json(t->sum, out, NULL, NULL);
+	if (t->gpu_oom || tp_gpu_finish(t->gpu, &gs) < 0) {
+		fail(t, "out of memory");
+		goto out;
+	}
+	tp_sum_write_json(t->sum, out, gs.span_ns || gs.n_kernel ||
+			  gs.n_memcpy || gs.n_memset ? put_gpu : NULL, &gs);
 	ret = 0;
 out:
 	cleanup(t);

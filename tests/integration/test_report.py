@@ -199,7 +199,9 @@ def test_summaries():
             "straggler" if means[r] >= 1.1 * median else ""])
     strag = md.split("## Stragglers", 1)[-1]
     check("summaries: stragglers name rank 3's steps and gemm_kernel",
-          "- rank 3: mean step %s" % fmt_ns(130 * MS) in strag and
+          "- rank 3: median step %s (its first 2 left out: start-up) is "
+          "1.300 times the median rank's %s" % (fmt_ns(130 * MS),
+                                                fmt_ns(100 * MS)) in strag and
           "- kernel gemm_kernel: rank 3's total %s is %s times" %
           (fmt_ns(130 * MS), ratio3(130 * MS / mean)) in strag and
           strag.count("\n- ") == 2, strag)
@@ -247,10 +249,15 @@ def test_summaries():
         [(r, 10, milli(means[r]), sorted(s)[4], max(s),
           milli(means[r] - fastest), means[r] >= 1.1 * median)
          for r, s in enumerate(STEPS)]))
+    eq("summaries: --json step verdicts: median after the warm-up steps",
+       (st["reference_ns"], [(x["warmup_steps"], x["verdict_ns"])
+                             for x in st["ranks"]]),
+       (100 * MS, [(2, 100 * MS), (2, 99 * MS), (2, 100 * MS),
+                   (2, 130 * MS)]))
     eq("summaries: --json stragglers",
        [(x["kind"], x["rank"], x.get("name"), x["ratio"])
         for x in j["stragglers"]],
-       [("steps", 3, None, ratio4(means[3] / median)),
+       [("steps", 3, None, ratio4(130 / 100)),
         ("name", 3, "gemm_kernel", ratio4(130 * MS / mean))])
     eq("summaries: --json memory peak per rank",
        [x["memory"] for x in j["ranks"]],
@@ -357,6 +364,125 @@ def test_kineto():
        (s["source"], s["rank"], s["world_size"], s["trace"]),
        ("trace", 1, 2, "host_4242.1.pt.trace.json.gz"))
     return d
+
+
+def test_warmup():
+    """Rank 0's first step holds start-up (14.8x the others, as seen on a
+    real job): by its mean it would be a straggler; its verdict leaves
+    the first step out and takes the median, so it is not. Rank 2, slow
+    in every step after the first, is one."""
+    d = os.path.join(TMP, "warmup")
+    steps = [[1480 * MS] + [100 * MS] * 4, [100 * MS] * 5,
+             [100 * MS] + [120 * MS] * 4]
+    for r, st in enumerate(steps):
+        s = summary(r)
+        s["world_size"] = 3
+        t, times = 0, []
+        for i, x in enumerate(st):
+            times.append([i, t, x])
+            t += x
+        s["steps"] = {"count": len(st), "times": times}
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, "job-rank%d.summary.json" % r), "w") as f:
+            json.dump(s, f)
+    j = report_json(d)
+    st = j and j["steps"]
+    eq("warm-up: verdicts leave the first step out, then the median",
+       st and (st["reference_ns"],
+               [(x["rank"], x["mean_ns"], x["warmup_steps"], x["verdict_ns"],
+                 x["straggler"]) for x in st["ranks"]]),
+       (100 * MS, [(0, 376 * MS, 1, 100 * MS, False),
+                   (1, 100 * MS, 1, 100 * MS, False),
+                   (2, 116 * MS, 1, 120 * MS, True)]))
+    rc, md, err = tprof(d)
+    check("warm-up: the markdown says the first step is left out",
+          "- rank 2: median step %s (its first 1 left out: start-up) is "
+          "1.200 times the median rank's %s" % (fmt_ns(120 * MS),
+                                                fmt_ns(100 * MS)) in md and
+          "its first step left out as start-up" in md and
+          "- rank 0:" not in md, md)
+
+
+def gpu_trace(path, rank, shift_us=0):
+    """A small trace with known GPU answers (us): on stream 7 compute
+    kernels [10, 110) and [160, 260), a copy [310, 320) and a set
+    [320, 325); on stream 20 an NCCL kernel [60, 210). Span 315, busy 265,
+    idle 50, compute 200, communication 150 (100 of it under compute),
+    memory 15, non-compute 65. Launch calls (correlation 1-4) end at 7,
+    9, 55 and 302: delays 3, 151, 5 and 8 us; the set has no call."""
+    def x(cat, name, tid, ts, dur, corr=None, pid=0):
+        a = {"stream": tid} if pid == 0 else {}
+        if corr:
+            a["correlation"] = corr
+        return {"ph": "X", "cat": cat, "name": name, "pid": pid, "tid": tid,
+                "ts": ts + shift_us, "dur": dur, "args": a}
+    ev = [x("kernel", "gemm_a", 7, 10, 100, 1),
+          x("kernel", "gemm_b", 7, 160, 100, 2),
+          x("kernel", "ncclDevKernel_AllReduce_Sum_f32_RING_LL", 20, 60, 150,
+            3),
+          x("gpu_memcpy", "Memcpy HtoD (Pageable -> Device)", 7, 310, 10, 4),
+          x("gpu_memset", "Memset (Device)", 7, 320, 5),
+          x("cuda_runtime", "cudaLaunchKernel", 9, 5, 2, 1, pid=9),
+          x("cuda_runtime", "cudaLaunchKernel", 9, 8, 1, 2, pid=9),
+          x("cuda_driver", "cuLaunchKernelEx", 9, 50, 5, 3, pid=9),
+          x("cuda_runtime", "cudaMemcpyAsync", 9, 300, 2, 4, pid=9),
+          {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 9,
+           "tid": 9, "ts": 0, "dur": 400}]
+    with open(path, "w") as f:
+        json.dump({"schemaVersion": 1, "distributedInfo": {
+            "rank": rank, "world_size": 2}, "traceEvents": ev}, f)
+
+
+def section(md, title):
+    return md.split("## " + title + "\n", 1)[-1].split("\n## ", 1)[0]
+
+
+def test_gpu():
+    d = os.path.join(TMP, "gpu")
+    os.makedirs(d)
+    gpu_trace(os.path.join(d, "a-rank0.trace.json"), 0)
+    gpu_trace(os.path.join(d, "a-rank1.trace.json"), 1, shift_us=1000)
+    rc, md, err = tprof(d)
+    eq("gpu: exit 0", (rc, err), (0, ""))
+    g = section(md, "GPU time")
+    want = ["3", fmt_ns(350000), "1", fmt_ns(10000), "1", fmt_ns(5000),
+            fmt_ns(265000), fmt_ns(315000), "84.13%"]
+    eq("gpu: GPU time per rank (markdown)",
+       [md_row(g, r) for r in ("0", "1")], [[r] + want for r in ("0", "1")])
+    t = section(md, "Temporal breakdown")
+    want = [fmt_ns(50000), fmt_ns(200000), fmt_ns(65000), fmt_ns(150000),
+            fmt_ns(15000), "15.87%", "63.49%", "20.63%", "66.67%"]
+    eq("gpu: temporal breakdown and overlap (markdown)",
+       [md_row(t, r) for r in ("0", "1")], [[r] + want for r in ("0", "1")])
+    j = report_json(d)
+    eq("gpu: --json exact", j and j["gpu"][0],
+       {"entry": 0, "rank": 0, "kernels": 3, "kernel_ns": 350000,
+        "memcpys": 1, "memcpy_ns": 10000, "memsets": 1, "memset_ns": 5000,
+        "span_ns": 315000, "busy_ns": 265000, "idle_ns": 50000,
+        "compute_ns": 200000, "non_compute_ns": 65000, "comm_ns": 150000,
+        "memory_ns": 15000, "overlap_ns": 100000, "launches": 4,
+        "launch_delay_sum_ns": 167000, "launch_delay_min_ns": 3000,
+        "launch_delay_p50_ns": 5000, "launch_delay_p90_ns": 151000,
+        "launch_delay_max_ns": 151000})
+    ld = section(md, "Launch delay")
+    eq("gpu: launch delay (markdown)", md_row(ld, "1"),
+       ["1", "4", fmt_ns(41750), fmt_ns(3000), fmt_ns(5000),
+        fmt_ns(151000), fmt_ns(151000)])
+    html = os.path.join(TMP, "gpu.html")
+    rc, _, err = tprof(d, "--html", html)
+    root = ET.parse(html).getroot()
+    bars = [(e.get("class"), e.get("data-rank"), e.get("data-ns"))
+            for e in root.iter() if local(e.tag) == "rect" and
+            e.get("data-ns")]
+    eq("gpu: --html stacked bars of the breakdown", bars,
+       [(c, r, n) for r in ("0", "1") for c, n in
+        (("idle", "50000"), ("compute", "200000"),
+         ("noncompute", "65000"))])
+    # a summary without the member: null in --json, no row
+    write_summaries(d, ranks=[3])
+    j = report_json(d)
+    eq("gpu: a summary without \"gpu\" gives null",
+       j and [x.get("gpu", "-") for x in j["gpu"]], ["-", "-", None])
 
 
 def test_kineto_real():
@@ -639,6 +765,8 @@ test_sum = test_summaries()
 test_inputs(test_sum)
 kin = test_kineto()
 test_kineto_real()
+test_warmup()
+test_gpu()
 test_names_by_content()
 test_tprof_trace()
 test_html(test_sum, kin)

@@ -14,6 +14,8 @@ import tempfile
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "integration"))
 from tplib import *  # noqa: E402
 
+# HTA rounds ns-resolution timestamps down to us unless told not to.
+os.environ["HTA_DISABLE_NS_ROUNDING"] = "1"
 try:
     from hta.trace_analysis import TraceAnalysis
 except ImportError as e:
@@ -73,4 +75,77 @@ for name in ("nvtx", "nccl"):
         {"ncclAllReduce", "ncclGroupEnd", "ncclCommInitRank"}
     check("hta: %s: events read" % name, want <= names, str(names))
 shutil.rmtree(out, ignore_errors=True)
+
+# --- tprof report's GPU analyses against HTA's, on torch.profiler traces ---
+import json  # noqa: E402
+import subprocess  # noqa: E402
+
+import kineto_fixture  # noqa: E402
+
+
+def with_nccl(trace, pid):
+    """Adds, per step, an NCCL kernel on stream 20 that overlaps the
+    step's GEMMs, launched by a cudaLaunchKernel inside the step."""
+    ev = trace["traceEvents"]
+    steps = [e for e in ev if e.get("name", "").startswith("ProfilerStep#")]
+    for k, st in enumerate(steps):
+        corr = 5000 + k
+        ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel",
+                   "pid": pid, "tid": pid, "ts": st["ts"] + 20.0, "dur": 1.0,
+                   "args": {"correlation": corr, "cbid": 211}})
+        ev.append({"ph": "X", "cat": "kernel",
+                   "name": "ncclDevKernel_AllReduce_Sum_f32_RING_LL",
+                   "pid": 0, "tid": 20, "ts": st["ts"] + 105.0, "dur": 40.0,
+                   "args": {"correlation": corr, "stream": 20, "device": 0,
+                            "External id": 0}})
+    return trace
+
+
+kd = tempfile.mkdtemp(prefix="tprof-hta-kineto-")
+for rank, slow in ((0, 1.0), (1, 1.5)):
+    tr, _ = kineto_fixture.make(rank=rank, slow=slow, steps=4)
+    kineto_fixture.write(os.path.join(kd, "rank-%d.json.gz" % rank),
+                         with_nccl(tr, 4242))
+p = subprocess.run([CLI, "report", "--json", kd], capture_output=True,
+                   text=True)
+eq("hta compare: tprof report exit 0", p.returncode, 0)
+mine = {g["rank"]: g for g in json.loads(p.stdout)["gpu"]} if \
+    p.returncode == 0 else {}
+a = TraceAnalysis(trace_dir=kd, include_last_profiler_step=True)
+tb = a.get_temporal_breakdown(visualize=False)
+for _, row in tb.iterrows():
+    r = int(row["rank"])
+    g = mine.get(r, {})
+    eq("hta compare: rank %d temporal breakdown (ns)" % r,
+       (g.get("idle_ns"), g.get("compute_ns"), g.get("non_compute_ns"),
+        g.get("span_ns")),
+       tuple(round(row[c] * 1000) for c in (
+           "idle_time(us)", "compute_time(us)", "non_compute_time(us)",
+           "kernel_time(us)")))
+ov = a.get_comm_comp_overlap(visualize=False)
+for _, row in ov.iterrows():
+    r = int(row["rank"])
+    g = mine.get(r, {})
+    check("hta compare: rank %d comm/comp overlap" % r,
+          g and abs(g["overlap_ns"] / g["comm_ns"] -
+                    row["comp_comm_overlap_pctg"] / 100) < 0.00005,
+          (g.get("overlap_ns"), g.get("comm_ns"), row.to_dict()))
+_, kern = a.get_gpu_kernel_breakdown(visualize=False)
+for r in (0, 1):
+    g = mine.get(r, {})
+    k = kern[kern["rank"] == r]
+    hk = k[k["kernel_type"] != "MEMORY"]["sum (us)"].sum()
+    hm = k[k["kernel_type"] == "MEMORY"]["sum (us)"].sum()
+    eq("hta compare: rank %d kernel and memory sums (ns)" % r,
+       (g.get("kernel_ns"), g.get("memcpy_ns", 0) + g.get("memset_ns", 0)),
+       (round(hk * 1000), round(hm * 1000)))
+ls = a.get_cuda_kernel_launch_stats(ranks=[0, 1], visualize=False)
+for r, df in sorted(ls.items()):
+    g = mine.get(r, {})
+    d = sorted(round(x * 1000) for x in df["launch_delay"])
+    eq("hta compare: rank %d launch delays: count, sum, min, max" % r,
+       (g.get("launches"), g.get("launch_delay_sum_ns"),
+        g.get("launch_delay_min_ns"), g.get("launch_delay_max_ns")),
+       (len(d), sum(d), d[0] if d else None, d[-1] if d else None))
+shutil.rmtree(kd, ignore_errors=True)
 done()
