@@ -70,13 +70,14 @@ static void match(const char *k, size_t kn, const char *v, size_t vn,
 void tp_sum_args(const char *args, size_t len, struct sum_arg *want,
 		 unsigned n_want)
 {
-	const char *p = args, *end = args + len, *k, *k_end, *v, *v_end;
+	const char *p = args, *end, *k, *k_end, *v, *v_end;
 	unsigned i;
 
 	for (i = 0; i < n_want; i++)
 		want[i].v = NULL;
 	if (!args)
 		return;
+	end = args + len;	/* not before: NULL + 0 is undefined */
 	p = skip_ws(p, end);
 	if (p >= end || *p != '{')
 		return;

@@ -136,8 +136,10 @@ static int pump_isal(struct tp_gz *g, const void *in, size_t n, int finish)
 			return compressor_failed(g);
 		if (write_all(g, g->out, (size_t)out) < 0)
 			return -1;
-		p += used;
-		n -= used;
+		if (used) {	/* p is NULL when finishing: NULL + 0 is UB */
+			p += used;
+			n -= used;
+		}
 		if (!n && (size_t)out < sizeof(g->out) &&
 		    (!finish || tp_isal_done(g->isal)))
 			return 0;
