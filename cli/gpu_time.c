@@ -25,15 +25,11 @@ struct slice {
 	int cls;
 };
 
-struct call {
-	uint64_t corr;
-	int64_t end;
-};
 
 struct tp_gpu {
 	struct slice *v;
 	size_t n, cap;
-	struct call *calls;
+	struct tp_gpu_call *calls;
 	size_t ncalls, capcalls;
 	struct tp_gpu_stats st;
 };
@@ -120,9 +116,9 @@ int tp_gpu_add(struct tp_gpu *g, const char *cat, const char *name,
 }
 
 int tp_gpu_call(struct tp_gpu *g, const char *cat, uint64_t corr,
-		int64_t end)
+		int64_t pid, int64_t tid, int64_t ts, int64_t end)
 {
-	struct call *c;
+	struct tp_gpu_call *c;
 	size_t cap;
 
 	if (strcmp(cat, "cuda_runtime") && strcmp(cat, "cuda_driver"))
@@ -135,10 +131,20 @@ int tp_gpu_call(struct tp_gpu *g, const char *cat, uint64_t corr,
 		g->calls = c;
 		g->capcalls = cap;
 	}
-	g->calls[g->ncalls].corr = corr;
-	g->calls[g->ncalls].end = end;
-	g->ncalls++;
+	c = &g->calls[g->ncalls++];
+	c->corr = corr;
+	c->pid = pid;
+	c->tid = tid;
+	c->ts = ts;
+	c->end = end;
+	c->gpu_ns = 0;
 	return 0;
+}
+
+struct tp_gpu_call *tp_gpu_calls(struct tp_gpu *g, size_t *n)
+{
+	*n = g->ncalls;
+	return g->calls;
 }
 
 static int slice_cmp(const void *a, const void *b)
@@ -202,7 +208,7 @@ static int64_t intersection(const struct slice *a, size_t na,
 
 static int call_cmp(const void *a, const void *b)
 {
-	const struct call *x = a, *y = b;
+	const struct tp_gpu_call *x = a, *y = b;
 
 	return x->corr < y->corr ? -1 : x->corr > y->corr;
 }
@@ -214,9 +220,9 @@ static int i64_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static const struct call *find_call(const struct tp_gpu *g, uint64_t corr)
+static struct tp_gpu_call *find_call(const struct tp_gpu *g, uint64_t corr)
 {
-	struct call key = { corr, 0 };
+	struct tp_gpu_call key = { .corr = corr };
 
 	return bsearch(&key, g->calls, g->ncalls, sizeof(key), call_cmp);
 }
@@ -225,7 +231,7 @@ static const struct call *find_call(const struct tp_gpu *g, uint64_t corr)
  * that id); the delays' count, sum, min, nearest-rank p50 and p90, max. */
 static int launch_delays(struct tp_gpu *g, struct tp_gpu_stats *st)
 {
-	const struct call *c;
+	struct tp_gpu_call *c;
 	int64_t *d = malloc((g->n ? g->n : 1) * sizeof(*d));
 	size_t i, n = 0;
 
@@ -236,8 +242,10 @@ static int launch_delays(struct tp_gpu *g, struct tp_gpu_stats *st)
 		c = g->v[i].corr ? find_call(g, g->v[i].corr) : NULL;
 		while (c && c > g->calls && c[-1].corr == c->corr)
 			c--;
-		if (c)
-			d[n++] = g->v[i].ts - c->end;
+		if (!c)
+			continue;
+		d[n++] = g->v[i].ts - c->end;
+		c->gpu_ns += g->v[i].end - g->v[i].ts;
 	}
 	st->n_launch = n;
 	if (n) {
@@ -320,5 +328,4 @@ void tp_gpu_write_json(const struct tp_gpu_stats *s, struct tp_buf *b)
 		tp_buf_lit(b, "\": ");
 		tp_json_i64(b, v[i]);
 	}
-	tp_buf_lit(b, "}");
 }

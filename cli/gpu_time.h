@@ -29,6 +29,13 @@ struct tp_gpu_stats {
 		delay_max_ns;
 };
 
+/* A launch call: where it ran and the GPU time of what it launched. */
+struct tp_gpu_call {
+	uint64_t corr;
+	int64_t pid, tid, ts, end;
+	int64_t gpu_ns;		/* the slices of its correlation id */
+};
+
 struct tp_gpu;
 
 struct tp_gpu *tp_gpu_new(void);
@@ -40,10 +47,13 @@ int tp_gpu_add(struct tp_gpu *g, const char *cat, const char *name,
 /* A CPU-side call of category cat ("cuda_runtime", "cuda_driver"; others
  * are ignored) with correlation id corr, ending at end. */
 int tp_gpu_call(struct tp_gpu *g, const char *cat, uint64_t corr,
-		int64_t end);
+		int64_t pid, int64_t tid, int64_t ts, int64_t end);
+/* After tp_gpu_finish: the calls, by correlation id, with gpu_ns. */
+struct tp_gpu_call *tp_gpu_calls(struct tp_gpu *g, size_t *n);
 /* Sorts and sweeps; 0 when there was no GPU activity at all. */
 int tp_gpu_finish(struct tp_gpu *g, struct tp_gpu_stats *st);
-/* ",\n\"gpu\": {...}": the summary's gpu member (docs/summary-format.md). */
+/* ",\n\"gpu\": {...": the summary's gpu member (docs/summary-format.md),
+ * left open for the caller to add members and close. */
 void tp_gpu_write_json(const struct tp_gpu_stats *st, struct tp_buf *b);
 /* The class HTA gives a kernel of this name. */
 int tp_gpu_class(const char *name);

@@ -44,6 +44,13 @@ struct rp_mem {
 	size_t npts;
 };
 
+/* GPU time of the work launched inside ranges of one name. */
+struct rp_grange {
+	const char *name;
+	uint64_t calls;
+	int64_t cpu_ns, gpu_ns;
+};
+
 /* A summary's "gpu" member (computed from traces; gpu_time.c). */
 struct rp_gpu {
 	int present;
@@ -52,7 +59,11 @@ struct rp_gpu {
 	int64_t compute_ns, comm_ns, memory_ns, non_compute_ns, overlap_ns;
 	uint64_t launches;	/* GPU slices joined to their launch call */
 	int64_t delay_sum, delay_min, delay_p50, delay_p90, delay_max;
+	struct rp_grange *ranges;	/* by GPU time, largest first */
+	size_t nranges;
 };
+/* Ranges listed per rank in the report's table. */
+#define RP_TOP_RANGES 10
 
 /* One input: a summary, read from a file or computed from a trace. */
 struct rp_rank {

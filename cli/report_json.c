@@ -226,6 +226,23 @@ static void put_stragglers(struct tp_buf *b, const struct rp_report *rep)
 	tp_buf_lit(b, "]");
 }
 
+static void put_granges(struct tp_buf *b, const struct rp_gpu *g)
+{
+	const struct rp_grange *x;
+	size_t i;
+
+	tp_buf_lit(b, ", \"ranges\": [");
+	for (i = 0; i < g->nranges; i++) {
+		x = &g->ranges[i];
+		tp_buf_cstr(b, i ? ", {\"name\": " : "{\"name\": ");
+		tp_json_str(b, x->name);
+		rp_bprintf(b, ", \"calls\": %" PRIu64 ", \"cpu_ns\": %" PRId64
+			   ", \"gpu_ns\": %" PRId64 "}", x->calls, x->cpu_ns,
+			   x->gpu_ns);
+	}
+	tp_buf_lit(b, "]}");
+}
+
 /* Per entry, its summary's gpu member, or null without one. */
 static void put_gpu(struct tp_buf *b, const struct rp_report *rep)
 {
@@ -259,9 +276,10 @@ static void put_gpu(struct tp_buf *b, const struct rp_report *rep)
 			   "\"launch_delay_min_ns\": %" PRId64 ", "
 			   "\"launch_delay_p50_ns\": %" PRId64 ", "
 			   "\"launch_delay_p90_ns\": %" PRId64 ", "
-			   "\"launch_delay_max_ns\": %" PRId64 "}", g->launches,
+			   "\"launch_delay_max_ns\": %" PRId64, g->launches,
 			   g->delay_sum, g->delay_min, g->delay_p50,
 			   g->delay_p90, g->delay_max);
+		put_granges(b, g);
 	}
 	tp_buf_lit(b, "]");
 }

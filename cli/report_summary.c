@@ -290,6 +290,37 @@ static int parse_memory(struct sp *p, jnode *root)
 	return 0;
 }
 
+static int parse_granges(struct sp *p, jnode *gpu)
+{
+	struct rp_gpu *g = &p->r->gpu;
+	struct rp_grange *x;
+	char where[48];
+	jnode *arr, *n;
+
+	if (get_arr(p, gpu, "ranges", "gpu: ", &arr))
+		return -1;
+	if (!arr)
+		return 0;
+	g->ranges = alloc_n(arr->len, sizeof(*g->ranges));
+	if (!g->ranges)
+		return bad(p, "out of memory");
+	for (n = arr->child; n; n = n->next) {
+		x = &g->ranges[g->nranges];
+		snprintf(where, sizeof(where), "gpu.ranges[%zu]: ", g->nranges);
+		if (n->type != TP_JSON_OBJECT)
+			return bad(p, "%sis not an object", where);
+		g->nranges++;
+		if (get_str(p, n, "name", where, &x->name) ||
+		    get_u64(p, n, "calls", where, &x->calls) ||
+		    get_i64(p, n, "cpu_ns", where, &x->cpu_ns) ||
+		    get_i64(p, n, "gpu_ns", where, &x->gpu_ns))
+			return -1;
+		if (!x->name)
+			return bad(p, "%s\"name\" is null", where);
+	}
+	return 0;
+}
+
 /* The optional "gpu" member (version 1), which summaries computed from
  * traces carry: left zero when absent. */
 static int parse_gpu(struct sp *p, jnode *root)
@@ -327,7 +358,8 @@ static int parse_gpu(struct sp *p, jnode *root)
 	       get_i64(p, n, "launch_delay_min_ns", w, &g->delay_min) ||
 	       get_i64(p, n, "launch_delay_p50_ns", w, &g->delay_p50) ||
 	       get_i64(p, n, "launch_delay_p90_ns", w, &g->delay_p90) ||
-	       get_i64(p, n, "launch_delay_max_ns", w, &g->delay_max) ? -1 : 0;
+	       get_i64(p, n, "launch_delay_max_ns", w, &g->delay_max) ||
+	       parse_granges(p, n) ? -1 : 0;
 }
 
 static int parse_head(struct sp *p, jnode *root)
@@ -398,6 +430,7 @@ void rp_rank_free(struct rp_rank *r)
 		free(r->mem[i].pts);
 	free(r->rows);
 	free(r->mem);
+	free(r->gpu.ranges);
 	free(r->steps);
 	free(r->path);
 	tp_buf_free(&r->json);

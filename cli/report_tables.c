@@ -368,6 +368,41 @@ static void t_launch(const struct rp_report *rep, struct rp_table *t)
 	}
 }
 
+static void t_ranges(const struct rp_report *rep, struct rp_table *t)
+{
+	static const char *const head[] = {
+		"rank", "range", "calls", "CPU time", "GPU time", "GPU/CPU",
+	};
+	const struct rp_grange *x;
+	const struct rp_gpu *g;
+	char w[3][T];
+	size_t e, i;
+
+	table_init(t, "GPU time per range", head, "rlrrrr");
+	t->empty = "No annotated ranges (record_function, NVTX, "
+		   "tprof_range) in the traces read.";
+	t->note = "Per range name (top 10 per rank by GPU time): the GPU "
+		  "time of the kernels, copies and sets launched on the "
+		  "range's thread between its start and end (joined by "
+		  "correlation id; nested ranges each count what ran inside "
+		  "them), against the ranges' own CPU time.";
+	for (e = 0; e < rep->nranks; e++) {
+		g = &rep->ranks[e]->gpu;
+		for (i = 0; g->present && i < g->nranges &&
+			    i < RP_TOP_RANGES; i++) {
+			x = &g->ranges[i];
+			add_cell(t, "%s", rep->ranks[e]->label);
+			add_cell(t, "%s", x->name);
+			add_cell(t, "%" PRIu64, x->calls);
+			add_cell(t, "%s", rp_fmt_ns(w[0], T, x->cpu_ns));
+			add_cell(t, "%s", rp_fmt_ns(w[1], T, x->gpu_ns));
+			add_cell(t, "%s", x->cpu_ns > 0 ? rp_fmt_ratio(w[2], T,
+				 (long double)x->gpu_ns / x->cpu_ns) : "-");
+			end_row(t, 0);
+		}
+	}
+}
+
 int rp_tables_build(const struct rp_report *rep, struct rp_tables *ts)
 {
 	size_t i;
@@ -384,6 +419,7 @@ int rp_tables_build(const struct rp_report *rep, struct rp_tables *ts)
 	t_gpu(rep, &ts->t[RP_T_GPU]);
 	t_breakdown(rep, &ts->t[RP_T_BREAKDOWN]);
 	t_launch(rep, &ts->t[RP_T_LAUNCH]);
+	t_ranges(rep, &ts->t[RP_T_RANGES]);
 	l_stragglers(rep, ts);
 	for (i = 0; i < RP_N_TABLES; i++)
 		ts->oom |= ts->t[i].oom;

@@ -19,7 +19,7 @@ struct rp_table {
 
 enum {
 	RP_T_RANKS, RP_T_NAMES, RP_T_DETAIL, RP_T_STEPS, RP_T_GPU,
-	RP_T_BREAKDOWN, RP_T_LAUNCH, RP_N_TABLES
+	RP_T_BREAKDOWN, RP_T_LAUNCH, RP_T_RANGES, RP_N_TABLES
 };
 
 struct rp_tables {

@@ -409,7 +409,10 @@ def gpu_trace(path, rank, shift_us=0):
     [320, 325); on stream 20 an NCCL kernel [60, 210). Span 315, busy 265,
     idle 50, compute 200, communication 150 (100 of it under compute),
     memory 15, non-compute 65. Launch calls (correlation 1-4) end at 7,
-    9, 55 and 302: delays 3, 151, 5 and 8 us; the set has no call."""
+    9, 55 and 302: delays 3, 151, 5 and 8 us; the set has no call.
+    Ranges: forward [4, 10) holds the two GEMM launches (GPU 200 us),
+    inner [7.5, 9.5) inside it the second (100), backward [49, 60) the
+    NCCL launch (150), optimizer [299, 303) the copy (10)."""
     def x(cat, name, tid, ts, dur, corr=None, pid=0):
         a = {"stream": tid} if pid == 0 else {}
         if corr:
@@ -426,6 +429,11 @@ def gpu_trace(path, rank, shift_us=0):
           x("cuda_runtime", "cudaLaunchKernel", 9, 8, 1, 2, pid=9),
           x("cuda_driver", "cuLaunchKernelEx", 9, 50, 5, 3, pid=9),
           x("cuda_runtime", "cudaMemcpyAsync", 9, 300, 2, 4, pid=9),
+          x("user_annotation", "forward", 9, 4, 6, pid=9),
+          x("user_annotation", "inner", 9, 7.5, 2, pid=9),
+          x("user_annotation", "backward", 9, 49, 11, pid=9),
+          x("user_annotation", "optimizer", 9, 299, 4, pid=9),
+          x("user_annotation", "ProfilerStep#0", 9, 0, 400, pid=9),
           {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 9,
            "tid": 9, "ts": 0, "dur": 400}]
     with open(path, "w") as f:
@@ -463,7 +471,17 @@ def test_gpu():
         "memory_ns": 15000, "overlap_ns": 100000, "launches": 4,
         "launch_delay_sum_ns": 167000, "launch_delay_min_ns": 3000,
         "launch_delay_p50_ns": 5000, "launch_delay_p90_ns": 151000,
-        "launch_delay_max_ns": 151000})
+        "launch_delay_max_ns": 151000, "ranges": [
+            {"name": "forward", "calls": 1, "cpu_ns": 6000,
+             "gpu_ns": 200000},
+            {"name": "backward", "calls": 1, "cpu_ns": 11000,
+             "gpu_ns": 150000},
+            {"name": "inner", "calls": 1, "cpu_ns": 2000, "gpu_ns": 100000},
+            {"name": "optimizer", "calls": 1, "cpu_ns": 4000,
+             "gpu_ns": 10000}]})
+    rg = section(md, "GPU time per range")
+    eq("gpu: GPU time per range (markdown)", md_row(rg, "1", "forward"),
+       ["1", "forward", "1", fmt_ns(6000), fmt_ns(200000), "33.333"])
     ld = section(md, "Launch delay")
     eq("gpu: launch delay (markdown)", md_row(ld, "1"),
        ["1", "4", fmt_ns(41750), fmt_ns(3000), fmt_ns(5000),
