@@ -8,10 +8,11 @@
  * The calls are sorted by (pid, tid, ts) with prefix sums, so each range
  * costs two binary searches.
  *
- * A leaf beside gpu_time.c (whose call records it reads); calls only the
- * JSON buffer helpers. Fed by trace_summary.c.
+ * Beside gpu_time.c (whose call records it reads); calls only intern.c
+ * and the JSON buffer helpers. Fed by trace_summary.c.
  */
 #include "gpu_ranges.h"
+#include "intern.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -22,8 +23,7 @@ struct range {
 };
 
 struct rname {
-	char *name;
-	uint32_t hash;
+	const char *name;	/* in strs */
 	uint64_t calls;
 	int64_t cpu_ns, gpu_ns;
 };
@@ -31,10 +31,9 @@ struct rname {
 struct tp_granges {
 	struct range *r;
 	size_t nr, capr;
-	struct rname *names;
+	struct rname *names;	/* by name id */
 	size_t nnames, capnames;
-	uint32_t *slots;	/* name index + 1 */
-	size_t nslots;
+	struct tp_intern strs;
 };
 
 struct tp_granges *tp_granges_new(void)
@@ -44,63 +43,23 @@ struct tp_granges *tp_granges_new(void)
 
 void tp_granges_free(struct tp_granges *g)
 {
-	size_t i;
-
 	if (!g)
 		return;
-	for (i = 0; i < g->nnames; i++)
-		free(g->names[i].name);
+	tp_intern_free(&g->strs);
 	free(g->names);
-	free(g->slots);
 	free(g->r);
 	free(g);
 }
 
-static uint32_t hash_str(const char *s)
-{
-	uint32_t h = 2166136261u;
-
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 16777619u;
-	return h;
-}
-
-/* Keeps the index at most half full. */
-static int reindex(struct tp_granges *g)
-{
-	size_t size = g->nslots ? g->nslots * 2 : 256, i, k;
-	uint32_t *s;
-
-	if (g->nnames * 2 < g->nslots)
-		return 0;
-	s = calloc(size, sizeof(*s));
-	if (!s)
-		return -1;
-	for (i = 0; i < g->nnames; i++) {
-		for (k = g->names[i].hash & (size - 1); s[k];
-		     k = (k + 1) & (size - 1))
-			;
-		s[k] = (uint32_t)i + 1;
-	}
-	free(g->slots);
-	g->slots = s;
-	g->nslots = size;
-	return 0;
-}
-
+/* The name's entry: its id in the interned names, which is also its
+ * index in g->names. */
 static int64_t name_id(struct tp_granges *g, const char *name)
 {
-	uint32_t h = hash_str(name);
+	int64_t id = tp_intern(&g->strs, name);
 	struct rname *v;
-	size_t k;
 
-	if (reindex(g))
-		return -1;
-	for (k = h & (g->nslots - 1); g->slots[k];
-	     k = (k + 1) & (g->nslots - 1))
-		if (g->names[g->slots[k] - 1].hash == h &&
-		    !strcmp(g->names[g->slots[k] - 1].name, name))
-			return g->slots[k] - 1;
+	if (id < 0 || (size_t)id < g->nnames)
+		return id;
 	if (g->nnames == g->capnames) {
 		g->capnames = g->capnames ? g->capnames * 2 : 64;
 		v = realloc(g->names, g->capnames * sizeof(*v));
@@ -108,14 +67,10 @@ static int64_t name_id(struct tp_granges *g, const char *name)
 			return -1;
 		g->names = v;
 	}
-	v = &g->names[g->nnames];
+	v = &g->names[g->nnames++];
 	memset(v, 0, sizeof(*v));
-	v->name = strdup(name);
-	if (!v->name)
-		return -1;
-	v->hash = h;
-	g->slots[k] = (uint32_t)++g->nnames;
-	return (int64_t)g->nnames - 1;
+	v->name = g->strs.s[id];
+	return id;
 }
 
 int tp_granges_add(struct tp_granges *g, const char *name, int64_t pid,
