@@ -261,6 +261,25 @@ static int launch_delays(struct tp_gpu *g, struct tp_gpu_stats *st)
 	return 0;
 }
 
+/* Inserts gap [a, b) into the top list if it is long enough. */
+static void keep_gap(struct tp_gpu_stats *st, int64_t a, int64_t b)
+{
+	size_t i = st->ngaps;
+
+	if (i == TP_GPU_GAPS &&
+	    b - a <= st->gaps[i - 1].end - st->gaps[i - 1].start)
+		return;
+	if (i == TP_GPU_GAPS)
+		i--;
+	else
+		st->ngaps++;
+	/* longer first; an equal one found earlier stays ahead */
+	for (; i && b - a > st->gaps[i - 1].end - st->gaps[i - 1].start; i--)
+		st->gaps[i] = st->gaps[i - 1];
+	st->gaps[i].start = a;
+	st->gaps[i].end = b;
+}
+
 int tp_gpu_finish(struct tp_gpu *g, struct tp_gpu_stats *st)
 {
 	struct slice *all, *comp, *comm;
@@ -283,6 +302,8 @@ int tp_gpu_finish(struct tp_gpu *g, struct tp_gpu_stats *st)
 	st->span_ns = st->end_ns - st->start_ns;
 	nall = merge(g->v, g->n, -1, all);
 	st->busy_ns = length(all, nall);
+	for (i = 1; i < nall; i++)
+		keep_gap(st, all[i - 1].end, all[i].ts);
 	st->idle_ns = st->span_ns - st->busy_ns;
 	ncomp = merge(g->v, g->n, TP_GPU_COMPUTE, comp);
 	ncomm = merge(g->v, g->n, TP_GPU_COMM, comm);

@@ -10,6 +10,8 @@
 /* HTA's kernel classes, from the name (hta/utils/utils.py). */
 enum { TP_GPU_COMPUTE, TP_GPU_COMM, TP_GPU_MEMORY, TP_GPU_OTHER };
 
+#define TP_GPU_GAPS 5
+
 struct tp_gpu_stats {
 	uint64_t n_kernel, n_memcpy, n_memset;
 	int64_t kernel_ns, memcpy_ns, memset_ns;	/* sums */
@@ -27,6 +29,10 @@ struct tp_gpu_stats {
 	uint64_t n_launch;	/* slices matched to their call */
 	int64_t delay_sum_ns, delay_min_ns, delay_p50_ns, delay_p90_ns,
 		delay_max_ns;
+	/* the longest GPU-idle intervals within the span, longest first
+	 * (ties: earliest first) */
+	size_t ngaps;
+	struct { int64_t start, end; } gaps[TP_GPU_GAPS];
 };
 
 /* A launch call: where it ran and the GPU time of what it launched. */

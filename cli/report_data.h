@@ -51,6 +51,12 @@ struct rp_grange {
 	int64_t cpu_ns, gpu_ns;
 };
 
+/* A GPU-idle interval and the CPU events around its middle. */
+struct rp_gap {
+	int64_t start, dur;
+	const struct tp_json_node *cpu;	/* array of names, outer first */
+};
+
 /* A summary's "gpu" member (computed from traces; gpu_time.c). */
 struct rp_gpu {
 	int present;
@@ -61,6 +67,9 @@ struct rp_gpu {
 	int64_t delay_sum, delay_min, delay_p50, delay_p90, delay_max;
 	struct rp_grange *ranges;	/* by GPU time, largest first */
 	size_t nranges;
+	int64_t start_ns;	/* the first GPU activity */
+	struct rp_gap *gaps;	/* longest first */
+	size_t ngaps;
 };
 /* Ranges listed per rank in the report's table. */
 #define RP_TOP_RANGES 10

@@ -133,6 +133,7 @@ void rp_write_html(const struct rp_report *rep, struct tp_buf *b)
 	rp_svg_breakdown(b, rep);
 	html_table(b, &ts.t[RP_T_LAUNCH], "launch");
 	html_table(b, &ts.t[RP_T_RANGES], "ranges");
+	html_table(b, &ts.t[RP_T_GAPS], "gaps");
 	html_stragglers(b, &ts);
 	tp_buf_lit(b, "</body>\n</html>\n");
 out:

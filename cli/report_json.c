@@ -240,7 +240,28 @@ static void put_granges(struct tp_buf *b, const struct rp_gpu *g)
 			   ", \"gpu_ns\": %" PRId64 "}", x->calls, x->cpu_ns,
 			   x->gpu_ns);
 	}
-	tp_buf_lit(b, "]}");
+	tp_buf_lit(b, "]");
+}
+
+static void put_gaps(struct tp_buf *b, const struct rp_gpu *g)
+{
+	const struct tp_json_node *c;
+	size_t i;
+
+	tp_buf_lit(b, ", \"idle_gaps\": [");
+	for (i = 0; i < g->ngaps; i++) {
+		rp_bprintf(b, "%s{\"start_ns\": %" PRId64 ", \"dur_ns\": %"
+			   PRId64 ", \"cpu\": [", i ? ", " : "",
+			   g->gaps[i].start, g->gaps[i].dur);
+		for (c = g->gaps[i].cpu ? g->gaps[i].cpu->child : NULL; c;
+		     c = c->next) {
+			if (c != g->gaps[i].cpu->child)
+				tp_buf_lit(b, ", ");
+			tp_json_str(b, c->str);
+		}
+		tp_buf_lit(b, "]}");
+	}
+	tp_buf_lit(b, "]");
 }
 
 /* Per entry, its summary's gpu member, or null without one. */
@@ -280,6 +301,8 @@ static void put_gpu(struct tp_buf *b, const struct rp_report *rep)
 			   g->delay_sum, g->delay_min, g->delay_p50,
 			   g->delay_p90, g->delay_max);
 		put_granges(b, g);
+		put_gaps(b, g);
+		tp_buf_lit(b, "}");
 	}
 	tp_buf_lit(b, "]");
 }

@@ -403,6 +403,51 @@ static void t_ranges(const struct rp_report *rep, struct rp_table *t)
 	}
 }
 
+/* "outer > ... > inner", or "-" when no CPU event held the gap. */
+static const char *cpu_path(char *buf, size_t size,
+			    const struct tp_json_node *cpu)
+{
+	const struct tp_json_node *c;
+	size_t o = 0;
+
+	buf[0] = 0;
+	for (c = cpu ? cpu->child : NULL; c && o < size; c = c->next)
+		o += (size_t)snprintf(buf + o, size - o, "%s%s",
+				      c == cpu->child ? "" : " > ", c->str);
+	return buf[0] ? buf : "-";
+}
+
+static void t_gaps(const struct rp_report *rep, struct rp_table *t)
+{
+	static const char *const head[] = {
+		"rank", "at", "idle for", "CPU then (outer > inner)",
+	};
+	const struct rp_gap *x;
+	const struct rp_gpu *g;
+	char w[2][T], path[512];
+	size_t e, i;
+
+	table_init(t, "Idle gaps", head, "rrrl");
+	t->empty = "No GPU-idle interval between GPU activity in the traces "
+		   "read.";
+	t->note = "The longest intervals with no GPU activity on any stream "
+		  "between the first and the last, per rank; at: from the "
+		  "rank's first GPU activity; CPU then: the (at most 4 "
+		  "innermost) CPU events that held the gap's middle.";
+	for (e = 0; e < rep->nranks; e++) {
+		g = &rep->ranks[e]->gpu;
+		for (i = 0; g->present && i < g->ngaps; i++) {
+			x = &g->gaps[i];
+			add_cell(t, "%s", rep->ranks[e]->label);
+			add_cell(t, "%s", rp_fmt_diff(w[0], T,
+						      x->start - g->start_ns));
+			add_cell(t, "%s", rp_fmt_ns(w[1], T, x->dur));
+			add_cell(t, "%s", cpu_path(path, sizeof(path), x->cpu));
+			end_row(t, 0);
+		}
+	}
+}
+
 int rp_tables_build(const struct rp_report *rep, struct rp_tables *ts)
 {
 	size_t i;
@@ -420,6 +465,7 @@ int rp_tables_build(const struct rp_report *rep, struct rp_tables *ts)
 	t_breakdown(rep, &ts->t[RP_T_BREAKDOWN]);
 	t_launch(rep, &ts->t[RP_T_LAUNCH]);
 	t_ranges(rep, &ts->t[RP_T_RANGES]);
+	t_gaps(rep, &ts->t[RP_T_GAPS]);
 	l_stragglers(rep, ts);
 	for (i = 0; i < RP_N_TABLES; i++)
 		ts->oom |= ts->t[i].oom;

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "summary/summary.h"
+#include "gpu_gaps.h"
 #include "gpu_ranges.h"
 #include "gpu_time.h"
 #include "gzread.h"
@@ -52,6 +53,7 @@ struct ts {
 	struct tp_sum *sum;
 	struct tp_gpu *gpu;	/* GPU slices, for the "gpu" member */
 	struct tp_granges *granges;	/* annotated ranges, for it too */
+	struct tp_ggaps *ggaps;		/* CPU spans, for its idle gaps */
 	int gpu_oom;
 	uint64_t nevents, dropped;
 	int saw_events, have_pid;
@@ -189,6 +191,10 @@ static void span(struct ts *t, const char *cat, const char *name,
 	if (!arg_i64(args, "correlation", &corr) && corr > 0)
 		s.corr = (uint64_t)corr;
 	remember_pid(t, cat, pid);
+	if (strcmp(cat, "kernel") && strcmp(cat, "gpu_memcpy") &&
+	    strcmp(cat, "gpu_memset") && strcmp(cat, "gpu_user_annotation") &&
+	    tp_ggaps_cpu(t->ggaps, name, ts, dur))
+		t->gpu_oom = 1;
 	if (!strcmp(cat, "user_annotation") &&
 	    strncmp(name, "ProfilerStep#", 13) &&
 	    tp_granges_add(t->granges, name, pid, tid, ts, dur))
@@ -666,12 +672,14 @@ static void cleanup(struct ts *t)
 	tp_sum_free(t->sum);
 	tp_gpu_free(t->gpu);
 	tp_granges_free(t->granges);
+	tp_ggaps_free(t->ggaps);
 	free(t->host);
 }
 
 struct gpu_out {
 	struct tp_gpu_stats st;
 	struct tp_granges *ranges;
+	struct tp_ggaps *gaps;
 };
 
 static void put_gpu(struct tp_buf *b, void *ctx)
@@ -680,6 +688,7 @@ static void put_gpu(struct tp_buf *b, void *ctx)
 
 	tp_gpu_write_json(&g->st, b);
 	tp_granges_write_json(g->ranges, b);
+	tp_ggaps_write_json(g->gaps, &g->st, b);
 	tp_buf_lit(b, "}");
 }
 
@@ -690,6 +699,7 @@ static int gpu_finish(struct ts *t, struct gpu_out *g)
 	size_t n;
 
 	g->ranges = t->granges;
+	g->gaps = t->ggaps;
 	if (t->gpu_oom || tp_gpu_finish(t->gpu, &g->st) < 0)
 		return -1;
 	calls = tp_gpu_calls(t->gpu, &n);
@@ -719,7 +729,8 @@ int tp_trace_summary(const char *path, struct tp_buf *out, char *err,
 	t->sum = tp_sum_new();
 	t->gpu = tp_gpu_new();
 	t->granges = tp_granges_new();
-	if (!t->j || !t->sum || !t->gpu || !t->granges) {
+	t->ggaps = tp_ggaps_new();
+	if (!t->j || !t->sum || !t->gpu || !t->granges || !t->ggaps) {
 		fail(t, "out of memory");
 		goto out;
 	}

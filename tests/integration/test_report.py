@@ -412,7 +412,9 @@ def gpu_trace(path, rank, shift_us=0):
     9, 55 and 302: delays 3, 151, 5 and 8 us; the set has no call.
     Ranges: forward [4, 10) holds the two GEMM launches (GPU 200 us),
     inner [7.5, 9.5) inside it the second (100), backward [49, 60) the
-    NCCL launch (150), optimizer [299, 303) the copy (10)."""
+    NCCL launch (150), optimizer [299, 303) the copy (10). The GPU idles
+    in [260, 310), while the CPU is in ProfilerStep#0 > aten::mm >
+    cudaStreamSynchronize."""
     def x(cat, name, tid, ts, dur, corr=None, pid=0):
         a = {"stream": tid} if pid == 0 else {}
         if corr:
@@ -434,8 +436,8 @@ def gpu_trace(path, rank, shift_us=0):
           x("user_annotation", "backward", 9, 49, 11, pid=9),
           x("user_annotation", "optimizer", 9, 299, 4, pid=9),
           x("user_annotation", "ProfilerStep#0", 9, 0, 400, pid=9),
-          {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 9,
-           "tid": 9, "ts": 0, "dur": 400}]
+          x("cuda_runtime", "cudaStreamSynchronize", 9, 262, 46, pid=9),
+          x("cpu_op", "aten::mm", 9, 0, 400, pid=9)]
     with open(path, "w") as f:
         json.dump({"schemaVersion": 1, "distributedInfo": {
             "rank": rank, "world_size": 2}, "traceEvents": ev}, f)
@@ -478,7 +480,13 @@ def test_gpu():
              "gpu_ns": 150000},
             {"name": "inner", "calls": 1, "cpu_ns": 2000, "gpu_ns": 100000},
             {"name": "optimizer", "calls": 1, "cpu_ns": 4000,
-             "gpu_ns": 10000}]})
+             "gpu_ns": 10000}],
+        "idle_gaps": [{"start_ns": 260000, "dur_ns": 50000, "cpu": [
+            "ProfilerStep#0", "aten::mm", "cudaStreamSynchronize"]}]})
+    gp = section(md, "Idle gaps")
+    eq("gpu: idle gaps (markdown)", md_row(gp, "1"),
+       ["1", "+" + fmt_ns(250000), fmt_ns(50000),
+        "ProfilerStep#0 > aten::mm > cudaStreamSynchronize"])
     rg = section(md, "GPU time per range")
     eq("gpu: GPU time per range (markdown)", md_row(rg, "1", "forward"),
        ["1", "forward", "1", fmt_ns(6000), fmt_ns(200000), "33.333"])
