@@ -280,6 +280,33 @@ static void keep_gap(struct tp_gpu_stats *st, int64_t a, int64_t b)
 	st->gaps[i].end = b;
 }
 
+static int64_t bucket_lo(const struct tp_gpu_stats *st, size_t i)
+{
+	return st->start_ns + (int64_t)((__int128)st->span_ns * (int64_t)i /
+					TP_GPU_BUCKETS);
+}
+
+/* Busy time per part of the span, from the disjoint sorted union. */
+static void utilisation(struct tp_gpu_stats *st, const struct slice *v,
+			size_t n)
+{
+	size_t i = 0, k = 0;
+	int64_t lo, hi, a, e;
+
+	while (i < n && k < TP_GPU_BUCKETS) {
+		lo = bucket_lo(st, k);
+		hi = bucket_lo(st, k + 1);
+		a = v[i].ts > lo ? v[i].ts : lo;
+		e = v[i].end < hi ? v[i].end : hi;
+		if (e > a)
+			st->util[k] += e - a;
+		if (v[i].end < hi)
+			i++;
+		else
+			k++;
+	}
+}
+
 int tp_gpu_finish(struct tp_gpu *g, struct tp_gpu_stats *st)
 {
 	struct slice *all, *comp, *comm;
@@ -304,6 +331,7 @@ int tp_gpu_finish(struct tp_gpu *g, struct tp_gpu_stats *st)
 	st->busy_ns = length(all, nall);
 	for (i = 1; i < nall; i++)
 		keep_gap(st, all[i - 1].end, all[i].ts);
+	utilisation(st, all, nall);
 	st->idle_ns = st->span_ns - st->busy_ns;
 	ncomp = merge(g->v, g->n, TP_GPU_COMPUTE, comp);
 	ncomm = merge(g->v, g->n, TP_GPU_COMM, comm);
@@ -349,4 +377,11 @@ void tp_gpu_write_json(const struct tp_gpu_stats *s, struct tp_buf *b)
 		tp_buf_lit(b, "\": ");
 		tp_json_i64(b, v[i]);
 	}
+	tp_buf_lit(b, ",\n  \"utilisation\": [");
+	for (i = 0; i < TP_GPU_BUCKETS; i++) {
+		if (i)
+			tp_buf_lit(b, ",");
+		tp_json_i64(b, s->util[i]);
+	}
+	tp_buf_lit(b, "]");
 }

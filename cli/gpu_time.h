@@ -11,6 +11,8 @@
 enum { TP_GPU_COMPUTE, TP_GPU_COMM, TP_GPU_MEMORY, TP_GPU_OTHER };
 
 #define TP_GPU_GAPS 5
+/* The span is cut in this many equal parts for utilisation over time. */
+#define TP_GPU_BUCKETS 100
 
 struct tp_gpu_stats {
 	uint64_t n_kernel, n_memcpy, n_memset;
@@ -33,6 +35,9 @@ struct tp_gpu_stats {
 	 * (ties: earliest first) */
 	size_t ngaps;
 	struct { int64_t start, end; } gaps[TP_GPU_GAPS];
+	/* busy ns in part i of the span: [start + span * i / B,
+	 * start + span * (i + 1) / B), B = TP_GPU_BUCKETS */
+	int64_t util[TP_GPU_BUCKETS];
 };
 
 /* A launch call: where it ran and the GPU time of what it launched. */

@@ -296,3 +296,47 @@ void rp_svg_breakdown(struct tp_buf *b, const struct rp_report *rep)
 	}
 	tp_buf_lit(b, "</svg>\n");
 }
+
+/* x: time from the rank's first GPU activity to each part's middle;
+ * y: the part's busy share, in %. One polyline per rank. */
+void rp_svg_utilisation(struct tp_buf *b, const struct rp_report *rep)
+{
+	struct rp_chart c = {
+		.b = b, .xfmt = rp_fmt_time_axis, .yfmt = rp_fmt_count_axis,
+		.xmin = 0, .xmax = 1, .ymin = 0, .ymax = 100,
+	};
+	const struct tp_json_node *u;
+	const struct rp_gpu *g;
+	char legend[64];
+	double part, busy;
+	size_t e, i;
+
+	for (e = 0; e < rep->nranks; e++) {
+		g = &rep->ranks[e]->gpu;
+		if (g->present && g->util && (double)g->span_ns > c.xmax)
+			c.xmax = (double)g->span_ns;
+	}
+	rp_chart_open(&c, "utilisation", NULL, NULL,
+		      "GPU busy % over time per rank (100 parts of its GPU "
+		      "span)");
+	rp_chart_axes(&c, "time since the rank's first GPU activity",
+		      "busy %");
+	for (e = 0; e < rep->nranks; e++) {
+		g = &rep->ranks[e]->gpu;
+		if (!g->present || !g->util || !g->util->len)
+			continue;
+		snprintf(legend, sizeof(legend), "rank %s",
+			 rep->ranks[e]->label);
+		rp_chart_series(&c, rep->ranks[e]->label, -1, legend);
+		part = (double)g->span_ns / (double)g->util->len;
+		for (u = g->util->child, i = 0; u; u = u->next, i++) {
+			busy = part > 0 ? 100.0 * u->num / part : 0;
+			rp_chart_point(&c, part * ((double)i + 0.5),
+				       busy > 100 ? 100 : busy);
+		}
+		rp_chart_series_end(&c);
+	}
+	if (!c.nseries)
+		rp_chart_note(&c, "no GPU activity in the traces read");
+	rp_chart_close(&c);
+}

@@ -11,5 +11,7 @@ void rp_svg_memory(struct tp_buf *b, const struct rp_report *rep);
 /* The temporal breakdown per rank as stacked bars (nothing without GPU
  * activity). */
 void rp_svg_breakdown(struct tp_buf *b, const struct rp_report *rep);
+/* GPU busy % over each rank's GPU span, from its "utilisation" parts. */
+void rp_svg_utilisation(struct tp_buf *b, const struct rp_report *rep);
 
 #endif

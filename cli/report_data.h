@@ -70,6 +70,7 @@ struct rp_gpu {
 	int64_t start_ns;	/* the first GPU activity */
 	struct rp_gap *gaps;	/* longest first */
 	size_t ngaps;
+	const struct tp_json_node *util;	/* busy ns per part, or NULL */
 };
 /* Ranges listed per rank in the report's table. */
 #define RP_TOP_RANGES 10

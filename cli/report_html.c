@@ -131,6 +131,7 @@ void rp_write_html(const struct rp_report *rep, struct tp_buf *b)
 	html_table(b, &ts.t[RP_T_GPU], "gpu");
 	html_table(b, &ts.t[RP_T_BREAKDOWN], "breakdown");
 	rp_svg_breakdown(b, rep);
+	rp_svg_utilisation(b, rep);
 	html_table(b, &ts.t[RP_T_LAUNCH], "launch");
 	html_table(b, &ts.t[RP_T_RANGES], "ranges");
 	html_table(b, &ts.t[RP_T_GAPS], "gaps");

@@ -393,6 +393,7 @@ static int parse_gpu(struct sp *p, jnode *root)
 	       get_i64(p, n, "launch_delay_p90_ns", w, &g->delay_p90) ||
 	       get_i64(p, n, "launch_delay_max_ns", w, &g->delay_max) ||
 	       get_i64(p, n, "start_ns", w, &g->start_ns) ||
+	       get_arr(p, n, "utilisation", w, &g->util) ||
 	       parse_granges(p, n) || parse_gaps(p, n) ? -1 : 0;
 }
 

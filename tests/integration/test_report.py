@@ -504,6 +504,26 @@ def test_gpu():
        [(c, r, n) for r in ("0", "1") for c, n in
         (("idle", "50000"), ("compute", "200000"),
          ("noncompute", "65000"))])
+    # utilisation: busy ns in 100 equal parts of the span, exactly
+    sd = os.path.join(TMP, "gpu-sums")
+    os.makedirs(sd)
+    rc, _, err = tprof("--json", "--summaries", sd,
+                       os.path.join(d, "a-rank0.trace.json"))
+    with open(os.path.join(sd, "a-rank0.summary.json")) as f:
+        util = json.load(f)["gpu"]["utilisation"]
+    busy = [(10000, 260000), (310000, 325000)]
+    lo = [10000 + 315000 * i // 100 for i in range(101)]
+    want = [sum(max(0, min(e, lo[i + 1]) - max(a, lo[i])) for a, e in busy)
+            for i in range(100)]
+    eq("gpu: utilisation per part of the span (computed summary)",
+       util, want)
+    svg = [e for e in root.iter() if local(e.tag) == "svg" and
+           e.get("class") == "utilisation"]
+    lines = [p for p in (svg[0].iter() if svg else [])
+             if local(p.tag) == "polyline" and p.get("class") == "series"]
+    eq("gpu: --html utilisation: one line of 100 points per rank",
+       [(p.get("data-rank"), len(p.get("points").split())) for p in lines],
+       [("0", 100), ("1", 100)])
     # a summary without the member: null in --json, no row
     write_summaries(d, ranks=[3])
     j = report_json(d)
