@@ -31,6 +31,8 @@ struct tp_gpu {
 	size_t n, cap;
 	struct tp_gpu_call *calls;
 	size_t ncalls, capcalls;
+	struct slice *steps;	/* step windows */
+	size_t nsteps, capsteps;
 	struct tp_gpu_stats st;
 };
 
@@ -45,6 +47,7 @@ void tp_gpu_free(struct tp_gpu *g)
 		return;
 	free(g->v);
 	free(g->calls);
+	free(g->steps);
 	free(g);
 }
 
@@ -138,6 +141,27 @@ int tp_gpu_call(struct tp_gpu *g, const char *cat, uint64_t corr,
 	c->ts = ts;
 	c->end = end;
 	c->gpu_ns = 0;
+	return 0;
+}
+
+int tp_gpu_step(struct tp_gpu *g, int64_t ts, int64_t dur)
+{
+	struct slice *v;
+	size_t cap;
+
+	if (g->nsteps == g->capsteps) {
+		cap = g->capsteps ? g->capsteps * 2 : 64;
+		v = realloc(g->steps, cap * sizeof(*v));
+		if (!v)
+			return -1;
+		g->steps = v;
+		g->capsteps = cap;
+	}
+	g->steps[g->nsteps].ts = ts;
+	g->steps[g->nsteps].end = ts + dur;
+	g->steps[g->nsteps].corr = 0;
+	g->steps[g->nsteps].cls = 0;
+	g->nsteps++;
 	return 0;
 }
 
@@ -307,6 +331,45 @@ static void utilisation(struct tp_gpu_stats *st, const struct slice *v,
 	}
 }
 
+/* |[a, e) ∩ union|, the union disjoint and sorted (binary search for
+ * the first part that ends after a). */
+static int64_t busy_within(const struct slice *v, size_t n, int64_t a,
+			   int64_t e)
+{
+	size_t lo = 0, hi = n, mid;
+	int64_t sum = 0, x, y;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (v[mid].end <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < n && v[lo].ts < e; lo++) {
+		x = v[lo].ts > a ? v[lo].ts : a;
+		y = v[lo].end < e ? v[lo].end : e;
+		sum += y > x ? y - x : 0;
+	}
+	return sum;
+}
+
+/* A step is CPU-bound when the GPU was busy for less than half of it. */
+static void step_verdicts(const struct tp_gpu *g, struct tp_gpu_stats *st,
+			  const struct slice *v, size_t n)
+{
+	const struct slice *s;
+	size_t i;
+
+	for (i = 0; i < g->nsteps; i++) {
+		s = &g->steps[i];
+		if (busy_within(v, n, s->ts, s->end) * 2 < s->end - s->ts)
+			st->steps_cpu_bound++;
+		else
+			st->steps_gpu_bound++;
+	}
+}
+
 int tp_gpu_finish(struct tp_gpu *g, struct tp_gpu_stats *st)
 {
 	struct slice *all, *comp, *comm;
@@ -332,6 +395,7 @@ int tp_gpu_finish(struct tp_gpu *g, struct tp_gpu_stats *st)
 	for (i = 1; i < nall; i++)
 		keep_gap(st, all[i - 1].end, all[i].ts);
 	utilisation(st, all, nall);
+	step_verdicts(g, st, all, nall);
 	st->idle_ns = st->span_ns - st->busy_ns;
 	ncomp = merge(g->v, g->n, TP_GPU_COMPUTE, comp);
 	ncomm = merge(g->v, g->n, TP_GPU_COMM, comm);
@@ -371,6 +435,10 @@ void tp_gpu_write_json(const struct tp_gpu_stats *s, struct tp_buf *b)
 	tp_json_u64(b, s->n_memset);
 	tp_buf_lit(b, ", \"launches\": ");
 	tp_json_u64(b, s->n_launch);
+	tp_buf_lit(b, ", \"steps_cpu_bound\": ");
+	tp_json_u64(b, s->steps_cpu_bound);
+	tp_buf_lit(b, ", \"steps_gpu_bound\": ");
+	tp_json_u64(b, s->steps_gpu_bound);
 	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		tp_buf_lit(b, ", \"");
 		tp_buf_cstr(b, keys[i]);

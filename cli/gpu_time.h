@@ -38,6 +38,9 @@ struct tp_gpu_stats {
 	/* busy ns in part i of the span: [start + span * i / B,
 	 * start + span * (i + 1) / B), B = TP_GPU_BUCKETS */
 	int64_t util[TP_GPU_BUCKETS];
+	/* steps (ProfilerStep#N) whose window the GPU was busy in for less
+	 * than half (it waited for the CPU's launches) and the others */
+	uint64_t steps_cpu_bound, steps_gpu_bound;
 };
 
 /* A launch call: where it ran and the GPU time of what it launched. */
@@ -59,6 +62,9 @@ int tp_gpu_add(struct tp_gpu *g, const char *cat, const char *name,
  * are ignored) with correlation id corr, ending at end. */
 int tp_gpu_call(struct tp_gpu *g, const char *cat, uint64_t corr,
 		int64_t pid, int64_t tid, int64_t ts, int64_t end);
+/* A step's CPU-side window, for the per-step verdict. -1 when out of
+ * memory. */
+int tp_gpu_step(struct tp_gpu *g, int64_t ts, int64_t dur);
 /* After tp_gpu_finish: the calls, by correlation id, with gpu_ns. */
 struct tp_gpu_call *tp_gpu_calls(struct tp_gpu *g, size_t *n);
 /* Sorts and sweeps; 0 when there was no GPU activity at all. */

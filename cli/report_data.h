@@ -64,6 +64,7 @@ struct rp_gpu {
 	int64_t kernel_ns, memcpy_ns, memset_ns, span_ns, busy_ns, idle_ns;
 	int64_t compute_ns, comm_ns, memory_ns, non_compute_ns, overlap_ns;
 	uint64_t launches;	/* GPU slices joined to their launch call */
+	uint64_t steps_cpu_bound, steps_gpu_bound;
 	int64_t delay_sum, delay_min, delay_p50, delay_p90, delay_max;
 	struct rp_grange *ranges;	/* by GPU time, largest first */
 	size_t nranges;

@@ -292,6 +292,9 @@ static void put_gpu(struct tp_buf *b, const struct rp_report *rep)
 			   g->busy_ns, g->idle_ns, g->compute_ns,
 			   g->non_compute_ns, g->comm_ns, g->memory_ns,
 			   g->overlap_ns);
+		rp_bprintf(b, ", \"steps_cpu_bound\": %" PRIu64 ", "
+			   "\"steps_gpu_bound\": %" PRIu64, g->steps_cpu_bound,
+			   g->steps_gpu_bound);
 		rp_bprintf(b, ", \"launches\": %" PRIu64 ", "
 			   "\"launch_delay_sum_ns\": %" PRId64 ", "
 			   "\"launch_delay_min_ns\": %" PRId64 ", "

@@ -387,6 +387,8 @@ static int parse_gpu(struct sp *p, jnode *root)
 	       get_i64(p, n, "non_compute_ns", w, &g->non_compute_ns) ||
 	       get_i64(p, n, "overlap_ns", w, &g->overlap_ns) ||
 	       get_u64(p, n, "launches", w, &g->launches) ||
+	       get_u64(p, n, "steps_cpu_bound", w, &g->steps_cpu_bound) ||
+	       get_u64(p, n, "steps_gpu_bound", w, &g->steps_gpu_bound) ||
 	       get_i64(p, n, "launch_delay_sum_ns", w, &g->delay_sum) ||
 	       get_i64(p, n, "launch_delay_min_ns", w, &g->delay_min) ||
 	       get_i64(p, n, "launch_delay_p50_ns", w, &g->delay_p50) ||

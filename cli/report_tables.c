@@ -339,19 +339,23 @@ static void t_launch(const struct rp_report *rep, struct rp_table *t)
 {
 	static const char *const head[] = {
 		"rank", "launches", "mean", "min", "p50", "p90", "max",
+		"steps CPU-bound", "steps GPU-bound",
 	};
 	const struct rp_gpu *g;
 	char w[5][T];
 	size_t e;
 
-	table_init(t, "Launch delay", head, "rrrrrrr");
+	table_init(t, "Launch delay", head, "rrrrrrrrr");
 	t->empty = "No GPU work joined to its launch call in the traces read.";
 	t->note = "From the end of each runtime or driver call to the start "
 		  "of the kernel, copy or set it launched (same correlation "
 		  "id), as HTA's get_cuda_kernel_launch_stats: the time work "
 		  "waited in the GPU's queue. Long delays: the GPU was busy "
 		  "(GPU-bound); short ones with an idle GPU: the CPU did not "
-		  "launch fast enough (CPU-bound). p50, p90: nearest rank.";
+		  "launch fast enough (CPU-bound). p50, p90: nearest rank. "
+		  "A step (ProfilerStep#N) is CPU-bound when the GPU was "
+		  "busy for less than half of its window: it waited for "
+		  "launches; GPU-bound otherwise.";
 	for (e = 0; e < rep->nranks; e++) {
 		g = &rep->ranks[e]->gpu;
 		if (!g->present || !g->launches)
@@ -364,6 +368,8 @@ static void t_launch(const struct rp_report *rep, struct rp_table *t)
 		add_cell(t, "%s", rp_fmt_ns(w[2], T, g->delay_p50));
 		add_cell(t, "%s", rp_fmt_ns(w[3], T, g->delay_p90));
 		add_cell(t, "%s", rp_fmt_ns(w[4], T, g->delay_max));
+		add_cell(t, "%" PRIu64, g->steps_cpu_bound);
+		add_cell(t, "%" PRIu64, g->steps_gpu_bound);
 		end_row(t, 0);
 	}
 }

@@ -191,6 +191,10 @@ static void span(struct ts *t, const char *cat, const char *name,
 	if (!arg_i64(args, "correlation", &corr) && corr > 0)
 		s.corr = (uint64_t)corr;
 	remember_pid(t, cat, pid);
+	if (!strcmp(cat, "user_annotation") &&
+	    !strncmp(name, "ProfilerStep#", 13) &&
+	    tp_gpu_step(t->gpu, ts, dur))
+		t->gpu_oom = 1;
 	if (strcmp(cat, "kernel") && strcmp(cat, "gpu_memcpy") &&
 	    strcmp(cat, "gpu_memset") && strcmp(cat, "gpu_user_annotation") &&
 	    tp_ggaps_cpu(t->ggaps, name, ts, dur))

@@ -414,7 +414,8 @@ def gpu_trace(path, rank, shift_us=0):
     inner [7.5, 9.5) inside it the second (100), backward [49, 60) the
     NCCL launch (150), optimizer [299, 303) the copy (10). The GPU idles
     in [260, 310), while the CPU is in ProfilerStep#0 > aten::mm >
-    cudaStreamSynchronize."""
+    cudaStreamSynchronize. Step 0 [0, 400) has the GPU busy 265 us
+    (GPU-bound), step 1 [400, 1000) none (CPU-bound)."""
     def x(cat, name, tid, ts, dur, corr=None, pid=0):
         a = {"stream": tid} if pid == 0 else {}
         if corr:
@@ -436,6 +437,7 @@ def gpu_trace(path, rank, shift_us=0):
           x("user_annotation", "backward", 9, 49, 11, pid=9),
           x("user_annotation", "optimizer", 9, 299, 4, pid=9),
           x("user_annotation", "ProfilerStep#0", 9, 0, 400, pid=9),
+          x("user_annotation", "ProfilerStep#1", 9, 400, 600, pid=9),
           x("cuda_runtime", "cudaStreamSynchronize", 9, 262, 46, pid=9),
           x("cpu_op", "aten::mm", 9, 0, 400, pid=9)]
     with open(path, "w") as f:
@@ -470,7 +472,8 @@ def test_gpu():
         "memcpys": 1, "memcpy_ns": 10000, "memsets": 1, "memset_ns": 5000,
         "span_ns": 315000, "busy_ns": 265000, "idle_ns": 50000,
         "compute_ns": 200000, "non_compute_ns": 65000, "comm_ns": 150000,
-        "memory_ns": 15000, "overlap_ns": 100000, "launches": 4,
+        "memory_ns": 15000, "overlap_ns": 100000, "steps_cpu_bound": 1,
+        "steps_gpu_bound": 1, "launches": 4,
         "launch_delay_sum_ns": 167000, "launch_delay_min_ns": 3000,
         "launch_delay_p50_ns": 5000, "launch_delay_p90_ns": 151000,
         "launch_delay_max_ns": 151000, "ranges": [
@@ -493,7 +496,7 @@ def test_gpu():
     ld = section(md, "Launch delay")
     eq("gpu: launch delay (markdown)", md_row(ld, "1"),
        ["1", "4", fmt_ns(41750), fmt_ns(3000), fmt_ns(5000),
-        fmt_ns(151000), fmt_ns(151000)])
+        fmt_ns(151000), fmt_ns(151000), "1", "1"])
     html = os.path.join(TMP, "gpu.html")
     rc, _, err = tprof(d, "--html", html)
     root = ET.parse(html).getroot()
