@@ -502,11 +502,23 @@ def test_gpu():
     root = ET.parse(html).getroot()
     bars = [(e.get("class"), e.get("data-rank"), e.get("data-ns"))
             for e in root.iter() if local(e.tag) == "rect" and
-            e.get("data-ns")]
+            e.get("data-ns") and e.get("data-rank")]
     eq("gpu: --html stacked bars of the breakdown", bars,
        [(c, r, n) for r in ("0", "1") for c, n in
         (("idle", "50000"), ("compute", "200000"),
          ("noncompute", "65000"))])
+    def bars(cls):
+        svg = [e for e in root.iter() if local(e.tag) == "svg" and
+               e.get("class") == cls]
+        return [(r.get("data-name"), r.get("data-ns"))
+                for r in (svg[0].iter() if svg else [])
+                if local(r.tag) == "rect" and r.get("class") == "bar"]
+    eq("gpu: --html top kernels by GPU time", bars("kernels"),
+       [("ncclDevKernel_AllReduce_Sum_f32_RING_LL", "150000"),
+        ("gemm_a", "100000"), ("gemm_b", "100000")])
+    eq("gpu: --html GPU time per range", bars("ranges"),
+       [("forward", "200000"), ("backward", "150000"), ("inner", "100000"),
+        ("optimizer", "10000")] * 2)
     # utilisation: busy ns in 100 equal parts of the span, exactly
     sd = os.path.join(TMP, "gpu-sums")
     os.makedirs(sd)
