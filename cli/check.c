@@ -4,6 +4,9 @@
  * built into a DOM, checked and dropped. What must outlive an event (X
  * slices for the nesting sweep, flow endpoints) is kept in compact tables
  * of interned strings, about 32 bytes per X event.
+ *
+ * Calls only down: its tables (check_tab.c), the gzip reader (gzread.c)
+ * and the pull parser (json.c).
  */
 #define _GNU_SOURCE
 #include "check.h"

@@ -5,6 +5,10 @@
  * are built into a DOM (the arena is reset per event), the args object's
  * raw text is captured on the way for tp_sum_span, and every other
  * member is skipped without building anything.
+ *
+ * Besides the aggregator (summary/), it feeds the GPU analyses
+ * (gpu_time.c, gpu_ranges.c, gpu_gaps.c) and writes their "gpu" member;
+ * it calls only down, into them, the gzip reader and the parser.
  */
 #include "trace_summary.h"
 
