@@ -644,6 +644,11 @@ def test_tprof_trace():
            ("summary", os.path.join(
                r.dir, "summaries", os.path.basename(traces[0]).replace(
                    ".trace.json.gz", ".summary.json"))))
+        s3 = report_json("--traces", r.dir)
+        s4 = report_json("--traces", traces[0])
+        eq("tprof trace: --traces reads the trace despite the summary",
+           [x and x["ranks"][0]["kind"] for x in (s3, s4)],
+           ["trace", "trace"])
         s2 = report_json(traces[0])
         eq("tprof trace: a trace named is replaced by its summary in "
            "summaries/", s2 and s2["ranks"][0]["file"],
