@@ -4,9 +4,13 @@
  * built into a DOM, checked and dropped. What must outlive an event (X
  * slices for the nesting sweep, flow endpoints) is kept in compact tables
  * of interned strings, about 32 bytes per X event.
+ *
+ * Calls only down: its tables (check_tab.c), the gzip reader (gzread.c)
+ * and the pull parser (json.c).
  */
 #define _GNU_SOURCE
 #include "check.h"
+#include "check_tab.h"
 #include "gzread.h"
 #include "json.h"
 
@@ -38,28 +42,6 @@ static const char *const top_keys[] = {
 	"schemaVersion", "traceEvents", "baseTimeNanoseconds",
 	"displayTimeUnit", "distributedInfo", "tprof", "deviceProperties",
 	"traceName",
-};
-
-/* Open-addressing index from a hash to an entry number; the owner keeps
- * the entries and says whether one matches. */
-struct hslot {
-	uint32_t idx1;	/* entry + 1, 0 when free */
-	uint32_t hash;
-};
-
-struct htab {
-	struct hslot *s;
-	size_t mask, n;
-};
-
-typedef int (*ht_eq_fn)(const void *owner, uint32_t idx, const void *key);
-
-struct strtab {
-	struct htab ht;
-	struct { uint32_t off, len; } *ent;
-	size_t n, cap;
-	char *pool;
-	size_t plen, pcap;
 };
 
 struct xev {
@@ -222,137 +204,6 @@ static const char *fmt_us(char *buf, size_t size, int64_t ns)
 	snprintf(buf, size, "%s%" PRIu64 ".%03" PRIu64, ns < 0 ? "-" : "",
 		 a / 1000, a % 1000);
 	return buf;
-}
-
-static uint32_t hash_bytes(const void *p, size_t n)
-{
-	const unsigned char *s = p;
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	while (n--)
-		h = (h ^ *s++) * 0x100000001b3ull;
-	return (uint32_t)(h ^ h >> 32);
-}
-
-static int ht_reserve(struct htab *t)
-{
-	size_t size = t->s ? (t->mask + 1) * 2 : 1024, i, k;
-	struct hslot *s;
-
-	if (t->s && (t->n + 1) * 2 <= t->mask + 1)
-		return 0;
-	s = calloc(size, sizeof(*s));
-	if (!s)
-		return -1;
-	for (i = 0; t->s && i <= t->mask; i++) {
-		if (!t->s[i].idx1)
-			continue;
-		for (k = t->s[i].hash & (size - 1); s[k].idx1;
-		     k = (k + 1) & (size - 1))
-			;
-		s[k] = t->s[i];
-	}
-	free(t->s);
-	t->s = s;
-	t->mask = size - 1;
-	return 0;
-}
-
-static struct hslot *ht_find(struct htab *t, uint32_t hash, ht_eq_fn eq,
-			     const void *owner, const void *key)
-{
-	size_t i;
-
-	for (i = hash & t->mask;; i = (i + 1) & t->mask) {
-		if (!t->s[i].idx1)
-			return &t->s[i];
-		if (t->s[i].hash == hash && eq(owner, t->s[i].idx1 - 1, key))
-			return &t->s[i];
-	}
-}
-
-/* Fills a free slot: counting it is what makes ht_reserve grow the table
- * before it is half full, so that a probe always finds a free slot. */
-static void ht_take(struct htab *t, struct hslot *slot, uint32_t idx1,
-		    uint32_t hash)
-{
-	slot->idx1 = idx1;
-	slot->hash = hash;
-	t->n++;
-}
-
-static int grow(void **arr, size_t *cap, size_t n, size_t elem)
-{
-	size_t c = *cap ? *cap * 2 : 1024;
-	void *p;
-
-	if (n < *cap)
-		return 0;
-	p = realloc(*arr, c * elem);
-	if (!p)
-		return -1;
-	*arr = p;
-	*cap = c;
-	return 0;
-}
-
-struct strkey {
-	const char *s;
-	size_t len;
-};
-
-static int str_eq(const void *owner, uint32_t idx, const void *key)
-{
-	const struct strtab *t = owner;
-	const struct strkey *k = key;
-
-	return t->ent[idx].len == k->len &&
-	       !memcmp(t->pool + t->ent[idx].off, k->s, k->len);
-}
-
-/* Interns s; returns its id, or -1 when out of memory. */
-static int64_t intern(struct strtab *t, const char *s, size_t len)
-{
-	struct strkey k = { s, len };
-	uint32_t h = hash_bytes(s, len);
-	struct hslot *slot;
-	void *pool = t->pool, *ent = t->ent;
-
-	if (ht_reserve(&t->ht))
-		return -1;
-	slot = ht_find(&t->ht, h, str_eq, t, &k);
-	if (slot->idx1)
-		return slot->idx1 - 1;
-	if (grow(&ent, &t->cap, t->n, sizeof(t->ent[0])))
-		return -1;
-	t->ent = ent;
-	while (t->plen + len + 1 > t->pcap) {
-		t->pcap = t->pcap ? t->pcap * 2 : 65536;
-		pool = realloc(t->pool, t->pcap);
-		if (!pool)
-			return -1;
-		t->pool = pool;
-	}
-	memcpy(t->pool + t->plen, s, len);
-	t->pool[t->plen + len] = 0;
-	t->ent[t->n].off = (uint32_t)t->plen;
-	t->ent[t->n].len = (uint32_t)len;
-	t->plen += len + 1;
-	ht_take(&t->ht, slot, (uint32_t)++t->n, h);
-	return (int64_t)t->n - 1;
-}
-
-static const char *str_at(const struct strtab *t, uint32_t id, size_t *len)
-{
-	*len = t->ent[id].len;
-	return t->pool + t->ent[id].off;
-}
-
-static void strtab_free(struct strtab *t)
-{
-	free(t->ht.s);
-	free(t->ent);
-	free(t->pool);
 }
 
 enum { RS_PAT, RS_WS1, RS_WS, RS_DIG };
@@ -574,11 +425,11 @@ static void add_x(struct ck *ck, const struct tp_json_node *ev,
 	void *xs = ck->xs;
 	struct xev *x;
 
-	tid = intern(&ck->tracks, track, tlen);
+	tid = ck_intern(&ck->tracks, track, tlen);
 	nid = name && name->type == TP_JSON_STRING ?
-		intern(&ck->strs, name->str, name->len) :
-		intern(&ck->strs, "", 0);
-	if (tid < 0 || nid < 0 || grow(&xs, &ck->capx, ck->nx, sizeof(*x))) {
+		ck_intern(&ck->strs, name->str, name->len) :
+		ck_intern(&ck->strs, "", 0);
+	if (tid < 0 || nid < 0 || ck_grow(&xs, &ck->capx, ck->nx, sizeof(*x))) {
 		problem(ck, "out of memory");
 		return;
 	}
@@ -658,15 +509,15 @@ static struct flow *flow_get(struct ck *ck, const struct flowkey *k)
 {
 	struct hslot *slot;
 	void *flows = ck->flows;
-	uint32_t h = hash_bytes(k, sizeof(*k));
+	uint32_t h = ck_hash(k, sizeof(*k));
 	struct flow *f;
 
-	if (ht_reserve(&ck->flow_ht))
+	if (ck_ht_reserve(&ck->flow_ht))
 		return NULL;
-	slot = ht_find(&ck->flow_ht, h, flow_eq, ck, k);
+	slot = ck_ht_find(&ck->flow_ht, h, flow_eq, ck, k);
 	if (slot->idx1)
 		return &ck->flows[slot->idx1 - 1];
-	if (grow(&flows, &ck->capflows, ck->nflows, sizeof(*f)))
+	if (ck_grow(&flows, &ck->capflows, ck->nflows, sizeof(*f)))
 		return NULL;
 	ck->flows = flows;
 	f = &ck->flows[ck->nflows++];
@@ -676,7 +527,7 @@ static struct flow *flow_get(struct ck *ck, const struct flowkey *k)
 	f->name = k->name;
 	f->idx = (uint32_t)ck->nevents;
 	f->first_start = f->first_end = INT64_MAX;
-	ht_take(&ck->flow_ht, slot, (uint32_t)ck->nflows, h);
+	ck_ht_take(&ck->flow_ht, slot, (uint32_t)ck->nflows, h);
 	return f;
 }
 
@@ -696,11 +547,11 @@ static int check_flow(struct ck *ck, const struct tp_json_node *ev,
 				  "is a non-negative integer or a hex string");
 	if (cat && cat->type != TP_JSON_STRING)
 		return ev_problem(ck, ev, "\"cat\" is not a string");
-	c = cat ? intern(&ck->strs, cat->str, cat->len) :
-		  intern(&ck->strs, "", 0);
+	c = cat ? ck_intern(&ck->strs, cat->str, cat->len) :
+		  ck_intern(&ck->strs, "", 0);
 	nm = name && name->type == TP_JSON_STRING ?
-		intern(&ck->strs, name->str, name->len) :
-		intern(&ck->strs, "", 0);
+		ck_intern(&ck->strs, name->str, name->len) :
+		ck_intern(&ck->strs, "", 0);
 	k.cat = (uint32_t)c;
 	k.name = (uint32_t)nm;
 	f = c < 0 || nm < 0 ? NULL : flow_get(ck, &k);
@@ -789,13 +640,13 @@ static void report_overlap(struct ck *ck, const struct xev *a,
 	const char *s;
 	size_t len;
 
-	s = str_at(&ck->strs, a->name, &len);
+	s = ck_str_at(&ck->strs, a->name, &len);
 	quote(qa, sizeof(qa), s, len);
-	s = str_at(&ck->strs, b->name, &len);
+	s = ck_str_at(&ck->strs, b->name, &len);
 	quote(qb, sizeof(qb), s, len);
 	problem(ck, "partial overlap on track %s: \"%s\" [%s, %s] and \"%s\" "
 		"[%s, %s] (traceEvents[%u] and [%u])",
-		str_at(&ck->tracks, a->track, &len), qa,
+		ck_str_at(&ck->tracks, a->track, &len), qa,
 		fmt_us(t[0], 32, a->ts), fmt_us(t[1], 32, xend(a)), qb,
 		fmt_us(t[2], 32, b->ts), fmt_us(t[3], 32, xend(b)),
 		a->idx, b->idx);
@@ -847,13 +698,13 @@ static void check_flows(struct ck *ck)
 		if (f->n_start && f->n_end && (f->first_start == INT64_MIN ||
 					       f->first_end >= f->first_start))
 			continue;
-		s = str_at(&ck->strs, f->cat, &len);
+		s = ck_str_at(&ck->strs, f->cat, &len);
 		if (len == 4 && !memcmp(s, "ac2g", 4) && (!f->n_start ||
 		    !f->n_end) && foreign_quirk(ck, f->n_start ? W_FLOW_NO_END :
 					      W_FLOW_NO_START))
 			continue;
 		quote(qc, sizeof(qc), s, len);
-		s = str_at(&ck->strs, f->name, &len);
+		s = ck_str_at(&ck->strs, f->name, &len);
 		quote(qn, sizeof(qn), s, len);
 		snprintf(id, sizeof(id), f->is_str ? "0x%" PRIx64 : "%" PRIu64,
 			 f->id);
@@ -1109,8 +960,8 @@ out:
 	tp_json_close(ck.j);
 	tp_gzr_close(ck.gz);
 	tp_json_arena_free(&ck.arena);
-	strtab_free(&ck.strs);
-	strtab_free(&ck.tracks);
+	ck_strtab_free(&ck.strs);
+	ck_strtab_free(&ck.tracks);
 	free(ck.xs);
 	free(ck.flow_ht.s);
 	free(ck.flows);

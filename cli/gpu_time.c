@@ -25,16 +25,14 @@ struct slice {
 	int cls;
 };
 
-struct call {
-	uint64_t corr;
-	int64_t end;
-};
 
 struct tp_gpu {
 	struct slice *v;
 	size_t n, cap;
-	struct call *calls;
+	struct tp_gpu_call *calls;
 	size_t ncalls, capcalls;
+	struct slice *steps;	/* step windows */
+	size_t nsteps, capsteps;
 	struct tp_gpu_stats st;
 };
 
@@ -49,6 +47,7 @@ void tp_gpu_free(struct tp_gpu *g)
 		return;
 	free(g->v);
 	free(g->calls);
+	free(g->steps);
 	free(g);
 }
 
@@ -120,9 +119,9 @@ int tp_gpu_add(struct tp_gpu *g, const char *cat, const char *name,
 }
 
 int tp_gpu_call(struct tp_gpu *g, const char *cat, uint64_t corr,
-		int64_t end)
+		int64_t pid, int64_t tid, int64_t ts, int64_t end)
 {
-	struct call *c;
+	struct tp_gpu_call *c;
 	size_t cap;
 
 	if (strcmp(cat, "cuda_runtime") && strcmp(cat, "cuda_driver"))
@@ -135,10 +134,41 @@ int tp_gpu_call(struct tp_gpu *g, const char *cat, uint64_t corr,
 		g->calls = c;
 		g->capcalls = cap;
 	}
-	g->calls[g->ncalls].corr = corr;
-	g->calls[g->ncalls].end = end;
-	g->ncalls++;
+	c = &g->calls[g->ncalls++];
+	c->corr = corr;
+	c->pid = pid;
+	c->tid = tid;
+	c->ts = ts;
+	c->end = end;
+	c->gpu_ns = 0;
 	return 0;
+}
+
+int tp_gpu_step(struct tp_gpu *g, int64_t ts, int64_t dur)
+{
+	struct slice *v;
+	size_t cap;
+
+	if (g->nsteps == g->capsteps) {
+		cap = g->capsteps ? g->capsteps * 2 : 64;
+		v = realloc(g->steps, cap * sizeof(*v));
+		if (!v)
+			return -1;
+		g->steps = v;
+		g->capsteps = cap;
+	}
+	g->steps[g->nsteps].ts = ts;
+	g->steps[g->nsteps].end = ts + dur;
+	g->steps[g->nsteps].corr = 0;
+	g->steps[g->nsteps].cls = 0;
+	g->nsteps++;
+	return 0;
+}
+
+struct tp_gpu_call *tp_gpu_calls(struct tp_gpu *g, size_t *n)
+{
+	*n = g->ncalls;
+	return g->calls;
 }
 
 static int slice_cmp(const void *a, const void *b)
@@ -202,7 +232,7 @@ static int64_t intersection(const struct slice *a, size_t na,
 
 static int call_cmp(const void *a, const void *b)
 {
-	const struct call *x = a, *y = b;
+	const struct tp_gpu_call *x = a, *y = b;
 
 	return x->corr < y->corr ? -1 : x->corr > y->corr;
 }
@@ -214,9 +244,9 @@ static int i64_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static const struct call *find_call(const struct tp_gpu *g, uint64_t corr)
+static struct tp_gpu_call *find_call(const struct tp_gpu *g, uint64_t corr)
 {
-	struct call key = { corr, 0 };
+	struct tp_gpu_call key = { .corr = corr };
 
 	return bsearch(&key, g->calls, g->ncalls, sizeof(key), call_cmp);
 }
@@ -225,7 +255,7 @@ static const struct call *find_call(const struct tp_gpu *g, uint64_t corr)
  * that id); the delays' count, sum, min, nearest-rank p50 and p90, max. */
 static int launch_delays(struct tp_gpu *g, struct tp_gpu_stats *st)
 {
-	const struct call *c;
+	struct tp_gpu_call *c;
 	int64_t *d = malloc((g->n ? g->n : 1) * sizeof(*d));
 	size_t i, n = 0;
 
@@ -236,8 +266,10 @@ static int launch_delays(struct tp_gpu *g, struct tp_gpu_stats *st)
 		c = g->v[i].corr ? find_call(g, g->v[i].corr) : NULL;
 		while (c && c > g->calls && c[-1].corr == c->corr)
 			c--;
-		if (c)
-			d[n++] = g->v[i].ts - c->end;
+		if (!c)
+			continue;
+		d[n++] = g->v[i].ts - c->end;
+		c->gpu_ns += g->v[i].end - g->v[i].ts;
 	}
 	st->n_launch = n;
 	if (n) {
@@ -251,6 +283,91 @@ static int launch_delays(struct tp_gpu *g, struct tp_gpu_stats *st)
 	}
 	free(d);
 	return 0;
+}
+
+/* Inserts gap [a, b) into the top list if it is long enough. */
+static void keep_gap(struct tp_gpu_stats *st, int64_t a, int64_t b)
+{
+	size_t i = st->ngaps;
+
+	if (i == TP_GPU_GAPS &&
+	    b - a <= st->gaps[i - 1].end - st->gaps[i - 1].start)
+		return;
+	if (i == TP_GPU_GAPS)
+		i--;
+	else
+		st->ngaps++;
+	/* longer first; an equal one found earlier stays ahead */
+	for (; i && b - a > st->gaps[i - 1].end - st->gaps[i - 1].start; i--)
+		st->gaps[i] = st->gaps[i - 1];
+	st->gaps[i].start = a;
+	st->gaps[i].end = b;
+}
+
+static int64_t bucket_lo(const struct tp_gpu_stats *st, size_t i)
+{
+	return st->start_ns + (int64_t)((__int128)st->span_ns * (int64_t)i /
+					TP_GPU_BUCKETS);
+}
+
+/* Busy time per part of the span, from the disjoint sorted union. */
+static void utilisation(struct tp_gpu_stats *st, const struct slice *v,
+			size_t n)
+{
+	size_t i = 0, k = 0;
+	int64_t lo, hi, a, e;
+
+	while (i < n && k < TP_GPU_BUCKETS) {
+		lo = bucket_lo(st, k);
+		hi = bucket_lo(st, k + 1);
+		a = v[i].ts > lo ? v[i].ts : lo;
+		e = v[i].end < hi ? v[i].end : hi;
+		if (e > a)
+			st->util[k] += e - a;
+		if (v[i].end < hi)
+			i++;
+		else
+			k++;
+	}
+}
+
+/* |[a, e) ∩ union|, the union disjoint and sorted (binary search for
+ * the first part that ends after a). */
+static int64_t busy_within(const struct slice *v, size_t n, int64_t a,
+			   int64_t e)
+{
+	size_t lo = 0, hi = n, mid;
+	int64_t sum = 0, x, y;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (v[mid].end <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < n && v[lo].ts < e; lo++) {
+		x = v[lo].ts > a ? v[lo].ts : a;
+		y = v[lo].end < e ? v[lo].end : e;
+		sum += y > x ? y - x : 0;
+	}
+	return sum;
+}
+
+/* A step is CPU-bound when the GPU was busy for less than half of it. */
+static void step_verdicts(const struct tp_gpu *g, struct tp_gpu_stats *st,
+			  const struct slice *v, size_t n)
+{
+	const struct slice *s;
+	size_t i;
+
+	for (i = 0; i < g->nsteps; i++) {
+		s = &g->steps[i];
+		if (busy_within(v, n, s->ts, s->end) * 2 < s->end - s->ts)
+			st->steps_cpu_bound++;
+		else
+			st->steps_gpu_bound++;
+	}
 }
 
 int tp_gpu_finish(struct tp_gpu *g, struct tp_gpu_stats *st)
@@ -275,6 +392,10 @@ int tp_gpu_finish(struct tp_gpu *g, struct tp_gpu_stats *st)
 	st->span_ns = st->end_ns - st->start_ns;
 	nall = merge(g->v, g->n, -1, all);
 	st->busy_ns = length(all, nall);
+	for (i = 1; i < nall; i++)
+		keep_gap(st, all[i - 1].end, all[i].ts);
+	utilisation(st, all, nall);
+	step_verdicts(g, st, all, nall);
 	st->idle_ns = st->span_ns - st->busy_ns;
 	ncomp = merge(g->v, g->n, TP_GPU_COMPUTE, comp);
 	ncomm = merge(g->v, g->n, TP_GPU_COMM, comm);
@@ -314,11 +435,21 @@ void tp_gpu_write_json(const struct tp_gpu_stats *s, struct tp_buf *b)
 	tp_json_u64(b, s->n_memset);
 	tp_buf_lit(b, ", \"launches\": ");
 	tp_json_u64(b, s->n_launch);
+	tp_buf_lit(b, ", \"steps_cpu_bound\": ");
+	tp_json_u64(b, s->steps_cpu_bound);
+	tp_buf_lit(b, ", \"steps_gpu_bound\": ");
+	tp_json_u64(b, s->steps_gpu_bound);
 	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		tp_buf_lit(b, ", \"");
 		tp_buf_cstr(b, keys[i]);
 		tp_buf_lit(b, "\": ");
 		tp_json_i64(b, v[i]);
 	}
-	tp_buf_lit(b, "}");
+	tp_buf_lit(b, ",\n  \"utilisation\": [");
+	for (i = 0; i < TP_GPU_BUCKETS; i++) {
+		if (i)
+			tp_buf_lit(b, ",");
+		tp_json_i64(b, s->util[i]);
+	}
+	tp_buf_lit(b, "]");
 }

@@ -10,6 +10,10 @@
 /* HTA's kernel classes, from the name (hta/utils/utils.py). */
 enum { TP_GPU_COMPUTE, TP_GPU_COMM, TP_GPU_MEMORY, TP_GPU_OTHER };
 
+#define TP_GPU_GAPS 5
+/* The span is cut in this many equal parts for utilisation over time. */
+#define TP_GPU_BUCKETS 100
+
 struct tp_gpu_stats {
 	uint64_t n_kernel, n_memcpy, n_memset;
 	int64_t kernel_ns, memcpy_ns, memset_ns;	/* sums */
@@ -27,6 +31,23 @@ struct tp_gpu_stats {
 	uint64_t n_launch;	/* slices matched to their call */
 	int64_t delay_sum_ns, delay_min_ns, delay_p50_ns, delay_p90_ns,
 		delay_max_ns;
+	/* the longest GPU-idle intervals within the span, longest first
+	 * (ties: earliest first) */
+	size_t ngaps;
+	struct { int64_t start, end; } gaps[TP_GPU_GAPS];
+	/* busy ns in part i of the span: [start + span * i / B,
+	 * start + span * (i + 1) / B), B = TP_GPU_BUCKETS */
+	int64_t util[TP_GPU_BUCKETS];
+	/* steps (ProfilerStep#N) whose window the GPU was busy in for less
+	 * than half (it waited for the CPU's launches) and the others */
+	uint64_t steps_cpu_bound, steps_gpu_bound;
+};
+
+/* A launch call: where it ran and the GPU time of what it launched. */
+struct tp_gpu_call {
+	uint64_t corr;
+	int64_t pid, tid, ts, end;
+	int64_t gpu_ns;		/* the slices of its correlation id */
 };
 
 struct tp_gpu;
@@ -40,10 +61,16 @@ int tp_gpu_add(struct tp_gpu *g, const char *cat, const char *name,
 /* A CPU-side call of category cat ("cuda_runtime", "cuda_driver"; others
  * are ignored) with correlation id corr, ending at end. */
 int tp_gpu_call(struct tp_gpu *g, const char *cat, uint64_t corr,
-		int64_t end);
+		int64_t pid, int64_t tid, int64_t ts, int64_t end);
+/* A step's CPU-side window, for the per-step verdict. -1 when out of
+ * memory. */
+int tp_gpu_step(struct tp_gpu *g, int64_t ts, int64_t dur);
+/* After tp_gpu_finish: the calls, by correlation id, with gpu_ns. */
+struct tp_gpu_call *tp_gpu_calls(struct tp_gpu *g, size_t *n);
 /* Sorts and sweeps; 0 when there was no GPU activity at all. */
 int tp_gpu_finish(struct tp_gpu *g, struct tp_gpu_stats *st);
-/* ",\n\"gpu\": {...}": the summary's gpu member (docs/summary-format.md). */
+/* ",\n\"gpu\": {...": the summary's gpu member (docs/summary-format.md),
+ * left open for the caller to add members and close. */
 void tp_gpu_write_json(const struct tp_gpu_stats *st, struct tp_buf *b);
 /* The class HTA gives a kernel of this name. */
 int tp_gpu_class(const char *name);

@@ -17,6 +17,7 @@ struct opts {
 	const char *html;
 	const char *summaries;
 	int json;
+	int traces;		/* --traces */
 	char **files;
 	size_t nfiles;
 };
@@ -24,7 +25,8 @@ struct opts {
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: tprof report [--json] [--html FILE] [--summaries DIR]\n"
+		"usage: tprof report [--json] [--traces] [--html FILE]\n"
+		"                    [--summaries DIR]\n"
 		"                    DIR_OR_FILE...\n"
 		"\n"
 		"One report over many ranks: per-name statistics across\n"
@@ -34,6 +36,9 @@ static void usage(FILE *f)
 		"summary; a directory gives every rank in it.\n"
 		"\n"
 		"  --json       print the report as JSON instead\n"
+		"  --traces     read each rank's trace even when it has a\n"
+		"               summary: the GPU analyses need the trace\n"
+		"               (summaries written at exit lack them)\n"
 		"  --html FILE  also write a self-contained HTML report with\n"
 		"               charts to FILE\n"
 		"  --summaries DIR\n"
@@ -66,6 +71,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			return 1;
 		} else if (!strcmp(a, "--json")) {
 			o->json = 1;
+		} else if (!strcmp(a, "--traces")) {
+			o->traces = 1;
 		} else if (!strcmp(a, "--html") && i + 1 < argc) {
 			o->html = argv[++i];
 		} else if (!strncmp(a, "--html=", 7) && a[7]) {
@@ -163,6 +170,7 @@ static int read_all_inputs(struct rp_report *rep, const struct opts *o)
 	size_t i;
 	int ret = -1;
 
+	in.traces = o->traces;
 	if (rp_find_inputs(o->files, o->nfiles, &in))
 		goto out;
 	rep->ranks = calloc(in.n ? in.n : 1, sizeof(*rep->ranks));

@@ -7,11 +7,13 @@
  * a slow step still shows.
  *
  * Called by the page (report_html.c); calls only down, into the chart
- * primitives (report_svg.c), the formatting helpers (report_fmt.c) and
- * the histogram layout (summary/hist.c).
+ * primitives (report_svg.c), the escaping (report_xml.c), the
+ * formatting helpers (report_fmt.c) and the histogram layout
+ * (summary/hist.c).
  */
 #include "report_charts.h"
 #include "report_svg.h"
+#include "report_xml.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -295,4 +297,131 @@ void rp_svg_breakdown(struct tp_buf *b, const struct rp_report *rep)
 		y += BAR_H + 6;
 	}
 	tp_buf_lit(b, "</svg>\n");
+}
+
+/* x: time from the rank's first GPU activity to each part's middle;
+ * y: the part's busy share, in %. One polyline per rank. */
+void rp_svg_utilisation(struct tp_buf *b, const struct rp_report *rep)
+{
+	struct rp_chart c = {
+		.b = b, .xfmt = rp_fmt_time_axis, .yfmt = rp_fmt_count_axis,
+		.xmin = 0, .xmax = 1, .ymin = 0, .ymax = 100,
+	};
+	const struct tp_json_node *u;
+	const struct rp_gpu *g;
+	char legend[64];
+	double part, busy;
+	size_t e, i;
+
+	for (e = 0; e < rep->nranks; e++) {
+		g = &rep->ranks[e]->gpu;
+		if (g->present && g->util && (double)g->span_ns > c.xmax)
+			c.xmax = (double)g->span_ns;
+	}
+	rp_chart_open(&c, "utilisation", NULL, NULL,
+		      "GPU busy % over time per rank (100 parts of its GPU "
+		      "span)");
+	rp_chart_axes(&c, "time since the rank's first GPU activity",
+		      "busy %");
+	for (e = 0; e < rep->nranks; e++) {
+		g = &rep->ranks[e]->gpu;
+		if (!g->present || !g->util || !g->util->len)
+			continue;
+		snprintf(legend, sizeof(legend), "rank %s",
+			 rep->ranks[e]->label);
+		rp_chart_series(&c, rep->ranks[e]->label, -1, legend);
+		part = (double)g->span_ns / (double)g->util->len;
+		for (u = g->util->child, i = 0; u; u = u->next, i++) {
+			busy = part > 0 ? 100.0 * u->num / part : 0;
+			rp_chart_point(&c, part * ((double)i + 0.5),
+				       busy > 100 ? 100 : busy);
+		}
+		rp_chart_series_end(&c);
+	}
+	if (!c.nseries)
+		rp_chart_note(&c, "no GPU activity in the traces read");
+	rp_chart_close(&c);
+}
+
+/* Horizontal bars: one <rect class="bar" data-name=".." data-ns=".."> per
+ * item, longest 100 % of the width, with its label and time. */
+#define HB_MAX 20
+#define HB_LABEL 300.0
+
+struct hbar {
+	const char *label, *name;
+	long double ns;
+};
+
+static void hbars(struct tp_buf *b, const char *cls, const char *title,
+		  const struct hbar *v, size_t n)
+{
+	long double top = 0;
+	char t[40];
+	size_t i;
+	double w;
+
+	for (i = 0; i < n; i++)
+		top = v[i].ns > top ? v[i].ns : top;
+	rp_bprintf(b, "<svg class=\"%s\" xmlns=\"http://www.w3.org/2000/svg\" "
+		   "width=\"%.0f\" height=\"%.0f\"><title>", cls,
+		   HB_LABEL + BAR_W + 100, (double)n * (BAR_H + 6) + 10);
+	rp_xml_text(b, title);
+	tp_buf_lit(b, "</title>\n");
+	for (i = 0; i < n; i++) {
+		w = top > 0 ? (double)(BAR_W * v[i].ns / top) : 0;
+		rp_bprintf(b, "<text x=\"%.0f\" y=\"%.2f\" class=\"ty\">",
+			   HB_LABEL - 6, 5 + i * (BAR_H + 6) + BAR_H - 5);
+		rp_xml_text(b, v[i].label);
+		tp_buf_lit(b, "</text>\n<rect class=\"bar\" data-name=\"");
+		rp_xml_text(b, v[i].name);
+		rp_bprintf(b, "\" data-ns=\"%.0Lf\" x=\"%.0f\" y=\"%.2f\" "
+			   "width=\"%.2f\" height=\"%.0f\"/>\n<text x=\"%.2f\" "
+			   "y=\"%.2f\">%s</text>\n", v[i].ns, HB_LABEL,
+			   5 + i * (BAR_H + 6), w, BAR_H, HB_LABEL + w + 4,
+			   5 + i * (BAR_H + 6) + BAR_H - 5,
+			   rp_fmt_ns(t, sizeof(t), v[i].ns));
+	}
+	tp_buf_lit(b, "</svg>\n");
+}
+
+/* Kernels by their mean total over the ranks that ran them. */
+void rp_svg_top_kernels(struct tp_buf *b, const struct rp_report *rep)
+{
+	struct hbar v[HB_MAX];
+	size_t i, n = 0;
+
+	for (i = 0; i < rep->nnames && i < RP_TOP_NAMES && n < HB_MAX; i++) {
+		if (strcmp(rep->names[i].cat, "kernel"))
+			continue;
+		v[n].label = v[n].name = rep->names[i].name;
+		v[n].ns = rep->names[i].mean_total;
+		n++;
+	}
+	if (n)
+		hbars(b, "kernels", "Top kernels by GPU time (mean total over "
+		      "the ranks that ran them)", v, n);
+}
+
+/* The table's rows: per rank, its ranges by GPU time. */
+void rp_svg_ranges(struct tp_buf *b, const struct rp_report *rep)
+{
+	char labels[HB_MAX][128];
+	const struct rp_gpu *g;
+	struct hbar v[HB_MAX];
+	size_t e, i, n = 0;
+
+	for (e = 0; e < rep->nranks && n < HB_MAX; e++) {
+		g = &rep->ranks[e]->gpu;
+		for (i = 0; g->present && i < g->nranges &&
+			    i < RP_TOP_RANGES && n < HB_MAX; i++, n++) {
+			snprintf(labels[n], sizeof(labels[n]), "rank %s: %.80s",
+				 rep->ranks[e]->label, g->ranges[i].name);
+			v[n].label = labels[n];
+			v[n].name = g->ranges[i].name;
+			v[n].ns = g->ranges[i].gpu_ns;
+		}
+	}
+	if (n)
+		hbars(b, "ranges", "GPU time per annotated range", v, n);
 }

@@ -11,5 +11,11 @@ void rp_svg_memory(struct tp_buf *b, const struct rp_report *rep);
 /* The temporal breakdown per rank as stacked bars (nothing without GPU
  * activity). */
 void rp_svg_breakdown(struct tp_buf *b, const struct rp_report *rep);
+/* Horizontal bars (nothing without data): the top kernels by GPU time,
+ * and each rank's ranges by GPU time (at most 20 bars). */
+void rp_svg_top_kernels(struct tp_buf *b, const struct rp_report *rep);
+void rp_svg_ranges(struct tp_buf *b, const struct rp_report *rep);
+/* GPU busy % over each rank's GPU span, from its "utilisation" parts. */
+void rp_svg_utilisation(struct tp_buf *b, const struct rp_report *rep);
 
 #endif

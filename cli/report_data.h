@@ -44,6 +44,19 @@ struct rp_mem {
 	size_t npts;
 };
 
+/* GPU time of the work launched inside ranges of one name. */
+struct rp_grange {
+	const char *name;
+	uint64_t calls;
+	int64_t cpu_ns, gpu_ns;
+};
+
+/* A GPU-idle interval and the CPU events around its middle. */
+struct rp_gap {
+	int64_t start, dur;
+	const struct tp_json_node *cpu;	/* array of names, outer first */
+};
+
 /* A summary's "gpu" member (computed from traces; gpu_time.c). */
 struct rp_gpu {
 	int present;
@@ -51,8 +64,17 @@ struct rp_gpu {
 	int64_t kernel_ns, memcpy_ns, memset_ns, span_ns, busy_ns, idle_ns;
 	int64_t compute_ns, comm_ns, memory_ns, non_compute_ns, overlap_ns;
 	uint64_t launches;	/* GPU slices joined to their launch call */
+	uint64_t steps_cpu_bound, steps_gpu_bound;
 	int64_t delay_sum, delay_min, delay_p50, delay_p90, delay_max;
+	struct rp_grange *ranges;	/* by GPU time, largest first */
+	size_t nranges;
+	int64_t start_ns;	/* the first GPU activity */
+	struct rp_gap *gaps;	/* longest first */
+	size_t ngaps;
+	const struct tp_json_node *util;	/* busy ns per part, or NULL */
 };
+/* Ranges listed per rank in the report's table. */
+#define RP_TOP_RANGES 10
 
 /* One input: a summary, read from a file or computed from a trace. */
 struct rp_rank {

@@ -25,7 +25,7 @@ static const char style[] =
 	"svg .ty{text-anchor:end}svg .ct{font-weight:bold}"
 	"svg .note{fill:#888}"
 	"svg .idle{fill:#ccc}svg .compute{fill:#2ca02c}"
-	"svg .noncompute{fill:#ff7f0e}";
+	"svg .noncompute{fill:#ff7f0e}svg .bar{fill:#1f77b4}";
 
 static void html_table(struct tp_buf *b, const struct rp_table *t,
 		       const char *cls)
@@ -131,7 +131,12 @@ void rp_write_html(const struct rp_report *rep, struct tp_buf *b)
 	html_table(b, &ts.t[RP_T_GPU], "gpu");
 	html_table(b, &ts.t[RP_T_BREAKDOWN], "breakdown");
 	rp_svg_breakdown(b, rep);
+	rp_svg_utilisation(b, rep);
+	rp_svg_top_kernels(b, rep);
 	html_table(b, &ts.t[RP_T_LAUNCH], "launch");
+	html_table(b, &ts.t[RP_T_RANGES], "ranges");
+	rp_svg_ranges(b, rep);
+	html_table(b, &ts.t[RP_T_GAPS], "gaps");
 	html_stragglers(b, &ts);
 	tp_buf_lit(b, "</body>\n</html>\n");
 out:

@@ -228,6 +228,10 @@ static int add_dir(struct rp_inputs *in, const char *dir)
 	for (i = 0; i < n; i++) {
 		if (i && same_stem(&v[i], &v[i - 1]))
 			continue;
+		/* --traces: a summary gives way to a trace of its stem */
+		while (in->traces && v[i].kind == 0 && i + 1 < n &&
+		       same_stem(&v[i], &v[i + 1]))
+			i++;
 		if (add_path(in, join(dir, v[i].name))) {
 			rp_fail(dir, "out of memory");
 			goto out;
@@ -308,7 +312,8 @@ int rp_find_inputs(char **args, size_t nargs, struct rp_inputs *in)
 		if (S_ISDIR(st.st_mode)) {
 			if (add_dir(in, args[i]))
 				return -1;
-		} else if (add_path(in, pick_file(args[i]))) {
+		} else if (add_path(in, in->traces ? strdup(args[i]) :
+				    pick_file(args[i]))) {
 			return rp_fail(args[i], "out of memory");
 		}
 	}

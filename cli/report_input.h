@@ -9,6 +9,7 @@
 struct rp_inputs {
 	char **paths;
 	size_t n, cap;
+	int traces;	/* a rank's trace, not its summary, when it has both */
 };
 
 /* Prints "tprof: error: FILE: ..." on stderr; returns -1. */

@@ -226,6 +226,44 @@ static void put_stragglers(struct tp_buf *b, const struct rp_report *rep)
 	tp_buf_lit(b, "]");
 }
 
+static void put_granges(struct tp_buf *b, const struct rp_gpu *g)
+{
+	const struct rp_grange *x;
+	size_t i;
+
+	tp_buf_lit(b, ", \"ranges\": [");
+	for (i = 0; i < g->nranges; i++) {
+		x = &g->ranges[i];
+		tp_buf_cstr(b, i ? ", {\"name\": " : "{\"name\": ");
+		tp_json_str(b, x->name);
+		rp_bprintf(b, ", \"calls\": %" PRIu64 ", \"cpu_ns\": %" PRId64
+			   ", \"gpu_ns\": %" PRId64 "}", x->calls, x->cpu_ns,
+			   x->gpu_ns);
+	}
+	tp_buf_lit(b, "]");
+}
+
+static void put_gaps(struct tp_buf *b, const struct rp_gpu *g)
+{
+	const struct tp_json_node *c;
+	size_t i;
+
+	tp_buf_lit(b, ", \"idle_gaps\": [");
+	for (i = 0; i < g->ngaps; i++) {
+		rp_bprintf(b, "%s{\"start_ns\": %" PRId64 ", \"dur_ns\": %"
+			   PRId64 ", \"cpu\": [", i ? ", " : "",
+			   g->gaps[i].start, g->gaps[i].dur);
+		for (c = g->gaps[i].cpu ? g->gaps[i].cpu->child : NULL; c;
+		     c = c->next) {
+			if (c != g->gaps[i].cpu->child)
+				tp_buf_lit(b, ", ");
+			tp_json_str(b, c->str);
+		}
+		tp_buf_lit(b, "]}");
+	}
+	tp_buf_lit(b, "]");
+}
+
 /* Per entry, its summary's gpu member, or null without one. */
 static void put_gpu(struct tp_buf *b, const struct rp_report *rep)
 {
@@ -254,14 +292,20 @@ static void put_gpu(struct tp_buf *b, const struct rp_report *rep)
 			   g->busy_ns, g->idle_ns, g->compute_ns,
 			   g->non_compute_ns, g->comm_ns, g->memory_ns,
 			   g->overlap_ns);
+		rp_bprintf(b, ", \"steps_cpu_bound\": %" PRIu64 ", "
+			   "\"steps_gpu_bound\": %" PRIu64, g->steps_cpu_bound,
+			   g->steps_gpu_bound);
 		rp_bprintf(b, ", \"launches\": %" PRIu64 ", "
 			   "\"launch_delay_sum_ns\": %" PRId64 ", "
 			   "\"launch_delay_min_ns\": %" PRId64 ", "
 			   "\"launch_delay_p50_ns\": %" PRId64 ", "
 			   "\"launch_delay_p90_ns\": %" PRId64 ", "
-			   "\"launch_delay_max_ns\": %" PRId64 "}", g->launches,
+			   "\"launch_delay_max_ns\": %" PRId64, g->launches,
 			   g->delay_sum, g->delay_min, g->delay_p50,
 			   g->delay_p90, g->delay_max);
+		put_granges(b, g);
+		put_gaps(b, g);
+		tp_buf_lit(b, "}");
 	}
 	tp_buf_lit(b, "]");
 }

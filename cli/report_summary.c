@@ -290,6 +290,70 @@ static int parse_memory(struct sp *p, jnode *root)
 	return 0;
 }
 
+static int parse_granges(struct sp *p, jnode *gpu)
+{
+	struct rp_gpu *g = &p->r->gpu;
+	struct rp_grange *x;
+	char where[48];
+	jnode *arr, *n;
+
+	if (get_arr(p, gpu, "ranges", "gpu: ", &arr))
+		return -1;
+	if (!arr)
+		return 0;
+	g->ranges = alloc_n(arr->len, sizeof(*g->ranges));
+	if (!g->ranges)
+		return bad(p, "out of memory");
+	for (n = arr->child; n; n = n->next) {
+		x = &g->ranges[g->nranges];
+		snprintf(where, sizeof(where), "gpu.ranges[%zu]: ", g->nranges);
+		if (n->type != TP_JSON_OBJECT)
+			return bad(p, "%sis not an object", where);
+		g->nranges++;
+		if (get_str(p, n, "name", where, &x->name) ||
+		    get_u64(p, n, "calls", where, &x->calls) ||
+		    get_i64(p, n, "cpu_ns", where, &x->cpu_ns) ||
+		    get_i64(p, n, "gpu_ns", where, &x->gpu_ns))
+			return -1;
+		if (!x->name)
+			return bad(p, "%s\"name\" is null", where);
+	}
+	return 0;
+}
+
+static int parse_gaps(struct sp *p, jnode *gpu)
+{
+	struct rp_gpu *g = &p->r->gpu;
+	struct rp_gap *x;
+	char where[48];
+	jnode *arr, *n, *c;
+
+	if (get_arr(p, gpu, "idle_gaps", "gpu: ", &arr))
+		return -1;
+	if (!arr)
+		return 0;
+	g->gaps = alloc_n(arr->len, sizeof(*g->gaps));
+	if (!g->gaps)
+		return bad(p, "out of memory");
+	for (n = arr->child; n; n = n->next) {
+		x = &g->gaps[g->ngaps];
+		snprintf(where, sizeof(where), "gpu.idle_gaps[%zu]: ",
+			 g->ngaps);
+		if (n->type != TP_JSON_OBJECT)
+			return bad(p, "%sis not an object", where);
+		g->ngaps++;
+		if (get_i64(p, n, "start_ns", where, &x->start) ||
+		    get_i64(p, n, "dur_ns", where, &x->dur) ||
+		    get_arr(p, n, "cpu", where, &x->cpu))
+			return -1;
+		for (c = x->cpu ? x->cpu->child : NULL; c; c = c->next)
+			if (c->type != TP_JSON_STRING)
+				return bad(p, "%s\"cpu\" holds a non-string",
+					   where);
+	}
+	return 0;
+}
+
 /* The optional "gpu" member (version 1), which summaries computed from
  * traces carry: left zero when absent. */
 static int parse_gpu(struct sp *p, jnode *root)
@@ -323,11 +387,16 @@ static int parse_gpu(struct sp *p, jnode *root)
 	       get_i64(p, n, "non_compute_ns", w, &g->non_compute_ns) ||
 	       get_i64(p, n, "overlap_ns", w, &g->overlap_ns) ||
 	       get_u64(p, n, "launches", w, &g->launches) ||
+	       get_u64(p, n, "steps_cpu_bound", w, &g->steps_cpu_bound) ||
+	       get_u64(p, n, "steps_gpu_bound", w, &g->steps_gpu_bound) ||
 	       get_i64(p, n, "launch_delay_sum_ns", w, &g->delay_sum) ||
 	       get_i64(p, n, "launch_delay_min_ns", w, &g->delay_min) ||
 	       get_i64(p, n, "launch_delay_p50_ns", w, &g->delay_p50) ||
 	       get_i64(p, n, "launch_delay_p90_ns", w, &g->delay_p90) ||
-	       get_i64(p, n, "launch_delay_max_ns", w, &g->delay_max) ? -1 : 0;
+	       get_i64(p, n, "launch_delay_max_ns", w, &g->delay_max) ||
+	       get_i64(p, n, "start_ns", w, &g->start_ns) ||
+	       get_arr(p, n, "utilisation", w, &g->util) ||
+	       parse_granges(p, n) || parse_gaps(p, n) ? -1 : 0;
 }
 
 static int parse_head(struct sp *p, jnode *root)
@@ -398,6 +467,8 @@ void rp_rank_free(struct rp_rank *r)
 		free(r->mem[i].pts);
 	free(r->rows);
 	free(r->mem);
+	free(r->gpu.ranges);
+	free(r->gpu.gaps);
 	free(r->steps);
 	free(r->path);
 	tp_buf_free(&r->json);

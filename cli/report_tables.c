@@ -11,66 +11,6 @@
 
 #define T 40	/* room for one formatted time */
 
-static void add_cell(struct rp_table *t, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-/* Appends the next cell, row by row; out of memory: marks the table. */
-static void add_cell(struct rp_table *t, const char *fmt, ...)
-{
-	size_t n = t->nrows * t->ncols + t->fill, cap;
-	va_list ap;
-	char **v;
-
-	if (t->oom)
-		return;
-	if (n == t->cap) {
-		cap = t->cap ? t->cap * 2 : 64;
-		v = realloc(t->cells, cap * sizeof(*v));
-		if (!v) {
-			t->oom = 1;
-			return;
-		}
-		t->cells = v;
-		t->cap = cap;
-	}
-	va_start(ap, fmt);
-	if (vasprintf(&t->cells[n], fmt, ap) < 0)
-		t->oom = 1;
-	va_end(ap);
-	if (t->oom)
-		return;
-	if (++t->fill == t->ncols) {
-		t->fill = 0;
-		t->nrows++;
-	}
-}
-
-/* Ends a row: remembers whether it is flagged. */
-static void end_row(struct rp_table *t, int flagged)
-{
-	unsigned char *f;
-
-	if (t->oom)
-		return;
-	f = realloc(t->flag, t->nrows ? t->nrows : 1);
-	if (!f) {
-		t->oom = 1;
-		return;
-	}
-	t->flag = f;
-	t->flag[t->nrows - 1] = (unsigned char)flagged;
-}
-
-static void table_init(struct rp_table *t, const char *title,
-		       const char *const *head, const char *align)
-{
-	memset(t, 0, sizeof(*t));
-	t->title = title;
-	t->head = head;
-	t->align = align;
-	t->ncols = strlen(align);
-}
-
 static size_t count_kind(const struct rp_report *rep, const char *kind)
 {
 	size_t i, n = 0;
@@ -90,20 +30,20 @@ static void t_ranks(const struct rp_report *rep, struct rp_table *t)
 	char w[T];
 	size_t i;
 
-	table_init(t, "Ranks", head, "rllrrrrr");
+	rp_table_init(t, "Ranks", head, "rllrrrrr");
 	for (i = 0; i < rep->nranks; i++) {
 		r = rep->ranks[i];
-		add_cell(t, "%s", r->label);
-		add_cell(t, "%s", r->path);
-		add_cell(t, "%s", r->kind);
-		add_cell(t, "%s", r->wall_ns == RP_NONE ? "-" :
+		rp_add_cell(t, "%s", r->label);
+		rp_add_cell(t, "%s", r->path);
+		rp_add_cell(t, "%s", r->kind);
+		rp_add_cell(t, "%s", r->wall_ns == RP_NONE ? "-" :
 			 rp_fmt_ns(w, T, r->wall_ns));
-		add_cell(t, "%" PRIu64, r->events);
-		add_cell(t, "%" PRIu64, r->dropped);
-		add_cell(t, "%" PRIu64, r->steps_count);
-		add_cell(t, "%s", rp_mem_peak(r) == RP_NONE ? "-" :
+		rp_add_cell(t, "%" PRIu64, r->events);
+		rp_add_cell(t, "%" PRIu64, r->dropped);
+		rp_add_cell(t, "%" PRIu64, r->steps_count);
+		rp_add_cell(t, "%s", rp_mem_peak(r) == RP_NONE ? "-" :
 			 rp_fmt_bytes(w, T, rp_mem_peak(r)));
-		end_row(t, 0);
+		rp_end_row(t, 0);
 	}
 }
 
@@ -117,7 +57,7 @@ static void t_names(const struct rp_report *rep, struct rp_table *t)
 	char w[6][T];
 	size_t i;
 
-	table_init(t, "Top names across ranks", head, "llrrrrrrrrl");
+	rp_table_init(t, "Top names across ranks", head, "llrrrrrrrrl");
 	t->note = "Per (category, name), the statistics of each rank's total "
 		  "time, over the ranks that have it; mean call: all calls of "
 		  "those ranks pooled; imbalance: max / mean total; "
@@ -126,18 +66,18 @@ static void t_names(const struct rp_report *rep, struct rp_table *t)
 	t->empty = "No calls.";
 	for (i = 0; i < rep->nnames && i < RP_TOP_NAMES; i++) {
 		nm = &rep->names[i];
-		add_cell(t, "%s", nm->cat);
-		add_cell(t, "%s", nm->name);
-		add_cell(t, "%zu/%zu", nm->present, rep->nranks);
-		add_cell(t, "%s", rp_fmt_ns(w[0], T, nm->mean_total));
-		add_cell(t, "%s", rp_fmt_ns(w[1], T, nm->std_total));
-		add_cell(t, "%s", rp_fmt_ns(w[2], T, nm->min_total));
-		add_cell(t, "%s", rp_fmt_ns(w[3], T, nm->max_total));
-		add_cell(t, "%s", rp_fmt_ns(w[4], T, nm->mean_call));
-		add_cell(t, "%s", rep->ranks[nm->slowest]->label);
-		add_cell(t, "%s", rp_fmt_ratio(w[5], T, nm->imbalance));
-		add_cell(t, "%s", nm->straggler ? "straggler" : "");
-		end_row(t, nm->straggler);
+		rp_add_cell(t, "%s", nm->cat);
+		rp_add_cell(t, "%s", nm->name);
+		rp_add_cell(t, "%zu/%zu", nm->present, rep->nranks);
+		rp_add_cell(t, "%s", rp_fmt_ns(w[0], T, nm->mean_total));
+		rp_add_cell(t, "%s", rp_fmt_ns(w[1], T, nm->std_total));
+		rp_add_cell(t, "%s", rp_fmt_ns(w[2], T, nm->min_total));
+		rp_add_cell(t, "%s", rp_fmt_ns(w[3], T, nm->max_total));
+		rp_add_cell(t, "%s", rp_fmt_ns(w[4], T, nm->mean_call));
+		rp_add_cell(t, "%s", rep->ranks[nm->slowest]->label);
+		rp_add_cell(t, "%s", rp_fmt_ratio(w[5], T, nm->imbalance));
+		rp_add_cell(t, "%s", nm->straggler ? "straggler" : "");
+		rp_end_row(t, nm->straggler);
 	}
 }
 
@@ -151,7 +91,7 @@ static void t_detail(const struct rp_report *rep, struct rp_table *t)
 	char w[2][T];
 	size_t i, e;
 
-	table_init(t, "Per-rank detail (top 10 names)", head, "llrrrr");
+	rp_table_init(t, "Per-rank detail (top 10 names)", head, "llrrrr");
 	t->empty = "No calls.";
 	for (i = 0; i < rep->nnames && i < RP_TOP_DETAIL; i++) {
 		nm = &rep->names[i];
@@ -159,14 +99,14 @@ static void t_detail(const struct rp_report *rep, struct rp_table *t)
 			row = nm->rows[e];
 			if (!row)
 				continue;
-			add_cell(t, "%s", nm->cat);
-			add_cell(t, "%s", nm->name);
-			add_cell(t, "%s", rep->ranks[e]->label);
-			add_cell(t, "%" PRIu64, row->count);
-			add_cell(t, "%s", rp_fmt_ns(w[0], T, row->total));
-			add_cell(t, "%s", row->count ? rp_fmt_ns(w[1], T,
+			rp_add_cell(t, "%s", nm->cat);
+			rp_add_cell(t, "%s", nm->name);
+			rp_add_cell(t, "%s", rep->ranks[e]->label);
+			rp_add_cell(t, "%" PRIu64, row->count);
+			rp_add_cell(t, "%s", rp_fmt_ns(w[0], T, row->total));
+			rp_add_cell(t, "%s", row->count ? rp_fmt_ns(w[1], T,
 				 (long double)row->total / row->count) : "-");
-			end_row(t, 0);
+			rp_end_row(t, 0);
 		}
 	}
 }
@@ -180,7 +120,7 @@ static void t_steps(const struct rp_report *rep, struct rp_table *t)
 	char w[4][T];
 	size_t e;
 
-	table_init(t, "Steps", head, "rrrrrrl");
+	rp_table_init(t, "Steps", head, "rrrrrrl");
 	t->empty = "No steps (ProfilerStep#N) in any rank.";
 	if (!rep->with_steps)
 		return;
@@ -193,15 +133,15 @@ static void t_steps(const struct rp_report *rep, struct rp_table *t)
 	t->note = t->note_buf;
 	for (e = 0; e < rep->nranks; e++) {
 		st = &rep->steps[e];
-		add_cell(t, "%s", rep->ranks[e]->label);
-		add_cell(t, "%zu", st->n);
-		add_cell(t, "%s", st->n ? rp_fmt_ns(w[0], T, st->mean) : "-");
-		add_cell(t, "%s", st->n ? rp_fmt_ns(w[1], T, st->p50) : "-");
-		add_cell(t, "%s", st->n ? rp_fmt_ns(w[2], T, st->max) : "-");
-		add_cell(t, "%s", st->n ? rp_fmt_diff(w[3], T, st->vs_fastest) :
+		rp_add_cell(t, "%s", rep->ranks[e]->label);
+		rp_add_cell(t, "%zu", st->n);
+		rp_add_cell(t, "%s", st->n ? rp_fmt_ns(w[0], T, st->mean) : "-");
+		rp_add_cell(t, "%s", st->n ? rp_fmt_ns(w[1], T, st->p50) : "-");
+		rp_add_cell(t, "%s", st->n ? rp_fmt_ns(w[2], T, st->max) : "-");
+		rp_add_cell(t, "%s", st->n ? rp_fmt_diff(w[3], T, st->vs_fastest) :
 			 "-");
-		add_cell(t, "%s", st->straggler ? "straggler" : "");
-		end_row(t, st->straggler);
+		rp_add_cell(t, "%s", st->straggler ? "straggler" : "");
+		rp_end_row(t, st->straggler);
 	}
 }
 
@@ -261,113 +201,6 @@ static void l_stragglers(const struct rp_report *rep, struct rp_tables *ts)
 	}
 }
 
-static void t_gpu(const struct rp_report *rep, struct rp_table *t)
-{
-	static const char *const head[] = {
-		"rank", "kernels", "kernel time", "copies", "copy time", "sets",
-		"set time", "busy", "GPU span", "busy % of span",
-	};
-	const struct rp_gpu *g;
-	char w[6][T];
-	size_t e;
-
-	table_init(t, "GPU time", head, "rrrrrrrrrr");
-	t->empty = "No GPU activity in the traces read (summaries written "
-		   "at exit do not carry it yet).";
-	t->note = "busy: the union over streams of every kernel, copy and "
-		  "set; GPU span: from the first one's start to the last "
-		  "one's end.";
-	for (e = 0; e < rep->nranks; e++) {
-		g = &rep->ranks[e]->gpu;
-		if (!g->present)
-			continue;
-		add_cell(t, "%s", rep->ranks[e]->label);
-		add_cell(t, "%" PRIu64, g->kernels);
-		add_cell(t, "%s", rp_fmt_ns(w[0], T, g->kernel_ns));
-		add_cell(t, "%" PRIu64, g->memcpys);
-		add_cell(t, "%s", rp_fmt_ns(w[1], T, g->memcpy_ns));
-		add_cell(t, "%" PRIu64, g->memsets);
-		add_cell(t, "%s", rp_fmt_ns(w[2], T, g->memset_ns));
-		add_cell(t, "%s", rp_fmt_ns(w[3], T, g->busy_ns));
-		add_cell(t, "%s", rp_fmt_ns(w[4], T, g->span_ns));
-		add_cell(t, "%s", rp_fmt_pct(w[5], T, g->busy_ns, g->span_ns));
-		end_row(t, 0);
-	}
-}
-
-static void t_breakdown(const struct rp_report *rep, struct rp_table *t)
-{
-	static const char *const head[] = {
-		"rank", "idle", "compute", "non-compute", "communication",
-		"memory", "idle %", "compute %", "non-compute %",
-		"comm. overlapped by compute",
-	};
-	const struct rp_gpu *g;
-	char w[9][T];
-	size_t e;
-
-	table_init(t, "Temporal breakdown", head, "rrrrrrrrrr");
-	t->empty = "No GPU activity in the traces read.";
-	t->note = "As HTA's get_temporal_breakdown and get_comm_comp_overlap, "
-		  "over the GPU span: idle = span - busy; compute: the union "
-		  "of computation kernels; non-compute = span - compute - "
-		  "idle; communication (nccl...Kernel) and memory (Memcpy, "
-		  "Memset) as unions; the last column: the share of "
-		  "communication time during which computation ran.";
-	for (e = 0; e < rep->nranks; e++) {
-		g = &rep->ranks[e]->gpu;
-		if (!g->present)
-			continue;
-		add_cell(t, "%s", rep->ranks[e]->label);
-		add_cell(t, "%s", rp_fmt_ns(w[0], T, g->idle_ns));
-		add_cell(t, "%s", rp_fmt_ns(w[1], T, g->compute_ns));
-		add_cell(t, "%s", rp_fmt_ns(w[2], T, g->non_compute_ns));
-		add_cell(t, "%s", rp_fmt_ns(w[3], T, g->comm_ns));
-		add_cell(t, "%s", rp_fmt_ns(w[4], T, g->memory_ns));
-		add_cell(t, "%s", rp_fmt_pct(w[5], T, g->idle_ns, g->span_ns));
-		add_cell(t, "%s", rp_fmt_pct(w[6], T, g->compute_ns,
-					     g->span_ns));
-		add_cell(t, "%s", rp_fmt_pct(w[7], T, g->non_compute_ns,
-					     g->span_ns));
-		add_cell(t, "%s", rp_fmt_pct(w[8], T, g->overlap_ns,
-					     g->comm_ns));
-		end_row(t, 0);
-	}
-}
-
-static void t_launch(const struct rp_report *rep, struct rp_table *t)
-{
-	static const char *const head[] = {
-		"rank", "launches", "mean", "min", "p50", "p90", "max",
-	};
-	const struct rp_gpu *g;
-	char w[5][T];
-	size_t e;
-
-	table_init(t, "Launch delay", head, "rrrrrrr");
-	t->empty = "No GPU work joined to its launch call in the traces read.";
-	t->note = "From the end of each runtime or driver call to the start "
-		  "of the kernel, copy or set it launched (same correlation "
-		  "id), as HTA's get_cuda_kernel_launch_stats: the time work "
-		  "waited in the GPU's queue. Long delays: the GPU was busy "
-		  "(GPU-bound); short ones with an idle GPU: the CPU did not "
-		  "launch fast enough (CPU-bound). p50, p90: nearest rank.";
-	for (e = 0; e < rep->nranks; e++) {
-		g = &rep->ranks[e]->gpu;
-		if (!g->present || !g->launches)
-			continue;
-		add_cell(t, "%s", rep->ranks[e]->label);
-		add_cell(t, "%" PRIu64, g->launches);
-		add_cell(t, "%s", rp_fmt_ns(w[0], T, (long double)g->delay_sum /
-					    g->launches));
-		add_cell(t, "%s", rp_fmt_ns(w[1], T, g->delay_min));
-		add_cell(t, "%s", rp_fmt_ns(w[2], T, g->delay_p50));
-		add_cell(t, "%s", rp_fmt_ns(w[3], T, g->delay_p90));
-		add_cell(t, "%s", rp_fmt_ns(w[4], T, g->delay_max));
-		end_row(t, 0);
-	}
-}
-
 int rp_tables_build(const struct rp_report *rep, struct rp_tables *ts)
 {
 	size_t i;
@@ -381,9 +214,7 @@ int rp_tables_build(const struct rp_report *rep, struct rp_tables *ts)
 	t_names(rep, &ts->t[RP_T_NAMES]);
 	t_detail(rep, &ts->t[RP_T_DETAIL]);
 	t_steps(rep, &ts->t[RP_T_STEPS]);
-	t_gpu(rep, &ts->t[RP_T_GPU]);
-	t_breakdown(rep, &ts->t[RP_T_BREAKDOWN]);
-	t_launch(rep, &ts->t[RP_T_LAUNCH]);
+	rp_gpu_tables(rep, ts);
 	l_stragglers(rep, ts);
 	for (i = 0; i < RP_N_TABLES; i++)
 		ts->oom |= ts->t[i].oom;

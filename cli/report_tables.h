@@ -19,7 +19,7 @@ struct rp_table {
 
 enum {
 	RP_T_RANKS, RP_T_NAMES, RP_T_DETAIL, RP_T_STEPS, RP_T_GPU,
-	RP_T_BREAKDOWN, RP_T_LAUNCH, RP_N_TABLES
+	RP_T_BREAKDOWN, RP_T_LAUNCH, RP_T_RANGES, RP_T_GAPS, RP_N_TABLES
 };
 
 struct rp_tables {
@@ -31,6 +31,17 @@ struct rp_tables {
 };
 
 int rp_tables_build(const struct rp_report *rep, struct rp_tables *ts);
+
+/* report_cells.c: a table's frame, then cells row by row, each row
+ * ended. */
+void rp_table_init(struct rp_table *t, const char *title,
+		   const char *const *head, const char *align);
+void rp_add_cell(struct rp_table *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void rp_end_row(struct rp_table *t, int flagged);
+
+/* report_gpu_tables.c: the GPU analyses' tables. */
+void rp_gpu_tables(const struct rp_report *rep, struct rp_tables *ts);
 void rp_tables_free(struct rp_tables *ts);
 
 static inline const char *rp_cell(const struct rp_table *t, size_t row,

@@ -5,6 +5,10 @@
  * are built into a DOM (the arena is reset per event), the args object's
  * raw text is captured on the way for tp_sum_span, and every other
  * member is skipped without building anything.
+ *
+ * Besides the aggregator (summary/), it feeds the GPU analyses
+ * (gpu_time.c, gpu_ranges.c, gpu_gaps.c) and writes their "gpu" member;
+ * it calls only down, into them, the gzip reader and the parser.
  */
 #include "trace_summary.h"
 
@@ -15,6 +19,8 @@
 #include <string.h>
 
 #include "summary/summary.h"
+#include "gpu_gaps.h"
+#include "gpu_ranges.h"
 #include "gpu_time.h"
 #include "gzread.h"
 #include "json.h"
@@ -50,6 +56,8 @@ struct ts {
 	struct tp_json_arena arena;
 	struct tp_sum *sum;
 	struct tp_gpu *gpu;	/* GPU slices, for the "gpu" member */
+	struct tp_granges *granges;	/* annotated ranges, for it too */
+	struct tp_ggaps *ggaps;		/* CPU spans, for its idle gaps */
 	int gpu_oom;
 	uint64_t nevents, dropped;
 	int saw_events, have_pid;
@@ -187,6 +195,18 @@ static void span(struct ts *t, const char *cat, const char *name,
 	if (!arg_i64(args, "correlation", &corr) && corr > 0)
 		s.corr = (uint64_t)corr;
 	remember_pid(t, cat, pid);
+	if (!strcmp(cat, "user_annotation") &&
+	    !strncmp(name, "ProfilerStep#", 13) &&
+	    tp_gpu_step(t->gpu, ts, dur))
+		t->gpu_oom = 1;
+	if (strcmp(cat, "kernel") && strcmp(cat, "gpu_memcpy") &&
+	    strcmp(cat, "gpu_memset") && strcmp(cat, "gpu_user_annotation") &&
+	    tp_ggaps_cpu(t->ggaps, name, ts, dur))
+		t->gpu_oom = 1;
+	if (!strcmp(cat, "user_annotation") &&
+	    strncmp(name, "ProfilerStep#", 13) &&
+	    tp_granges_add(t->granges, name, pid, tid, ts, dur))
+		t->gpu_oom = 1;
 	tp_sum_span(t->sum, &s);
 }
 
@@ -203,8 +223,8 @@ static int profiler_span(const struct ev *e)
 
 /* GPU activity and the runtime calls that launched it, joined by
  * correlation id, for the "gpu" member. */
-static void gpu_slice(struct ts *t, const struct ev *e, int64_t ts,
-		      int64_t dur)
+static void gpu_slice(struct ts *t, const struct ev *e, int64_t pid,
+		      int64_t tid, int64_t ts, int64_t dur)
 {
 	const char *cat = str_of(e->cat);
 	int64_t corr;
@@ -213,7 +233,8 @@ static void gpu_slice(struct ts *t, const struct ev *e, int64_t ts,
 		corr = 0;
 	if (tp_gpu_add(t->gpu, cat, str_of(e->name), ts, dur,
 		       (uint64_t)corr) ||
-	    (corr && tp_gpu_call(t->gpu, cat, (uint64_t)corr, ts + dur)))
+	    (corr && tp_gpu_call(t->gpu, cat, (uint64_t)corr, pid, tid, ts,
+				 ts + dur)))
 		t->gpu_oom = 1;
 }
 
@@ -226,7 +247,7 @@ static void on_x(struct ts *t, const struct ev *e)
 	if (track_id(e->pid, &pid) || track_id(e->tid, &tid) ||
 	    time_of(e->ts, &ts) || time_of(e->dur, &dur) || dur < 0)
 		return;
-	gpu_slice(t, e, ts, dur);
+	gpu_slice(t, e, pid, tid, ts, dur);
 	span(t, str_of(e->cat), str_of(e->name), pid, tid, ts, dur, e->args,
 	     e->raw, e->rawlen);
 }
@@ -658,19 +679,46 @@ static void cleanup(struct ts *t)
 	tp_json_arena_free(&t->arena);
 	tp_sum_free(t->sum);
 	tp_gpu_free(t->gpu);
+	tp_granges_free(t->granges);
+	tp_ggaps_free(t->ggaps);
 	free(t->host);
 }
 
+struct gpu_out {
+	struct tp_gpu_stats st;
+	struct tp_granges *ranges;
+	struct tp_ggaps *gaps;
+};
+
 static void put_gpu(struct tp_buf *b, void *ctx)
 {
-	tp_gpu_write_json(ctx, b);
+	struct gpu_out *g = ctx;
+
+	tp_gpu_write_json(&g->st, b);
+	tp_granges_write_json(g->ranges, b);
+	tp_ggaps_write_json(g->gaps, &g->st, b);
+	tp_buf_lit(b, "}");
+}
+
+/* The "gpu" member's numbers; -1 when out of memory. */
+static int gpu_finish(struct ts *t, struct gpu_out *g)
+{
+	struct tp_gpu_call *calls;
+	size_t n;
+
+	g->ranges = t->granges;
+	g->gaps = t->ggaps;
+	if (t->gpu_oom || tp_gpu_finish(t->gpu, &g->st) < 0)
+		return -1;
+	calls = tp_gpu_calls(t->gpu, &n);
+	return tp_granges_finish(t->granges, calls, n);
 }
 
 int tp_trace_summary(const char *path, struct tp_buf *out, char *err,
 		     size_t errlen)
 {
 	struct ts *t = calloc(1, sizeof(*t));
-	struct tp_gpu_stats gs;
+	struct gpu_out gs;
 	int ret = -1;
 
 	err[0] = 0;
@@ -688,7 +736,9 @@ int tp_trace_summary(const char *path, struct tp_buf *out, char *err,
 	t->j = tp_json_open(gz_read, t->gz);
 	t->sum = tp_sum_new();
 	t->gpu = tp_gpu_new();
-	if (!t->j || !t->sum || !t->gpu) {
+	t->granges = tp_granges_new();
+	t->ggaps = tp_ggaps_new();
+	if (!t->j || !t->sum || !t->gpu || !t->granges || !t->ggaps) {
 		fail(t, "out of memory");
 		goto out;
 	}
@@ -698,12 +748,12 @@ int tp_trace_summary(const char *path, struct tp_buf *out, char *err,
 	if (t->dropped)
 		tp_sum_dropped_other(t->sum, t->dropped);
 	set_info(t);
-	if (t->gpu_oom || tp_gpu_finish(t->gpu, &gs) < 0) {
+	if (gpu_finish(t, &gs)) {
 		fail(t, "out of memory");
 		goto out;
 	}
-	tp_sum_write_json(t->sum, out, gs.span_ns || gs.n_kernel ||
-			  gs.n_memcpy || gs.n_memset ? put_gpu : NULL, &gs);
+	tp_sum_write_json(t->sum, out, gs.st.n_kernel || gs.st.n_memcpy ||
+			  gs.st.n_memset ? put_gpu : NULL, &gs);
 	ret = 0;
 out:
 	cleanup(t);

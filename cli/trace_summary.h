@@ -4,7 +4,9 @@
  * summary written with it agree.
  *
  * The trace is streamed: memory is the aggregator's tables plus one
- * event at a time (and the NVTX start/end ranges still open).
+ * event at a time (and the NVTX start/end ranges still open), and the
+ * GPU analyses' records (gpu_time.c, gpu_ranges.c, gpu_gaps.c), a few
+ * dozen bytes per event, until the end.
  */
 #ifndef TP_CLI_TRACE_SUMMARY_H
 #define TP_CLI_TRACE_SUMMARY_H

@@ -409,7 +409,13 @@ def gpu_trace(path, rank, shift_us=0):
     [320, 325); on stream 20 an NCCL kernel [60, 210). Span 315, busy 265,
     idle 50, compute 200, communication 150 (100 of it under compute),
     memory 15, non-compute 65. Launch calls (correlation 1-4) end at 7,
-    9, 55 and 302: delays 3, 151, 5 and 8 us; the set has no call."""
+    9, 55 and 302: delays 3, 151, 5 and 8 us; the set has no call.
+    Ranges: forward [4, 10) holds the two GEMM launches (GPU 200 us),
+    inner [7.5, 9.5) inside it the second (100), backward [49, 60) the
+    NCCL launch (150), optimizer [299, 303) the copy (10). The GPU idles
+    in [260, 310), while the CPU is in ProfilerStep#0 > aten::mm >
+    cudaStreamSynchronize. Step 0 [0, 400) has the GPU busy 265 us
+    (GPU-bound), step 1 [400, 1000) none (CPU-bound)."""
     def x(cat, name, tid, ts, dur, corr=None, pid=0):
         a = {"stream": tid} if pid == 0 else {}
         if corr:
@@ -426,8 +432,14 @@ def gpu_trace(path, rank, shift_us=0):
           x("cuda_runtime", "cudaLaunchKernel", 9, 8, 1, 2, pid=9),
           x("cuda_driver", "cuLaunchKernelEx", 9, 50, 5, 3, pid=9),
           x("cuda_runtime", "cudaMemcpyAsync", 9, 300, 2, 4, pid=9),
-          {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 9,
-           "tid": 9, "ts": 0, "dur": 400}]
+          x("user_annotation", "forward", 9, 4, 6, pid=9),
+          x("user_annotation", "inner", 9, 7.5, 2, pid=9),
+          x("user_annotation", "backward", 9, 49, 11, pid=9),
+          x("user_annotation", "optimizer", 9, 299, 4, pid=9),
+          x("user_annotation", "ProfilerStep#0", 9, 0, 400, pid=9),
+          x("user_annotation", "ProfilerStep#1", 9, 400, 600, pid=9),
+          x("cuda_runtime", "cudaStreamSynchronize", 9, 262, 46, pid=9),
+          x("cpu_op", "aten::mm", 9, 0, 400, pid=9)]
     with open(path, "w") as f:
         json.dump({"schemaVersion": 1, "distributedInfo": {
             "rank": rank, "world_size": 2}, "traceEvents": ev}, f)
@@ -460,24 +472,73 @@ def test_gpu():
         "memcpys": 1, "memcpy_ns": 10000, "memsets": 1, "memset_ns": 5000,
         "span_ns": 315000, "busy_ns": 265000, "idle_ns": 50000,
         "compute_ns": 200000, "non_compute_ns": 65000, "comm_ns": 150000,
-        "memory_ns": 15000, "overlap_ns": 100000, "launches": 4,
+        "memory_ns": 15000, "overlap_ns": 100000, "steps_cpu_bound": 1,
+        "steps_gpu_bound": 1, "launches": 4,
         "launch_delay_sum_ns": 167000, "launch_delay_min_ns": 3000,
         "launch_delay_p50_ns": 5000, "launch_delay_p90_ns": 151000,
-        "launch_delay_max_ns": 151000})
+        "launch_delay_max_ns": 151000, "ranges": [
+            {"name": "forward", "calls": 1, "cpu_ns": 6000,
+             "gpu_ns": 200000},
+            {"name": "backward", "calls": 1, "cpu_ns": 11000,
+             "gpu_ns": 150000},
+            {"name": "inner", "calls": 1, "cpu_ns": 2000, "gpu_ns": 100000},
+            {"name": "optimizer", "calls": 1, "cpu_ns": 4000,
+             "gpu_ns": 10000}],
+        "idle_gaps": [{"start_ns": 260000, "dur_ns": 50000, "cpu": [
+            "ProfilerStep#0", "aten::mm", "cudaStreamSynchronize"]}]})
+    gp = section(md, "Idle gaps")
+    eq("gpu: idle gaps (markdown)", md_row(gp, "1"),
+       ["1", "+" + fmt_ns(250000), fmt_ns(50000),
+        "ProfilerStep#0 > aten::mm > cudaStreamSynchronize"])
+    rg = section(md, "GPU time per range")
+    eq("gpu: GPU time per range (markdown)", md_row(rg, "1", "forward"),
+       ["1", "forward", "1", fmt_ns(6000), fmt_ns(200000), "33.333"])
     ld = section(md, "Launch delay")
     eq("gpu: launch delay (markdown)", md_row(ld, "1"),
        ["1", "4", fmt_ns(41750), fmt_ns(3000), fmt_ns(5000),
-        fmt_ns(151000), fmt_ns(151000)])
+        fmt_ns(151000), fmt_ns(151000), "1", "1"])
     html = os.path.join(TMP, "gpu.html")
     rc, _, err = tprof(d, "--html", html)
     root = ET.parse(html).getroot()
     bars = [(e.get("class"), e.get("data-rank"), e.get("data-ns"))
             for e in root.iter() if local(e.tag) == "rect" and
-            e.get("data-ns")]
+            e.get("data-ns") and e.get("data-rank")]
     eq("gpu: --html stacked bars of the breakdown", bars,
        [(c, r, n) for r in ("0", "1") for c, n in
         (("idle", "50000"), ("compute", "200000"),
          ("noncompute", "65000"))])
+    def bars(cls):
+        svg = [e for e in root.iter() if local(e.tag) == "svg" and
+               e.get("class") == cls]
+        return [(r.get("data-name"), r.get("data-ns"))
+                for r in (svg[0].iter() if svg else [])
+                if local(r.tag) == "rect" and r.get("class") == "bar"]
+    eq("gpu: --html top kernels by GPU time", bars("kernels"),
+       [("ncclDevKernel_AllReduce_Sum_f32_RING_LL", "150000"),
+        ("gemm_a", "100000"), ("gemm_b", "100000")])
+    eq("gpu: --html GPU time per range", bars("ranges"),
+       [("forward", "200000"), ("backward", "150000"), ("inner", "100000"),
+        ("optimizer", "10000")] * 2)
+    # utilisation: busy ns in 100 equal parts of the span, exactly
+    sd = os.path.join(TMP, "gpu-sums")
+    os.makedirs(sd)
+    rc, _, err = tprof("--json", "--summaries", sd,
+                       os.path.join(d, "a-rank0.trace.json"))
+    with open(os.path.join(sd, "a-rank0.summary.json")) as f:
+        util = json.load(f)["gpu"]["utilisation"]
+    busy = [(10000, 260000), (310000, 325000)]
+    lo = [10000 + 315000 * i // 100 for i in range(101)]
+    want = [sum(max(0, min(e, lo[i + 1]) - max(a, lo[i])) for a, e in busy)
+            for i in range(100)]
+    eq("gpu: utilisation per part of the span (computed summary)",
+       util, want)
+    svg = [e for e in root.iter() if local(e.tag) == "svg" and
+           e.get("class") == "utilisation"]
+    lines = [p for p in (svg[0].iter() if svg else [])
+             if local(p.tag) == "polyline" and p.get("class") == "series"]
+    eq("gpu: --html utilisation: one line of 100 points per rank",
+       [(p.get("data-rank"), len(p.get("points").split())) for p in lines],
+       [("0", 100), ("1", 100)])
     # a summary without the member: null in --json, no row
     write_summaries(d, ranks=[3])
     j = report_json(d)
@@ -583,6 +644,11 @@ def test_tprof_trace():
            ("summary", os.path.join(
                r.dir, "summaries", os.path.basename(traces[0]).replace(
                    ".trace.json.gz", ".summary.json"))))
+        s3 = report_json("--traces", r.dir)
+        s4 = report_json("--traces", traces[0])
+        eq("tprof trace: --traces reads the trace despite the summary",
+           [x and x["ranks"][0]["kind"] for x in (s3, s4)],
+           ["trace", "trace"])
         s2 = report_json(traces[0])
         eq("tprof trace: a trace named is replaced by its summary in "
            "summaries/", s2 and s2["ranks"][0]["file"],
