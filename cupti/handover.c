@@ -125,11 +125,19 @@ static void *real(const char *name)
 
 	if (p)
 		return p;
+	static const char *const sonames[] = {
+		"libcupti.so.13", "libcupti.so.12", "libcupti.so", NULL,
+	};
+	unsigned i;
+
 	/* libcupti opened RTLD_LOCAL: not in the global scope. */
-	h = dlopen("libcupti.so.13", RTLD_LAZY | RTLD_NOLOAD);
-	if (!h)
-		h = dlopen("libcupti.so.12", RTLD_LAZY | RTLD_NOLOAD);
-	return h ? dlsym(h, name) : NULL;
+	for (i = 0; sonames[i]; i++) {
+		h = dlopen(sonames[i], RTLD_LAZY | RTLD_NOLOAD);
+		p = h ? dlsym(h, name) : NULL;
+		if (p)
+			return p;
+	}
+	return NULL;
 }
 
 #define FORWARD(type, name, params, args)                                \
