@@ -116,12 +116,31 @@ SIM_EXPORT CUptiResult cuptiGetResultString(CUptiResult r, const char **s)
 /* GPU time in the unit of the client's clock: a line through the sample
  * taken at registration and the latest one, as CUPTI normalizes GPU
  * timestamps to the CPU's (whatever unit the callback returns). */
+/* One (GPU, callback) pair, bracketed: the callback read on both sides
+ * of the GPU's, the tightest of a few tries kept, as a clock correlation
+ * is taken (a pair split by preemption would tilt the line). */
+static void pair(uint64_t *gpu, uint64_t *cb)
+{
+	uint64_t c1, c2, g, best = UINT64_MAX;
+	int i;
+
+	for (i = 0; i < 8; i++) {
+		c1 = S.ts();
+		g = sim_gpu_now();
+		c2 = S.ts();
+		if (c2 - c1 >= best)
+			continue;
+		best = c2 - c1;
+		*gpu = g;
+		*cb = c1 + (c2 - c1) / 2;
+	}
+}
+
 static void sample(void)
 {
 	if (!S.ts)
 		return;
-	S.ts1_gpu = sim_gpu_now();
-	S.ts1_cb = S.ts();
+	pair(&S.ts1_gpu, &S.ts1_cb);
 }
 
 static uint64_t to_client(uint64_t gpu)
@@ -138,20 +157,19 @@ static uint64_t to_client(uint64_t gpu)
 				     rate);
 }
 
-/* Two samples 2 ms apart at registration give the callback's rate from
+/* Two samples 10 ms apart at registration give the callback's rate from
  * the start; later samples lengthen the line (CUPTI calibrates the
  * callback against the GPU's clock when it is registered). */
 SIM_EXPORT CUptiResult cuptiActivityRegisterTimestampCallback(
 	CUpti_TimestampCallbackFunc f)
 {
-	struct timespec ms2 = { 0, 2000000 };
+	struct timespec ms10 = { 0, 10000000 };
 
 	pthread_mutex_lock(&S.lock);
 	S.ts = f;
 	if (f) {
-		S.ts0_gpu = sim_gpu_now();
-		S.ts0_cb = f();
-		nanosleep(&ms2, NULL);
+		pair(&S.ts0_gpu, &S.ts0_cb);
+		nanosleep(&ms10, NULL);
 		sample();
 	}
 	pthread_mutex_unlock(&S.lock);
