@@ -13,6 +13,10 @@
  * CUDA call before CUPTI tells anyone, so "the only one" is judged by
  * the calls CUPTI reports (every runtime and driver call from the
  * request on) and by quiet: no other thread entered one for QUIET_NS.
+ * The forced flush before the finalize takes a while, and another
+ * thread may come in meanwhile: "alone" is judged again after it, and
+ * if it no longer holds, finalizing waits for a later exit callback (the
+ * records are in by then, so collection stops at the flush).
  * A program whose threads never pause is not finalized: after
  * GIVE_UP_NS its kinds and callbacks are disabled instead (CUPTI then
  * costs next to nothing either). Once a CUDA graph was launched, CUPTI
@@ -50,6 +54,8 @@
 #define EXIT_WAIT_MS 5000
 
 static uint64_t wanted_at_ns;
+/* The detach's flush is done; only the finalize (or disable) waits. */
+static int flushed;
 /* When each thread last entered a CUDA call since the request (by tid;
  * two threads sharing a slot keep the later entry). */
 #define ENTER_SLOTS 256
@@ -116,14 +122,31 @@ void tp_cupti_module_unloading(void)
 
 /* ---- another CUPTI client ---- */
 
+static void disable_callbacks(int how);
+
+/* A client came while the detach waited to finalize: cuptiFinalize
+ * would now tear down the client's CUPTI, so tprof only lets go. */
+static void cancel_detach(void)
+{
+	if (!flushed ||
+	    !__atomic_load_n(&tp_cupti_detach_wanted, __ATOMIC_ACQUIRE))
+		return;
+	__atomic_store_n(&tp_cupti_detach_wanted, 0, __ATOMIC_RELEASE);
+	disable_callbacks(0);
+	if (tp_cs.version < 130300)
+		tp_cupti.unsubscribe(tp_cs.sub);
+}
+
 int tp_cupti_hand_over(const char *who, const uint32_t *client_kinds)
 {
 	int ret = -1;
 
 	(void)who;
 	pthread_mutex_lock(&calls);
-	if (__atomic_load_n(&tp_cs.state, __ATOMIC_ACQUIRE) != TP_CUPTI_ON)
+	if (__atomic_load_n(&tp_cs.state, __ATOMIC_ACQUIRE) != TP_CUPTI_ON) {
+		cancel_detach();
 		goto out;
+	}
 	tp_cupti_disable_kinds_except(client_kinds);
 	tp_cupti.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 	tp_cupti_count_dropped();
@@ -164,10 +187,13 @@ void tp_cupti_note_enter(void)
 	__atomic_store_n(&entered[i].ns, now_ns(), __ATOMIC_RELAXED);
 }
 
-/* No thread but this one is in a CUDA call, nor entered one lately. */
-static int alone(uint64_t now)
+/* No thread but this one is in a CUDA call, nor entered one lately.
+ * The stamps are read before the clock, and compared as signed
+ * differences: a thread that enters meanwhile is recent, never a wrap. */
+static int alone(void)
 {
 	pid_t self = tp_gettid();
+	uint64_t latest = 0, ns;
 	unsigned i;
 
 	if (__atomic_load_n(&tp_cupti_inside, __ATOMIC_SEQ_CST) != 1)
@@ -175,11 +201,13 @@ static int alone(uint64_t now)
 	for (i = 0; i < ENTER_SLOTS; i++) {
 		if (__atomic_load_n(&entered[i].tid, __ATOMIC_RELAXED) == self)
 			continue;
-		if (now - __atomic_load_n(&entered[i].ns, __ATOMIC_RELAXED) <
-		    QUIET_NS)
-			return 0;
+		ns = __atomic_load_n(&entered[i].ns, __ATOMIC_ACQUIRE);
+		if (ns > latest)
+			latest = ns;
 	}
-	return 1;
+	if ((int64_t)(now_ns() - latest) < (int64_t)QUIET_NS)
+		return 0;
+	return __atomic_load_n(&tp_cupti_inside, __ATOMIC_SEQ_CST) == 1;
 }
 
 /* Every callback off: CUPTI has nothing left to do for tprof. */
@@ -206,27 +234,42 @@ static void let_go(int finalize)
 	tp_cs.finalized = tp_cupti.finalize() == CUPTI_SUCCESS ? 1 : -1;
 }
 
-/* In an API exit callback; depth: this thread's nesting of CUDA calls. */
-void tp_cupti_detach_here(unsigned depth)
+/* Kinds off and a forced flush: every record is in, collection stops. */
+static void detach_flush(void)
 {
-	uint64_t now = now_ns();
-	int finalize;
-
-	if (depth != 1 || now - wanted_at_ns < DETACH_GRACE_NS)
-		return;
-	finalize = alone(now);
-	if (!finalize && now - wanted_at_ns < GIVE_UP_NS)
-		return;
-	if (pthread_mutex_trylock(&calls))
-		return;
-	if (!__atomic_load_n(&tp_cupti_detach_wanted, __ATOMIC_ACQUIRE) ||
-	    __atomic_load_n(&tp_cs.state, __ATOMIC_ACQUIRE) != TP_CUPTI_ON)
-		goto out;
 	tp_cupti_disable_kinds();
 	tp_cupti.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 	tp_cupti_count_dropped();
-	let_go(finalize);
 	stop("the last recording window ended");
+	flushed = 1;
+}
+
+/* In an API exit callback; depth: this thread's nesting of CUDA calls. */
+void tp_cupti_detach_here(unsigned depth)
+{
+	uint64_t since = now_ns() - wanted_at_ns;
+	int finalize, give_up = (int64_t)since >= (int64_t)GIVE_UP_NS;
+
+	if (depth != 1 || (int64_t)since < (int64_t)DETACH_GRACE_NS)
+		return;
+	finalize = alone();
+	if (!finalize && !give_up)
+		return;
+	if (pthread_mutex_trylock(&calls))
+		return;
+	if (!__atomic_load_n(&tp_cupti_detach_wanted, __ATOMIC_ACQUIRE))
+		goto out;
+	if (!flushed) {
+		if (__atomic_load_n(&tp_cs.state, __ATOMIC_ACQUIRE) !=
+		    TP_CUPTI_ON)
+			goto out;
+		detach_flush();
+		/* The flush took a while: another thread may be in now. */
+		finalize = alone();
+		if (!finalize && !give_up)
+			goto out;
+	}
+	let_go(finalize);
 	__atomic_store_n(&tp_cupti_detach_wanted, 0, __ATOMIC_RELEASE);
 	tp_info("the last recording window has ended: CUPTI %s",
 		tp_cs.finalized == 1 ? "finalized" :

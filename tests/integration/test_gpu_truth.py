@@ -276,6 +276,42 @@ if r.trace:
     tprof_check(r.path, "window end: tprof check passes")
 cleanup(r)
 
+# The detach's forced flush takes 600 ms (SIM_FLUSH_FORCED_NS); it starts
+# at the main thread's call at 2.0 s, when it is alone, and a worker
+# enters cudaStreamSynchronize (1 s) at 2.2 s, during the flush. "Alone"
+# no longer holds after the flush: cuptiFinalize waits for a later exit
+# callback, once the worker is out (the simulation aborts otherwise).
+r = sim_run([sim_prog("detach_race")],
+            env={"TPROF_DURATION": "300ms",
+                 "SIM_FLUSH_FORCED_NS": "600000000"})
+eq("detach race: the program runs to its end (no abort)", r.rc, 0)
+check("detach race: no abort in the simulation",
+      r.log and not r.log.of("abort"), r.stderr[-1500:])
+if r.log:
+    sync = [a for a in r.log.api
+            if a["name"].startswith("cudaStreamSynchronize")]
+    flush = [e for e in r.log.of("cupti") if e["call"] == "flush_forced"]
+    fin = [e for e in r.log.of("cupti") if e["call"] == "finalize"]
+    check("detach race: the worker entered its sync during the forced "
+          "flush (the race's window)",
+          len(sync) == 1 and len(flush) >= 1 and
+          flush[0]["start_raw"] < sync[0]["enter_raw"] < flush[0]["end_raw"],
+          (sync, flush))
+    check("detach race: cuptiFinalize after the worker came in, with no "
+          "other thread inside a CUDA call",
+          len(sync) == 1 and len(fin) == 1 and
+          fin[0]["raw"] > sync[0]["enter_raw"] and
+          not [a for a in r.log.api if a["tid"] != fin[0]["tid"] and
+               a["enter_raw"] < fin[0]["raw"] < a["exit_raw"]],
+          (sync, fin))
+if r.trace:
+    cu = r.trace["tprof"]["cupti"]
+    eq("detach race: CUPTI finalized after the last window",
+       (cu["finalized"], cu["stopped_why"]),
+       (1, "the last recording window ended"))
+    tprof_check(r.path, "detach race: tprof check passes")
+cleanup(r)
+
 # With a graph launched, CUPTI is disabled, never finalized.
 r = sim_run([sim_prog("graph"), "400"], env={"TPROF_DURATION": "50ms"})
 eq("graphs: the program runs to its end", r.rc, 0)

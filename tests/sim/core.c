@@ -25,6 +25,8 @@
 static const struct sim_tool *tool;
 static uint32_t next_corr = 1;
 static int inside_threads;
+/* The thread inside cuptiFinalize, 0 when none. */
+static long finalizing;
 static int torn_down;
 static int log_fd = -2;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -117,6 +119,27 @@ SIM_EXPORT void sim_log(const char *fmt, ...)
 
 /* ---- API calls ---- */
 
+/* A thread that enters a CUDA call while cuptiFinalize tears CUPTI down
+ * meets half-freed state: the crash cuptiFinalize's documentation
+ * avoids by being called where no other thread is in CUDA. */
+static void check_finalizing(const char *name)
+{
+	long f = __atomic_load_n(&finalizing, __ATOMIC_SEQ_CST);
+
+	if (!f || f == sim_tid())
+		return;
+	fprintf(stderr, "cupti-sim: %s entered while cuptiFinalize runs on "
+		"another thread: crash\n", name);
+	sim_log("{\"ev\":\"abort\",\"why\":\"entered during finalize\","
+		"\"call\":\"%s\"}", name);
+	abort();
+}
+
+SIM_EXPORT void sim_set_finalizing(int on)
+{
+	__atomic_store_n(&finalizing, on ? sim_tid() : 0, __ATOMIC_SEQ_CST);
+}
+
 SIM_EXPORT void sim_enter(struct sim_call *c, CUpti_CallbackDomain dom,
 			  uint32_t cbid, const char *name, void *params)
 {
@@ -127,6 +150,7 @@ SIM_EXPORT void sim_enter(struct sim_call *c, CUpti_CallbackDomain dom,
 	c->params = params;
 	c->corr = __atomic_fetch_add(&next_corr, 1, __ATOMIC_RELAXED);
 	c->enter_raw = sim_raw_now();
+	check_finalizing(name);
 	if (!depth++)
 		__atomic_add_fetch(&inside_threads, 1, __ATOMIC_SEQ_CST);
 	if (depth <= MAX_DEPTH)

@@ -26,7 +26,8 @@
  *  - kernel names owned by their module (freed at unload);
  *  - after CUDA's teardown at exit nothing is delivered any more, and
  *    cuptiFinalize aborts the process when another thread is inside a
- *    CUDA call (cupti_activity.h: call it from an API exit callback).
+ *    CUDA call, or enters one while it runs (cupti_activity.h: call it
+ *    from an API exit callback).
  *
  * Ground truth goes to SIM_LOG (core.c); this file logs what it
  * delivered, dropped and lost.
@@ -88,6 +89,22 @@ static struct {
 } S = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static __thread struct tbuf *mine;
+
+static uint64_t env_ns(const char *name, uint64_t dflt)
+{
+	const char *e = getenv(name);
+
+	return e ? strtoull(e, NULL, 10) : dflt;
+}
+
+static void sleep_ns(uint64_t ns)
+{
+	struct timespec t = { (time_t)(ns / 1000000000ull),
+			      (long)(ns % 1000000000ull) };
+
+	while (ns && nanosleep(&t, &t))
+		;
+}
 
 static uint32_t version(void)
 {
@@ -613,6 +630,7 @@ static void *delivery_main(void *arg)
 SIM_EXPORT CUptiResult cuptiActivityFlushAll(uint32_t flag)
 {
 	struct tbuf *list;
+	uint64_t start = sim_raw_now();
 
 	pthread_mutex_lock(&S.lock);
 	if (S.torn_down) {
@@ -622,7 +640,16 @@ SIM_EXPORT CUptiResult cuptiActivityFlushAll(uint32_t flag)
 	sample();
 	list = take(flag & CUPTI_ACTIVITY_FLAG_FLUSH_FORCED, 1);
 	pthread_mutex_unlock(&S.lock);
+	/* SIM_FLUSH_FORCED_NS: a forced flush that takes that long (many
+	 * buffers, a busy machine), other threads going on meanwhile. */
+	if (flag & CUPTI_ACTIVITY_FLAG_FLUSH_FORCED)
+		sleep_ns(env_ns("SIM_FLUSH_FORCED_NS", 0));
 	hand_back(list, flag ? "flush-forced" : "flush");
+	if (flag & CUPTI_ACTIVITY_FLAG_FLUSH_FORCED)
+		sim_log("{\"ev\":\"cupti\",\"call\":\"flush_forced\","
+			"\"start_raw\":%llu,\"end_raw\":%llu}",
+			(unsigned long long)start,
+			(unsigned long long)sim_raw_now());
 	return CUPTI_SUCCESS;
 }
 
@@ -764,10 +791,15 @@ static void on_teardown(void)
 	pthread_mutex_unlock(&S.lock);
 }
 
+/* Aborts when another thread is inside a CUDA call at the call, or
+ * enters one while it runs (core.c); tearing down takes
+ * SIM_FINALIZE_NS (1 ms). */
 SIM_EXPORT CUptiResult cuptiFinalize(void)
 {
-	int others = sim_inside_others();
+	int others;
 
+	sim_set_finalizing(1);
+	others = sim_inside_others();
 	if (others > 0) {
 		fprintf(stderr, "cupti-sim: cuptiFinalize called while %d "
 			"other thread(s) are inside a CUDA call: crash (call "
@@ -786,7 +818,10 @@ SIM_EXPORT CUptiResult cuptiFinalize(void)
 	memset(S.kind_on, 0, sizeof(S.kind_on));
 	memset(S.enabled, 0, sizeof(S.enabled));
 	pthread_mutex_unlock(&S.lock);
-	sim_log("{\"ev\":\"cupti\",\"call\":\"finalize\"}");
+	sleep_ns(env_ns("SIM_FINALIZE_NS", 1000000));
+	sim_set_finalizing(0);
+	sim_log("{\"ev\":\"cupti\",\"call\":\"finalize\",\"raw\":%llu,"
+		"\"tid\":%ld}", (unsigned long long)sim_raw_now(), sim_tid());
 	return CUPTI_SUCCESS;
 }
 

@@ -66,6 +66,7 @@ SIM_EXPORT uint64_t sim_raw_now(void);
 SIM_EXPORT uint64_t sim_gpu_to_raw(uint64_t gpu);
 SIM_EXPORT uint64_t sim_gpu_to_realtime(uint64_t gpu);
 SIM_EXPORT int sim_inside_others(void);
+SIM_EXPORT void sim_set_finalizing(int on);
 SIM_EXPORT int sim_torn_down(void);
 SIM_EXPORT void sim_log(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
