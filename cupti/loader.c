@@ -66,11 +66,30 @@ static int find_major(struct dl_phdr_info *info, size_t size, void *arg)
 	return 1;
 }
 
+/* Without a libcudart (the driver API alone: JAX, Triton), the driver
+ * tells: one older than 13.0 runs no CUPTI 13. */
+static int driver_major(void)
+{
+	void *h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+	int (*get)(int *);
+	int v = 0;
+
+	if (!h)
+		return 13;
+	*(void **)&get = dlsym(h, "cuDriverGetVersion");
+	if (!get || get(&v) || v <= 0)
+		v = 13000;
+	dlclose(h);
+	return v < 13000 ? 12 : 13;
+}
+
 static int cudart_major(void)
 {
 	int major = 0;
 
 	dl_iterate_phdr(find_major, &major);
+	if (!major)
+		return driver_major();
 	return major == 12 ? 12 : 13;
 }
 

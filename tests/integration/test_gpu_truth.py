@@ -13,8 +13,34 @@ import os
 import re
 import time
 
-from simrun import sim_prog, sim_run
-from tplib import check, cleanup, done, eq, tprof_check, xevents
+import simrun
+import tplib
+from tplib import cleanup, done, xevents
+
+# Every case runs in both modes of the simulation (CUDA 13, and CUDA 12:
+# libcudart.so.12, CUPTI 12.9, <<<>>> through cudaLaunchKernel); each
+# PASS line names its mode.
+MODE = 13
+
+
+def check(name, cond, why=""):
+    return tplib.check("CUDA %d, %s" % (MODE, name), cond, why)
+
+
+def eq(name, got, want):
+    return check(name, got == want, "got %r, want %r" % (got, want))
+
+
+def tprof_check(path, name):
+    return tplib.tprof_check(path, "CUDA %d, %s" % (MODE, name))
+
+
+def sim_prog(name):
+    return simrun.sim_prog(name, MODE)
+
+
+def sim_run(argv, env=None, **kw):
+    return simrun.sim_run(argv, env=env, mode=MODE, **kw)
 
 GPU_CATS = ("kernel", "gpu_memcpy", "gpu_memset")
 KIND = {"kernel": "kernel", "gpu_memcpy": "memcpy", "gpu_memset": "memset"}
@@ -146,181 +172,185 @@ def exit_line(r):
     return (int(m.group(1)), int(m.group(2))) if m else None
 
 
-# Two threads, own streams then one shared stream: 2400 ops.
-r = sim_run([sim_prog("two_threads"), "600"])
-pairs = truth("two threads", r, 2400)
-if pairs:
-    cu = r.trace["tprof"]["cupti"]
-    eq("two threads: nothing shifted, dropped or lost",
-       (cu["shifted"], cu["dropped"], cu["zero_timestamps"],
-        cu["unclocked"], cu["unlinked"]), (0, 0, 0, 0, 0))
-    eq("two threads: the exit line counts what the log delivered",
-       exit_line(r), (len(r.log.ops) + 1, r.log.lost() + r.log.dropped()))
-    eq("two threads: launches named as the hooks name them",
-       sorted({e["name"] for e in xevents(r.trace)
-               if e.get("cat") == "cuda_runtime" and
-               "Launch" in e["name"]}), ["cudaLaunchKernel"])
-cleanup(r)
+def cases():
+    # Two threads, own streams then one shared stream: 2400 ops.
+    r = sim_run([sim_prog("two_threads"), "600"])
+    pairs = truth("two threads", r, 2400)
+    if pairs:
+        cu = r.trace["tprof"]["cupti"]
+        eq("two threads: nothing shifted, dropped or lost",
+           (cu["shifted"], cu["dropped"], cu["zero_timestamps"],
+            cu["unclocked"], cu["unlinked"]), (0, 0, 0, 0, 0))
+        eq("two threads: the exit line counts what the log delivered",
+           exit_line(r), (len(r.log.ops) + 1, r.log.lost() + r.log.dropped()))
+        eq("two threads: launches named as the hooks name them",
+           sorted({e["name"] for e in xevents(r.trace)
+                   if e.get("cat") == "cuda_runtime" and
+                   "Launch" in e["name"]}), ["cudaLaunchKernel"])
+    cleanup(r)
 
-# The program exits with 85 kernels (170 ms of work) still running: CUDA
-# tears itself down in its atexit handlers, after which CUPTI delivers
-# nothing; tprof's own handler, registered after CUDA's, runs first.
-r = sim_run([sim_prog("exit_inflight"), "85"])
-pairs = truth("exit in flight", r, 85)
-if pairs:
-    eq("exit in flight: the exit line counts every record, 0 lost",
-       exit_line(r), (len(r.log.ops) + 1, 0))
-    eq("exit in flight: the simulation lost nothing at its teardown",
-       r.log.lost("teardown"), 0)
-    eq("exit in flight: tprof's own wait for the GPU is not in the trace",
-       [e["name"] for e in xevents(r.trace) if e.get("cat") == "cuda_sync"],
-       [])
-cleanup(r)
+    # The program exits with 85 kernels (170 ms of work) still running: CUDA
+    # tears itself down in its atexit handlers, after which CUPTI delivers
+    # nothing; tprof's own handler, registered after CUDA's, runs first.
+    r = sim_run([sim_prog("exit_inflight"), "85"])
+    pairs = truth("exit in flight", r, 85)
+    if pairs:
+        eq("exit in flight: the exit line counts every record, 0 lost",
+           exit_line(r), (len(r.log.ops) + 1, 0))
+        eq("exit in flight: the simulation lost nothing at its teardown",
+           r.log.lost("teardown"), 0)
+        eq("exit in flight: tprof's own wait for the GPU is not in the trace",
+           [e["name"] for e in xevents(r.trace) if e.get("cat") == "cuda_sync"],
+           [])
+    cleanup(r)
 
-# A kernel that does not end before exit (60 s): tprof's exit handler
-# gives up on the GPU after 5 s with one warning; the CPU trace is
-# complete, the program's exit status unchanged.
-t0 = time.time()
-r = sim_run([sim_prog("exit_inflight"), "1", "60000000000"])
-took = time.time() - t0
-eq("GPU that does not finish at exit: exit status", r.rc, 0)
-check("GPU that does not finish at exit: over within 5 s + a little",
-      took < 12, took)
-w = [l for l in r.stderr.splitlines() if l.startswith("tprof: warning")]
-check("GPU that does not finish at exit: one warning saying so",
-      len(w) == 1 and "did not finish within 5000 ms" in w[0], w)
-if r.trace:
-    eq("GPU that does not finish at exit: the CPU side is complete",
-       [e["name"] for e in xevents(r.trace) if e.get("cat") == "cuda_runtime"],
-       ["cudaMalloc", "cudaLaunchKernel"])
-    tprof_check(r.path, "GPU that does not finish at exit: tprof check")
-cleanup(r)
+    # A kernel that does not end before exit (60 s): tprof's exit handler
+    # gives up on the GPU after 5 s with one warning; the CPU trace is
+    # complete, the program's exit status unchanged.
+    t0 = time.time()
+    r = sim_run([sim_prog("exit_inflight"), "1", "60000000000"])
+    took = time.time() - t0
+    eq("GPU that does not finish at exit: exit status", r.rc, 0)
+    check("GPU that does not finish at exit: over within 5 s + a little",
+          took < 12, took)
+    w = [l for l in r.stderr.splitlines() if l.startswith("tprof: warning")]
+    check("GPU that does not finish at exit: one warning saying so",
+          len(w) == 1 and "did not finish within 5000 ms" in w[0], w)
+    if r.trace:
+        eq("GPU that does not finish at exit: the CPU side is complete",
+           [e["name"] for e in xevents(r.trace) if e.get("cat") == "cuda_runtime"],
+           ["cudaMalloc", "cudaLaunchKernel"])
+        tprof_check(r.path, "GPU that does not finish at exit: tprof check")
+    cleanup(r)
 
-# Only the driver API, dlopen-ed (JAX, Triton): no hook sees a call;
-# CUPTI starts from the driver's cuInit (CUDA_INJECTION64_PATH) and
-# records the launches from its callbacks.
-r = sim_run([sim_prog("driver_only"), "20"])
-pairs = truth("driver only", r, 20)
-if pairs:
-    inj = r.log.of("injection")
-    eq("driver only: the driver loaded libtprof through "
-       "CUDA_INJECTION64_PATH", [(os.path.basename(i["path"]), i["found"])
-                                 for i in inj], [("libtprof.so", 1)])
-    calls = {e["args"]["correlation"]: e for e in xevents(r.trace)
-             if e.get("cat") == "cuda_driver"}
-    eq("driver only: each kernel's launch is a cuda_driver cuLaunchKernel",
-       sorted({calls[o["corr"]]["name"] for o, e in pairs
-               if o["corr"] in calls}), ["cuLaunchKernel"])
-cleanup(r)
+    # Only the driver API, dlopen-ed (JAX, Triton): no hook sees a call;
+    # CUPTI starts from the driver's cuInit (CUDA_INJECTION64_PATH) and
+    # records the launches from its callbacks.
+    r = sim_run([sim_prog("driver_only"), "20"])
+    pairs = truth("driver only", r, 20)
+    if pairs:
+        inj = r.log.of("injection")
+        eq("driver only: the driver loaded libtprof through "
+           "CUDA_INJECTION64_PATH", [(os.path.basename(i["path"]), i["found"])
+                                     for i in inj], [("libtprof.so", 1)])
+        calls = {e["args"]["correlation"]: e for e in xevents(r.trace)
+                 if e.get("cat") == "cuda_driver"}
+        eq("driver only: each kernel's launch is a cuda_driver cuLaunchKernel",
+           sorted({calls[o["corr"]]["name"] for o, e in pairs
+                   if o["corr"] in calls}), ["cuLaunchKernel"])
+    cleanup(r)
 
-# GPU code in a library dlopen-ed after the program started.
-r = sim_run([sim_prog("late_main"), sim_prog("libgpu_late.so"), "10"])
-truth("late module", r, 10)
-cleanup(r)
+    # GPU code in a library dlopen-ed after the program started.
+    r = sim_run([sim_prog("late_main"), sim_prog("libgpu_late.so"), "10"])
+    truth("late module", r, 10)
+    cleanup(r)
 
-# A module is unloaded (its kernel names go with it, as CUPTI's records
-# name them) and another loaded, whose names take their memory: every
-# kernel keeps its own name.
-r = sim_run([sim_prog("driver_only"), "10", "reload"])
-truth("unloaded module", r, 20)
-if r.trace:
-    eq("unloaded module: every kernel keeps its own name",
-       sorted({(e["name"], sum(1 for x in xevents(r.trace)
-                               if x["name"] == e["name"]))
-               for e in xevents(r.trace) if e.get("cat") == "kernel"}),
-       [("triton_per_fused_native_layer_norm_2", 10),
-        ("triton_poi_fused_add_1", 5), ("triton_red_fused_0", 5)])
-cleanup(r)
+    # A module is unloaded (its kernel names go with it, as CUPTI's records
+    # name them) and another loaded, whose names take their memory: every
+    # kernel keeps its own name.
+    r = sim_run([sim_prog("driver_only"), "10", "reload"])
+    truth("unloaded module", r, 20)
+    if r.trace:
+        eq("unloaded module: every kernel keeps its own name",
+           sorted({(e["name"], sum(1 for x in xevents(r.trace)
+                                   if x["name"] == e["name"]))
+                   for e in xevents(r.trace) if e.get("cat") == "kernel"}),
+           [("triton_per_fused_native_layer_norm_2", 10),
+            ("triton_poi_fused_add_1", 5), ("triton_red_fused_0", 5)])
+    cleanup(r)
 
-# Work on the second GPU of two, no CONTEXT record (a context made before
-# tprof started, a green context): kernels and the device-wide sync land
-# on GPU 1, the sync's device learned from the kernels' context.
-r = sim_run([sim_prog("device1"), "10"],
-            env={"SIM_DEVICES": "2", "SIM_NO_CONTEXT_RECORDS": "1"})
-truth("second GPU", r, 10)
-if r.trace:
-    eq("second GPU: kernels and the sync on GPU 1",
-       sorted({(e["cat"], e["pid"]) for e in xevents(r.trace)
-               if e.get("cat") in ("kernel", "cuda_sync")}),
-       [("cuda_sync", 1), ("kernel", 1)])
-cleanup(r)
+    # Work on the second GPU of two, no CONTEXT record (a context made before
+    # tprof started, a green context): kernels and the device-wide sync land
+    # on GPU 1, the sync's device learned from the kernels' context.
+    r = sim_run([sim_prog("device1"), "10"],
+                env={"SIM_DEVICES": "2", "SIM_NO_CONTEXT_RECORDS": "1"})
+    truth("second GPU", r, 10)
+    if r.trace:
+        eq("second GPU: kernels and the sync on GPU 1",
+           sorted({(e["cat"], e["pid"]) for e in xevents(r.trace)
+                   if e.get("cat") in ("kernel", "cuda_sync")}),
+           [("cuda_sync", 1), ("kernel", 1)])
+    cleanup(r)
 
-# A graph launched 5 times: each of its 3 kernels carries the graph's
-# ids and a flow from its cudaGraphLaunch.
-r = sim_run([sim_prog("graph"), "5"])
-pairs = truth("graph", r, 15)
-if pairs:
-    launches = {e["args"]["correlation"] for e in xevents(r.trace)
-                if e["name"] == "cudaGraphLaunch"}
-    eq("graph: every kernel is a node of a graph launch",
-       sum(1 for o, e in pairs if o["corr"] in launches and
-           "graph id" in e["args"]), 15)
-cleanup(r)
+    # A graph launched 5 times: each of its 3 kernels carries the graph's
+    # ids and a flow from its cudaGraphLaunch.
+    r = sim_run([sim_prog("graph"), "5"])
+    pairs = truth("graph", r, 15)
+    if pairs:
+        launches = {e["args"]["correlation"] for e in xevents(r.trace)
+                    if e["name"] == "cudaGraphLaunch"}
+        eq("graph: every kernel is a node of a graph launch",
+           sum(1 for o, e in pairs if o["corr"] in launches and
+               "graph id" in e["args"]), 15)
+    cleanup(r)
 
-# The last recording window ends while 4 threads keep launching: CUPTI
-# is let go in an API exit callback with no other thread inside CUDA
-# (the simulation aborts the process otherwise), and the program goes on.
-r = sim_run([sim_prog("churn"), "4", "1.2", "tail"],
-            env={"TPROF_DURATION": "300ms"})
-eq("window end: the program runs to its end (no abort)", r.rc, 0)
-check("window end: no abort in the simulation",
-      r.log and not r.log.of("abort"), r.stderr[-1500:])
-if r.trace:
-    cu = r.trace["tprof"]["cupti"]
-    eq("window end: CUPTI finalized after the last window",
-       (cu["finalized"], cu["stopped_why"]),
-       (1, "the last recording window ended"))
-    check("window end: the simulation saw cuptiFinalize",
-          any(e.get("call") == "finalize" for e in r.log.of("cupti")),
-          r.log.of("cupti"))
-    tprof_check(r.path, "window end: tprof check passes")
-cleanup(r)
+    # The last recording window ends while 4 threads keep launching: CUPTI
+    # is let go in an API exit callback with no other thread inside CUDA
+    # (the simulation aborts the process otherwise), and the program goes on.
+    r = sim_run([sim_prog("churn"), "4", "1.2", "tail"],
+                env={"TPROF_DURATION": "300ms"})
+    eq("window end: the program runs to its end (no abort)", r.rc, 0)
+    check("window end: no abort in the simulation",
+          r.log and not r.log.of("abort"), r.stderr[-1500:])
+    if r.trace:
+        cu = r.trace["tprof"]["cupti"]
+        eq("window end: CUPTI finalized after the last window",
+           (cu["finalized"], cu["stopped_why"]),
+           (1, "the last recording window ended"))
+        check("window end: the simulation saw cuptiFinalize",
+              any(e.get("call") == "finalize" for e in r.log.of("cupti")),
+              r.log.of("cupti"))
+        tprof_check(r.path, "window end: tprof check passes")
+    cleanup(r)
 
-# The detach's forced flush takes 600 ms (SIM_FLUSH_FORCED_NS); it starts
-# at the main thread's call at 2.0 s, when it is alone, and a worker
-# enters cudaStreamSynchronize (1 s) at 2.2 s, during the flush. "Alone"
-# no longer holds after the flush: cuptiFinalize waits for a later exit
-# callback, once the worker is out (the simulation aborts otherwise).
-r = sim_run([sim_prog("detach_race")],
-            env={"TPROF_DURATION": "300ms",
-                 "SIM_FLUSH_FORCED_NS": "600000000"})
-eq("detach race: the program runs to its end (no abort)", r.rc, 0)
-check("detach race: no abort in the simulation",
-      r.log and not r.log.of("abort"), r.stderr[-1500:])
-if r.log:
-    sync = [a for a in r.log.api
-            if a["name"].startswith("cudaStreamSynchronize")]
-    flush = [e for e in r.log.of("cupti") if e["call"] == "flush_forced"]
-    fin = [e for e in r.log.of("cupti") if e["call"] == "finalize"]
-    check("detach race: the worker entered its sync during the forced "
-          "flush (the race's window)",
-          len(sync) == 1 and len(flush) >= 1 and
-          flush[0]["start_raw"] < sync[0]["enter_raw"] < flush[0]["end_raw"],
-          (sync, flush))
-    check("detach race: cuptiFinalize after the worker came in, with no "
-          "other thread inside a CUDA call",
-          len(sync) == 1 and len(fin) == 1 and
-          fin[0]["raw"] > sync[0]["enter_raw"] and
-          not [a for a in r.log.api if a["tid"] != fin[0]["tid"] and
-               a["enter_raw"] < fin[0]["raw"] < a["exit_raw"]],
-          (sync, fin))
-if r.trace:
-    cu = r.trace["tprof"]["cupti"]
-    eq("detach race: CUPTI finalized after the last window",
-       (cu["finalized"], cu["stopped_why"]),
-       (1, "the last recording window ended"))
-    tprof_check(r.path, "detach race: tprof check passes")
-cleanup(r)
+    # The detach's forced flush takes 600 ms (SIM_FLUSH_FORCED_NS); it starts
+    # at the main thread's call at 2.0 s, when it is alone, and a worker
+    # enters cudaStreamSynchronize (1 s) at 2.2 s, during the flush. "Alone"
+    # no longer holds after the flush: cuptiFinalize waits for a later exit
+    # callback, once the worker is out (the simulation aborts otherwise).
+    r = sim_run([sim_prog("detach_race")],
+                env={"TPROF_DURATION": "300ms",
+                     "SIM_FLUSH_FORCED_NS": "600000000"})
+    eq("detach race: the program runs to its end (no abort)", r.rc, 0)
+    check("detach race: no abort in the simulation",
+          r.log and not r.log.of("abort"), r.stderr[-1500:])
+    if r.log:
+        sync = [a for a in r.log.api
+                if a["name"].startswith("cudaStreamSynchronize")]
+        flush = [e for e in r.log.of("cupti") if e["call"] == "flush_forced"]
+        fin = [e for e in r.log.of("cupti") if e["call"] == "finalize"]
+        check("detach race: the worker entered its sync during the forced "
+              "flush (the race's window)",
+              len(sync) == 1 and len(flush) >= 1 and
+              flush[0]["start_raw"] < sync[0]["enter_raw"] < flush[0]["end_raw"],
+              (sync, flush))
+        check("detach race: cuptiFinalize after the worker came in, with no "
+              "other thread inside a CUDA call",
+              len(sync) == 1 and len(fin) == 1 and
+              fin[0]["raw"] > sync[0]["enter_raw"] and
+              not [a for a in r.log.api if a["tid"] != fin[0]["tid"] and
+                   a["enter_raw"] < fin[0]["raw"] < a["exit_raw"]],
+              (sync, fin))
+    if r.trace:
+        cu = r.trace["tprof"]["cupti"]
+        eq("detach race: CUPTI finalized after the last window",
+           (cu["finalized"], cu["stopped_why"]),
+           (1, "the last recording window ended"))
+        tprof_check(r.path, "detach race: tprof check passes")
+    cleanup(r)
 
-# With a graph launched, CUPTI is disabled, never finalized.
-r = sim_run([sim_prog("graph"), "400"], env={"TPROF_DURATION": "50ms"})
-eq("graphs: the program runs to its end", r.rc, 0)
-if r.trace:
-    cu = r.trace["tprof"]["cupti"]
-    check("graphs: CUPTI not finalized (disabled only, or the trace "
-          "ended first)", cu["finalized"] in (0, 2) and
-          not any(e.get("call") == "finalize" for e in r.log.of("cupti")),
-          (cu["finalized"], r.log.of("cupti")))
-cleanup(r)
+    # With a graph launched, CUPTI is disabled, never finalized.
+    r = sim_run([sim_prog("graph"), "400"], env={"TPROF_DURATION": "50ms"})
+    eq("graphs: the program runs to its end", r.rc, 0)
+    if r.trace:
+        cu = r.trace["tprof"]["cupti"]
+        check("graphs: CUPTI not finalized (disabled only, or the trace "
+              "ended first)", cu["finalized"] in (0, 2) and
+              not any(e.get("call") == "finalize" for e in r.log.of("cupti")),
+              (cu["finalized"], r.log.of("cupti")))
+    cleanup(r)
 
+
+for MODE in (13, 12):
+    cases()
 done()

@@ -76,14 +76,35 @@ SIM_EXPORT uint64_t sim_gpu_to_raw(uint64_t gpu)
 	return r;
 }
 
-SIM_EXPORT uint64_t sim_gpu_to_realtime(uint64_t gpu)
+static uint64_t realtime_off;
+static pthread_once_t realtime_once = PTHREAD_ONCE_INIT;
+
+/* CLOCK_REALTIME minus CLOCK_MONOTONIC_RAW, taken once from the tightest
+ * of a few bracketed reads: CUPTI's own timestamps are a fixed linear map
+ * of the GPU's clock, not one that jitters with each conversion. */
+static void realtime_calibrate(void)
 {
 	struct timespec rt;
-	uint64_t raw = sim_raw_now(), real;
+	uint64_t a, b, best = UINT64_MAX, real;
+	int i;
 
-	clock_gettime(CLOCK_REALTIME, &rt);
-	real = (uint64_t)rt.tv_sec * 1000000000ull + (uint64_t)rt.tv_nsec;
-	return sim_gpu_to_raw(gpu) + (real - raw);
+	for (i = 0; i < 8; i++) {
+		a = sim_raw_now();
+		clock_gettime(CLOCK_REALTIME, &rt);
+		b = sim_raw_now();
+		if (b - a >= best)
+			continue;
+		best = b - a;
+		real = (uint64_t)rt.tv_sec * 1000000000ull +
+		       (uint64_t)rt.tv_nsec;
+		realtime_off = real - (a + (b - a) / 2);
+	}
+}
+
+SIM_EXPORT uint64_t sim_gpu_to_realtime(uint64_t gpu)
+{
+	pthread_once(&realtime_once, realtime_calibrate);
+	return sim_gpu_to_raw(gpu) + realtime_off;
 }
 
 SIM_EXPORT long sim_tid(void)

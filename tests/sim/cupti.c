@@ -34,6 +34,7 @@
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,7 +47,11 @@ struct cbid_name {
 	const char *name;
 };
 
+#if SIM_CUDA == 12
+#include "cbid_names_12.h"
+#else
 #include "cbid_names.h"
+#endif
 
 #define N_RT (sizeof(RUNTIME_NAMES) / sizeof(RUNTIME_NAMES[0]))
 #define N_DRV (sizeof(DRIVER_NAMES) / sizeof(DRIVER_NAMES[0]))
@@ -110,7 +115,36 @@ static uint32_t version(void)
 {
 	const char *e = getenv("SIM_CUPTI_VERSION");
 
-	return e ? (uint32_t)strtoul(e, NULL, 10) : 130100;
+	return e ? (uint32_t)strtoul(e, NULL, 10) : SIM_CUDA == 12 ? 28 : 130100;
+}
+
+/* A known bug of the reported version, or as SIM_BUG_<name>=0|1 says. */
+static int bug(const char *name, int by_version)
+{
+	char var[64];
+	const char *e;
+
+	snprintf(var, sizeof(var), "SIM_BUG_%s", name);
+	e = getenv(var);
+	return e ? *e == '1' : by_version;
+}
+
+/* CUPTI 12.6 Update 2 through 13.0.x: kernel records carry zero
+ * timestamps when a timestamp callback is registered (fixed in 13.1).
+ * API versions do not tell 12.6's updates apart: all of 12.6 has it. */
+static int bug_zero_ts(void)
+{
+	uint32_t v = version();
+
+	return bug("ZERO_TS", (v >= 24 && v <= 28) ||
+			      (v >= 130000 && v < 130100));
+}
+
+/* CUPTI below API 27 crashes when a buffer request is refused (Kineto
+ * issue #1534). */
+static int bug_refused_crash(void)
+{
+	return bug("REFUSED_CRASH", version() < 27);
 }
 
 SIM_EXPORT CUptiResult cuptiGetVersion(uint32_t *v)
@@ -314,18 +348,43 @@ static void on_api(int site, CUpti_CallbackDomain dom, uint32_t cbid,
 
 /* ---- activity records ---- */
 
+/* The records each version delivers (its cupti_activity.h's newest
+ * structs): CUDA 13 Kernel10, Memcpy6, Synchronization2; CUPTI 12.8 and
+ * 12.9 (API 26, 28) Kernel9, Memcpy6, Synchronization2; 12.6 (API 24)
+ * Kernel9, Memcpy5, Synchronization (API 25 taken as 24). Each older
+ * struct is the newer one's beginning (the CUDA 13 headers keep them in
+ * cupti_activity_deprecated.h), so records are filled through the newer
+ * one with the fields the older one has; only the size differs. */
+_Static_assert(offsetof(CUpti_ActivityKernel10, isDeviceLaunched) ==
+	       sizeof(CUpti_ActivityKernel9), "Kernel9 is Kernel10's head");
+_Static_assert(offsetof(CUpti_ActivityMemcpy6, isDeviceLaunched) ==
+	       offsetof(CUpti_ActivityMemcpy5, pad2),
+	       "Memcpy5 is Memcpy6's head");
+_Static_assert(offsetof(CUpti_ActivitySynchronization2, cudaEventSyncId) ==
+	       sizeof(CUpti_ActivitySynchronization),
+	       "Synchronization is Synchronization2's head");
+
+static int old_records(void)
+{
+	return SIM_CUDA == 12 && version() < 26;
+}
+
 static size_t record_size(CUpti_ActivityKind k)
 {
 	switch (k) {
 	case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
 	case CUPTI_ACTIVITY_KIND_KERNEL:
-		return sizeof(CUpti_ActivityKernel10);
+		return SIM_CUDA == 12 ? sizeof(CUpti_ActivityKernel9) :
+					sizeof(CUpti_ActivityKernel10);
 	case CUPTI_ACTIVITY_KIND_MEMCPY:
-		return sizeof(CUpti_ActivityMemcpy6);
+		return old_records() ? sizeof(CUpti_ActivityMemcpy5) :
+				       sizeof(CUpti_ActivityMemcpy6);
 	case CUPTI_ACTIVITY_KIND_MEMSET:
 		return sizeof(CUpti_ActivityMemset4);
 	case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
-		return sizeof(CUpti_ActivitySynchronization2);
+		return old_records() ?
+		       sizeof(CUpti_ActivitySynchronization) :
+		       sizeof(CUpti_ActivitySynchronization2);
 	case CUPTI_ACTIVITY_KIND_CONTEXT:
 		return sizeof(CUpti_ActivityContext3);
 	case CUPTI_ACTIVITY_KIND_DEVICE:
@@ -419,6 +478,8 @@ static void fill_times(void *rec, const struct sim_op *op, int done)
 	switch (((CUpti_Activity *)rec)->kind) {
 	case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
 	case CUPTI_ACTIVITY_KIND_KERNEL:
+		if (S.ts && bug_zero_ts())
+			s = e = 0;
 		((CUpti_ActivityKernel10 *)rec)->start = s;
 		((CUpti_ActivityKernel10 *)rec)->end = e;
 		break;
@@ -462,6 +523,12 @@ static struct tbuf *room(size_t size)
 	pthread_mutex_unlock(&S.lock);
 	S.request(&data, &bsize, &max);
 	pthread_mutex_lock(&S.lock);
+	if ((!data || bsize < size) && bug_refused_crash()) {
+		fprintf(stderr, "cupti-sim: a buffer request was refused: "
+			"crash (CUPTI API %u; fixed in API 27)\n", version());
+		sim_log("{\"ev\":\"abort\",\"why\":\"buffer refused\"}");
+		abort();
+	}
 	if (!data || bsize < size)
 		return NULL;
 	b = calloc(1, sizeof(*b));

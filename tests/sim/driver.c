@@ -61,7 +61,7 @@ SIM_EXPORT CUresult cuDriverGetVersion(int *v)
 	const char *e = getenv("SIM_DRIVER_VERSION");
 
 	DRV(cuDriverGetVersion, NULL);
-	*v = e ? atoi(e) : 13000;
+	*v = e ? atoi(e) : SIM_CUDA == 12 ? 12090 : 13000;
 	DRV_RET(CUDA_SUCCESS);
 }
 

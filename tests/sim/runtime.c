@@ -5,7 +5,15 @@
  * entry points nvcc's generated code calls (crt/host_runtime.h,
  * crt/device_functions.h) register modules at load, unregister them from
  * the atexit handler the generated code installs, and launch <<<>>>
- * through __cudaLaunchKernel. */
+ * through __cudaLaunchKernel.
+ *
+ * Built with SIM_CUDA=12 it is libcudart.so.12: CUDA 12's generated code
+ * registers modules through the same entry points, which are no API
+ * calls CUPTI 12 reports (cupti_runtime_cbid.h of 12.9 has no id for
+ * them), and launches <<<>>> through cudaLaunchKernel from the host stub
+ * (crt/host_runtime.h's __cudaLaunch; nvcc 13 generates the same code
+ * with __NV_LEGACY_LAUNCH); there is no __cudaGetKernel or
+ * __cudaLaunchKernel. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdlib.h>
@@ -29,6 +37,15 @@
 		return r_;                                               \
 	} while (0)
 
+/* The generated code's own entry points: API calls from CUDA 13 on. */
+#if SIM_CUDA >= 13
+#define RT_GEN(fn) RT(fn, NULL)
+#define RT_GEN_EXIT() sim_exit(&c_, NULL)
+#else
+#define RT_GEN(fn) do { } while (0)
+#define RT_GEN_EXIT() do { } while (0)
+#endif
+
 static __thread cudaError_t last_error;
 
 /* The per-thread default stream: handle 2 for the driver (sim.h). */
@@ -43,24 +60,24 @@ SIM_EXPORT void **__cudaRegisterFatBinary(void *fatbin)
 {
 	void **h;
 
-	RT(__cudaRegisterFatBinary_v13000, NULL);
+	RT_GEN(__cudaRegisterFatBinary_v13000);
 	(void)fatbin;
 	h = sim_module_new(1);
-	sim_exit(&c_, NULL);
+	RT_GEN_EXIT();
 	return h;
 }
 
 SIM_EXPORT void __cudaRegisterFatBinaryEnd(void **h)
 {
-	RT(__cudaRegisterFatBinaryEnd_v13000, NULL);
+	RT_GEN(__cudaRegisterFatBinaryEnd_v13000);
 	(void)h;
-	sim_exit(&c_, NULL);
+	RT_GEN_EXIT();
 }
 
 SIM_EXPORT void __cudaUnregisterFatBinary(void **h)
 {
-	RT(__cudaUnregisterFatBinary_v13000, NULL);
-	sim_exit(&c_, NULL);
+	RT_GEN(__cudaUnregisterFatBinary_v13000);
+	RT_GEN_EXIT();
 	sim_module_free(h);
 }
 
@@ -69,11 +86,11 @@ SIM_EXPORT void __cudaRegisterFunction(void **h, const char *host, char *dev,
 				       uint3 *tid, uint3 *bid, dim3 *bdim,
 				       dim3 *gdim, int *wsize)
 {
-	RT(__cudaRegisterFunction_v13000, NULL);
+	RT_GEN(__cudaRegisterFunction_v13000);
 	(void)name, (void)limit, (void)tid, (void)bid, (void)bdim,
 	(void)gdim, (void)wsize;
 	sim_module_add(h, host, dev);
-	sim_exit(&c_, NULL);
+	RT_GEN_EXIT();
 }
 
 SIM_EXPORT void __cudaRegisterVar(void **h, char *host, char *dev,
@@ -90,6 +107,7 @@ SIM_EXPORT char __cudaInitModule(void **h)
 	return 1;
 }
 
+#if SIM_CUDA >= 13
 SIM_EXPORT cudaError_t __cudaGetKernel(cudaKernel_t *k, const void *host)
 {
 	RT(__cudaGetKernel_v13000, NULL);
@@ -97,6 +115,7 @@ SIM_EXPORT cudaError_t __cudaGetKernel(cudaKernel_t *k, const void *host)
 	RT_RET(sim_module_find(host) ? cudaSuccess :
 	       cudaErrorInvalidDeviceFunction);
 }
+#endif
 
 /* <<<>>>'s configuration, pushed then popped by the launch stub. */
 struct config {
@@ -186,6 +205,7 @@ static cudaError_t launch(const void *host, dim3 g, dim3 b, size_t shmem,
 	       cudaErrorLaunchFailure : cudaSuccess;
 }
 
+#if SIM_CUDA >= 13
 SIM_EXPORT cudaError_t __cudaLaunchKernel(cudaKernel_t k, dim3 g, dim3 b,
 					  void **args, size_t shmem,
 					  cudaStream_t s)
@@ -203,6 +223,7 @@ SIM_EXPORT cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t k, dim3 g, dim3 b,
 	(void)args;
 	RT_RET(launch(k, g, b, shmem, ptsz(s)));
 }
+#endif
 
 SIM_EXPORT cudaError_t cudaLaunchKernel(const void *f, dim3 g, dim3 b,
 					void **args, size_t shmem,

@@ -19,6 +19,10 @@
 #include <cupti.h>
 
 #define SIM_EXPORT __attribute__((visibility("default")))
+/* The CUDA major version simulated (sim.mk builds 13 and 12). */
+#ifndef SIM_CUDA
+#define SIM_CUDA 13
+#endif
 #define SIM_MAX_DEVICES 4
 #define SIM_MAX_STREAMS 256
 

@@ -1,4 +1,4 @@
-# The simulated CUDA 13 machine (tests/sim/README.md): libcuda.so.1,
+# The simulated CUDA 13 (and 12) machine (tests/sim/README.md): libcuda.so.1,
 # libcudart.so.13 and libcupti.so.13 in build/tests/sim/lib, and the
 # programs the GPU-truth tests run on it (nvcc -cudart shared: real
 # <<<>>> launches) in build/tests/sim/bin. Included from tests/tests.mk;
@@ -67,6 +67,63 @@ $(SIM_B)/bin/%: tests/sim/progs/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -o $@ $< -ldl -lpthread
 
-sim: $(SIM_LIBS) $(SIM_PROGS)
+# CUDA 12 mode (tests/sim/README.md): the same sources built with
+# SIM_CUDA=12 as libcudart.so.12 and libcupti.so.12 (CUPTI 12.9, API 28)
+# in build/tests/sim/lib12, and the programs compiled as CUDA 12 compiles
+# them (nvcc 13 with __NV_LEGACY_LAUNCH: the host stub calls
+# cudaLaunchKernel) and linked to libcudart.so.12, in bin12. Programs in
+# plain C (driver_only, late_main) are the same in both modes.
+SIM12_LIB := $(SIM_B)/lib12
+SIM12_CFLAGS = $(SIM_CFLAGS) -DSIM_CUDA=12
+SIM12_LIBS := $(SIM12_LIB)/libcuda.so.1 $(SIM12_LIB)/libcudart.so.12 \
+	      $(SIM12_LIB)/libcupti.so.12
+SIM12_PROGS := $(addprefix $(SIM_B)/bin12/,two_threads exit_inflight churn \
+	       graph libgpu_late.so kineto_like device1 detach_race)
+NVCC12 = $(NVCC) -Xcompiler -D__NV_LEGACY_LAUNCH -cudart none
+
+$(SIM12_LIB)/libcuda.so.1: tests/sim/core.c tests/sim/driver.c tests/sim/sim.h
+	@mkdir -p $(dir $@)
+	$(CC) $(SIM12_CFLAGS) -shared -Wl,-soname,libcuda.so.1 -o $@ \
+		tests/sim/core.c tests/sim/driver.c -ldl -lpthread
+
+$(SIM12_LIB)/libcudart.so.12: tests/sim/runtime.c tests/sim/sim.h \
+		tests/sim/libcudart12.map $(SIM12_LIB)/libcuda.so.1
+	$(CC) $(SIM12_CFLAGS) -shared -Wl,-soname,libcudart.so.12 \
+		-Wl,--version-script,tests/sim/libcudart12.map -o $@ \
+		tests/sim/runtime.c -L$(SIM12_LIB) -l:libcuda.so.1 \
+		-Wl,-rpath,'$$ORIGIN' -lpthread
+
+$(SIM12_LIB)/libcupti.so.12: tests/sim/cupti.c tests/sim/sim.h \
+		tests/sim/cbid_names_12.h $(SIM12_LIB)/libcuda.so.1
+	$(CC) $(SIM12_CFLAGS) -shared -Wl,-soname,libcupti.so.12 -o $@ \
+		tests/sim/cupti.c -L$(SIM12_LIB) -l:libcuda.so.1 \
+		-Wl,-rpath,'$$ORIGIN' -lpthread
+
+$(SIM_B)/bin12/%: tests/sim/progs/%.cu tests/sim/progs/simctl.h \
+		$(SIM12_LIB)/libcudart.so.12
+	@mkdir -p $(dir $@)
+	$(NVCC12) -o $@ $< -L$(SIM12_LIB) -l:libcudart.so.12 -ldl -lpthread
+
+$(SIM_B)/bin12/libkclient.so: tests/sim/progs/kclient.c \
+		$(SIM12_LIB)/libcupti.so.12
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -shared -fPIC -o $@ $< -L$(SIM12_LIB) \
+		-l:libcupti.so.12
+
+$(SIM_B)/bin12/kineto_like: tests/sim/progs/kineto_like.cu \
+		tests/sim/progs/simctl.h $(SIM_B)/bin12/libkclient.so \
+		$(SIM12_LIB)/libcudart.so.12
+	@mkdir -p $(dir $@)
+	$(NVCC12) -o $@ $< -L$(SIM_B)/bin12 -lkclient -L$(SIM12_LIB) \
+		-l:libcudart.so.12 -Xlinker -rpath='$$ORIGIN' \
+		-Xlinker -rpath-link=$(SIM12_LIB) -ldl
+
+$(SIM_B)/bin12/libgpu_%.so: tests/sim/progs/gpu_%.cu tests/sim/progs/simctl.h \
+		$(SIM12_LIB)/libcudart.so.12
+	@mkdir -p $(dir $@)
+	$(NVCC12) -shared -Xcompiler -fPIC -o $@ $< -L$(SIM12_LIB) \
+		-l:libcudart.so.12
+
+sim: $(SIM_LIBS) $(SIM_PROGS) $(SIM12_LIBS) $(SIM12_PROGS)
 
 .PHONY: sim
