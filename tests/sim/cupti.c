@@ -712,11 +712,11 @@ SIM_EXPORT CUptiResult cuptiActivityFlushAll(uint32_t flag)
 	if (flag & CUPTI_ACTIVITY_FLAG_FLUSH_FORCED)
 		sleep_ns(env_ns("SIM_FLUSH_FORCED_NS", 0));
 	hand_back(list, flag ? "flush-forced" : "flush");
-	if (flag & CUPTI_ACTIVITY_FLAG_FLUSH_FORCED)
-		sim_log("{\"ev\":\"cupti\",\"call\":\"flush_forced\","
-			"\"start_raw\":%llu,\"end_raw\":%llu}",
-			(unsigned long long)start,
-			(unsigned long long)sim_raw_now());
+	sim_log("{\"ev\":\"cupti\",\"call\":\"%s\","
+		"\"start_raw\":%llu,\"end_raw\":%llu}",
+		flag & CUPTI_ACTIVITY_FLAG_FLUSH_FORCED ? "flush_forced" :
+							  "flush",
+		(unsigned long long)start, (unsigned long long)sim_raw_now());
 	return CUPTI_SUCCESS;
 }
 
