@@ -10,8 +10,33 @@ which freed them: the program died (free(): invalid pointer).
 """
 import re
 
-from simrun import sim_prog, sim_run
-from tplib import check, cleanup, done, eq, prog, tprof_check, xevents
+import simrun
+import tplib
+from tplib import cleanup, done, prog, xevents
+
+# Every case runs in both modes of the simulation (CUDA 13; CUDA 12 with
+# libcupti.so.12 at API 28); each PASS line names its mode.
+MODE = 13
+
+
+def check(name, cond, why=""):
+    return tplib.check("CUDA %d, %s" % (MODE, name), cond, why)
+
+
+def eq(name, got, want):
+    return check(name, got == want, "got %r, want %r" % (got, want))
+
+
+def tprof_check(path, name):
+    return tplib.tprof_check(path, "CUDA %d, %s" % (MODE, name))
+
+
+def sim_prog(name):
+    return simrun.sim_prog(name, MODE)
+
+
+def sim_run(argv, env=None, **kw):
+    return simrun.sim_run(argv, env=env, mode=MODE, **kw)
 
 
 def report(r):
@@ -31,75 +56,79 @@ def warnings(r):
     return [l for l in r.stderr.splitlines() if l.startswith("tprof: warning")]
 
 
-# The client starts mid-run: tprof hands over at its first call.
-r = sim_run([sim_prog("kineto_like"), "mid"])
-rep = report(r)
-eq("mid-run client: the program ends well", r.rc, 0)
-eq("mid-run client: it got every kernel launched while it was on, and "
-   "only those", (rep.get("got _Z6beforePf"), rep.get("got _Z6duringPf"),
-                  rep.get("got _Z5afterPf")), (0, 100, 0))
-eq("mid-run client: its buffers' canaries held, no buffer not its own",
-   (rep.get("canaries_ok"), rep.get("foreign_buffers")), (1, 0))
-w = warnings(r)
-check("mid-run client: one warning, naming it and the time",
-      len(w) == 1 and re.search(r"libkclient\.so\) took CUPTI at [0-9.]+ s: "
-                                r"GPU activity after that is not in this "
-                                r"trace; CPU-side tracing goes on", w[0]), w)
-if r.trace:
-    cu = r.trace["tprof"]["cupti"]
-    eq("mid-run client: in the trace", (cu["other_client"],
-                                        cu["stopped_why"]),
-       ("another CUPTI client (libkclient.so)",
-        "another CUPTI client took over"))
-    eq("mid-run client: tprof kept the kernels before the hand-over",
-       (len(kernels(r.trace, "before(float*)")),
-        len(kernels(r.trace, "during(float*)"))), (100, 0))
-    eq("mid-run client: CPU-side tracing went on (300 launches)",
-       len([e for e in xevents(r.trace) if e["name"] == "cudaLaunchKernel"]),
-       300)
-    tprof_check(r.path, "mid-run client: tprof check passes")
-cleanup(r)
+def cases():
+    # The client starts mid-run: tprof hands over at its first call.
+    r = sim_run([sim_prog("kineto_like"), "mid"])
+    rep = report(r)
+    eq("mid-run client: the program ends well", r.rc, 0)
+    eq("mid-run client: it got every kernel launched while it was on, and "
+       "only those", (rep.get("got _Z6beforePf"), rep.get("got _Z6duringPf"),
+                      rep.get("got _Z5afterPf")), (0, 100, 0))
+    eq("mid-run client: its buffers' canaries held, no buffer not its own",
+       (rep.get("canaries_ok"), rep.get("foreign_buffers")), (1, 0))
+    w = warnings(r)
+    check("mid-run client: one warning, naming it and the time",
+          len(w) == 1 and re.search(r"libkclient\.so\) took CUPTI at [0-9.]+ s: "
+                                    r"GPU activity after that is not in this "
+                                    r"trace; CPU-side tracing goes on", w[0]), w)
+    if r.trace:
+        cu = r.trace["tprof"]["cupti"]
+        eq("mid-run client: in the trace", (cu["other_client"],
+                                            cu["stopped_why"]),
+           ("another CUPTI client (libkclient.so)",
+            "another CUPTI client took over"))
+        eq("mid-run client: tprof kept the kernels before the hand-over",
+           (len(kernels(r.trace, "before(float*)")),
+            len(kernels(r.trace, "during(float*)"))), (100, 0))
+        eq("mid-run client: CPU-side tracing went on (300 launches)",
+           len([e for e in xevents(r.trace) if e["name"] == "cudaLaunchKernel"]),
+           300)
+        tprof_check(r.path, "mid-run client: tprof check passes")
+    cleanup(r)
 
-# The client was there first (its library's constructor runs before
-# tprof's): never displaced.
-r = sim_run([sim_prog("kineto_like"), "first"],
-            env={"KINETO_LIKE_FIRST": "1"})
-rep = report(r)
-eq("first client: it got every kernel launched while it was on",
-   (rep.get("got _Z6beforePf"), rep.get("got _Z6duringPf"),
-    rep.get("canaries_ok")), (100, 100, 1))
-w = warnings(r)
-check("first client: one warning; tprof stays CPU-side",
-      len(w) == 1 and "was using CUPTI before tprof started it" in w[0] and
-      w[0].endswith("GPU activity is not recorded, CPU-side tracing goes on"),
-      w)
-if r.trace:
-    eq("first client: no GPU activity in tprof's trace, 300 launches",
-       (len([e for e in xevents(r.trace) if e.get("cat") == "kernel"]),
-        len([e for e in xevents(r.trace) if e["name"] == "cudaLaunchKernel"])),
-       (0, 300))
-cleanup(r)
+    # The client was there first (its library's constructor runs before
+    # tprof's): never displaced.
+    r = sim_run([sim_prog("kineto_like"), "first"],
+                env={"KINETO_LIKE_FIRST": "1"})
+    rep = report(r)
+    eq("first client: it got every kernel launched while it was on",
+       (rep.get("got _Z6beforePf"), rep.get("got _Z6duringPf"),
+        rep.get("canaries_ok")), (100, 100, 1))
+    w = warnings(r)
+    check("first client: one warning; tprof stays CPU-side",
+          len(w) == 1 and "was using CUPTI before tprof started it" in w[0] and
+          w[0].endswith("GPU activity is not recorded, CPU-side tracing goes on"),
+          w)
+    if r.trace:
+        eq("first client: no GPU activity in tprof's trace, 300 launches",
+           (len([e for e in xevents(r.trace) if e.get("cat") == "kernel"]),
+            len([e for e in xevents(r.trace) if e["name"] == "cudaLaunchKernel"])),
+           (0, 300))
+    cleanup(r)
 
-# A client that also subscribes (CUPTI before 13.3 allows one
-# subscriber): tprof has let its own go.
-r = sim_run([sim_prog("kineto_like"), "sub"])
-rep = report(r)
-eq("subscribing client: its cuptiSubscribe succeeds; every kernel",
-   (rep.get("subscribe"), rep.get("got _Z6duringPf"), rep.get("canaries_ok")),
-   (0, 100, 1))
-cleanup(r)
+    # A client that also subscribes (CUPTI before 13.3 allows one
+    # subscriber): tprof has let its own go.
+    r = sim_run([sim_prog("kineto_like"), "sub"])
+    rep = report(r)
+    eq("subscribing client: its cuptiSubscribe succeeds; every kernel",
+       (rep.get("subscribe"), rep.get("got _Z6duringPf"), rep.get("canaries_ok")),
+       (0, 100, 1))
+    cleanup(r)
 
-# nsys (or any tool) named by CUDA_INJECTION64_PATH keeps CUPTI.
-tool = prog("fake_nsys.so")
-r = sim_run([sim_prog("two_threads"), "20"],
-            env={"CUDA_INJECTION64_PATH": tool})
-w = warnings(r)
-check("injected tool: one warning, CUPTI left to it",
-      len(w) == 1 and "CUDA_INJECTION64_PATH names %s" % tool in w[0], w)
-if r.trace:
-    eq("injected tool: CPU-side calls traced, no GPU activity",
-       (len([e for e in xevents(r.trace) if e["name"] == "cudaLaunchKernel"])
-        > 0, r.trace["tprof"]["cupti"]["state"]), (True, "off"))
-cleanup(r)
+    # nsys (or any tool) named by CUDA_INJECTION64_PATH keeps CUPTI.
+    tool = prog("fake_nsys.so")
+    r = sim_run([sim_prog("two_threads"), "20"],
+                env={"CUDA_INJECTION64_PATH": tool})
+    w = warnings(r)
+    check("injected tool: one warning, CUPTI left to it",
+          len(w) == 1 and "CUDA_INJECTION64_PATH names %s" % tool in w[0], w)
+    if r.trace:
+        eq("injected tool: CPU-side calls traced, no GPU activity",
+           (len([e for e in xevents(r.trace) if e["name"] == "cudaLaunchKernel"])
+            > 0, r.trace["tprof"]["cupti"]["state"]), (True, "off"))
+    cleanup(r)
 
+
+for MODE in (13, 12):
+    cases()
 done()

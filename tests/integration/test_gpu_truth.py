@@ -187,6 +187,16 @@ def cases():
            sorted({e["name"] for e in xevents(r.trace)
                    if e.get("cat") == "cuda_runtime" and
                    "Launch" in e["name"]}), ["cudaLaunchKernel"])
+        # What this mode is: the CUPTI next to the runtime, its version,
+        # the launch path CUPTI saw (CUDA 12: the host stub's
+        # cudaLaunchKernel, cbid 211; CUDA 13: __cudaLaunchKernel, 505).
+        eq("two threads: CUPTI, its API version, the launches' callback id",
+           (os.path.basename(cu["library"]), cu["version"],
+            sorted({(a["name"], a["cbid"]) for a in r.log.api
+                    if a["depth"] == 1 and "Launch" in a["name"]})),
+           {12: ("libcupti.so.12", 28, [("cudaLaunchKernel_v7000", 211)]),
+            13: ("libcupti.so.13", 130100,
+                 [("__cudaLaunchKernel_v13000", 505)])}[MODE])
     cleanup(r)
 
     # The program exits with 85 kernels (170 ms of work) still running: CUDA

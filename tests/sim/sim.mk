@@ -79,7 +79,10 @@ SIM12_LIBS := $(SIM12_LIB)/libcuda.so.1 $(SIM12_LIB)/libcudart.so.12 \
 	      $(SIM12_LIB)/libcupti.so.12
 SIM12_PROGS := $(addprefix $(SIM_B)/bin12/,two_threads exit_inflight churn \
 	       graph libgpu_late.so kineto_like device1 detach_race)
-NVCC12 = $(NVCC) -Xcompiler -D__NV_LEGACY_LAUNCH -cudart none
+# libstdc++ stays needed, as in nvcc's own -cudart shared link (tprof
+# demangles kernel names with its __cxa_demangle).
+NVCC12 = $(NVCC) -Xcompiler -D__NV_LEGACY_LAUNCH -cudart none \
+	 -Xlinker --no-as-needed -lstdc++
 
 $(SIM12_LIB)/libcuda.so.1: tests/sim/core.c tests/sim/driver.c tests/sim/sim.h
 	@mkdir -p $(dir $@)
