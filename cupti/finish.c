@@ -260,9 +260,14 @@ void tp_cupti_detach_here(unsigned depth)
 	if (!__atomic_load_n(&tp_cupti_detach_wanted, __ATOMIC_ACQUIRE))
 		goto out;
 	if (!flushed) {
+		/* Stopped meanwhile (a client took over, the trace ended):
+		 * nothing left to detach. */
 		if (__atomic_load_n(&tp_cs.state, __ATOMIC_ACQUIRE) !=
-		    TP_CUPTI_ON)
+		    TP_CUPTI_ON) {
+			__atomic_store_n(&tp_cupti_detach_wanted, 0,
+					 __ATOMIC_RELEASE);
 			goto out;
+		}
 		detach_flush();
 		/* The flush took a while: another thread may be in now. */
 		finalize = alone();
