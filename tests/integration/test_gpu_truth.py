@@ -199,6 +199,18 @@ def cases():
                  [("__cudaLaunchKernel_v13000", 505)])}[MODE])
     cleanup(r)
 
+    # CUDA 12 code compiled with __NV_LEGACY_LAUNCH (or by an older nvcc):
+    # the host stub calls cudaLaunchKernel itself.
+    if MODE == 12:
+        r = sim_run([sim_prog("two_threads_legacy"), "100"])
+        if truth("two threads, legacy launch stub", r, 400):
+            eq("two threads, legacy launch stub: launched by "
+               "cudaLaunchKernel itself, callback id 211",
+               sorted({(a["name"], a["cbid"]) for a in r.log.api
+                       if a["depth"] == 1 and "Launch" in a["name"]}),
+               [("cudaLaunchKernel_v7000", 211)])
+        cleanup(r)
+
     # The program exits with 85 kernels (170 ms of work) still running: CUDA
     # tears itself down in its atexit handlers, after which CUPTI delivers
     # nothing; tprof's own handler, registered after CUDA's, runs first.

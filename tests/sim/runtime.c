@@ -11,9 +11,10 @@
  * registers modules through the same entry points, which are no API
  * calls CUPTI 12 reports (cupti_runtime_cbid.h of 12.9 has no id for
  * them), and launches <<<>>> through cudaLaunchKernel from the host stub
- * (crt/host_runtime.h's __cudaLaunch; nvcc 13 generates the same code
- * with __NV_LEGACY_LAUNCH); there is no __cudaGetKernel or
- * __cudaLaunchKernel. */
+ * (crt/host_runtime.h's __cudaLaunch with __NV_LEGACY_LAUNCH, CUDA
+ * 12's older code), or, as 12.6-12.9's nvcc generates by default,
+ * through __cudaGetKernel and __cudaLaunchKernel, which CUPTI 12 reports
+ * as cudaLaunchKernel (below). */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdlib.h>
@@ -115,6 +116,13 @@ SIM_EXPORT cudaError_t __cudaGetKernel(cudaKernel_t *k, const void *host)
 	RT_RET(sim_module_find(host) ? cudaSuccess :
 	       cudaErrorInvalidDeviceFunction);
 }
+#else
+SIM_EXPORT cudaError_t __cudaGetKernel(cudaKernel_t *k, const void *host)
+{
+	*k = (cudaKernel_t)host;
+	return sim_module_find(host) ? cudaSuccess :
+				       cudaErrorInvalidDeviceFunction;
+}
 #endif
 
 /* <<<>>>'s configuration, pushed then popped by the launch stub. */
@@ -205,12 +213,30 @@ static cudaError_t launch(const void *host, dim3 g, dim3 b, size_t shmem,
 	       cudaErrorLaunchFailure : cudaSuccess;
 }
 
+/* CUDA 12.6-12.9's generated code launches through these too (their
+ * crt/host_runtime.h, unless __NV_LEGACY_LAUNCH), but CUPTI 12 has no
+ * callback id for them: they are taken to report as cudaLaunchKernel
+ * (211, 214), the launch they implement (not checked on a real CUPTI
+ * 12). */
 #if SIM_CUDA >= 13
+#define LAUNCH_CBID __cudaLaunchKernel_v13000
+#define LAUNCH_PTSZ_CBID __cudaLaunchKernel_ptsz_v13000
+#define LAUNCH_PARAMS(k, g, b, args, shmem, s) NULL
+#else
+#define LAUNCH_CBID cudaLaunchKernel_v7000
+#define LAUNCH_PTSZ_CBID cudaLaunchKernel_ptsz_v7000
+/* With that id, its parameters (cupti's generated_cuda_runtime_api_meta.h). */
+#define LAUNCH_PARAMS(k, g, b, args, shmem, s)                            \
+	(&(cudaLaunchKernel_v7000_params){ (const void *)(k), g, b, args,  \
+					   shmem, s })
+#endif
+#define RT_(fn, params) RT(fn, params)
+
 SIM_EXPORT cudaError_t __cudaLaunchKernel(cudaKernel_t k, dim3 g, dim3 b,
 					  void **args, size_t shmem,
 					  cudaStream_t s)
 {
-	RT(__cudaLaunchKernel_v13000, NULL);
+	RT_(LAUNCH_CBID, LAUNCH_PARAMS(k, g, b, args, shmem, s));
 	(void)args;
 	RT_RET(launch(k, g, b, shmem, (CUstream)s));
 }
@@ -219,11 +245,10 @@ SIM_EXPORT cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t k, dim3 g, dim3 b,
 					       void **args, size_t shmem,
 					       cudaStream_t s)
 {
-	RT(__cudaLaunchKernel_ptsz_v13000, NULL);
+	RT_(LAUNCH_PTSZ_CBID, LAUNCH_PARAMS(k, g, b, args, shmem, s));
 	(void)args;
 	RT_RET(launch(k, g, b, shmem, ptsz(s)));
 }
-#endif
 
 SIM_EXPORT cudaError_t cudaLaunchKernel(const void *f, dim3 g, dim3 b,
 					void **args, size_t shmem,

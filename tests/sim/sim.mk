@@ -69,20 +69,22 @@ $(SIM_B)/bin/%: tests/sim/progs/%.c
 
 # CUDA 12 mode (tests/sim/README.md): the same sources built with
 # SIM_CUDA=12 as libcudart.so.12 and libcupti.so.12 (CUPTI 12.9, API 28)
-# in build/tests/sim/lib12, and the programs compiled as CUDA 12 compiles
-# them (nvcc 13 with __NV_LEGACY_LAUNCH: the host stub calls
-# cudaLaunchKernel) and linked to libcudart.so.12, in bin12. Programs in
-# plain C (driver_only, late_main) are the same in both modes.
+# in build/tests/sim/lib12, and the programs linked to libcudart.so.12 in
+# bin12, compiled as CUDA 12.6-12.9's nvcc compiles them (its
+# crt/host_runtime.h generates what nvcc 13's does: __cudaGetKernel,
+# __cudaLaunchKernel); *_legacy as with __NV_LEGACY_LAUNCH (the host stub
+# calls cudaLaunchKernel, as older CUDA 12 code). Programs in plain C
+# (driver_only, late_main) are the same in both modes.
 SIM12_LIB := $(SIM_B)/lib12
 SIM12_CFLAGS = $(SIM_CFLAGS) -DSIM_CUDA=12
 SIM12_LIBS := $(SIM12_LIB)/libcuda.so.1 $(SIM12_LIB)/libcudart.so.12 \
 	      $(SIM12_LIB)/libcupti.so.12
 SIM12_PROGS := $(addprefix $(SIM_B)/bin12/,two_threads exit_inflight churn \
-	       graph libgpu_late.so kineto_like device1 detach_race)
+	       graph libgpu_late.so kineto_like device1 detach_race \
+	       two_threads_legacy)
 # libstdc++ stays needed, as in nvcc's own -cudart shared link (tprof
 # demangles kernel names with its __cxa_demangle).
-NVCC12 = $(NVCC) -Xcompiler -D__NV_LEGACY_LAUNCH -cudart none \
-	 -Xlinker --no-as-needed -lstdc++
+NVCC12 = $(NVCC) -cudart none -Xlinker --no-as-needed -lstdc++
 
 $(SIM12_LIB)/libcuda.so.1: tests/sim/core.c tests/sim/driver.c tests/sim/sim.h
 	@mkdir -p $(dir $@)
@@ -106,6 +108,12 @@ $(SIM_B)/bin12/%: tests/sim/progs/%.cu tests/sim/progs/simctl.h \
 		$(SIM12_LIB)/libcudart.so.12
 	@mkdir -p $(dir $@)
 	$(NVCC12) -o $@ $< -L$(SIM12_LIB) -l:libcudart.so.12 -ldl -lpthread
+
+$(SIM_B)/bin12/%_legacy: tests/sim/progs/%.cu tests/sim/progs/simctl.h \
+		$(SIM12_LIB)/libcudart.so.12
+	@mkdir -p $(dir $@)
+	$(NVCC12) -Xcompiler -D__NV_LEGACY_LAUNCH -o $@ $< -L$(SIM12_LIB) \
+		-l:libcudart.so.12 -ldl -lpthread
 
 $(SIM_B)/bin12/libkclient.so: tests/sim/progs/kclient.c \
 		$(SIM12_LIB)/libcupti.so.12
