@@ -24,8 +24,9 @@ static void t_gpu(const struct rp_report *rep, struct rp_table *t)
 	size_t e;
 
 	rp_table_init(t, "GPU time", head, "rrrrrrrrrr");
-	t->empty = "No GPU activity in the traces read (summaries written "
-		   "at exit do not carry it: --traces reads the traces).";
+	t->empty = "No GPU activity in the inputs read (summaries of "
+		   "schema_version 1 written at exit do not carry it: "
+		   "--traces reads the traces).";
 	t->note = "busy: the union over streams of every kernel, copy and "
 		  "set; GPU span: from the first one's start to the last "
 		  "one's end.";
