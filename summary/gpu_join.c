@@ -17,7 +17,7 @@
 
 #include "gpu_int.h"
 
-#define CALLS_MAX (1u << 16)	/* calls waiting (bounded window) */
+#define CALLS_MAX (1u << 15)	/* calls waiting (bounded window) */
 #define DELAYS_MAX (1u << 16)	/* delays kept exactly (bounded window) */
 #define RANGES_MAX 4096		/* ranges open at once (bounded window) */
 

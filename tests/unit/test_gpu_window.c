@@ -234,7 +234,7 @@ static void long_run(void)
 		 strstr(jb, "\"launch_delays_binned\": true") &&
 		 strstr(jb, "\"utilisation_binned\": true"), "%s", jb);
 	TP_CHECK("bounded: memory bounded (calls table, CPU spans, lists)",
-		 b->capcalls <= (1u << 17) && b->capcpu <= (1u << 16) &&
+		 b->capcalls <= (1u << 16) && b->capcpu <= (1u << 16) &&
 		 !b->delays && !b->busy && b->heap.cap <= 4096,
 		 "calls %zu cpu %zu heap %zu", b->capcalls, b->capcpu,
 		 b->heap.cap);
