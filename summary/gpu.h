@@ -26,7 +26,7 @@
 #include "trace/json.h"
 
 /* The library's window: events held for reordering (48 bytes each). */
-#define TP_GPU_WINDOW (1u << 17)
+#define TP_GPU_WINDOW (1u << 16)
 
 /* HTA's kernel classes, from the name (hta/utils/utils.py). */
 enum { TP_GPU_COMPUTE, TP_GPU_COMM, TP_GPU_MEMORY, TP_GPU_OTHER };

@@ -28,7 +28,7 @@ void tp_gpu_free(struct tp_gpu *g)
 {
 	if (!g)
 		return;
-	free(g->heap.v);
+	tp_gpu_heap_free(&g->heap);
 	tp_intern_free(&g->strs);
 	free(g->busy);
 	free(g->bins);
@@ -92,7 +92,7 @@ static void sweep_one(struct tp_gpu *g)
 
 static void push(struct tp_gpu *g, const struct gpu_rec *r)
 {
-	if (g->window && g->heap.n >= g->window)
+	if (g->window && tp_gpu_heap_size(&g->heap) >= g->window)
 		sweep_one(g);
 	if (tp_gpu_heap_push(&g->heap, r))
 		g->oom = 1;
@@ -100,7 +100,7 @@ static void push(struct tp_gpu *g, const struct gpu_rec *r)
 
 void tp_gpu_drain(struct tp_gpu *g)
 {
-	while (g->heap.n)
+	while (tp_gpu_heap_size(&g->heap))
 		sweep_one(g);
 	tp_gpu_sweep_end(g);
 }

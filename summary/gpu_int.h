@@ -25,14 +25,26 @@ struct gpu_rec {
 	uint8_t kind, cls;
 };
 
-/* The reorder window: a binary min-heap by (ts, kind). */
+/* The reorder window by (ts, kind): records that arrive in order wait
+ * in a FIFO ring (no sorting, sequential memory), the others in a binary
+ * min-heap; the next out is the smaller of the two fronts. */
 struct gpu_heap {
-	struct gpu_rec *v;
+	struct gpu_rec *v;	/* the heap */
 	size_t n, cap;
+	struct gpu_rec *q;	/* the ring */
+	size_t qhead, qn, qcap;
+	struct gpu_rec qlast;	/* the last record into the ring */
 };
 
+static inline size_t tp_gpu_heap_size(const struct gpu_heap *h)
+{
+	return h->n + h->qn;
+}
+
 int tp_gpu_heap_push(struct gpu_heap *h, const struct gpu_rec *r);
+/* The first record out; the window must not be empty. */
 void tp_gpu_heap_pop(struct gpu_heap *h, struct gpu_rec *out);
+void tp_gpu_heap_free(struct gpu_heap *h);
 
 #define TP_GPU_GAPS 5
 #define TP_GAP_CPU 4		/* CPU events named per gap */
@@ -56,7 +68,7 @@ struct gpu_gap {
 struct gpu_call {
 	uint64_t corr;		/* 0: free slot */
 	int64_t end;
-	uint64_t seq;		/* insertion order, for eviction */
+	uint32_t seq;		/* insertion order, for eviction */
 	uint32_t tag[GPU_TAGS];	/* the names of the ranges around it */
 	uint16_t ntag;
 	uint16_t joined;	/* a slice found it */
@@ -120,7 +132,7 @@ struct tp_gpu {
 	/* joins */
 	struct gpu_call *calls;	/* open addressing, at most half full */
 	size_t ncalls, capcalls;
-	uint64_t call_seq;
+	uint32_t call_seq;
 	struct gpu_rname *names;	/* by interned id */
 	size_t capnames;
 	uint64_t n_launch;

@@ -21,9 +21,12 @@
 #define DELAYS_MAX (1u << 16)	/* delays kept exactly (bounded window) */
 #define RANGES_MAX 4096		/* ranges open at once (bounded window) */
 
+/* Correlation ids are mostly sequential: their low bits put consecutive
+ * calls in consecutive slots, so the table is walked, not jumped
+ * through (a cache miss a call otherwise). */
 static size_t slot_of(uint64_t corr, size_t cap)
 {
-	return (size_t)((corr * 0x9e3779b97f4a7c15ull) >> 20) & (cap - 1);
+	return (size_t)corr & (cap - 1);
 }
 
 static struct gpu_call *call_find(const struct tp_gpu *g, uint64_t corr)
@@ -49,7 +52,7 @@ static void call_put(struct gpu_call *v, size_t cap, const struct gpu_call *c)
 }
 
 /* A table of cap slots holding the calls from seq `keep` on. */
-static int calls_rebuild(struct tp_gpu *g, size_t cap, uint64_t keep)
+static int calls_rebuild(struct tp_gpu *g, size_t cap, uint32_t keep)
 {
 	struct gpu_call *v = calloc(cap, sizeof(*v)), *c;
 	size_t i;
@@ -61,7 +64,7 @@ static int calls_rebuild(struct tp_gpu *g, size_t cap, uint64_t keep)
 		c = &g->calls[i];
 		if (!c->corr)
 			continue;
-		if (c->seq < keep) {
+		if ((int32_t)(c->seq - keep) < 0) {	/* older, wrapping */
 			g->ap.calls_evicted += !c->joined;
 			continue;
 		}
@@ -82,7 +85,8 @@ static int calls_room(struct tp_gpu *g)
 	if (!g->window || g->capcalls < 2 * CALLS_MAX)
 		return calls_rebuild(g, g->capcalls ? g->capcalls * 2 : 1024,
 				     0);
-	return calls_rebuild(g, g->capcalls, g->call_seq - CALLS_MAX / 2);
+	return calls_rebuild(g, g->capcalls,
+			     (uint32_t)(g->call_seq - CALLS_MAX / 2));
 }
 
 /* The ranges still open at the sweep's time. */

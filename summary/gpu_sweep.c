@@ -287,15 +287,28 @@ static void cpu_prune(struct tp_gpu *g)
 	g->ncpu = k;
 }
 
-static int end_desc(const void *x, const void *y)
+/* Bounded and still three quarters full: let go of the spans that end
+ * before the middle one (in order of start) does, which keeps the long
+ * ones that may enclose what comes; then, if that was not enough, of
+ * the older half. */
+static void cpu_let_go(struct tp_gpu *g)
 {
-	const struct gpu_cpu *a = x, *b = y;
+	int64_t thr = g->cpu[g->ncpu / 2].end;
+	size_t i, k = 0, n = g->ncpu;
 
-	return a->end > b->end ? -1 : a->end < b->end;
+	for (i = 0; i < g->ncpu; i++)
+		if (g->cpu[i].end > thr)
+			g->cpu[k++] = g->cpu[i];
+	g->ncpu = k;
+	if (k >= g->capcpu * 3 / 4) {
+		memmove(g->cpu, g->cpu + k / 2,
+			(k - k / 2) * sizeof(*g->cpu));
+		g->ncpu = k - k / 2;
+	}
+	g->ap.cpu_dropped += n - g->ncpu;
 }
 
-/* Room for one more CPU span: pruned, grown, or (bounded, still three
- * quarters full) the half that ends first is let go. */
+/* Room for one more CPU span: pruned, grown, or (bounded) some let go. */
 static int cpu_room(struct tp_gpu *g)
 {
 	size_t cap;
@@ -307,11 +320,8 @@ static int cpu_room(struct tp_gpu *g)
 	if (g->ncpu < g->capcpu / 2)
 		return 0;
 	if (g->window && g->capcpu >= CPU_MAX) {
-		if (g->ncpu < g->capcpu * 3 / 4)
-			return 0;
-		qsort(g->cpu, g->ncpu, sizeof(*g->cpu), end_desc);
-		g->ap.cpu_dropped += g->ncpu - g->capcpu / 2;
-		g->ncpu = g->capcpu / 2;
+		if (g->ncpu >= g->capcpu * 3 / 4)
+			cpu_let_go(g);
 		return 0;
 	}
 	cap = g->capcpu ? g->capcpu * 2 : 256;

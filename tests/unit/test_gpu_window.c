@@ -227,7 +227,8 @@ static void long_run(void)
 	x = feed(0);
 	b = feed(4096);
 	TP_CHECK("bounded: the window holds at most its size",
-		 b->heap.n <= 4096, "%zu", b->heap.n);
+		 tp_gpu_heap_size(&b->heap) <= 4096, "%zu",
+		 tp_gpu_heap_size(&b->heap));
 	jx = json(x);
 	jb = json(b);
 	TP_CHECK("bounded: delays and utilisation binned past their bounds",
@@ -235,9 +236,9 @@ static void long_run(void)
 		 strstr(jb, "\"utilisation_binned\": true"), "%s", jb);
 	TP_CHECK("bounded: memory bounded (calls table, CPU spans, lists)",
 		 b->capcalls <= (1u << 16) && b->capcpu <= (1u << 16) &&
-		 !b->delays && !b->busy && b->heap.cap <= 4096,
-		 "calls %zu cpu %zu heap %zu", b->capcalls, b->capcpu,
-		 b->heap.cap);
+		 !b->delays && !b->busy && b->heap.cap <= 4096 &&
+		 b->heap.qcap <= 4096, "calls %zu cpu %zu heap %zu ring %zu",
+		 b->capcalls, b->capcpu, b->heap.cap, b->heap.qcap);
 	TP_CHECK_INT("bounded: nothing late", num(jb, "late"), 0);
 	for (i = 0; i < 3; i++) {
 		static const char *const k[] = { "busy_ns", "overlap_ns",
