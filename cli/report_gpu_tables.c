@@ -1,6 +1,7 @@
 /* tprof report: the GPU analyses' tables (GPU time, temporal breakdown,
  * launch delay, GPU time per range, idle gaps) as plain text cells, from
- * each rank's "gpu" member (gpu_time.c computed it from the trace).
+ * each rank's "gpu" member (summary/gpu_*.c computed it, at exit or
+ * from the trace).
  *
  * Called by report_tables.c; calls only down: the cell helpers
  * (report_cells.c) and the formatting helpers (report_fmt.c).
