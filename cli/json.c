@@ -164,26 +164,43 @@ static inline int tok_putc(struct tp_json *j, int c)
 	return tok_add(j, &b, 1);
 }
 
-/* Next non-whitespace byte (not consumed), or -1 at the end. */
+/* Next non-whitespace byte (not consumed), or -1 at the end. Runs of
+ * whitespace go through the buffer without a refill check a byte:
+ * pretty-printed traces (torch.profiler's, indent 2 or 4) are half
+ * spaces, skipped 8 at a time. */
 static int skip_ws(struct tp_json *j)
 {
+	static const uint64_t spaces = 0x2020202020202020ull;
+	const unsigned char *p, *e;
+	uint64_t w;
+
 	for (;;) {
 		if (j->p == j->end && !refill(j, 1))
 			return -1;
-		switch (*j->p) {
-		case '\n':
-			j->p++;
+		p = j->p;
+		e = j->end;
+		while (p < e) {
+			if (e - p >= 8) {
+				memcpy(&w, p, 8);
+				if (w == spaces) {
+					p += 8;
+					continue;
+				}
+			}
+			if (*p == ' ' || *p == '\t' || *p == '\r') {
+				p++;
+				continue;
+			}
+			if (*p != '\n')
+				break;
+			p++;
 			j->line++;
-			j->line_off = offset_of(j, j->p);
-			break;
-		case ' ':
-		case '\t':
-		case '\r':
-			j->p++;
-			break;
-		default:
+			j->line_off = offset_of(j, p);
+		}
+		j->p = p;
+		if (p < e) {
 			j->tok_line = j->line;
-			return *j->p;
+			return *p;
 		}
 	}
 }
@@ -345,14 +362,17 @@ static inline int peekc(struct tp_json *j)
 	return *j->p;
 }
 
+/* A run of digits into tok, a buffer's worth at a time. */
 static int digits(struct tp_json *j)
 {
-	int c;
+	const unsigned char *s;
 
-	while ((c = peekc(j)) >= '0' && c <= '9') {
-		if (tok_putc(j, c))
+	while (peekc(j) >= '0' && *j->p <= '9') {
+		for (s = j->p; s < j->end && *s >= '0' && *s <= '9'; s++)
+			;
+		if (tok_add(j, j->p, (size_t)(s - j->p)))
 			return -1;
-		j->p++;
+		j->p = s;
 	}
 	return 0;
 }

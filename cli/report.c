@@ -4,6 +4,7 @@
 #include "report.h"
 #include "report_data.h"
 #include "report_input.h"
+#include "report_read.h"
 #include "trace/atomic_file.h"
 
 #include <errno.h>
@@ -167,7 +168,6 @@ static void warn_world_sizes(const struct rp_report *rep)
 static int read_all_inputs(struct rp_report *rep, const struct opts *o)
 {
 	struct rp_inputs in = { 0 };
-	size_t i;
 	int ret = -1;
 
 	in.traces = o->traces;
@@ -178,12 +178,9 @@ static int read_all_inputs(struct rp_report *rep, const struct opts *o)
 		rp_fail(o->files[0], "out of memory");
 		goto out;
 	}
-	for (i = 0; i < in.n; i++) {
-		rep->ranks[i] = rp_read_input(in.paths[i]);
-		if (!rep->ranks[i])
-			goto out;
-		rep->nranks++;
-	}
+	if (rp_read_inputs(in.paths, in.n, rep->ranks))
+		goto out;
+	rep->nranks = in.n;
 	ret = 0;
 out:
 	rp_inputs_free(&in);

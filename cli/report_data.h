@@ -57,7 +57,7 @@ struct rp_gap {
 	const struct tp_json_node *cpu;	/* array of names, outer first */
 };
 
-/* A summary's "gpu" member (computed from traces; gpu_time.c). */
+/* A summary's "gpu" member (summary/gpu_*.c computed it). */
 struct rp_gpu {
 	int present;
 	uint64_t kernels, memcpys, memsets;

@@ -1,6 +1,7 @@
 /* tprof report: the GPU analyses' tables (GPU time, temporal breakdown,
  * launch delay, GPU time per range, idle gaps) as plain text cells, from
- * each rank's "gpu" member (gpu_time.c computed it from the trace).
+ * each rank's "gpu" member (summary/gpu_*.c computed it, at exit or
+ * from the trace).
  *
  * Called by report_tables.c; calls only down: the cell helpers
  * (report_cells.c) and the formatting helpers (report_fmt.c).
@@ -24,8 +25,9 @@ static void t_gpu(const struct rp_report *rep, struct rp_table *t)
 	size_t e;
 
 	rp_table_init(t, "GPU time", head, "rrrrrrrrrr");
-	t->empty = "No GPU activity in the traces read (summaries written "
-		   "at exit do not carry it: --traces reads the traces).";
+	t->empty = "No GPU activity in the inputs read (summaries of "
+		   "schema_version 1 written at exit do not carry it: "
+		   "--traces reads the traces).";
 	t->note = "busy: the union over streams of every kernel, copy and "
 		  "set; GPU span: from the first one's start to the last "
 		  "one's end.";

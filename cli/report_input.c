@@ -331,27 +331,28 @@ void rp_inputs_free(struct rp_inputs *in)
 	memset(in, 0, sizeof(*in));
 }
 
-/* The whole (maybe gzipped) file. */
-static int read_all(const char *path, struct tp_buf *b)
+/* The whole (maybe gzipped) file; -1 with the reason in err. */
+static int read_all(const char *path, struct tp_buf *b, char *err,
+		    size_t errlen)
 {
-	char err[256];
-	struct tp_gzr *gz = tp_gzr_open(path, err, sizeof(err));
+	struct tp_gzr *gz = tp_gzr_open(path, err, errlen);
 	ssize_t n;
 
 	if (!gz)
-		return rp_fail(path, "%s", err);
+		return -1;
 	do {
 		if (tp_buf_reserve(b, 1 << 16)) {
 			tp_gzr_close(gz);
-			return rp_fail(path, "out of memory");
+			snprintf(err, errlen, "out of memory");
+			return -1;
 		}
 		n = tp_gzr_read(gz, b->p + b->len, b->cap - b->len);
 		if (n > 0)
 			b->len += (size_t)n;
 	} while (n > 0);
 	if (n < 0)
-		rp_fail(path, "%s", tp_gzr_error(gz) ? tp_gzr_error(gz) :
-			"read error");
+		snprintf(err, errlen, "%s", tp_gzr_error(gz) ?
+			 tp_gzr_error(gz) : "read error");
 	tp_gzr_close(gz);
 	return n < 0 ? -1 : 0;
 }
@@ -402,34 +403,34 @@ static int64_t rank_of_name(const char *path)
 	return rank;
 }
 
-struct rp_rank *rp_read_input(const char *path)
+struct rp_rank *rp_read_input(const char *path, char *err, size_t errlen)
 {
 	struct rp_rank *r = calloc(1, sizeof(*r));
 	struct tp_buf *b;
-	char err[512];
 	int ret;
 
+	err[0] = 0;
 	if (!r || !(r->path = strdup(path))) {
 		free(r);
-		rp_fail(path, "out of memory");
+		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
 	/* kept: --summaries writes a trace's out */
 	b = &r->json;
 	if (ends_with(path, suffixes[0]) || looks_like_summary(path)) {
 		r->kind = "summary";
-		ret = read_all(path, b);
+		ret = read_all(path, b, err, errlen);
 	} else {
 		r->kind = "trace";
-		ret = tp_trace_summary(path, b, err, sizeof(err));
-		if (ret)
-			rp_fail(path, "%s", err);
+		ret = tp_trace_summary(path, b, err, errlen);
 	}
-	if (!ret && b->oom)
-		ret = rp_fail(path, "out of memory");
+	if (!ret && b->oom) {
+		snprintf(err, errlen, "out of memory");
+		ret = -1;
+	}
 	if (!ret && rp_summary_parse(r, b->p ? b->p : "", b->len, err,
-				     sizeof(err)))
-		ret = rp_fail(path, "%s", err);
+				     errlen))
+		ret = -1;
 	if (ret) {
 		rp_rank_free(r);
 		return NULL;

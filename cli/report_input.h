@@ -21,8 +21,9 @@ int rp_fail(const char *file, const char *fmt, ...)
 int rp_find_inputs(char **args, size_t nargs, struct rp_inputs *in);
 void rp_inputs_free(struct rp_inputs *in);
 
-/* One input read and parsed; NULL after printing the error. */
-struct rp_rank *rp_read_input(const char *path);
+/* One input read and parsed; NULL with the reason in err (nothing
+ * printed: inputs are read on several threads). */
+struct rp_rank *rp_read_input(const char *path, char *err, size_t errlen);
 
 /* Where --summaries DIR puts the summary computed from a trace. */
 char *rp_summary_path(const char *dir, const char *trace);

@@ -354,8 +354,9 @@ static int parse_gaps(struct sp *p, jnode *gpu)
 	return 0;
 }
 
-/* The optional "gpu" member (version 1), which summaries computed from
- * traces carry: left zero when absent. */
+/* The optional "gpu" member (version 1: summaries computed from traces;
+ * 2: also those written at exit, with "window" and "approx", which the
+ * report does not need): left zero when absent. */
 static int parse_gpu(struct sp *p, jnode *root)
 {
 	static const char w[] = "gpu: ";
@@ -369,7 +370,7 @@ static int parse_gpu(struct sp *p, jnode *root)
 		return bad(p, "\"gpu\" is not an object");
 	if (get_i64(p, n, "version", w, &ver))
 		return -1;
-	if (ver != 1)
+	if (ver != 1 && ver != 2)
 		return 0;	/* a later layout: not ours to read */
 	g->present = 1;
 	return get_u64(p, n, "kernels", w, &g->kernels) ||
@@ -411,11 +412,12 @@ static int parse_head(struct sp *p, jnode *root)
 			   "tprof summary (no \"schema\": \"tprof.summary\")");
 	if (get_i64(p, root, "schema_version", "", &ver))
 		return -1;
-	if (ver != TP_SUMMARY_SCHEMA_VERSION) {
+	/* 1 differs from 2 only in where the "gpu" member may be */
+	if (ver < 1 || ver > TP_SUMMARY_SCHEMA_VERSION) {
 		if (ver == RP_NONE)
 			return bad(p, "summary without a \"schema_version\"");
 		return bad(p, "summary schema_version %" PRId64 " is not "
-			   "supported (this tprof reads %d)", ver,
+			   "supported (this tprof reads 1 to %d)", ver,
 			   TP_SUMMARY_SCHEMA_VERSION);
 	}
 	return get_str(p, root, "source", "", &r->source) ||

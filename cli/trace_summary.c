@@ -6,9 +6,9 @@
  * raw text is captured on the way for tp_sum_span, and every other
  * member is skipped without building anything.
  *
- * Besides the aggregator (summary/), it feeds the GPU analyses
- * (gpu_time.c, gpu_ranges.c, gpu_gaps.c) and writes their "gpu" member;
- * it calls only down, into them, the gzip reader and the parser.
+ * The aggregator (summary/) computes the "gpu" member too, with its
+ * reorder window unbounded here, so every figure is exact; it calls only
+ * down, into the aggregator, the gzip reader and the parser.
  */
 #include "trace_summary.h"
 
@@ -19,9 +19,6 @@
 #include <string.h>
 
 #include "summary/summary.h"
-#include "gpu_gaps.h"
-#include "gpu_ranges.h"
-#include "gpu_time.h"
 #include "gzread.h"
 #include "json.h"
 
@@ -55,10 +52,6 @@ struct ts {
 	struct tp_json *j;
 	struct tp_json_arena arena;
 	struct tp_sum *sum;
-	struct tp_gpu *gpu;	/* GPU slices, for the "gpu" member */
-	struct tp_granges *granges;	/* annotated ranges, for it too */
-	struct tp_ggaps *ggaps;		/* CPU spans, for its idle gaps */
-	int gpu_oom;
 	uint64_t nevents, dropped;
 	int saw_events, have_pid;
 	int64_t rank, world_size, pid, base_ns;
@@ -195,18 +188,6 @@ static void span(struct ts *t, const char *cat, const char *name,
 	if (!arg_i64(args, "correlation", &corr) && corr > 0)
 		s.corr = (uint64_t)corr;
 	remember_pid(t, cat, pid);
-	if (!strcmp(cat, "user_annotation") &&
-	    !strncmp(name, "ProfilerStep#", 13) &&
-	    tp_gpu_step(t->gpu, ts, dur))
-		t->gpu_oom = 1;
-	if (strcmp(cat, "kernel") && strcmp(cat, "gpu_memcpy") &&
-	    strcmp(cat, "gpu_memset") && strcmp(cat, "gpu_user_annotation") &&
-	    tp_ggaps_cpu(t->ggaps, name, ts, dur))
-		t->gpu_oom = 1;
-	if (!strcmp(cat, "user_annotation") &&
-	    strncmp(name, "ProfilerStep#", 13) &&
-	    tp_granges_add(t->granges, name, pid, tid, ts, dur))
-		t->gpu_oom = 1;
 	tp_sum_span(t->sum, &s);
 }
 
@@ -221,23 +202,6 @@ static int profiler_span(const struct ev *e)
 	       !strncmp(str_of(e->name), pre, sizeof(pre) - 1);
 }
 
-/* GPU activity and the runtime calls that launched it, joined by
- * correlation id, for the "gpu" member. */
-static void gpu_slice(struct ts *t, const struct ev *e, int64_t pid,
-		      int64_t tid, int64_t ts, int64_t dur)
-{
-	const char *cat = str_of(e->cat);
-	int64_t corr;
-
-	if (arg_i64(e->args, "correlation", &corr) || corr < 0)
-		corr = 0;
-	if (tp_gpu_add(t->gpu, cat, str_of(e->name), ts, dur,
-		       (uint64_t)corr) ||
-	    (corr && tp_gpu_call(t->gpu, cat, (uint64_t)corr, pid, tid, ts,
-				 ts + dur)))
-		t->gpu_oom = 1;
-}
-
 static void on_x(struct ts *t, const struct ev *e)
 {
 	int64_t pid, tid, ts, dur;
@@ -247,7 +211,6 @@ static void on_x(struct ts *t, const struct ev *e)
 	if (track_id(e->pid, &pid) || track_id(e->tid, &tid) ||
 	    time_of(e->ts, &ts) || time_of(e->dur, &dur) || dur < 0)
 		return;
-	gpu_slice(t, e, pid, tid, ts, dur);
 	span(t, str_of(e->cat), str_of(e->name), pid, tid, ts, dur, e->args,
 	     e->raw, e->rawlen);
 }
@@ -678,47 +641,13 @@ static void cleanup(struct ts *t)
 	tp_gzr_close(t->gz);
 	tp_json_arena_free(&t->arena);
 	tp_sum_free(t->sum);
-	tp_gpu_free(t->gpu);
-	tp_granges_free(t->granges);
-	tp_ggaps_free(t->ggaps);
 	free(t->host);
-}
-
-struct gpu_out {
-	struct tp_gpu_stats st;
-	struct tp_granges *ranges;
-	struct tp_ggaps *gaps;
-};
-
-static void put_gpu(struct tp_buf *b, void *ctx)
-{
-	struct gpu_out *g = ctx;
-
-	tp_gpu_write_json(&g->st, b);
-	tp_granges_write_json(g->ranges, b);
-	tp_ggaps_write_json(g->gaps, &g->st, b);
-	tp_buf_lit(b, "}");
-}
-
-/* The "gpu" member's numbers; -1 when out of memory. */
-static int gpu_finish(struct ts *t, struct gpu_out *g)
-{
-	struct tp_gpu_call *calls;
-	size_t n;
-
-	g->ranges = t->granges;
-	g->gaps = t->ggaps;
-	if (t->gpu_oom || tp_gpu_finish(t->gpu, &g->st) < 0)
-		return -1;
-	calls = tp_gpu_calls(t->gpu, &n);
-	return tp_granges_finish(t->granges, calls, n);
 }
 
 int tp_trace_summary(const char *path, struct tp_buf *out, char *err,
 		     size_t errlen)
 {
 	struct ts *t = calloc(1, sizeof(*t));
-	struct gpu_out gs;
 	int ret = -1;
 
 	err[0] = 0;
@@ -735,10 +664,7 @@ int tp_trace_summary(const char *path, struct tp_buf *out, char *err,
 		goto out;
 	t->j = tp_json_open(gz_read, t->gz);
 	t->sum = tp_sum_new();
-	t->gpu = tp_gpu_new();
-	t->granges = tp_granges_new();
-	t->ggaps = tp_ggaps_new();
-	if (!t->j || !t->sum || !t->gpu || !t->granges || !t->ggaps) {
+	if (!t->j || !t->sum || tp_sum_gpu_window(t->sum, 0)) {
 		fail(t, "out of memory");
 		goto out;
 	}
@@ -748,12 +674,7 @@ int tp_trace_summary(const char *path, struct tp_buf *out, char *err,
 	if (t->dropped)
 		tp_sum_dropped_other(t->sum, t->dropped);
 	set_info(t);
-	if (gpu_finish(t, &gs)) {
-		fail(t, "out of memory");
-		goto out;
-	}
-	tp_sum_write_json(t->sum, out, gs.st.n_kernel || gs.st.n_memcpy ||
-			  gs.st.n_memset ? put_gpu : NULL, &gs);
+	tp_sum_write_json(t->sum, out, NULL, NULL);
 	ret = 0;
 out:
 	cleanup(t);

@@ -5,8 +5,8 @@
  *
  * The trace is streamed: memory is the aggregator's tables plus one
  * event at a time (and the NVTX start/end ranges still open), and the
- * GPU analyses' records (gpu_time.c, gpu_ranges.c, gpu_gaps.c), a few
- * dozen bytes per event, until the end.
+ * GPU analyses' reorder window (summary/gpu.h), unbounded here so every
+ * figure is exact: about 48 bytes per event until the end.
  */
 #ifndef TP_CLI_TRACE_SUMMARY_H
 #define TP_CLI_TRACE_SUMMARY_H

@@ -2,9 +2,11 @@
  * groups, memory, and its JSON/markdown output; on trace/ and stacks/. */
 /* Folding events into the summary's tables; see summary.h. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpu.h"
 #include "summary_int.h"
 
 #define STEP_PREFIX "ProfilerStep#"
@@ -18,7 +20,20 @@ struct tp_sum *tp_sum_new(void)
 	s->start = INT64_MAX;
 	s->end = INT64_MIN;
 	s->info.rank = -1;
+	/* without it the summary only lacks its "gpu" member */
+	s->gpu = tp_gpu_new(TP_GPU_WINDOW);
 	return s;
+}
+
+int tp_sum_gpu_window(struct tp_sum *s, size_t window)
+{
+	struct tp_gpu *g = tp_gpu_new(window);
+
+	if (!g)
+		return -1;
+	tp_gpu_free(s->gpu);
+	s->gpu = g;
+	return 0;
 }
 
 static void row_free(void *p)
@@ -72,6 +87,7 @@ void tp_sum_free(struct tp_sum *s)
 		free(s->mem[i]);
 	free(s->corr);
 	free(s->steps);
+	tp_gpu_free(s->gpu);
 	info_free(&s->info);
 	free(s);
 }
@@ -186,9 +202,11 @@ static int is_step(const struct tp_sum_span *e)
 	       !strcmp(e->cat, "user_annotation");
 }
 
-void tp_sum_step(struct tp_sum *s, int64_t step, int64_t ts_ns,
-		 int64_t dur_ns)
+static void step_add(struct tp_sum *s, int64_t step, int64_t ts_ns,
+		     int64_t dur_ns, const char *name)
 {
+	if (s->gpu)
+		tp_gpu_step(s->gpu, name, ts_ns, dur_ns);
 	if (ts_ns < s->start)
 		s->start = ts_ns;
 	if (ts_ns + dur_ns > s->end)
@@ -208,6 +226,16 @@ void tp_sum_step(struct tp_sum *s, int64_t step, int64_t ts_ns,
 	s->steps[s->n_steps++] = (struct sum_step){ step, ts_ns, dur_ns };
 }
 
+/* A step the library delimited: named as its trace event is. */
+void tp_sum_step(struct tp_sum *s, int64_t step, int64_t ts_ns,
+		 int64_t dur_ns)
+{
+	char name[48];
+
+	snprintf(name, sizeof(name), STEP_PREFIX "%lld", (long long)step);
+	step_add(s, step, ts_ns, dur_ns, name);
+}
+
 static void add_step(struct tp_sum *s, const struct tp_sum_span *e)
 {
 	struct sum_arg a = { "step", NULL, 0 };
@@ -221,7 +249,7 @@ static void add_step(struct tp_sum *s, const struct tp_sum_span *e)
 
 		n = end != p && !*end ? v : -1;
 	}
-	tp_sum_step(s, n, e->ts_ns, e->dur_ns);
+	step_add(s, n, e->ts_ns, e->dur_ns, e->name);
 }
 
 struct range_key {
@@ -313,6 +341,8 @@ void tp_sum_span(struct tp_sum *s, const struct tp_sum_span *e)
 		add_step(s, e);
 		return;
 	}
+	if (s->gpu)
+		tp_gpu_span(s->gpu, e);
 	r = e->static_names ? row_cached(s, e->cat, e->name) :
 			      row_get(s, e->cat, e->name);
 	if (r)

@@ -25,7 +25,9 @@
 #include "trace/hist.h"
 #include "trace/json.h"
 
-#define TP_SUMMARY_SCHEMA_VERSION 1
+/* 2: the "gpu" member in summaries written at exit too, with its
+ * "window" and "approx" (docs/summary-format.md). */
+#define TP_SUMMARY_SCHEMA_VERSION 2
 
 struct tp_sum;
 
@@ -58,6 +60,10 @@ struct tp_sum_info {
 };
 
 struct tp_sum *tp_sum_new(void);
+/* The GPU analyses' reorder window (gpu.h): the library's bound by
+ * default; 0 holds every event until the end, so every figure is exact
+ * (tprof report over a trace). Call before the first event. */
+int tp_sum_gpu_window(struct tp_sum *s, size_t window);
 void tp_sum_free(struct tp_sum *s);
 void tp_sum_set_info(struct tp_sum *s, const struct tp_sum_info *info);
 

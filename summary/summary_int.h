@@ -102,6 +102,7 @@ struct tp_sum {
 	} cache[SUM_ROW_CACHE];
 	struct sum_tab rows, ranges, groups, tracks;
 	struct sum_corr *corr;
+	struct tp_gpu *gpu;	/* the "gpu" member's analyses (gpu.h) */
 	struct sum_step *steps;
 	size_t n_steps, cap_steps;
 	uint64_t steps_seen;

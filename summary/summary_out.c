@@ -9,6 +9,7 @@
 
 #include <tprof.h>
 
+#include "gpu.h"
 #include "summary_int.h"
 #include "summary_out.h"
 
@@ -415,8 +416,10 @@ static void put_head(struct tp_buf *b, const struct tp_sum *s)
 	const struct tp_sum_info *in = &s->info;
 
 	tp_buf_lit(b, "{\n\"schema\": \"tprof.summary\",\n"
-		   "\"schema_version\": 1,\n\"tprof_version\": \""
-		   TPROF_VERSION "\",\n\"source\": ");
+		   "\"schema_version\": ");
+	tp_json_u64(b, TP_SUMMARY_SCHEMA_VERSION);
+	tp_buf_lit(b, ",\n\"tprof_version\": \"" TPROF_VERSION
+		   "\",\n\"source\": ");
 	put_str_or_null(b, in->source);
 	tp_buf_lit(b, ",\n\"name\": ");
 	put_str_or_null(b, in->name);
@@ -460,6 +463,8 @@ void tp_sum_write_json(struct tp_sum *s, struct tp_buf *b,
 	put_groups(b, s, SUM_NCCL);
 	put_ranges(b, s);
 	put_memory(b, s);
+	if (s->gpu && tp_gpu_any(s->gpu))
+		tp_gpu_write_json(s->gpu, b);
 	if (extra)
 		extra(b, ctx);
 	tp_buf_lit(b, "\n}\n");

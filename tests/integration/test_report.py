@@ -780,14 +780,15 @@ def test_errors(sum_dir):
     with open(p, "w") as f:
         f.write('[1, 2]')
     bad("summary that is not an object", p, "neither a trace")
-    p = os.path.join(d, "v2-rank0.summary.json")
+    # 1 and 2 are read (2 adds the gpu member at exit); 3 is unknown
+    p = os.path.join(d, "v3-rank0.summary.json")
     s = summary(0)
-    s["schema_version"] = 2
+    s["schema_version"] = 3
     with open(p, "w") as f:
         json.dump(s, f)
-    bad("unknown schema_version", p, "schema_version 2")
+    bad("unknown schema_version", p, "schema_version 3")
     # one bad input among good ones still fails the whole report
-    bad("a bad input after good ones", p, "schema_version 2",
+    bad("a bad input after good ones", p, "schema_version 3",
         args=(sum_dir,))
     for args in ([], ["--bogus", sum_dir], ["--html"], [sum_dir, "--html"]):
         rc, out, err = tprof(*args)

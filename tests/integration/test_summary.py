@@ -115,7 +115,7 @@ eq("calls: trace, summary.json and summary.md", r.all_files(),
 t = load(os.path.join(r.dir, TRACE))
 s = summary_of(r)
 eq("calls: schema", (s["schema"], s["schema_version"], s["source"]),
-   ("tprof.summary", 1, "tprof"))
+   ("tprof.summary", 2, "tprof"))
 eq("calls: identity", (s["rank"], s["trace"], s["pid"], s["host"]),
    (0, TRACE, t["tprof"]["pid"], t["tprof"]["host"]))
 eq("calls: base time", s["base_time_ns"], t["baseTimeNanoseconds"])

@@ -292,7 +292,7 @@ static void test_json(void)
 	tp_buf_char(&b, '\0');
 	TP_CHECK("json_escapes_names", b.p && strstr(b.p, "\"a\\\"b\""),
 		 "%s", b.p ? b.p : "oom");
-	TP_CHECK("json_schema", b.p && strstr(b.p, "\"schema_version\": 1"),
+	TP_CHECK("json_schema", b.p && strstr(b.p, "\"schema_version\": 2"),
 		 "no schema version");
 	tp_buf_free(&b);
 	tp_sum_free(s);

@@ -1,7 +1,9 @@
-/* Interned strings for the trace reader's GPU analyses (range names,
- * CPU event names): open addressing over ids, at most half full, so a
- * probe always ends. A leaf: calls nothing of cli/. */
-#include "intern.h"
+/* summary/: the summary aggregator: per-name statistics, histograms, steps,
+ * groups, memory, and its JSON/markdown output; on trace/ and stacks/. */
+/* Interned strings for the GPU analyses (range names, CPU event names):
+ * open addressing over ids, at most half full, so a probe always ends.
+ * A leaf: calls nothing of summary/. */
+#include "gpu_intern.h"
 
 #include <stdlib.h>
 #include <string.h>

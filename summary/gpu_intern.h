@@ -1,6 +1,9 @@
-/* Interned strings: each distinct string once, by number (intern.c). */
-#ifndef TP_CLI_INTERN_H
-#define TP_CLI_INTERN_H
+/* summary/: the summary aggregator: per-name statistics, histograms, steps,
+ * groups, memory, and its JSON/markdown output; on trace/ and stacks/. */
+/* Interned strings: each distinct string once, by number (gpu_intern.c).
+ * Memory grows with the distinct strings, never with the events. */
+#ifndef TP_GPU_INTERN_H
+#define TP_GPU_INTERN_H
 
 #include <stddef.h>
 #include <stdint.h>

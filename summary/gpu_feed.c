@@ -1,0 +1,179 @@
+/* summary/: the summary aggregator: per-name statistics, histograms, steps,
+ * groups, memory, and its JSON/markdown output; on trace/ and stacks/. */
+/* The GPU analyses' entry (gpu.h): each span the aggregator takes
+ * becomes a record (a GPU slice, a launch call, a range, a step, another
+ * CPU span), counted at once where order does not matter (sums, range
+ * calls and CPU time), and held in the reorder window until the window
+ * is full; then the earliest record is swept (gpu_sweep.c). Calls
+ * gpu_heap.c, gpu_sweep.c, gpu_join.c and the interned names.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu_int.h"
+
+struct tp_gpu *tp_gpu_new(size_t window)
+{
+	struct tp_gpu *g = calloc(1, sizeof(*g));
+
+	if (!g)
+		return NULL;
+	g->window = window;
+	g->delay_min = INT64_MAX;
+	g->delay_max = INT64_MIN;
+	return g;
+}
+
+void tp_gpu_free(struct tp_gpu *g)
+{
+	if (!g)
+		return;
+	tp_gpu_heap_free(&g->heap);
+	tp_intern_free(&g->strs);
+	free(g->busy);
+	free(g->bins);
+	free(g->steps);
+	free(g->cpu);
+	free(g->ranges);
+	tp_gpu_join_free(g);
+	free(g);
+}
+
+static int starts(const char *s, const char *p)
+{
+	return !strncmp(s, p, strlen(p));
+}
+
+/* HTA: communication if ^nccl.*Kernel; else memory if ^Memcpy, ^Memset
+ * or ^dma; else computation unless the name holds Memcpy or Sync; else
+ * other. */
+int tp_gpu_class(const char *name)
+{
+	if (starts(name, "nccl") && strstr(name + 4, "Kernel"))
+		return TP_GPU_COMM;
+	if (starts(name, "Memcpy") || starts(name, "Memset") ||
+	    starts(name, "dma"))
+		return TP_GPU_MEMORY;
+	if (strstr(name, "Memcpy") || strstr(name, "Sync"))
+		return TP_GPU_OTHER;
+	return TP_GPU_COMPUTE;
+}
+
+int tp_gpu_any(const struct tp_gpu *g)
+{
+	return g->n_kernel || g->n_memcpy || g->n_memset;
+}
+
+/* The name's id; names that live as long as the process (the hooks'
+ * tables) are found by address first, without hashing the text. */
+static int64_t name_id(struct tp_gpu *g, const char *name, int is_static)
+{
+	unsigned slot = (unsigned)(((uintptr_t)name >> 3) % 64);
+	int64_t id;
+
+	if (is_static && g->name_cache[slot].p == name)
+		return g->name_cache[slot].id;
+	id = tp_intern(&g->strs, name);
+	if (id >= 0 && is_static) {
+		g->name_cache[slot].p = name;
+		g->name_cache[slot].id = (uint32_t)id;
+	}
+	return id;
+}
+
+/* Sweeps the earliest record. */
+static void sweep_one(struct tp_gpu *g)
+{
+	struct gpu_rec r;
+
+	tp_gpu_heap_pop(&g->heap, &r);
+	tp_gpu_sweep(g, &r);
+}
+
+static void push(struct tp_gpu *g, const struct gpu_rec *r)
+{
+	if (g->window && tp_gpu_heap_size(&g->heap) >= g->window)
+		sweep_one(g);
+	if (tp_gpu_heap_push(&g->heap, r))
+		g->oom = 1;
+}
+
+void tp_gpu_drain(struct tp_gpu *g)
+{
+	while (tp_gpu_heap_size(&g->heap))
+		sweep_one(g);
+	tp_gpu_sweep_end(g);
+}
+
+/* Counts a slice; 0 when cat is not GPU activity. */
+static int count(struct tp_gpu *g, const char *cat, int64_t dur)
+{
+	if (!strcmp(cat, "kernel")) {
+		g->n_kernel++;
+		g->kernel_ns += dur;
+	} else if (!strcmp(cat, "gpu_memcpy")) {
+		g->n_memcpy++;
+		g->memcpy_ns += dur;
+	} else if (!strcmp(cat, "gpu_memset")) {
+		g->n_memset++;
+		g->memset_ns += dur;
+	} else {
+		return 0;
+	}
+	return 1;
+}
+
+static int is_call(const struct tp_sum_span *e)
+{
+	return e->corr && (!strcmp(e->cat, "cuda_runtime") ||
+			   !strcmp(e->cat, "cuda_driver"));
+}
+
+void tp_gpu_span(struct tp_gpu *g, const struct tp_sum_span *e)
+{
+	struct gpu_rec r = {
+		.ts = e->ts_ns, .end = e->ts_ns + e->dur_ns, .pid = e->pid,
+		.tid = e->tid, .corr = e->corr,
+	};
+	int64_t id;
+
+	if (count(g, e->cat, e->dur_ns)) {
+		r.kind = GR_SLICE;
+		r.cls = (uint8_t)tp_gpu_class(e->name);
+		push(g, &r);
+		return;
+	}
+	if (!strcmp(e->cat, "gpu_user_annotation"))
+		return;
+	id = name_id(g, e->name, e->static_names);
+	if (id < 0) {
+		g->oom = 1;
+		return;
+	}
+	r.name = (uint32_t)id;
+	/* every CPU-side span, of any kind, is context for the idle gaps */
+	r.kind = GR_CPU;
+	if (is_call(e)) {
+		r.kind = GR_CALL;
+	} else if (!strcmp(e->cat, "user_annotation")) {
+		if (tp_gpu_range_name(g, r.name, e->dur_ns))
+			g->oom = 1;
+		r.kind = GR_RANGE;
+	}
+	push(g, &r);
+}
+
+void tp_gpu_step(struct tp_gpu *g, const char *name, int64_t ts_ns,
+		 int64_t dur_ns)
+{
+	struct gpu_rec r = { .ts = ts_ns, .end = ts_ns + dur_ns };
+	int64_t id = name_id(g, name, 0);
+
+	if (id < 0) {
+		g->oom = 1;
+		return;
+	}
+	r.name = (uint32_t)id;
+	r.kind = GR_STEP;
+	push(g, &r);
+}

@@ -1,0 +1,168 @@
+/* summary/: the summary aggregator: per-name statistics, histograms, steps,
+ * groups, memory, and its JSON/markdown output; on trace/ and stacks/. */
+/* Inside the GPU analyses (gpu.h): the records, the sweep's state and
+ * the calls between gpu_feed.c, gpu_heap.c, gpu_sweep.c, gpu_join.c and
+ * gpu_json.c. */
+#ifndef TP_GPU_INT_H
+#define TP_GPU_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gpu.h"
+#include "gpu_intern.h"
+#include "trace/hist.h"
+
+/* Record kinds, in the order the sweep takes records of equal start: a
+ * range or step before the calls it holds, a call before its slices. */
+enum { GR_RANGE, GR_STEP, GR_CPU, GR_CALL, GR_SLICE };
+
+struct gpu_rec {
+	int64_t ts, end;
+	int64_t pid, tid;	/* calls and ranges */
+	uint64_t corr;		/* calls and slices */
+	uint32_t name;		/* ranges, CPU spans: interned */
+	uint8_t kind, cls;
+};
+
+/* The reorder window by (ts, kind): records that arrive in order wait
+ * in a FIFO ring (no sorting, sequential memory), the others in a binary
+ * min-heap; the next out is the smaller of the two fronts. */
+struct gpu_heap {
+	struct gpu_rec *v;	/* the heap */
+	size_t n, cap;
+	struct gpu_rec *q;	/* the ring */
+	size_t qhead, qn, qcap;
+	struct gpu_rec qlast;	/* the last record into the ring */
+};
+
+static inline size_t tp_gpu_heap_size(const struct gpu_heap *h)
+{
+	return h->n + h->qn;
+}
+
+int tp_gpu_heap_push(struct gpu_heap *h, const struct gpu_rec *r);
+/* The first record out; the window must not be empty. */
+void tp_gpu_heap_pop(struct gpu_heap *h, struct gpu_rec *out);
+void tp_gpu_heap_free(struct gpu_heap *h);
+
+#define TP_GPU_GAPS 5
+#define TP_GAP_CPU 4		/* CPU events named per gap */
+#define TP_GPU_BUCKETS 100	/* utilisation: parts of the span */
+#define GPU_BINS (1u << 15)	/* utilisation bins when not exact */
+#define GPU_TAGS 6		/* ranges counted per launch call */
+
+/* A streamed union of intervals taken in order of start. */
+struct gpu_union {
+	int64_t a, e, len;
+	int open;
+};
+
+struct gpu_gap {
+	int64_t start, end;
+	uint32_t cpu[TP_GAP_CPU];
+	unsigned ncpu;
+};
+
+/* A call waiting for its slices, by correlation id. */
+struct gpu_call {
+	uint64_t corr;		/* 0: free slot */
+	int64_t end;
+	uint32_t seq;		/* insertion order, for eviction */
+	uint32_t tag[GPU_TAGS];	/* the names of the ranges around it */
+	uint16_t ntag;
+	uint16_t joined;	/* a slice found it */
+};
+
+struct gpu_cpu {
+	int64_t ts, end;
+	uint32_t name;
+};
+
+struct gpu_rname {
+	uint64_t calls;
+	int64_t cpu_ns, gpu_ns;
+	int is_range;
+};
+
+/* What a bounded window could not keep exact (all zero: exact). */
+struct gpu_approx {
+	uint64_t late, late_slices;	/* records swept out of order */
+	int64_t late_slice_ns;
+	uint64_t calls_evicted;		/* never joined, left the table */
+	uint64_t cpu_dropped, ranges_dropped, steps_dropped, tags_dropped;
+	int delays_binned, util_binned;
+};
+
+struct tp_gpu {
+	size_t window;		/* 0: unbounded */
+	struct gpu_heap heap;
+	struct tp_intern strs;
+	struct {
+		const char *p;
+		uint32_t id;
+	} name_cache[64];	/* static names by address */
+	int oom;
+
+	/* sums, counted as events arrive */
+	uint64_t n_kernel, n_memcpy, n_memset;
+	int64_t kernel_ns, memcpy_ns, memset_ns;
+
+	/* the sweep */
+	int64_t now;		/* start of the last record swept */
+	int swept_any, any_slice;
+	int64_t start_ns, end_ns;
+	struct gpu_union all, comp, comm, mem, cc;	/* cc: comp or comm */
+	struct gpu_gap gaps[TP_GPU_GAPS];
+	size_t ngaps;
+	/* the busy intervals, for exact utilisation, while they fit */
+	struct { int64_t a, e; } *busy;
+	size_t nbusy, capbusy;
+	/* and coarse bins always, for when they do not */
+	int64_t *bins;
+	int64_t bin0, bin_w;	/* where bin 0 starts, ns per bin */
+	struct { int64_t ts, end, busy; } *steps;	/* open steps */
+	size_t nsteps, capsteps;
+	uint64_t steps_cpu_bound, steps_gpu_bound;
+	struct gpu_cpu *cpu;	/* CPU spans that may hold a gap's middle */
+	size_t ncpu, capcpu;
+	struct { int64_t ts, end, pid, tid; uint32_t name; } *ranges;
+	size_t nranges, capranges;
+
+	/* joins */
+	struct gpu_call *calls;	/* open addressing, at most half full */
+	size_t ncalls, capcalls;
+	uint32_t call_seq;
+	struct gpu_rname *names;	/* by interned id */
+	size_t capnames;
+	uint64_t n_launch;
+	int64_t delay_sum, delay_min, delay_max;
+	int64_t *delays;	/* exact while they fit */
+	size_t ndelays, capdelays;
+	struct tp_hist dpos, dneg;	/* when they do not: |delay| */
+
+	struct gpu_approx ap;
+};
+
+/* gpu_feed.c: sweeps what the window holds, then ends the sweep. */
+void tp_gpu_drain(struct tp_gpu *g);
+
+/* gpu_sweep.c: one record in time order; the end of the sweep. */
+void tp_gpu_sweep(struct tp_gpu *g, const struct gpu_rec *r);
+void tp_gpu_sweep_end(struct tp_gpu *g);
+/* Utilisation: busy ns in each part of the span. */
+void tp_gpu_util(const struct tp_gpu *g, int64_t util[TP_GPU_BUCKETS]);
+
+/* gpu_join.c */
+void tp_gpu_join_call(struct tp_gpu *g, const struct gpu_rec *r);
+void tp_gpu_join_slice(struct tp_gpu *g, const struct gpu_rec *r);
+void tp_gpu_join_range(struct tp_gpu *g, const struct gpu_rec *r);
+/* A range counted as it arrives: calls and CPU time per name. */
+int tp_gpu_range_name(struct tp_gpu *g, uint32_t name, int64_t dur);
+/* Launch-delay percentile (50, 90), exact or from the histograms. */
+int64_t tp_gpu_delay_pct(const struct tp_gpu *g, unsigned pct);
+/* The sweep ended: the exact delays sorted. */
+void tp_gpu_join_end(struct tp_gpu *g);
+void tp_gpu_join_free(struct tp_gpu *g);
+
+#endif
