@@ -343,6 +343,12 @@ static void put_event(struct tp_buf *b, struct tp_thread *t,
 	W.events++;
 }
 
+/* What the thread's ring dropped since this file began. */
+static uint64_t thread_dropped(struct tp_thread *t)
+{
+	return tp_ring_dropped(&t->ring) - t->dropped_base;
+}
+
 /* The record at pos and its n - 1 extension slots, contiguous. */
 static const struct tp_event *record_at(struct tp_ring *r, uint64_t pos,
 					unsigned n)
@@ -390,7 +396,7 @@ static void drain_thread(struct tp_thread *t)
 		return;
 	thread_end(t);
 	tp_thread_stats_add(&W.stats, t->tid, t->name, t->written,
-			    tp_ring_dropped(&t->ring));
+			    thread_dropped(t));
 	tp_psum_thread_drops(t, &tp_tl.map);
 	tp_thread_unlink(t);
 	tp_thread_free(t);
@@ -496,7 +502,7 @@ int tp_writer_open(void)
 {
 	if (tp_output_open(&W.out, &W.gz, tp_sess.cfg.dir, tp_sess.cfg.name,
 			   tp_sess.cfg.rank, tp_sess.run_id, tp_sess.pid,
-			   1) < 0) {
+			   !tp_sess.forked, 1) < 0) {
 		W.failed = 1;
 		__atomic_store_n(&tp_recording, 0, __ATOMIC_RELAXED);
 		tp_error("cannot create a trace file in TPROF_OUTPUT_DIR='%s': "
@@ -520,7 +526,7 @@ static void add_live_thread_stats(void)
 		thread_end(t);
 		tp_thread_read_name(t);
 		tp_thread_stats_add(&W.stats, t->tid, t->name, t->written,
-				    tp_ring_dropped(&t->ring));
+				    thread_dropped(t));
 		tp_psum_thread_drops(t, &tp_tl.map);
 	}
 }
@@ -759,6 +765,41 @@ void tp_writer_stop(int stall_ms)
 	if (__atomic_load_n(&W.done, __ATOMIC_ACQUIRE))
 		pthread_join(W.thread, NULL);
 	W.started = 0;
+}
+
+/* After a failed exec the program goes on in the same image: the file
+ * the stop completed stays as it is, and a new writer (with a new file,
+ * the next -exec<N> name) takes over the live threads' rings where the
+ * old one stopped. Their counts start again, so each file's totals are
+ * its own. Not while the old writer may still run (it made no progress
+ * and was given up on). */
+int tp_writer_restart(void)
+{
+	const struct tp_writer_ext *ext[TP_WRITER_MAX_EXT];
+	const struct tp_gpu_source *gpu = W.gpu;
+	unsigned n_ext = W.n_ext;
+	int was_claimed = W.claimed;
+	struct tp_thread *t;
+
+	if (W.claimed && !__atomic_load_n(&W.done, __ATOMIC_ACQUIRE))
+		return -1;
+	memcpy(ext, W.ext, sizeof(ext));
+	for (t = tp_thread_list(); t; t = t->next) {
+		t->written = 0;
+		t->dropped_base = tp_ring_dropped(&t->ring);
+	}
+	tp_buf_free(&W.buf);
+	tp_thread_stats_free(&W.stats);
+	tp_corr_reset();
+	tp_psum_after_fork();
+	memset(&W, 0, sizeof(W));
+	W.own.fd = -1;
+	W.gpu = gpu;
+	W.n_ext = n_ext;
+	memcpy(W.ext, ext, sizeof(ext));
+	if (was_claimed)
+		tp_writer_start();
+	return 0;
 }
 
 /* The parent's writer does not exist here; its file is the parent's. */

@@ -32,6 +32,8 @@ struct tp_thread {
 	uint32_t corr;
 	uint64_t cb_t0[4];
 	uint64_t written;		/* writer side */
+	uint64_t dropped_base;		/* writer side: ring drops counted
+					 * in an earlier file (failed exec) */
 	uint64_t prefault_head;		/* writer side: head at the last
 					 * prefault */
 	struct tp_drops *drops;		/* what a full ring dropped */

@@ -2,8 +2,11 @@
 of the fault-injection runs (make test-stress runs the long ones, with
 TPROF_STRESS=1): thread churn with an RSS bound, a program that closes and
 dup2s over every descriptor, bursts that fill a ring while the writer is
-idle, SIGTERM while many threads record."""
+idle, SIGTERM while many threads record, exec chains and failed execs,
+fork storms."""
+import json
 import os
+import re
 import signal
 import subprocess
 import time
@@ -202,6 +205,95 @@ def cli_outputs():
     cleanup(r)
 
 
+def syncs(path):
+    return len(xevents(load(path), "cudaStreamSynchronize"))
+
+
+def exec_chain(images, calls):
+    """A chain of images in one pid (exec keeps it; execv and fexecve by
+    turns): every image keeps its own file with all its events (before
+    the fix the later images wrote the same -pid name: 2 of 4 files
+    survived)."""
+    r = run([ROBUST, "exec", str(images), str(calls)], timeout=600)
+    label = "exec chain of %d" % images
+    eq(label + ": exit status", r.rc, 0)
+    traces = sorted(f for f in r.all_files() if f.endswith(".trace.json.gz"))
+    eq(label + ": one file per image", len(traces), images)
+    eq(label + ": every image's events, each in its own file",
+       [syncs(os.path.join(r.dir, f)) for f in traces], [calls] * images)
+    eq(label + ": the first image has the rank's name, the next -pid, "
+       "then -exec<N>",
+       sorted(re.sub(r"pid\d+", "pidP", f) for f in traces),
+       sorted(["tprof-rank0.trace.json.gz",
+               "tprof-rank0-pidP.trace.json.gz"] +
+              ["tprof-rank0-pidP-exec%d.trace.json.gz" % i
+               for i in range(2, images)]))
+    eq(label + ": every file passes tprof check",
+       [tprof_check_ok(os.path.join(r.dir, f)) for f in traces],
+       [True] * len(traces))
+    cleanup(r)
+
+
+def exec_failed():
+    """An exec of a missing path returns to the program: recording
+    resumes where it stopped (before the fix the 1000 calls after it
+    were neither recorded nor counted)."""
+    r = run([ROBUST, "execfail", "1000"])
+    eq("failed exec: exit status", r.rc, 0)
+    eq("failed exec: the program saw ENOENT", r.stdout, "errno ENOENT\n")
+    traces = sorted(f for f in r.all_files() if f.endswith(".trace.json.gz"))
+    eq("failed exec: the calls before and after it, each part in a file",
+       [syncs(os.path.join(r.dir, f)) for f in traces], [1000, 1000])
+    totals = [load(os.path.join(r.dir, f))["tprof"] for f in traces]
+    eq("failed exec: each file's totals are its own",
+       [(t["events_written"], t["events_dropped"]) for t in totals],
+       [(1000, 0), (1000, 0)])
+    cleanup(r)
+
+
+def fork_storm(children, calls, runs):
+    """Children forked before the parent's first call race it to record:
+    the parent (the process the launcher started) always has the rank's
+    name, each child its own -pid name, and the report's rank 0 is the
+    parent (before the fix a child took the rank's name in 6 of 10
+    runs)."""
+    label = "fork storm of %d x %d runs" % (children, runs)
+    owners, kids, counts, rc, report0 = [], [], [], [], []
+    for _ in range(runs):
+        r = run([ROBUST, "forks", str(children), str(calls)], timeout=600)
+        rc.append(r.rc)
+        parent = int(r.stdout.split()[1]) if r.stdout.startswith("pid") \
+            else -1
+        traces = [f for f in r.all_files() if f.endswith(".trace.json.gz")]
+        own = os.path.join(r.dir, "tprof-rank0.trace.json.gz")
+        owners.append(load(own)["tprof"]["pid"] == parent
+                      if os.path.exists(own) else False)
+        pids = sorted(int(re.search(r"-pid(\d+)\.", f).group(1))
+                      for f in traces if "-pid" in f)
+        kids.append(len(pids) == children and len(set(pids)) == children
+                    and parent not in pids)
+        counts.append(sum(syncs(os.path.join(r.dir, f)) for f in traces))
+        p = subprocess.run([CLI, "report", "--json", r.dir],
+                           capture_output=True, text=True, timeout=120)
+        ranks = json.loads(p.stdout)["ranks"] if p.returncode == 0 else []
+        report0.append([x["pid"] for x in ranks if x["label"] == "0"] ==
+                       [parent])
+        cleanup(r)
+    eq(label + ": exit status", rc, [0] * runs)
+    eq(label + ": the parent always has the rank's name", owners,
+       [True] * runs)
+    eq(label + ": each child its own -pid name", kids, [True] * runs)
+    eq(label + ": every call recorded", counts,
+       [(children + 1) * calls] * runs)
+    eq(label + ": the report's one rank 0 is the parent", report0,
+       [True] * runs)
+
+
+def tprof_check_ok(path):
+    return subprocess.run([CLI, "check", path], capture_output=True,
+                          timeout=120).returncode == 0
+
+
 def p_open(p):
     time.sleep(0.1)
     return p.poll() is None
@@ -220,6 +312,12 @@ cli_outputs()
 fds()
 burst()
 term(16)
+exec_failed()
 if STRESS:
     term(64)
+    exec_chain(40, 20000)
+    fork_storm(200, 1000, 10)
+else:
+    exec_chain(4, 3000)
+    fork_storm(50, 100, 5)
 done()
