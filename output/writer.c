@@ -73,25 +73,6 @@ static struct {
 	struct tp_event scratch[1 + TP_EV_EXT_MAX];
 } W = { .own = { .fd = -1 } };
 
-/* What to do about a failed write, by its cause. */
-static const char *fix_for(int err)
-{
-	switch (err) {
-	case ENOSPC:
-	case EDQUOT:
-		return "free space or choose another TPROF_OUTPUT_DIR";
-	case EACCES:
-	case EPERM:
-	case EROFS:
-		return "choose a TPROF_OUTPUT_DIR this process may write";
-	case EBADF:
-		return "the program closed or replaced tprof's descriptor "
-		       "and the file could not be reopened";
-	default:
-		return "choose another TPROF_OUTPUT_DIR";
-	}
-}
-
 static void mark_failed(const char *what, int err)
 {
 	if (W.failed)
@@ -99,7 +80,7 @@ static void mark_failed(const char *what, int err)
 	W.failed = 1;
 	__atomic_store_n(&tp_recording, 0, __ATOMIC_RELAXED);
 	tp_error("%s %s: %s; tracing is off for this process (%s)", what,
-		 W.out.tmp, strerror(err), fix_for(err));
+		 W.out.tmp, strerror(err), tp_fix_for(err));
 	tp_gz_abandon(&W.gz);
 	tp_fd_close(&W.own);
 	unlink(W.out.tmp);
@@ -506,9 +487,8 @@ int tp_writer_open(void)
 		W.failed = 1;
 		__atomic_store_n(&tp_recording, 0, __ATOMIC_RELAXED);
 		tp_error("cannot create a trace file in TPROF_OUTPUT_DIR='%s': "
-			 "%s; tracing is off for this process (choose a "
-			 "writable directory)", tp_sess.cfg.dir,
-			 strerror(errno));
+			 "%s; tracing is off for this process (%s)",
+			 tp_sess.cfg.dir, strerror(errno), tp_fix_for(errno));
 		return -1;
 	}
 	tp_fd_own(&W.own, W.gz.fd);

@@ -142,6 +142,17 @@ void tp_lifecycle_finish(void)
 	tp_writer_stop(EXIT_WAIT_MS);
 }
 
+/* The trace so far is completed now and recording goes on into a new
+ * file (tp_lifecycle_resume): before a privilege drop (ids.c). */
+void tp_lifecycle_split(void)
+{
+	if (getpid() != tp_sess.pid || !tp_sess.active)
+		return;
+	recording_before_exec = __atomic_exchange_n(&tp_recording, 0,
+						    __ATOMIC_ACQ_REL);
+	tp_writer_stop(EXIT_WAIT_MS);
+}
+
 /* The exec failed and the program goes on in this image: record again,
  * from where the stop left off, into a file of its own (the completed
  * one stays as it is). */

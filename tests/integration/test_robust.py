@@ -289,6 +289,81 @@ def fork_storm(children, calls, runs):
        [True] * runs)
 
 
+def error_lines(err):
+    return [l for l in err.splitlines() if l.startswith("tprof: error")]
+
+
+def tmp_files(top):
+    return [os.path.join(d, f) for d, _, fs in os.walk(top) for f in fs
+            if ".tmp" in f]
+
+
+def lost_permission():
+    """A program started as root drops to another user mid-run, in an
+    output directory only root may write: the trace so far is completed
+    before the drop, the rest is refused with one line naming the
+    permission problem and its fix, and no .tmp is left (before the fix:
+    the .tmp stayed, and the summary's line said "free space")."""
+    if os.geteuid() != 0:
+        print("SKIP setuid: needs root")
+        return
+    outdir = tempfile.mkdtemp(prefix="tprof-it-")
+    os.chmod(outdir, 0o755)
+    r = run([ROBUST, "setuid", "100", "65534"], outdir=outdir)
+    eq("setuid: exit status", r.rc, 0)
+    eq("setuid: the trace up to the drop completed",
+       sorted(f for f in r.all_files() if f.endswith(".trace.json.gz")),
+       ["tprof-rank0.trace.json.gz"])
+    eq("setuid: its 100 calls", syncs(os.path.join(outdir,
+                                                   "tprof-rank0.trace.json.gz")),
+       100)
+    eq("setuid: no .tmp left", tmp_files(outdir), [])
+    errs = error_lines(r.stderr)
+    check("setuid: one line naming the permission problem and the fix",
+          len(errs) == 1 and "Permission denied" in errs[0] and
+          "permission problem" in errs[0] and "may write" in errs[0] and
+          "free space" not in errs[0], r.stderr)
+    cleanup(r)
+
+    # Started as another user against a directory it cannot write.
+    outdir = tempfile.mkdtemp(prefix="tprof-it-")
+    os.chmod(outdir, 0o755)
+    r = run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+             ROBUST, "exec", "1", "10"], outdir=outdir)
+    eq("other user: exit status", r.rc, 0)
+    eq("other user: nothing written, no .tmp", r.all_files(), [])
+    errs = error_lines(r.stderr)
+    check("other user: one line naming the permission problem",
+          len(errs) == 1 and "not writable: Permission denied" in errs[0],
+          r.stderr)
+    cleanup(r)
+
+
+def disk_full():
+    """A disk that fills at exit (the trace fits, its summaries do not):
+    one error line, not one per summary file, and nothing half-written
+    left. A 4 KiB tmpfs holds the small trace and nothing more."""
+    mnt = tempfile.mkdtemp(prefix="tprof-full-")
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4k", "tmpfs",
+                       mnt], capture_output=True).returncode:
+        print("SKIP disk full: cannot mount a tmpfs here")
+        os.rmdir(mnt)
+        return
+    try:
+        r = run([ROBUST, "exec", "1", "100"], outdir=mnt)
+        eq("disk full at exit: exit status", r.rc, 0)
+        eq("disk full at exit: the trace kept",
+           "tprof-rank0.trace.json.gz" in r.all_files(), True)
+        errs = error_lines(r.stderr)
+        check("disk full at exit: one error line naming the cause",
+              len(errs) == 1 and "No space left" in errs[0] and
+              "free space" in errs[0], r.stderr)
+        eq("disk full at exit: no .tmp left", tmp_files(mnt), [])
+    finally:
+        subprocess.run(["umount", mnt])
+        os.rmdir(mnt)
+
+
 def tprof_check_ok(path):
     return subprocess.run([CLI, "check", path], capture_output=True,
                           timeout=120).returncode == 0
@@ -313,6 +388,8 @@ fds()
 burst()
 term(16)
 exec_failed()
+lost_permission()
+disk_full()
 if STRESS:
     term(64)
     exec_chain(40, 20000)

@@ -17,6 +17,8 @@
  *                              a chain of K images in one pid
  *   robust execfail CALLS      CALLS calls, an execl of a missing path
  *                              (prints "errno ENOENT"), CALLS more calls
+ *   robust setuid N UID        N calls, drops root (setgid and setuid to
+ *                              UID), N more calls
  *   robust forks N CALLS       forks N children at once, before its own
  *                              first call; each child and then the parent
  *                              make CALLS calls; the parent prints
@@ -239,8 +241,19 @@ static int forks(int n, long each)
 	return bad ? 8 : 0;
 }
 
+static int drop_root(long n, int uid)
+{
+	calls(n);
+	if (setgid((gid_t)uid) < 0 || setuid((uid_t)uid) < 0)
+		return 9;
+	calls(n);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc >= 4 && !strcmp(argv[1], "setuid"))
+		return drop_root(atol(argv[2]), atoi(argv[3]));
 	if (argc >= 4 && !strcmp(argv[1], "exec"))
 		return exec_chain(atoi(argv[2]), argv[3]);
 	if (argc >= 3 && !strcmp(argv[1], "execfail"))
