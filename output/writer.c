@@ -20,6 +20,7 @@
 #include "trace/log.h"
 #include "trace/naming.h"
 #include "trace/owned_fd.h"
+#include "trace/ring_budget.h"
 #include "stacks/perfmap.h"
 #include "summary/proc_summary.h"
 #include "trace/session.h"
@@ -59,6 +60,8 @@ static struct {
 				 * while it moves */
 	struct tp_owned_fd own;	/* the trace file's descriptor */
 	int said_abandoned;
+	int said_no_ring;	/* the exit line counted the calls of
+				 * threads without a ring */
 	int failed;
 	int opened;
 	struct tp_output out;
@@ -498,6 +501,18 @@ int tp_writer_open(void)
 	return W.failed ? -1 : 0;
 }
 
+/* Calls counted before this file began (a failed exec). */
+static uint64_t no_ring_base;
+
+/* Calls of threads that got no ring count as dropped. */
+static void add_no_ring_stats(void)
+{
+	unsigned threads;
+
+	W.stats.no_ring = tp_thread_unrecorded(&threads) - no_ring_base;
+	W.stats.dropped += W.stats.no_ring;
+}
+
 static void add_live_thread_stats(void)
 {
 	struct tp_thread *t;
@@ -511,16 +526,46 @@ static void add_live_thread_stats(void)
 	}
 }
 
+/* Why calls were dropped without a ring, for the exit line. */
+static void no_ring_note(char *s, size_t n)
+{
+	unsigned threads;
+
+	s[0] = '\0';
+	if (!W.stats.no_ring)
+		return;
+	tp_thread_unrecorded(&threads);
+	snprintf(s, n, " (%llu of them from %u thread%s that got no ring: "
+		 "the address-space limit, ulimit -v, left no room; raise it "
+		 "or lower TPROF_BUFFER_MB)",
+		 (unsigned long long)W.stats.no_ring, threads,
+		 threads == 1 ? "" : "s");
+}
+
+void tp_writer_note_unrecorded(void)
+{
+	unsigned threads;
+	uint64_t n = tp_thread_unrecorded(&threads) - no_ring_base;
+
+	if (!n || W.said_no_ring)
+		return;
+	tp_warn("%llu calls from %u thread%s were not recorded: no ring could "
+		"be mapped for them (the address-space limit, ulimit -v, left "
+		"no room); raise it or lower TPROF_BUFFER_MB",
+		(unsigned long long)n, threads, threads == 1 ? "" : "s");
+}
+
 int tp_writer_finish(void)
 {
 	struct tp_trailer_info info;
-	char note[256];
+	char note[256], why[256];
 
 	if (!W.opened || W.failed)
 		return -1;
 	calibrate(1);
 	drain(1);
 	add_live_thread_stats();
+	add_no_ring_stats();
 	if (tp_sess.cfg.bt_on)
 		tp_perfmap_warn_missing();
 	info.events = W.events;
@@ -549,12 +594,14 @@ int tp_writer_finish(void)
 	note[0] = '\0';
 	if (W.gpu)
 		W.gpu->exit_note(note, sizeof(note));
-	tp_log(TP_LOG_WARN, "", "wrote %s (%llu events, %llu dropped, "
+	no_ring_note(why, sizeof(why));
+	W.said_no_ring = 1;
+	tp_log(TP_LOG_WARN, "", "wrote %s (%llu events, %llu dropped%s, "
 	       "%.1f KiB%s)", W.out.final, (unsigned long long)W.events,
-	       (unsigned long long)W.stats.dropped,
+	       (unsigned long long)W.stats.dropped, why,
 	       (double)W.gz.out_bytes / 1024.0, note);
-	tp_psum_finish(W.out.final, W.events, W.gpu && W.gpu->dropped ?
-		       W.gpu->dropped() : 0);
+	tp_psum_finish(W.out.final, W.events, W.stats.no_ring +
+		       (W.gpu && W.gpu->dropped ? W.gpu->dropped() : 0));
 	return 0;
 }
 
@@ -619,9 +666,15 @@ static void *writer_main(void *arg)
 	return NULL;
 }
 
+/* Under an address-space limit the writer's stack is 1 MiB, not the
+ * default 8 (RLIMIT_STACK): the program's own threads need the room. */
+#define LIMITED_STACK (1u << 20)
+
 void tp_writer_start(void)
 {
+	pthread_attr_t attr;
 	sigset_t all, old;
+	int rc;
 
 	/* At load (for the capture's clock) or on the first attach. */
 	if (__atomic_exchange_n(&W.claimed, 1, __ATOMIC_ACQ_REL))
@@ -630,7 +683,12 @@ void tp_writer_start(void)
 	 * handler waiting for the writer must not run on the writer. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	if (pthread_create(&W.thread, NULL, writer_main, NULL)) {
+	pthread_attr_init(&attr);
+	if (tp_as_limited())
+		pthread_attr_setstacksize(&attr, LIMITED_STACK);
+	rc = pthread_create(&W.thread, &attr, writer_main, NULL);
+	pthread_attr_destroy(&attr);
+	if (rc) {
 		tp_error("cannot start the writer thread; tracing is off for "
 			 "this process");
 		__atomic_store_n(&tp_recording, 0, __ATOMIC_RELAXED);
@@ -760,6 +818,7 @@ int tp_writer_restart(void)
 	unsigned n_ext = W.n_ext;
 	int was_claimed = W.claimed;
 	struct tp_thread *t;
+	unsigned threads;
 
 	if (W.claimed && !__atomic_load_n(&W.done, __ATOMIC_ACQUIRE))
 		return -1;
@@ -768,6 +827,7 @@ int tp_writer_restart(void)
 		t->written = 0;
 		t->dropped_base = tp_ring_dropped(&t->ring);
 	}
+	no_ring_base = tp_thread_unrecorded(&threads);
 	tp_buf_free(&W.buf);
 	tp_thread_stats_free(&W.stats);
 	tp_corr_reset();

@@ -140,6 +140,7 @@ void tp_lifecycle_finish(void)
 	recording_before_exec = __atomic_exchange_n(&tp_recording, 0,
 						    __ATOMIC_ACQ_REL);
 	tp_writer_stop(EXIT_WAIT_MS);
+	tp_writer_note_unrecorded();
 }
 
 /* The trace so far is completed now and recording goes on into a new

@@ -17,6 +17,11 @@
  *                              a chain of K images in one pid
  *   robust execfail CALLS      CALLS calls, an execl of a missing path
  *                              (prints "errno ENOENT"), CALLS more calls
+ *   robust aslimit T CALLS     one call, then T threads (default stacks)
+ *                              that each make CALLS calls and stay alive
+ *                              until all were created; prints "created C
+ *                              failed F calls N vmpeak_kb K" (N: calls
+ *                              issued in all)
  *   robust setuid N UID        N calls, drops root (setgid and setuid to
  *                              UID), N more calls
  *   robust forks N CALLS       forks N children at once, before its own
@@ -241,6 +246,58 @@ static int forks(int n, long each)
 	return bad ? 8 : 0;
 }
 
+static int all_created;
+
+static void *caller_waits(void *arg)
+{
+	struct timespec ms = { 0, 1000000 };
+
+	caller(arg);
+	while (!__atomic_load_n(&all_created, __ATOMIC_ACQUIRE))
+		nanosleep(&ms, NULL);
+	return NULL;
+}
+
+static long vm_peak_kb(void)
+{
+	char line[256];
+	long kb = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmPeak: %ld", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+/* Under ulimit -v: every thread alive at once, so the address space the
+ * program needs is its peak. */
+static int as_limit(int n, long each)
+{
+	pthread_t th[1024];
+	int i, created = 0, failed = 0;
+
+	if (n > 1024)
+		n = 1024;
+	calls_per_thread = each;
+	cudaStreamSynchronize(0);
+	for (i = 0; i < n; i++) {
+		if (pthread_create(&th[created], NULL, caller_waits, NULL))
+			failed++;
+		else
+			created++;
+	}
+	__atomic_store_n(&all_created, 1, __ATOMIC_RELEASE);
+	for (i = 0; i < created; i++)
+		pthread_join(th[i], NULL);
+	printf("created %d failed %d calls %ld vmpeak_kb %ld\n", created,
+	       failed, 1 + created * each, vm_peak_kb());
+	return 0;
+}
+
 static int drop_root(long n, int uid)
 {
 	calls(n);
@@ -252,6 +309,8 @@ static int drop_root(long n, int uid)
 
 int main(int argc, char **argv)
 {
+	if (argc >= 4 && !strcmp(argv[1], "aslimit"))
+		return as_limit(atoi(argv[2]), atol(argv[3]));
 	if (argc >= 4 && !strcmp(argv[1], "setuid"))
 		return drop_root(atol(argv[2]), atoi(argv[3]));
 	if (argc >= 4 && !strcmp(argv[1], "exec"))
