@@ -330,6 +330,9 @@ void tp_capture_after_fork(void)
 		return;
 	pthread_mutex_init(&C.lock, NULL);
 	C.hooks = NULL;
+	/* The parent writer's copy of the log, inherited: the child's
+	 * writer makes its own (freed here, or each fork leaked one). */
+	free(C.wlog);
 	C.wlog = NULL;
 	C.n_wlog = C.cap_wlog = C.wgen = 0;
 	C.steps_written = 0;

@@ -98,17 +98,36 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	return 0;
 }
 
-/* By rank (unknown last), then by file. */
+/* A file of a further process of a rank (a forked child, an exec'd
+ * image): tprof names it <name>-rank<R>-pid<P>... */
+static int is_pid_file(const char *path)
+{
+	const char *base = strrchr(path, '/'), *p;
+
+	base = base ? base + 1 : path;
+	for (p = strstr(base, "-pid"); p; p = strstr(p + 1, "-pid"))
+		if (p[4] >= '0' && p[4] <= '9')
+			return 1;
+	return 0;
+}
+
+/* By rank (unknown last), the rank's own file (the process the launcher
+ * started) before its -pid files, then by file. */
 static int rank_cmp(const void *a, const void *b)
 {
 	const struct rp_rank *x = *(struct rp_rank *const *)a;
 	const struct rp_rank *y = *(struct rp_rank *const *)b;
+	int px, py;
 
 	if (x->rank != y->rank) {
 		if (x->rank == RP_NONE || y->rank == RP_NONE)
 			return x->rank == RP_NONE ? 1 : -1;
 		return x->rank < y->rank ? -1 : 1;
 	}
+	px = is_pid_file(x->path);
+	py = is_pid_file(y->path);
+	if (px != py)
+		return px - py;
 	return strcmp(x->path, y->path);
 }
 

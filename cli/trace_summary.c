@@ -576,12 +576,12 @@ static int read_trace(struct ts *t)
 	return 0;
 }
 
-/* The run's name: the file name without its suffixes, "-pid<P>" and
- * "-rank<R>" (tprof's naming, docs/trace-format.md). */
+/* The run's name: the file name without its suffixes, "-exec<N>",
+ * "-pid<P>" and "-rank<R>" (tprof's naming, docs/trace-format.md). */
 static char *name_of(const char *base)
 {
 	static const char *const sfx[] = {
-		".gz", ".json", ".trace", ".pt", "-pid", "-rank",
+		".gz", ".json", ".trace", ".pt", "-exec", "-pid", "-rank",
 	};
 	char *s = strdup(base), *p;
 	size_t i, n, k;
@@ -591,7 +591,7 @@ static char *name_of(const char *base)
 	for (i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
 		n = strlen(s);
 		p = s + n;
-		if (i >= 4)	/* "-pid123", "-rank3": digits first */
+		if (i >= 4)	/* "-exec2", "-pid123", "-rank3": digits */
 			while (p > s && is_digit(p[-1]))
 				p--;
 		k = strlen(sfx[i]);

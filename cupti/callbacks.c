@@ -290,7 +290,8 @@ void CUPTIAPI tp_cupti_on_callback(void *userdata, CUpti_CallbackDomain dom,
 		t = tp_thread_attach();
 	if (t && !t->internal && d->correlationData)
 		on_api(t, rt, cbid, d);
-	else if (t && t->internal && d->callbackSite == CUPTI_API_ENTER)
+	else if (t && t->internal && !t->unmapped &&
+		 d->callbackSite == CUPTI_API_ENTER)
 		tp_cupti_own_call(d->correlationId);
 	if (d->callbackSite != CUPTI_API_EXIT)
 		return;

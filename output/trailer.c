@@ -284,6 +284,10 @@ void tp_trailer_put(struct tp_buf *b, const struct tp_trailer_info *info)
 	tp_json_u64(b, info->events);
 	tp_buf_lit(b, ", \"events_dropped\": ");
 	tp_json_u64(b, info->stats->dropped);
+	if (info->stats->no_ring) {
+		tp_buf_lit(b, ", \"events_dropped_no_ring\": ");
+		tp_json_u64(b, info->stats->no_ring);
+	}
 	if (info->gpu)
 		info->gpu->put_stats(b);
 	for (i = 0; i < info->n_ext; i++)

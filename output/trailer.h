@@ -30,6 +30,8 @@ struct tp_thread_stats {
 	unsigned n;
 	unsigned cap;
 	uint64_t dropped;
+	uint64_t no_ring;	/* of dropped: calls of threads without a
+				 * ring (an address-space limit) */
 };
 
 void tp_thread_stats_add(struct tp_thread_stats *s, pid_t tid,

@@ -20,6 +20,7 @@
 #include "trace/log.h"
 #include "trace/naming.h"
 #include "trace/owned_fd.h"
+#include "trace/ring_budget.h"
 #include "stacks/perfmap.h"
 #include "summary/proc_summary.h"
 #include "trace/session.h"
@@ -59,6 +60,8 @@ static struct {
 				 * while it moves */
 	struct tp_owned_fd own;	/* the trace file's descriptor */
 	int said_abandoned;
+	int said_no_ring;	/* the exit line counted the calls of
+				 * threads without a ring */
 	int failed;
 	int opened;
 	struct tp_output out;
@@ -73,25 +76,6 @@ static struct {
 	struct tp_event scratch[1 + TP_EV_EXT_MAX];
 } W = { .own = { .fd = -1 } };
 
-/* What to do about a failed write, by its cause. */
-static const char *fix_for(int err)
-{
-	switch (err) {
-	case ENOSPC:
-	case EDQUOT:
-		return "free space or choose another TPROF_OUTPUT_DIR";
-	case EACCES:
-	case EPERM:
-	case EROFS:
-		return "choose a TPROF_OUTPUT_DIR this process may write";
-	case EBADF:
-		return "the program closed or replaced tprof's descriptor "
-		       "and the file could not be reopened";
-	default:
-		return "choose another TPROF_OUTPUT_DIR";
-	}
-}
-
 static void mark_failed(const char *what, int err)
 {
 	if (W.failed)
@@ -99,7 +83,7 @@ static void mark_failed(const char *what, int err)
 	W.failed = 1;
 	__atomic_store_n(&tp_recording, 0, __ATOMIC_RELAXED);
 	tp_error("%s %s: %s; tracing is off for this process (%s)", what,
-		 W.out.tmp, strerror(err), fix_for(err));
+		 W.out.tmp, strerror(err), tp_fix_for(err));
 	tp_gz_abandon(&W.gz);
 	tp_fd_close(&W.own);
 	unlink(W.out.tmp);
@@ -343,6 +327,12 @@ static void put_event(struct tp_buf *b, struct tp_thread *t,
 	W.events++;
 }
 
+/* What the thread's ring dropped since this file began. */
+static uint64_t thread_dropped(struct tp_thread *t)
+{
+	return tp_ring_dropped(&t->ring) - t->dropped_base;
+}
+
 /* The record at pos and its n - 1 extension slots, contiguous. */
 static const struct tp_event *record_at(struct tp_ring *r, uint64_t pos,
 					unsigned n)
@@ -390,7 +380,7 @@ static void drain_thread(struct tp_thread *t)
 		return;
 	thread_end(t);
 	tp_thread_stats_add(&W.stats, t->tid, t->name, t->written,
-			    tp_ring_dropped(&t->ring));
+			    thread_dropped(t));
 	tp_psum_thread_drops(t, &tp_tl.map);
 	tp_thread_unlink(t);
 	tp_thread_free(t);
@@ -496,13 +486,12 @@ int tp_writer_open(void)
 {
 	if (tp_output_open(&W.out, &W.gz, tp_sess.cfg.dir, tp_sess.cfg.name,
 			   tp_sess.cfg.rank, tp_sess.run_id, tp_sess.pid,
-			   1) < 0) {
+			   !tp_sess.forked, 1) < 0) {
 		W.failed = 1;
 		__atomic_store_n(&tp_recording, 0, __ATOMIC_RELAXED);
 		tp_error("cannot create a trace file in TPROF_OUTPUT_DIR='%s': "
-			 "%s; tracing is off for this process (choose a "
-			 "writable directory)", tp_sess.cfg.dir,
-			 strerror(errno));
+			 "%s; tracing is off for this process (%s)",
+			 tp_sess.cfg.dir, strerror(errno), tp_fix_for(errno));
 		return -1;
 	}
 	tp_fd_own(&W.own, W.gz.fd);
@@ -510,6 +499,18 @@ int tp_writer_open(void)
 	put_header(&W.buf);
 	flush_buf(1);
 	return W.failed ? -1 : 0;
+}
+
+/* Calls counted before this file began (a failed exec). */
+static uint64_t no_ring_base;
+
+/* Calls of threads that got no ring count as dropped. */
+static void add_no_ring_stats(void)
+{
+	unsigned threads;
+
+	W.stats.no_ring = tp_thread_unrecorded(&threads) - no_ring_base;
+	W.stats.dropped += W.stats.no_ring;
 }
 
 static void add_live_thread_stats(void)
@@ -520,21 +521,51 @@ static void add_live_thread_stats(void)
 		thread_end(t);
 		tp_thread_read_name(t);
 		tp_thread_stats_add(&W.stats, t->tid, t->name, t->written,
-				    tp_ring_dropped(&t->ring));
+				    thread_dropped(t));
 		tp_psum_thread_drops(t, &tp_tl.map);
 	}
+}
+
+/* Why calls were dropped without a ring, for the exit line. */
+static void no_ring_note(char *s, size_t n)
+{
+	unsigned threads;
+
+	s[0] = '\0';
+	if (!W.stats.no_ring)
+		return;
+	tp_thread_unrecorded(&threads);
+	snprintf(s, n, " (%llu of them from %u thread%s that got no ring: "
+		 "the address-space limit, ulimit -v, left no room; raise it "
+		 "or lower TPROF_BUFFER_MB)",
+		 (unsigned long long)W.stats.no_ring, threads,
+		 threads == 1 ? "" : "s");
+}
+
+void tp_writer_note_unrecorded(void)
+{
+	unsigned threads;
+	uint64_t n = tp_thread_unrecorded(&threads) - no_ring_base;
+
+	if (!n || W.said_no_ring)
+		return;
+	tp_warn("%llu calls from %u thread%s were not recorded: no ring could "
+		"be mapped for them (the address-space limit, ulimit -v, left "
+		"no room); raise it or lower TPROF_BUFFER_MB",
+		(unsigned long long)n, threads, threads == 1 ? "" : "s");
 }
 
 int tp_writer_finish(void)
 {
 	struct tp_trailer_info info;
-	char note[256];
+	char note[256], why[256];
 
 	if (!W.opened || W.failed)
 		return -1;
 	calibrate(1);
 	drain(1);
 	add_live_thread_stats();
+	add_no_ring_stats();
 	if (tp_sess.cfg.bt_on)
 		tp_perfmap_warn_missing();
 	info.events = W.events;
@@ -563,12 +594,14 @@ int tp_writer_finish(void)
 	note[0] = '\0';
 	if (W.gpu)
 		W.gpu->exit_note(note, sizeof(note));
-	tp_log(TP_LOG_WARN, "", "wrote %s (%llu events, %llu dropped, "
+	no_ring_note(why, sizeof(why));
+	W.said_no_ring = 1;
+	tp_log(TP_LOG_WARN, "", "wrote %s (%llu events, %llu dropped%s, "
 	       "%.1f KiB%s)", W.out.final, (unsigned long long)W.events,
-	       (unsigned long long)W.stats.dropped,
+	       (unsigned long long)W.stats.dropped, why,
 	       (double)W.gz.out_bytes / 1024.0, note);
-	tp_psum_finish(W.out.final, W.events, W.gpu && W.gpu->dropped ?
-		       W.gpu->dropped() : 0);
+	tp_psum_finish(W.out.final, W.events, W.stats.no_ring +
+		       (W.gpu && W.gpu->dropped ? W.gpu->dropped() : 0));
 	return 0;
 }
 
@@ -633,9 +666,15 @@ static void *writer_main(void *arg)
 	return NULL;
 }
 
+/* Under an address-space limit the writer's stack is 1 MiB, not the
+ * default 8 (RLIMIT_STACK): the program's own threads need the room. */
+#define LIMITED_STACK (1u << 20)
+
 void tp_writer_start(void)
 {
+	pthread_attr_t attr;
 	sigset_t all, old;
+	int rc;
 
 	/* At load (for the capture's clock) or on the first attach. */
 	if (__atomic_exchange_n(&W.claimed, 1, __ATOMIC_ACQ_REL))
@@ -644,7 +683,12 @@ void tp_writer_start(void)
 	 * handler waiting for the writer must not run on the writer. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	if (pthread_create(&W.thread, NULL, writer_main, NULL)) {
+	pthread_attr_init(&attr);
+	if (tp_as_limited())
+		pthread_attr_setstacksize(&attr, LIMITED_STACK);
+	rc = pthread_create(&W.thread, &attr, writer_main, NULL);
+	pthread_attr_destroy(&attr);
+	if (rc) {
 		tp_error("cannot start the writer thread; tracing is off for "
 			 "this process");
 		__atomic_store_n(&tp_recording, 0, __ATOMIC_RELAXED);
@@ -759,6 +803,43 @@ void tp_writer_stop(int stall_ms)
 	if (__atomic_load_n(&W.done, __ATOMIC_ACQUIRE))
 		pthread_join(W.thread, NULL);
 	W.started = 0;
+}
+
+/* After a failed exec the program goes on in the same image: the file
+ * the stop completed stays as it is, and a new writer (with a new file,
+ * the next -exec<N> name) takes over the live threads' rings where the
+ * old one stopped. Their counts start again, so each file's totals are
+ * its own. Not while the old writer may still run (it made no progress
+ * and was given up on). */
+int tp_writer_restart(void)
+{
+	const struct tp_writer_ext *ext[TP_WRITER_MAX_EXT];
+	const struct tp_gpu_source *gpu = W.gpu;
+	unsigned n_ext = W.n_ext;
+	int was_claimed = W.claimed;
+	struct tp_thread *t;
+	unsigned threads;
+
+	if (W.claimed && !__atomic_load_n(&W.done, __ATOMIC_ACQUIRE))
+		return -1;
+	memcpy(ext, W.ext, sizeof(ext));
+	for (t = tp_thread_list(); t; t = t->next) {
+		t->written = 0;
+		t->dropped_base = tp_ring_dropped(&t->ring);
+	}
+	no_ring_base = tp_thread_unrecorded(&threads);
+	tp_buf_free(&W.buf);
+	tp_thread_stats_free(&W.stats);
+	tp_corr_reset();
+	tp_psum_after_fork();
+	memset(&W, 0, sizeof(W));
+	W.own.fd = -1;
+	W.gpu = gpu;
+	W.n_ext = n_ext;
+	memcpy(W.ext, ext, sizeof(ext));
+	if (was_claimed)
+		tp_writer_start();
+	return 0;
 }
 
 /* The parent's writer does not exist here; its file is the parent's. */

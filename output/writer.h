@@ -28,6 +28,12 @@ void tp_writer_wake(void);
 /* The same from a signal handler: only async-signal-safe calls. */
 void tp_writer_stop_from_signal(int stall_ms);
 void tp_writer_after_fork_child(void);
+/* After tp_writer_stop, for a failed exec: recording goes on into a new
+ * file. 0, or -1 when the old writer never finished. */
+int tp_writer_restart(void);
+/* At exit: one line for calls of threads without a ring when no trace
+ * file counted them (none could be written, or none was begun). */
+void tp_writer_note_unrecorded(void);
 
 /* The writer's steps, for the thread and for benchmarks that drive it
  * synchronously on one core. */

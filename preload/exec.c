@@ -2,7 +2,9 @@
  * signals, fork, exec); the top layer. */
 /* exec replaces the process image without running destructors: complete
  * the trace first. The environment (LD_PRELOAD, TPROF_*, TPROF_RUN_ID)
- * carries tprof into the new program. */
+ * carries tprof into the new program, which writes a file of its own
+ * (trace/naming.h). An exec that fails returns to the program: recording
+ * resumes, into a new file. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
@@ -12,16 +14,29 @@
 #include "trace/thread.h"
 
 void tp_lifecycle_finish(void);
+void tp_lifecycle_resume(void);
 
 typedef int (*execve_fn)(const char *, char *const[], char *const[]);
 typedef int (*execv_fn)(const char *, char *const[]);
+typedef int (*fexecve_fn)(int, char *const[], char *const[]);
+typedef int (*execveat_fn)(int, const char *, char *const[], char *const[],
+			   int);
 
 static void *next(const char *name)
 {
 	return dlsym(RTLD_NEXT, name);
 }
 
-/* If exec fails the program goes on, untraced: its file is complete. */
+/* Only an exec that failed returns; errno is the exec's. */
+static int resumed(int rc)
+{
+	int saved = errno;
+
+	tp_lifecycle_resume();
+	errno = saved;
+	return rc;
+}
+
 __attribute__((visibility("default")))
 int execve(const char *path, char *const argv[], char *const envp[])
 {
@@ -32,7 +47,7 @@ int execve(const char *path, char *const argv[], char *const envp[])
 		return -1;
 	}
 	tp_lifecycle_finish();
-	return real(path, argv, envp);
+	return resumed(real(path, argv, envp));
 }
 
 __attribute__((visibility("default")))
@@ -45,7 +60,7 @@ int execv(const char *path, char *const argv[])
 		return -1;
 	}
 	tp_lifecycle_finish();
-	return real(path, argv);
+	return resumed(real(path, argv));
 }
 
 __attribute__((visibility("default")))
@@ -58,7 +73,7 @@ int execvp(const char *file, char *const argv[])
 		return -1;
 	}
 	tp_lifecycle_finish();
-	return real(file, argv);
+	return resumed(real(file, argv));
 }
 
 __attribute__((visibility("default")))
@@ -71,7 +86,35 @@ int execvpe(const char *file, char *const argv[], char *const envp[])
 		return -1;
 	}
 	tp_lifecycle_finish();
-	return real(file, argv, envp);
+	return resumed(real(file, argv, envp));
+}
+
+__attribute__((visibility("default")))
+int fexecve(int fd, char *const argv[], char *const envp[])
+{
+	fexecve_fn real = (fexecve_fn)next("fexecve");
+
+	if (!real) {
+		errno = ENOSYS;
+		return -1;
+	}
+	tp_lifecycle_finish();
+	return resumed(real(fd, argv, envp));
+}
+
+/* glibc 2.34 and later export it; an older one has no symbol to find. */
+__attribute__((visibility("default")))
+int execveat(int dirfd, const char *path, char *const argv[],
+	     char *const envp[], int flags)
+{
+	execveat_fn real = (execveat_fn)next("execveat");
+
+	if (!real) {
+		errno = ENOSYS;
+		return -1;
+	}
+	tp_lifecycle_finish();
+	return resumed(real(dirfd, path, argv, envp, flags));
 }
 
 /* The execl family calls execve inside libc, past our hook: gather the

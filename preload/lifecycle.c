@@ -130,13 +130,41 @@ __attribute__((constructor)) static void tp_load(void)
 /* Completes the trace before the process image goes away (exit, exec).
  * A vfork child shares our memory but ran no atfork handler: its exec
  * must leave the parent's writer alone. */
+static unsigned recording_before_exec;
+
 void tp_lifecycle_finish(void)
 {
 	if (getpid() != tp_sess.pid)
 		return;
 	tp_capture_exit_notes(tp_resolve_used());
-	__atomic_store_n(&tp_recording, 0, __ATOMIC_RELEASE);
+	recording_before_exec = __atomic_exchange_n(&tp_recording, 0,
+						    __ATOMIC_ACQ_REL);
 	tp_writer_stop(EXIT_WAIT_MS);
+	tp_writer_note_unrecorded();
+}
+
+/* The trace so far is completed now and recording goes on into a new
+ * file (tp_lifecycle_resume): before a privilege drop (ids.c). */
+void tp_lifecycle_split(void)
+{
+	if (getpid() != tp_sess.pid || !tp_sess.active)
+		return;
+	recording_before_exec = __atomic_exchange_n(&tp_recording, 0,
+						    __ATOMIC_ACQ_REL);
+	tp_writer_stop(EXIT_WAIT_MS);
+}
+
+/* The exec failed and the program goes on in this image: record again,
+ * from where the stop left off, into a file of its own (the completed
+ * one stays as it is). */
+void tp_lifecycle_resume(void)
+{
+	if (getpid() != tp_sess.pid || !tp_sess.active)
+		return;
+	if (tp_writer_restart() < 0)
+		return;
+	__atomic_store_n(&tp_recording, recording_before_exec,
+			 __ATOMIC_RELEASE);
 }
 
 __attribute__((destructor)) static void tp_unload(void)

@@ -330,31 +330,34 @@ static void brief(void)
 	tp_buf_free(&b);
 }
 
-static void write_one(int dirfd, const char *dir, const char *stem,
-		      size_t stemlen, const char *ext,
-		      void (*fmt)(struct tp_sum *, struct tp_buf *))
+/* 0, or -1 with errno: nothing is left behind either way. */
+static int write_one(int dirfd, const char *name,
+		     void (*fmt)(struct tp_sum *, struct tp_buf *))
 {
 	struct tp_buf b = { 0 };
-	char name[1024];
+	int rc = -1;
 
-	if ((size_t)snprintf(name, sizeof(name), "%.*s.summary%s",
-			     (int)stemlen, stem, ext) >= sizeof(name))
-		return;
 	fmt(S, &b);
 	if (b.oom)
 		errno = ENOMEM;
-	if (b.oom || tp_write_file_atomic_at(dirfd, name, b.p, b.len) < 0)
-		tp_error("cannot write the summary %s/" SUMMARY_DIR "/%s: %s "
-			 "(free space or choose another TPROF_OUTPUT_DIR)",
-			 dir, name, strerror(errno));
+	else
+		rc = tp_write_file_atomic_at(dirfd, name, b.p, b.len);
 	tp_buf_free(&b);
+	return rc;
 }
 
+/* One line whatever fails (a disk that fills at exit would fail both
+ * files): the second is not tried once the first failed. */
 static void write_both(const char *trace)
 {
-	char dir[4096];
+	static const char *const ext[] = { ".json", ".md" };
+	void (*const fmt[])(struct tp_sum *, struct tp_buf *) = {
+		fmt_json, fmt_md
+	};
+	char dir[4096], name[1024];
 	const char *stem;
 	size_t stemlen;
+	unsigned i;
 	int dirfd;
 
 	if (split_trace(trace, dir, sizeof(dir), &stem, &stemlen))
@@ -362,12 +365,21 @@ static void write_both(const char *trace)
 	dirfd = tp_open_subdir(dir, SUMMARY_DIR);
 	if (dirfd < 0) {
 		tp_error("cannot write the summaries in %s/" SUMMARY_DIR ": %s "
-			 "(free space or choose another TPROF_OUTPUT_DIR)",
-			 dir, strerror(errno));
+			 "(%s)", dir, strerror(errno), tp_fix_for(errno));
 		return;
 	}
-	write_one(dirfd, dir, stem, stemlen, ".json", fmt_json);
-	write_one(dirfd, dir, stem, stemlen, ".md", fmt_md);
+	for (i = 0; i < 2; i++) {
+		if ((size_t)snprintf(name, sizeof(name), "%.*s.summary%s",
+				     (int)stemlen, stem, ext[i]) >=
+		    sizeof(name))
+			break;
+		if (write_one(dirfd, name, fmt[i]) == 0)
+			continue;
+		tp_error("cannot write the summary %s/" SUMMARY_DIR "/%s%s: "
+			 "%s (%s)", dir, name, i ? "" : " (nor its .md)",
+			 strerror(errno), tp_fix_for(errno));
+		break;
+	}
 	close(dirfd);
 }
 

@@ -18,10 +18,18 @@ struct tp_drop_slot {
 	struct tp_hist ticks;
 };
 
+/* Histogram groups for the slots, from the block itself. */
+#define TP_DROP_GROUPS 64
+
+/* One mapped block, never malloc'd: the first malloc on a thread makes
+ * glibc reserve a 64 MiB arena, address space the program may need
+ * (`ulimit -v`). */
 struct tp_drops {
 	struct tp_drop_slot slot[TP_DROP_SLOTS];
 	unsigned n;
-	uint64_t other;		/* past the slots, or out of memory */
+	unsigned groups_used;
+	uint64_t other;		/* past the slots or groups, or no memory */
+	uint64_t group[TP_DROP_GROUPS][TP_HIST_SUB];
 };
 
 struct tp_thread;

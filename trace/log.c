@@ -1,6 +1,7 @@
 /* trace/: the recording core: records, per-thread rings, threads, clock and
  * timeline, configuration, JSON and gzip, file naming; calls no other
  * folder. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -28,4 +29,27 @@ void tp_log(int level, const char *kind, const char *fmt, ...)
 	buf[n++] = '\n';
 	if (write(STDERR_FILENO, buf, (size_t)n) < 0)
 		return;
+}
+
+const char *tp_fix_for(int err)
+{
+	switch (err) {
+	case ENOSPC:
+	case EDQUOT:
+	case EFBIG:
+		return "free space or choose another TPROF_OUTPUT_DIR";
+	case EACCES:
+	case EPERM:
+		return "a permission problem: this process, or the user it "
+		       "switched to, may not write there; choose a "
+		       "TPROF_OUTPUT_DIR it may write";
+	case EROFS:
+		return "the file system is read-only: choose another "
+		       "TPROF_OUTPUT_DIR";
+	case EBADF:
+		return "the program closed or replaced tprof's descriptor "
+		       "and the file could not be reopened";
+	default:
+		return "choose another TPROF_OUTPUT_DIR";
+	}
 }

@@ -19,6 +19,10 @@ void tp_log(int level, const char *kind, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /* Errors are printed even at "quiet": they explain why tracing is off. */
+/* What the user should do about a failed file operation, by its errno:
+ * a permission problem is never told to free space. */
+const char *tp_fix_for(int err);
+
 #define tp_error(...) tp_log(TP_LOG_QUIET, "error: ", __VA_ARGS__)
 #define tp_warn(...)  tp_log(TP_LOG_WARN, "warning: ", __VA_ARGS__)
 #define tp_info(...)  tp_log(TP_LOG_INFO, "", __VA_ARGS__)

@@ -36,11 +36,15 @@ int tp_mkdir_p(const char *dir)
 	return 0;
 }
 
-/* pid 0: the rank's own name. */
-void tp_output_names(struct tp_output *o, const char *dir, const char *name,
-		     int rank, pid_t pid)
+/* Image 1 of a pid: -pid<P>; each later image the same process exec()s
+ * (exec keeps the pid) gets -pid<P>-exec<N>. */
+static void image_names(struct tp_output *o, const char *dir,
+			const char *name, int rank, pid_t pid, unsigned image)
 {
-	if (pid)
+	if (pid && image > 1)
+		snprintf(o->base, sizeof(o->base), "%s/%s-rank%d-pid%d-exec%u",
+			 dir, name, rank, (int)pid, image);
+	else if (pid)
 		snprintf(o->base, sizeof(o->base), "%s/%s-rank%d-pid%d", dir,
 			 name, rank, (int)pid);
 	else
@@ -48,6 +52,13 @@ void tp_output_names(struct tp_output *o, const char *dir, const char *name,
 			 rank);
 	snprintf(o->final, sizeof(o->final), "%s.trace.json.gz", o->base);
 	snprintf(o->tmp, sizeof(o->tmp), "%s.tmp", o->final);
+}
+
+/* pid 0: the rank's own name. */
+void tp_output_names(struct tp_output *o, const char *dir, const char *name,
+		     int rank, pid_t pid)
+{
+	image_names(o, dir, name, rank, pid, 1);
 }
 
 enum owner { OWNER_NONE, OWNER_THIS_RUN, OWNER_LIVE, OWNER_STALE };
@@ -138,19 +149,42 @@ static int claim_rank_name(struct tp_output *o, struct tp_gz *g,
 	return 0;
 }
 
+/* The first -pid name with no completed file: an earlier image of this
+ * pid (before an exec, or before a failed exec) keeps its file, and
+ * whatever else sits at a completed name is never replaced. */
+static int open_pid_name(struct tp_output *o, struct tp_gz *g,
+			 const char *dir, const char *name, int rank,
+			 pid_t pid, const char *comment, int level)
+{
+	struct stat st;
+	unsigned image;
+
+	for (image = 1; image <= TP_MAX_IMAGES; image++) {
+		image_names(o, dir, name, rank, pid, image);
+		if (lstat(o->final, &st) == 0)
+			continue;
+		if (errno != ENOENT)
+			return -1;
+		return create_tmp(o, g, 0, comment, level);
+	}
+	errno = EEXIST;
+	return -1;
+}
+
 int tp_output_open(struct tp_output *o, struct tp_gz *g, const char *dir,
 		   const char *name, int rank, const char *run_id, pid_t pid,
-		   int level)
+		   int claim, int level)
 {
 	char comment[400];
 	int rc;
 
 	snprintf(comment, sizeof(comment), "tprof run=%s pid=%d", run_id,
 		 (int)pid);
-	tp_output_names(o, dir, name, rank, 0);
-	rc = claim_rank_name(o, g, run_id, comment, level);
-	if (rc)
-		return rc < 0 ? -1 : 0;
-	tp_output_names(o, dir, name, rank, pid);
-	return create_tmp(o, g, 0, comment, level);
+	if (claim) {
+		tp_output_names(o, dir, name, rank, 0);
+		rc = claim_rank_name(o, g, run_id, comment, level);
+		if (rc)
+			return rc < 0 ? -1 : 0;
+	}
+	return open_pid_name(o, g, dir, name, rank, pid, comment, level);
 }

@@ -6,7 +6,11 @@
  *
  * A second process of the same run that would write an existing rank's
  * file (a forked child, an unranked helper) gets -pid<PID> added instead;
- * nothing is overwritten mid-run. Which run a file belongs to is read from
+ * nothing is overwritten mid-run. A forked child never claims the rank's
+ * name (claim 0): the process the launcher started owns it, however the
+ * two race to their first event. Each image a process exec()s writes its
+ * own file: the first free of -pid<P>, -pid<P>-exec2, -exec3, ...
+ * Which run a file belongs to is read from
  * its gzip header comment, so no lock or marker file is left behind.
  */
 #ifndef TP_NAMING_H
@@ -18,6 +22,7 @@
 #include "gzip.h"
 
 #define TP_PATH_MAX 4352
+#define TP_MAX_IMAGES 1000	/* files one pid may write (exec chains) */
 
 struct tp_output {
 	char final[TP_PATH_MAX - 16];
@@ -26,10 +31,11 @@ struct tp_output {
 };
 
 int tp_mkdir_p(const char *dir);
-/* Creates the tmp file and writes its gzip header; 0 or -1 with errno. */
+/* Creates the tmp file and writes its gzip header; 0 or -1 with errno.
+ * claim: this process may take the rank's own name (not a fork child). */
 int tp_output_open(struct tp_output *o, struct tp_gz *g, const char *dir,
 		   const char *name, int rank, const char *run_id, pid_t pid,
-		   int level);
+		   int claim, int level);
 void tp_output_names(struct tp_output *o, const char *dir, const char *name,
 		     int rank, pid_t pid);
 

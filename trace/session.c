@@ -106,6 +106,9 @@ static struct tp_nccl_world nccl;
 void tp_session_after_fork(void)
 {
 	tp_sess.pid = getpid();
+	/* Decided here, before the child can record anything: the rank's
+	 * file is its parent's, whichever records first. */
+	tp_sess.forked = 1;
 	/* The child has none of its parent's communicators. */
 	pthread_mutex_init(&nccl_lock, NULL);
 	memset(&nccl, 0, sizeof(nccl));

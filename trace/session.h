@@ -24,6 +24,7 @@ struct tp_session {
 	struct tp_clock_point anchor;
 	int64_t base_ns;	/* baseTimeNanoseconds */
 	int active;		/* tracing is on for this process */
+	int forked;		/* a fork child: never owns the rank's name */
 };
 
 extern struct tp_session tp_sess;

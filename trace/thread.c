@@ -6,11 +6,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "log.h"
+#include "ring_budget.h"
 #include "thread.h"
 
 __thread struct tp_thread *tp_self __attribute__((tls_model("initial-exec")));
@@ -24,9 +26,24 @@ static void (*first_attach_fn)(void);
 static void (*exits_fn)(void);
 static unsigned exits;
 static int first_attach_done;
-/* A thread whose ring could not be made records nothing, without retrying
- * the mmap on every call. */
+/* tprof's own threads, and the recursion guard while a ring is made. */
 static struct tp_thread no_ring = { .internal = 1 };
+/* A program thread whose ring could not be made records nothing, without
+ * retrying the mmap on every call, but its calls are counted. */
+static struct tp_thread no_map = { .internal = 1, .unmapped = 1 };
+static uint64_t unrecorded;
+static unsigned unmapped_threads;
+
+void tp_thread_note_unrecorded(void)
+{
+	__atomic_add_fetch(&unrecorded, 1, __ATOMIC_RELAXED);
+}
+
+uint64_t tp_thread_unrecorded(unsigned *threads)
+{
+	*threads = __atomic_load_n(&unmapped_threads, __ATOMIC_RELAXED);
+	return __atomic_load_n(&unrecorded, __ATOMIC_RELAXED);
+}
 
 void tp_thread_set_ring_bytes(size_t bytes)
 {
@@ -102,21 +119,47 @@ static void push(struct tp_thread *t)
 					      __ATOMIC_ACQUIRE));
 }
 
+/* Mapped, not malloc'd: the first malloc on a thread makes glibc reserve
+ * a 64 MiB arena for it (up to 8 per core), address space that under
+ * `ulimit -v` the program's own thread creation then lacks. */
+static struct tp_thread *thread_alloc(void)
+{
+	void *p = mmap(NULL, sizeof(struct tp_thread), PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;	/* zero-filled */
+}
+
+static void thread_release(struct tp_thread *t)
+{
+	munmap(t, sizeof(*t));
+}
+
+/* The writer says at exit how many calls this cost, once. */
+static struct tp_thread *no_ring_for_thread(void)
+{
+	tp_self = &no_map;
+	__atomic_add_fetch(&unmapped_threads, 1, __ATOMIC_RELAXED);
+	return NULL;
+}
+
 struct tp_thread *tp_thread_attach(void)
 {
 	struct tp_thread *t;
+	size_t bytes;
 
 	tp_self = &no_ring;	/* recursion guard while we set up */
-	t = calloc(1, sizeof(*t));
+	t = thread_alloc();
 	if (!t)
-		return NULL;
-	if (tp_ring_init(&t->ring, ring_bytes) < 0) {
-		free(t);
-		tp_warn("cannot map a %zu-byte ring for thread %d: its calls "
-			"are not recorded; lower TPROF_BUFFER_MB", ring_bytes,
-			(int)syscall(SYS_gettid));
-		return NULL;
+		return no_ring_for_thread();
+	bytes = tp_ring_budget_take(ring_bytes);
+	if (!bytes || tp_ring_init(&t->ring, bytes) < 0) {
+		tp_ring_budget_give(bytes);
+		thread_release(t);
+		return no_ring_for_thread();
 	}
+	/* What the ring really maps (a power of two of records). */
+	tp_ring_budget_give(bytes - t->ring.map_bytes);
 	tp_ring_prefault(&t->ring, TP_RING_PREFAULT_FIRST);
 	t->tid = (pid_t)syscall(SYS_gettid);
 	prctl(PR_GET_NAME, t->name, 0, 0, 0);
@@ -153,9 +196,11 @@ void tp_thread_unlink(struct tp_thread *t)
 
 void tp_thread_free(struct tp_thread *t)
 {
+	if (t->ring.slots)
+		tp_ring_budget_give(t->ring.map_bytes);
 	tp_ring_destroy(&t->ring);
 	tp_drops_free(t->drops);
-	free(t);
+	thread_release(t);
 }
 
 /* In a fork child only the forking thread exists: every ring is the
@@ -170,6 +215,8 @@ void tp_thread_reset_after_fork(void)
 	}
 	registry = NULL;
 	first_attach_done = 0;
+	unrecorded = 0;
+	unmapped_threads = 0;
 	tp_self = NULL;
 	if (key_once != PTHREAD_ONCE_INIT)
 		pthread_setspecific(exit_key, NULL);

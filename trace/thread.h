@@ -23,6 +23,9 @@ struct tp_thread {
 	pid_t tid;
 	int exited;			/* set at thread exit */
 	int internal;			/* inside tprof itself: record nothing */
+	int unmapped;			/* (with internal) a program thread
+					 * without a ring: its calls are
+					 * counted, not recorded */
 	/* CUPTI correlation: a hook sets in_hook around the real call, and
 	 * CUPTI's callback (on this thread, inside that call) leaves the
 	 * call's correlation id in corr. Calls CUPTI reports that no hook
@@ -32,6 +35,8 @@ struct tp_thread {
 	uint32_t corr;
 	uint64_t cb_t0[4];
 	uint64_t written;		/* writer side */
+	uint64_t dropped_base;		/* writer side: ring drops counted
+					 * in an earlier file (failed exec) */
 	uint64_t prefault_head;		/* writer side: head at the last
 					 * prefault */
 	struct tp_drops *drops;		/* what a full ring dropped */
@@ -53,6 +58,11 @@ extern unsigned tp_recording;
 #define TP_RING_PREFAULT_AHEAD (4 * 1024 * 1024)
 
 struct tp_thread *tp_thread_attach(void);
+/* A call from a thread that has no ring (it could not be mapped: an
+ * address-space limit, or no memory): counted as dropped. */
+void tp_thread_note_unrecorded(void) __attribute__((cold, noinline));
+/* Calls counted so, and by how many threads, since the process began. */
+uint64_t tp_thread_unrecorded(unsigned *threads);
 struct tp_thread *tp_thread_list(void);
 void tp_thread_unlink(struct tp_thread *t);
 void tp_thread_free(struct tp_thread *t);
@@ -81,8 +91,11 @@ static inline int tp_rec_begin(struct tp_rec *r, unsigned source)
 	t = tp_self;
 	if (__builtin_expect(!t, 0))
 		t = tp_thread_attach();
-	if (!t || t->internal)
+	if (__builtin_expect(!t || t->internal, 0)) {
+		if (!t || t->unmapped)
+			tp_thread_note_unrecorded();
 		return 0;
+	}
 	r->t = t;
 	r->t0 = tp_ticks();
 	return 1;

@@ -2,8 +2,11 @@
 of the fault-injection runs (make test-stress runs the long ones, with
 TPROF_STRESS=1): thread churn with an RSS bound, a program that closes and
 dup2s over every descriptor, bursts that fill a ring while the writer is
-idle, SIGTERM while many threads record."""
+idle, SIGTERM while many threads record, exec chains and failed execs,
+fork storms."""
+import json
 import os
+import re
 import signal
 import subprocess
 import time
@@ -202,6 +205,222 @@ def cli_outputs():
     cleanup(r)
 
 
+def syncs(path):
+    return len(xevents(load(path), "cudaStreamSynchronize"))
+
+
+def exec_chain(images, calls):
+    """A chain of images in one pid (exec keeps it; execv and fexecve by
+    turns): every image keeps its own file with all its events (before
+    the fix the later images wrote the same -pid name: 2 of 4 files
+    survived)."""
+    r = run([ROBUST, "exec", str(images), str(calls)], timeout=600)
+    label = "exec chain of %d" % images
+    eq(label + ": exit status", r.rc, 0)
+    traces = sorted(f for f in r.all_files() if f.endswith(".trace.json.gz"))
+    eq(label + ": one file per image", len(traces), images)
+    eq(label + ": every image's events, each in its own file",
+       [syncs(os.path.join(r.dir, f)) for f in traces], [calls] * images)
+    eq(label + ": the first image has the rank's name, the next -pid, "
+       "then -exec<N>",
+       sorted(re.sub(r"pid\d+", "pidP", f) for f in traces),
+       sorted(["tprof-rank0.trace.json.gz",
+               "tprof-rank0-pidP.trace.json.gz"] +
+              ["tprof-rank0-pidP-exec%d.trace.json.gz" % i
+               for i in range(2, images)]))
+    eq(label + ": every file passes tprof check",
+       [tprof_check_ok(os.path.join(r.dir, f)) for f in traces],
+       [True] * len(traces))
+    cleanup(r)
+
+
+def exec_failed():
+    """An exec of a missing path returns to the program: recording
+    resumes where it stopped (before the fix the 1000 calls after it
+    were neither recorded nor counted)."""
+    r = run([ROBUST, "execfail", "1000"])
+    eq("failed exec: exit status", r.rc, 0)
+    eq("failed exec: the program saw ENOENT", r.stdout, "errno ENOENT\n")
+    traces = sorted(f for f in r.all_files() if f.endswith(".trace.json.gz"))
+    eq("failed exec: the calls before and after it, each part in a file",
+       [syncs(os.path.join(r.dir, f)) for f in traces], [1000, 1000])
+    totals = [load(os.path.join(r.dir, f))["tprof"] for f in traces]
+    eq("failed exec: each file's totals are its own",
+       [(t["events_written"], t["events_dropped"]) for t in totals],
+       [(1000, 0), (1000, 0)])
+    cleanup(r)
+
+
+def fork_storm(children, calls, runs):
+    """Children forked before the parent's first call race it to record:
+    the parent (the process the launcher started) always has the rank's
+    name, each child its own -pid name, and the report's rank 0 is the
+    parent (before the fix a child took the rank's name in 6 of 10
+    runs)."""
+    label = "fork storm of %d x %d runs" % (children, runs)
+    owners, kids, counts, rc, report0 = [], [], [], [], []
+    for _ in range(runs):
+        r = run([ROBUST, "forks", str(children), str(calls)], timeout=600)
+        rc.append(r.rc)
+        parent = int(r.stdout.split()[1]) if r.stdout.startswith("pid") \
+            else -1
+        traces = [f for f in r.all_files() if f.endswith(".trace.json.gz")]
+        own = os.path.join(r.dir, "tprof-rank0.trace.json.gz")
+        owners.append(load(own)["tprof"]["pid"] == parent
+                      if os.path.exists(own) else False)
+        pids = sorted(int(re.search(r"-pid(\d+)\.", f).group(1))
+                      for f in traces if "-pid" in f)
+        kids.append(len(pids) == children and len(set(pids)) == children
+                    and parent not in pids)
+        counts.append(sum(syncs(os.path.join(r.dir, f)) for f in traces))
+        p = subprocess.run([CLI, "report", "--json", r.dir],
+                           capture_output=True, text=True, timeout=120)
+        ranks = json.loads(p.stdout)["ranks"] if p.returncode == 0 else []
+        report0.append([x["pid"] for x in ranks if x["label"] == "0"] ==
+                       [parent])
+        cleanup(r)
+    eq(label + ": exit status", rc, [0] * runs)
+    eq(label + ": the parent always has the rank's name", owners,
+       [True] * runs)
+    eq(label + ": each child its own -pid name", kids, [True] * runs)
+    eq(label + ": every call recorded", counts,
+       [(children + 1) * calls] * runs)
+    eq(label + ": the report's one rank 0 is the parent", report0,
+       [True] * runs)
+
+
+def as_run(threads, calls, limit_kb, preload):
+    import resource
+
+    def limit():
+        if limit_kb:
+            resource.setrlimit(resource.RLIMIT_AS, (limit_kb << 10,
+                                                    limit_kb << 10))
+    r = run([ROBUST, "aslimit", str(threads), str(calls)], preload=preload,
+            preexec_fn=limit, timeout=600)
+    w = r.stdout.split()
+    got = dict(zip(w[0::2], (int(x) for x in w[1::2]))) if len(w) == 8 \
+        else {}
+    return r, got
+
+
+def address_space(threads, calls):
+    """Under `ulimit -v` near the program's own need (its peak without
+    tprof + 10 % + 96 MiB for tprof's fixed part: the writer's malloc
+    arena, its stack, the libraries), the program's own pthread_create
+    never fails more than without tprof, and every call is recorded or
+    counted as dropped (before the fix: 16 MiB rings per thread, 52 of
+    64 thread creations failed, the calls of threads without a ring were
+    not counted)."""
+    label = "ulimit -v, %d threads" % threads
+    r, alone = as_run(threads, calls, 0, False)
+    cleanup(r)
+    if not check(label + ": the program's need measured", alone, r.stdout):
+        return
+    limit_kb = alone["vmpeak_kb"] * 11 // 10 + 96 * 1024
+    r, base = as_run(threads, calls, limit_kb, False)
+    cleanup(r)
+    r, got = as_run(threads, calls, limit_kb, True)
+    eq(label + ": exit status", r.rc, 0)
+    check(label + ": pthread_create fails no more than without tprof",
+          got and base and got["failed"] <= base["failed"],
+          "%r with tprof, %r without (limit %d KiB)" % (got, base, limit_kb))
+    t = trace_of(r)
+    if check(label + ": trace written", t is not None, r.stderr) and got:
+        tp = t["tprof"]
+        eq(label + ": recorded + dropped == issued",
+           (len(xevents(t, "cudaStreamSynchronize")),
+            tp["events_written"] + tp["events_dropped"]),
+           (tp["events_written"], got["calls"]))
+        no_ring = tp.get("events_dropped_no_ring", 0)
+        said = [l for l in r.stderr.splitlines() if l.startswith(
+            "tprof: wrote")]
+        check(label + ": the exit line gives the drops and their reason",
+              len(said) == 1 and ("%d dropped" % tp["events_dropped"]) in
+              said[0] and (not no_ring or "ulimit -v" in said[0]),
+              r.stderr)
+    cleanup(r)
+
+
+def error_lines(err):
+    return [l for l in err.splitlines() if l.startswith("tprof: error")]
+
+
+def tmp_files(top):
+    return [os.path.join(d, f) for d, _, fs in os.walk(top) for f in fs
+            if ".tmp" in f]
+
+
+def lost_permission():
+    """A program started as root drops to another user mid-run, in an
+    output directory only root may write: the trace so far is completed
+    before the drop, the rest is refused with one line naming the
+    permission problem and its fix, and no .tmp is left (before the fix:
+    the .tmp stayed, and the summary's line said "free space")."""
+    if os.geteuid() != 0:
+        print("SKIP setuid: needs root")
+        return
+    outdir = tempfile.mkdtemp(prefix="tprof-it-")
+    os.chmod(outdir, 0o755)
+    r = run([ROBUST, "setuid", "100", "65534"], outdir=outdir)
+    eq("setuid: exit status", r.rc, 0)
+    if eq("setuid: the trace up to the drop completed",
+          sorted(f for f in r.all_files() if f.endswith(".trace.json.gz")),
+          ["tprof-rank0.trace.json.gz"]):
+        eq("setuid: its 100 calls",
+           syncs(os.path.join(outdir, "tprof-rank0.trace.json.gz")), 100)
+    eq("setuid: no .tmp left", tmp_files(outdir), [])
+    errs = error_lines(r.stderr)
+    check("setuid: one line naming the permission problem and the fix",
+          len(errs) == 1 and "Permission denied" in errs[0] and
+          "permission problem" in errs[0] and "may write" in errs[0] and
+          "free space" not in errs[0], r.stderr)
+    cleanup(r)
+
+    # Started as another user against a directory it cannot write.
+    outdir = tempfile.mkdtemp(prefix="tprof-it-")
+    os.chmod(outdir, 0o755)
+    r = run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+             ROBUST, "exec", "1", "10"], outdir=outdir)
+    eq("other user: exit status", r.rc, 0)
+    eq("other user: nothing written, no .tmp", r.all_files(), [])
+    errs = error_lines(r.stderr)
+    check("other user: one line naming the permission problem",
+          len(errs) == 1 and "not writable: Permission denied" in errs[0],
+          r.stderr)
+    cleanup(r)
+
+
+def disk_full():
+    """A disk that fills at exit (the trace fits, its summaries do not):
+    one error line, not one per summary file, and nothing half-written
+    left. A 4 KiB tmpfs holds the small trace and nothing more."""
+    mnt = tempfile.mkdtemp(prefix="tprof-full-")
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4k", "tmpfs",
+                       mnt], capture_output=True).returncode:
+        print("SKIP disk full: cannot mount a tmpfs here")
+        os.rmdir(mnt)
+        return
+    try:
+        r = run([ROBUST, "exec", "1", "100"], outdir=mnt)
+        eq("disk full at exit: exit status", r.rc, 0)
+        eq("disk full at exit: the trace kept",
+           "tprof-rank0.trace.json.gz" in r.all_files(), True)
+        errs = error_lines(r.stderr)
+        check("disk full at exit: one error line naming the cause",
+              len(errs) == 1 and "No space left" in errs[0] and
+              "free space" in errs[0], r.stderr)
+        eq("disk full at exit: no .tmp left", tmp_files(mnt), [])
+    finally:
+        subprocess.run(["umount", mnt])
+        os.rmdir(mnt)
+
+
+def tprof_check_ok(path):
+    return subprocess.run([CLI, "check", path], capture_output=True,
+                          timeout=120).returncode == 0
+
+
 def p_open(p):
     time.sleep(0.1)
     return p.poll() is None
@@ -220,6 +439,15 @@ cli_outputs()
 fds()
 burst()
 term(16)
+exec_failed()
+address_space(256 if STRESS else 64, 20000 if STRESS else 1000)
+lost_permission()
+disk_full()
 if STRESS:
     term(64)
+    exec_chain(40, 20000)
+    fork_storm(200, 1000, 10)
+else:
+    exec_chain(4, 3000)
+    fork_storm(50, 100, 5)
 done()

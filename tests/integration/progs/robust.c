@@ -12,6 +12,22 @@
  *                              N more calls, writes one line to it
  *   robust term THREADS        THREADS busy recording threads; "ready" on
  *                              stdout, then waits for a signal
+ *   robust exec K CALLS        CALLS calls, then exec()s itself with K-1
+ *                              (execv and fexecve by turns) until K is 1:
+ *                              a chain of K images in one pid
+ *   robust execfail CALLS      CALLS calls, an execl of a missing path
+ *                              (prints "errno ENOENT"), CALLS more calls
+ *   robust aslimit T CALLS     one call, then T threads (default stacks)
+ *                              that each make CALLS calls and stay alive
+ *                              until all were created; prints "created C
+ *                              failed F calls N vmpeak_kb K" (N: calls
+ *                              issued in all)
+ *   robust setuid N UID        N calls, drops root (setgid and setuid to
+ *                              UID), N more calls
+ *   robust forks N CALLS       forks N children at once, before its own
+ *                              first call; each child and then the parent
+ *                              make CALLS calls; the parent prints
+ *                              "pid P" first and waits for all
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -20,7 +36,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -161,8 +179,146 @@ static int term(int threads)
 		pause();
 }
 
+static void calls(long n)
+{
+	long i;
+
+	for (i = 0; i < n; i++)
+		cudaStreamSynchronize(0);
+}
+
+static int exec_chain(int k, const char *n)
+{
+	char next[16];
+	char *argv[] = { "robust", "exec", next, (char *)n, NULL };
+	int fd;
+
+	calls(atol(n));
+	if (k <= 1)
+		return 0;
+	snprintf(next, sizeof(next), "%d", k - 1);
+	if (k % 2) {
+		execv("/proc/self/exe", argv);
+		return 4;
+	}
+	fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 5;
+	fexecve(fd, argv, environ);
+	return 6;
+}
+
+static int exec_fail(long n)
+{
+	int rc;
+
+	calls(n);
+	rc = execl("/nonexistent/tprof-robust", "missing", (char *)NULL);
+	printf("errno %s\n", rc == -1 && errno == ENOENT ? "ENOENT" : "?");
+	fflush(stdout);
+	calls(n);
+	return 0;
+}
+
+/* The children fork before the parent's first call: each races its
+ * parent to record first. */
+static int forks(int n, long each)
+{
+	int i, status, bad = 0;
+
+	printf("pid %d\n", (int)getpid());
+	fflush(stdout);
+	for (i = 0; i < n; i++) {
+		pid_t p = fork();
+
+		if (p < 0)
+			return 7;
+		if (p == 0) {
+			calls(each);
+			exit(0);
+		}
+	}
+	calls(each);
+	for (i = 0; i < n; i++)
+		if (wait(&status) < 0 || !WIFEXITED(status) ||
+		    WEXITSTATUS(status))
+			bad++;
+	return bad ? 8 : 0;
+}
+
+static int all_created;
+
+static void *caller_waits(void *arg)
+{
+	struct timespec ms = { 0, 1000000 };
+
+	caller(arg);
+	while (!__atomic_load_n(&all_created, __ATOMIC_ACQUIRE))
+		nanosleep(&ms, NULL);
+	return NULL;
+}
+
+static long vm_peak_kb(void)
+{
+	char line[256];
+	long kb = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmPeak: %ld", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+/* Under ulimit -v: every thread alive at once, so the address space the
+ * program needs is its peak. */
+static int as_limit(int n, long each)
+{
+	pthread_t th[1024];
+	int i, created = 0, failed = 0;
+
+	if (n > 1024)
+		n = 1024;
+	calls_per_thread = each;
+	cudaStreamSynchronize(0);
+	for (i = 0; i < n; i++) {
+		if (pthread_create(&th[created], NULL, caller_waits, NULL))
+			failed++;
+		else
+			created++;
+	}
+	__atomic_store_n(&all_created, 1, __ATOMIC_RELEASE);
+	for (i = 0; i < created; i++)
+		pthread_join(th[i], NULL);
+	printf("created %d failed %d calls %ld vmpeak_kb %ld\n", created,
+	       failed, 1 + created * each, vm_peak_kb());
+	return 0;
+}
+
+static int drop_root(long n, int uid)
+{
+	calls(n);
+	if (setgid((gid_t)uid) < 0 || setuid((uid_t)uid) < 0)
+		return 9;
+	calls(n);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc >= 4 && !strcmp(argv[1], "aslimit"))
+		return as_limit(atoi(argv[2]), atol(argv[3]));
+	if (argc >= 4 && !strcmp(argv[1], "setuid"))
+		return drop_root(atol(argv[2]), atoi(argv[3]));
+	if (argc >= 4 && !strcmp(argv[1], "exec"))
+		return exec_chain(atoi(argv[2]), argv[3]);
+	if (argc >= 3 && !strcmp(argv[1], "execfail"))
+		return exec_fail(atol(argv[2]));
+	if (argc >= 4 && !strcmp(argv[1], "forks"))
+		return forks(atoi(argv[2]), atol(argv[3]));
 	if (argc >= 5 && !strcmp(argv[1], "churn"))
 		return churn(atol(argv[2]), atoi(argv[3]), atol(argv[4]));
 	if (argc >= 4 && !strcmp(argv[1], "burst"))

@@ -1,0 +1,50 @@
+/* The rings' share of an address-space limit (trace/ring_budget.c). */
+#include <stdio.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "trace/ring_budget.h"
+#include "tp_test.h"
+
+static size_t vm_now(void)
+{
+	unsigned long pages = 0;
+	FILE *f = fopen("/proc/self/statm", "r");
+
+	if (f && fscanf(f, "%lu", &pages) != 1)
+		pages = 0;
+	if (f)
+		fclose(f);
+	return pages * (size_t)sysconf(_SC_PAGESIZE);
+}
+
+int main(void)
+{
+	size_t want = 16u << 20, limit, got, total = 0, one;
+	struct rlimit rl;
+	int n = 0;
+
+	TP_CHECK_INT("ring budget: no limit, the size asked",
+		     tp_ring_budget_take(want), want);
+	tp_ring_budget_give(want);
+
+	limit = vm_now() + (1u << 30);
+	rl.rlim_cur = rl.rlim_max = limit;
+	if (setrlimit(RLIMIT_AS, &rl) < 0)
+		return 1;
+	TP_CHECK("ring budget: limited", tp_as_limited(), "not seen");
+	one = tp_ring_budget_take(want);
+	TP_CHECK("ring budget: one ring at most limit / 4096",
+		 one <= limit / TP_RING_ONE_SHARE &&
+		 one >= TP_RING_MIN_BYTES, "%zu of %zu", one, limit);
+	total = one;
+	while ((got = tp_ring_budget_take(want)) && n++ < 100000)
+		total += got;
+	TP_CHECK("ring budget: all rings at most limit / 32",
+		 total <= limit / TP_RING_SHARE && total >= limit / 64,
+		 "%zu of %zu", total, limit);
+	tp_ring_budget_give(one);
+	TP_CHECK("ring budget: a ring freed makes room again",
+		 tp_ring_budget_take(want) == one, "no room");
+	return TP_TEST_DONE();
+}
