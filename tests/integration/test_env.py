@@ -122,9 +122,18 @@ if os.listdir(out):
        ("cuda", 8, 32))
 shutil.rmtree(out, ignore_errors=True)
 
-p = tprof_run(["bash", "-c", "echo $LD_PRELOAD"], env={"LD_PRELOAD": "libother.so"})
+p = tprof_run(["bash", "-c", "echo $LD_PRELOAD"], env={"LD_PRELOAD": (SAN_RT + ":" if SAN_RT else "") + "libother.so"})
 check("tprof-run: prepends to an existing LD_PRELOAD",
       p.stdout.strip().endswith("libtprof.so:libother.so"), p.stdout)
+# An ASan-built program (or make test SANITIZE=address) needs ASan's
+# runtime first in LD_PRELOAD: tprof-run keeps it there.
+p = tprof_run(["bash", "-c", "echo $LD_PRELOAD"],
+              env={"LD_PRELOAD": (SAN_RT + ":" if SAN_RT else "") +
+                   "libother.so /nonexistent/libasan.so.8"})
+got = p.stdout.strip().split(":")[1 if SAN_RT else 0:]
+check("tprof-run: a sanitizer runtime stays first in LD_PRELOAD",
+      len(got) == 3 and got[0] == "/nonexistent/libasan.so.8" and
+      got[1].endswith("/libtprof.so") and got[2] == "libother.so", p.stdout)
 p = tprof_run(["bash", "-c", "echo $TPROF_OUTPUT_DIR $TPROF_RUN_ID"],
               env={"TPROF_OUTPUT_DIR": out})
 check("tprof-run: children inherit the variables and a run id",

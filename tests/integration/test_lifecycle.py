@@ -24,7 +24,7 @@ def signal_case(sig, handler):
         e = base_env()
         e["TPROF_OUTPUT_DIR"] = outdir
         if preload:
-            e["LD_PRELOAD"] = LIB
+            e["LD_PRELOAD"] = PRELOAD
         argv = [prog("lifecycle"), "loop"] + (["handler"] if handler else [])
         p = subprocess.Popen(argv, env=e, stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True)

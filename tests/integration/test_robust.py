@@ -91,7 +91,7 @@ def term(threads):
     outdir = tempfile.mkdtemp(prefix="tprof-it-")
     e = base_env()
     e["TPROF_OUTPUT_DIR"] = outdir
-    e["LD_PRELOAD"] = LIB
+    e["LD_PRELOAD"] = PRELOAD
     p = subprocess.Popen([ROBUST, "term", str(threads)], env=e,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          text=True)
