@@ -143,7 +143,8 @@ int tp_granges_finish(struct tp_granges *g, struct tp_gpu_call *calls,
 
 	if (!sum)
 		return -1;
-	qsort(calls, ncalls, sizeof(*calls), call_cmp);
+	if (ncalls)	/* calls is NULL when there are none */
+		qsort(calls, ncalls, sizeof(*calls), call_cmp);
 	sum[0] = 0;
 	for (i = 0; i < ncalls; i++)
 		sum[i + 1] = sum[i] + calls[i].gpu_ns;

@@ -261,7 +261,8 @@ static int launch_delays(struct tp_gpu *g, struct tp_gpu_stats *st)
 
 	if (!d)
 		return -1;
-	qsort(g->calls, g->ncalls, sizeof(*g->calls), call_cmp);
+	if (g->ncalls)	/* calls is NULL when there are none */
+		qsort(g->calls, g->ncalls, sizeof(*g->calls), call_cmp);
 	for (i = 0; i < g->n; i++) {
 		c = g->v[i].corr ? find_call(g, g->v[i].corr) : NULL;
 		while (c && c > g->calls && c[-1].corr == c->corr)
