@@ -179,6 +179,9 @@ def base_env():
     # The table at exit is test_summary.py's; other tests check stderr
     # line by line.
     env["TPROF_SUMMARY"] = "none"
+    # tprof-run looks next to itself, in build/, unless told.
+    if BUILD != os.path.join(ROOT, "build"):
+        env["TPROF_LIB"] = LIB
     if SANITIZE:
         san_env(env)
     return env
