@@ -84,6 +84,7 @@ $(CLI): $(CLI_OBJ) $(CLI_TRACE_OBJ)
 	$(CC) $(SAN_FLAGS) -o $@ $^ -lz -ldl -lpthread -lm
 
 include tests/tests.mk
+include tests/fuzz/fuzz.mk
 include bench/bench.mk
 
 install: all

@@ -206,7 +206,8 @@ static uint64_t convert_list(struct tp_buf *b, const struct tp_clock_map *m,
 
 	C.n = 0;
 	collect_list(list);
-	qsort(C.v, C.n, sizeof(*C.v), by_start);
+	if (C.n)	/* C.v is NULL until a record came */
+		qsort(C.v, C.n, sizeof(*C.v), by_start);
 	set_window();
 	for (i = 0; i < C.n; i++) {
 		n += tp_cupti_convert(b, m, C.v[i].r);

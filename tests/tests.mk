@@ -2,7 +2,7 @@
 # preload, checked with a real JSON parser and `tprof check`).
 TEST_CFLAGS = -std=gnu11 -O1 -g -Wall -Wextra -Werror -I$(CUDA_HOME)/include -Iinclude -I.
 # Unit tests link the library's objects: sanitized with them.
-UNIT_CFLAGS = $(TEST_CFLAGS) $(SAN_FLAGS)
+UNIT_CFLAGS = $(TEST_CFLAGS) $(SAN_FLAGS) $(if $(SANITIZE),-DTP_TEST_SANITIZED)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/unit/%)
 TRACE_LIB_OBJ := $(CORE_OBJ)
@@ -139,3 +139,9 @@ test-stress: test-build
 $(B)/tests/unit/test_check_scale: tests/unit/test_check_scale.c $(addprefix $(B)/cli/,check.o check_tab.o json.o gzread.o)
 	@mkdir -p $(dir $@)
 	$(CC) $(UNIT_CFLAGS) -Icli -o $@ $^ -lz -lm
+
+# test_unwind_fp.c includes test_unwind.c.
+$(B)/tests/unit/test_unwind_fp: tests/unit/test_unwind_fp.c tests/unit/test_unwind.c \
+		$(TRACE_LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(UNIT_CFLAGS) -o $@ $< $(TRACE_LIB_OBJ) -lz -ldl -lpthread -lm
