@@ -248,6 +248,8 @@ static struct tp_gpu_call *find_call(const struct tp_gpu *g, uint64_t corr)
 {
 	struct tp_gpu_call key = { .corr = corr };
 
+	if (!g->ncalls)		/* calls is NULL: no bsearch(NULL, ...) */
+		return NULL;
 	return bsearch(&key, g->calls, g->ncalls, sizeof(key), call_cmp);
 }
 

@@ -29,21 +29,31 @@ $(FUZZ_B)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJ) $(FUZZ_HDR)
 
 fuzz-build: $(FUZZ_BIN)
 
+# Kept between runs (pattern-rule prerequisites would be deleted).
+.SECONDARY: $(FUZZ_OBJ)
+
 # Each harness for FUZZ_SECONDS from the seeds; what it finds new goes to
 # build-fuzz/corpus/NAME, a crashing input to build-fuzz/crash-NAME-*.
 # -close_fd_mask=3: the CLI's messages would drown libFuzzer's own lines
 # (sanitizer reports still reach the terminal).
 fuzz: fuzz-build
-	@set -e; for n in $(FUZZ_NAMES); do \
+	@for n in $(FUZZ_NAMES); do \
 		mkdir -p $(FUZZ_B)/corpus/$$n; \
 		echo "== fuzz_$$n for $(FUZZ_SECONDS) s"; \
+		rc=0; \
 		$(FUZZ_B)/fuzz_$$n -max_total_time=$(FUZZ_SECONDS) \
 			-close_fd_mask=3 -timeout=20 -rss_limit_mb=2048 \
 			-max_len=65536 -print_final_stats=1 \
 			-artifact_prefix=$(FUZZ_B)/crash-$$n- \
-			$(FUZZ_B)/corpus/$$n tests/fuzz/corpus/$$n 2>&1 | \
-			grep -E '^(#[0-9]+ +DONE|stat::number_of_executed_units|stat::peak_rss|==[0-9]+==|SUMMARY|artifact_prefix|Test unit written)' ; \
-		test $${PIPESTATUS[0]} -eq 0; \
+			$(FUZZ_B)/corpus/$$n tests/fuzz/corpus/$$n \
+			>$(FUZZ_B)/fuzz_$$n.log 2>&1 || rc=$$?; \
+		grep -E '^(#[0-9]+ +DONE|stat::number_of_executed_units|stat::peak_rss_mb)' \
+			$(FUZZ_B)/fuzz_$$n.log; \
+		if [ $$rc -ne 0 ]; then \
+			tail -n 60 $(FUZZ_B)/fuzz_$$n.log; \
+			echo "fuzz_$$n failed (status $$rc): see $(FUZZ_B)/fuzz_$$n.log"; \
+			exit 1; \
+		fi; \
 	done
 
 # make test: each harness with replay.c's main, built like the unit tests
