@@ -151,7 +151,9 @@ void tp_cupti_detach_request(void)
 		tp_cupti.enable_domain(1, tp_cs.sub,
 				       CUPTI_CB_DOMAIN_DRIVER_API);
 	}
-	wanted_at_ns = now_ns();
+	/* Atomic: API exit callbacks on other threads read it (below)
+	 * after only a relaxed look at tp_cupti_detach_wanted. */
+	__atomic_store_n(&wanted_at_ns, now_ns(), __ATOMIC_RELAXED);
 	__atomic_store_n(&tp_cupti_detach_wanted, 1, __ATOMIC_RELEASE);
 }
 
@@ -210,12 +212,13 @@ static void let_go(int finalize)
 void tp_cupti_detach_here(unsigned depth)
 {
 	uint64_t now = now_ns();
+	uint64_t wanted = __atomic_load_n(&wanted_at_ns, __ATOMIC_RELAXED);
 	int finalize;
 
-	if (depth != 1 || now - wanted_at_ns < DETACH_GRACE_NS)
+	if (depth != 1 || now - wanted < DETACH_GRACE_NS)
 		return;
 	finalize = alone(now);
-	if (!finalize && now - wanted_at_ns < GIVE_UP_NS)
+	if (!finalize && now - wanted < GIVE_UP_NS)
 		return;
 	if (pthread_mutex_trylock(&calls))
 		return;
