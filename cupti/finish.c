@@ -76,7 +76,9 @@ static uint64_t now_ns(void)
 static void stop(const char *why)
 {
 	tp_cs.stopped_why = why;
-	if (tp_tl.ready)
+	/* On any thread (at exit too) while the writer may be setting the
+	 * timeline up: the map is read only once ready is seen. */
+	if (__atomic_load_n(&tp_tl.ready, __ATOMIC_ACQUIRE))
 		tp_cs.stopped_at_ns = (uint64_t)tp_trace_ns(tp_ticks());
 	__atomic_store_n(&tp_cs.state, TP_CUPTI_STOPPED, __ATOMIC_RELEASE);
 }

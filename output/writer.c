@@ -205,7 +205,9 @@ static void calibrate(int final)
 		now = tp_clock_sample();
 	}
 	tp_clock_map_from(&tp_tl.map, tp_sess.anchor, now);
-	tp_tl.ready = 1;
+	/* Release: the exit path reads the map from another thread once it
+	 * sees ready (cupti/finish.c). */
+	__atomic_store_n(&tp_tl.ready, 1, __ATOMIC_RELEASE);
 }
 
 /* The constant head of each API's events, built once:
