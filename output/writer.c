@@ -653,7 +653,8 @@ void tp_writer_start(void)
 	} else {
 		__atomic_store_n(&W.started, 1, __ATOMIC_RELEASE);
 		pthread_setname_np(W.thread, "tprof-writer");
-		tp_ring_wake_fn = tp_writer_wake;
+		__atomic_store_n(&tp_ring_wake_fn, tp_writer_wake,
+				 __ATOMIC_RELEASE);
 		tp_thread_on_exits(tp_writer_wake);
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
