@@ -345,7 +345,8 @@ void tp_capture_after_fork(void)
 						    .phase = C.phase };
 		__atomic_add_fetch(&C.gen, 1, __ATOMIC_RELEASE);
 	}
-	tp_recording = C.phase ? C.sources : 0;
+	__atomic_store_n(&tp_recording, C.phase ? C.sources : 0,
+			 __ATOMIC_RELEASE);
 }
 
 /* ---- writer side ---- */

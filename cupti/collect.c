@@ -206,7 +206,8 @@ static uint64_t convert_list(struct tp_buf *b, const struct tp_clock_map *m,
 
 	C.n = 0;
 	collect_list(list);
-	qsort(C.v, C.n, sizeof(*C.v), by_start);
+	if (C.n)	/* C.v is NULL until a record came */
+		qsort(C.v, C.n, sizeof(*C.v), by_start);
 	set_window();
 	for (i = 0; i < C.n; i++) {
 		n += tp_cupti_convert(b, m, C.v[i].r);
@@ -223,7 +224,7 @@ static uint64_t convert(struct tp_buf *b, const struct tp_clock_map *m,
 {
 	uint64_t n;
 
-	if (tp_cs.state == TP_CUPTI_OFF)
+	if (__atomic_load_n(&tp_cs.state, __ATOMIC_ACQUIRE) == TP_CUPTI_OFF)
 		return 0;
 	if (final) {
 		struct tp_cbuf **tail;
@@ -290,7 +291,8 @@ static void put_client(struct tp_buf *b)
 static void put_stats(struct tp_buf *b)
 {
 	tp_buf_lit(b, ",\n \"cupti\": {\"state\": ");
-	tp_json_str(b, tp_cs.state == TP_CUPTI_OFF ? "off" : "on");
+	tp_json_str(b, __atomic_load_n(&tp_cs.state, __ATOMIC_ACQUIRE) ==
+		       TP_CUPTI_OFF ? "off" : "on");
 	tp_buf_lit(b, ", \"reason\": ");
 	tp_json_str(b, tp_cs.reason);
 	tp_buf_lit(b, ", \"library\": ");
@@ -337,7 +339,7 @@ static void exit_note(char *s, size_t len)
 	uint64_t never = tp_cupti_buffers_out();
 	unsigned long long lost;
 
-	if (tp_cs.state == TP_CUPTI_OFF) {
+	if (__atomic_load_n(&tp_cs.state, __ATOMIC_ACQUIRE) == TP_CUPTI_OFF) {
 		snprintf(s, len, "; no GPU activity: CUPTI is off");
 		return;
 	}
@@ -383,7 +385,8 @@ static void degrade(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(tp_cs.reason, sizeof(tp_cs.reason), fmt, ap);
 	va_end(ap);
-	tp_cs.state = TP_CUPTI_OFF;
+	/* Release: other threads read the state (and then the reason). */
+	__atomic_store_n(&tp_cs.state, TP_CUPTI_OFF, __ATOMIC_RELEASE);
 	tp_warn("%s; GPU activity is not recorded, CPU-side tracing goes on",
 		tp_cs.reason);
 }
@@ -537,10 +540,10 @@ void tp_cupti_start(void)
 /* The child cannot use the parent's CUDA state: no GPU records there. */
 void tp_cupti_after_fork(void)
 {
-	if (tp_cs.state != TP_CUPTI_OFF)
+	if (__atomic_load_n(&tp_cs.state, __ATOMIC_RELAXED) != TP_CUPTI_OFF)
 		snprintf(tp_cs.reason, sizeof(tp_cs.reason), "forked child: "
 			 "CUDA state is not inherited");
-	tp_cs.state = TP_CUPTI_OFF;
+	__atomic_store_n(&tp_cs.state, TP_CUPTI_OFF, __ATOMIC_RELAXED);
 	tp_cs.queue = NULL;
 	tp_cs.queue_tail = &tp_cs.queue;
 	C.fresh = C.aged = NULL;

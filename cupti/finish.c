@@ -82,7 +82,9 @@ static uint64_t now_ns(void)
 static void stop(const char *why)
 {
 	tp_cs.stopped_why = why;
-	if (tp_tl.ready)
+	/* On any thread (at exit too) while the writer may be setting the
+	 * timeline up: the map is read only once ready is seen. */
+	if (__atomic_load_n(&tp_tl.ready, __ATOMIC_ACQUIRE))
 		tp_cs.stopped_at_ns = (uint64_t)tp_trace_ns(tp_ticks());
 	__atomic_store_n(&tp_cs.state, TP_CUPTI_STOPPED, __ATOMIC_RELEASE);
 }
@@ -174,7 +176,9 @@ void tp_cupti_detach_request(void)
 		tp_cupti.enable_domain(1, tp_cs.sub,
 				       CUPTI_CB_DOMAIN_DRIVER_API);
 	}
-	wanted_at_ns = now_ns();
+	/* Atomic: API exit callbacks on other threads read it (below)
+	 * after only a relaxed look at tp_cupti_detach_wanted. */
+	__atomic_store_n(&wanted_at_ns, now_ns(), __ATOMIC_RELAXED);
 	__atomic_store_n(&tp_cupti_detach_wanted, 1, __ATOMIC_RELEASE);
 }
 
@@ -247,7 +251,8 @@ static void detach_flush(void)
 /* In an API exit callback; depth: this thread's nesting of CUDA calls. */
 void tp_cupti_detach_here(unsigned depth)
 {
-	uint64_t since = now_ns() - wanted_at_ns;
+	uint64_t since = now_ns() -
+			 __atomic_load_n(&wanted_at_ns, __ATOMIC_RELAXED);
 	int finalize, give_up = (int64_t)since >= (int64_t)GIVE_UP_NS;
 
 	if (depth != 1 || (int64_t)since < (int64_t)DETACH_GRACE_NS)

@@ -189,7 +189,9 @@ static void calibrate(int final)
 		now = tp_clock_sample();
 	}
 	tp_clock_map_from(&tp_tl.map, tp_sess.anchor, now);
-	tp_tl.ready = 1;
+	/* Release: the exit path reads the map from another thread once it
+	 * sees ready (cupti/finish.c). */
+	__atomic_store_n(&tp_tl.ready, 1, __ATOMIC_RELEASE);
 }
 
 /* The constant head of each API's events, built once:
@@ -695,7 +697,8 @@ void tp_writer_start(void)
 	} else {
 		__atomic_store_n(&W.started, 1, __ATOMIC_RELEASE);
 		pthread_setname_np(W.thread, "tprof-writer");
-		tp_ring_wake_fn = tp_writer_wake;
+		__atomic_store_n(&tp_ring_wake_fn, tp_writer_wake,
+				 __ATOMIC_RELEASE);
 		tp_thread_on_exits(tp_writer_wake);
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);

@@ -89,7 +89,7 @@ static void nsys_window(int active)
 	if (active ? !TP_REAL_OK(cudaProfilerStart, tp_libs_cudart)
 		   : !TP_REAL_OK(cudaProfilerStop, tp_libs_cudart))
 		return;
-	fn = active ? real_cudaProfilerStart : real_cudaProfilerStop;
+	fn = active ? TP_REAL(cudaProfilerStart) : TP_REAL(cudaProfilerStop);
 	fn();
 }
 

@@ -33,7 +33,7 @@ static inline void desc_get(struct tp_cublas_dims *d, cublasLtMatmulDesc_t m,
 {
 	size_t n = 0;
 
-	if (real_cublasLtMatmulDescGetAttribute(m, attr, v, sizeof(*v), &n) ==
+	if (TP_REAL(cublasLtMatmulDescGetAttribute)(m, attr, v, sizeof(*v), &n) ==
 	    CUBLAS_STATUS_SUCCESS && n == sizeof(*v))
 		d->known |= bit;
 }
@@ -45,7 +45,7 @@ static inline void layout_get(struct tp_cublas_dims *d,
 {
 	size_t n = 0;
 
-	if (real_cublasLtMatrixLayoutGetAttribute(l, attr, v, size, &n) ==
+	if (TP_REAL(cublasLtMatrixLayoutGetAttribute)(l, attr, v, size, &n) ==
 	    CUBLAS_STATUS_SUCCESS && n == size)
 		d->known |= bit;
 }

@@ -18,7 +18,7 @@ static void put_ret(struct tp_buf *b, const struct tp_event *e)
 	if (!e->ret)
 		return;
 	if (TP_REAL_OK(cudaGetErrorName, tp_libs_cudart))
-		name = real_cudaGetErrorName((cudaError_t)e->ret);
+		name = TP_REAL(cudaGetErrorName)((cudaError_t)e->ret);
 	tp_json_key(b, "error");
 	if (name)
 		tp_json_str(b, name);

@@ -92,7 +92,7 @@ cudaError_t __cudaGetKernel(cudaKernel_t *k, const void *f)
 
 	if (!TP_REAL_OK(__cudaGetKernel, tp_libs_cudart))
 		return cudaErrorInitializationError;
-	ret = real___cudaGetKernel(k, f);
+	ret = TP_REAL(__cudaGetKernel)(k, f);
 	if (ret == cudaSuccess && k)
 		tp_sym_note_kernel_handle(*k, f);
 	return ret;
@@ -111,6 +111,6 @@ void __cudaRegisterFunction(void **m, const char *host, char *dev,
 		return;
 	tp_sym_note_function(host, dev);
 	tp_cupti_module_registered();
-	real___cudaRegisterFunction(m, host, dev, name, limit, tid, bid, bdim,
-				    gdim, wsize);
+	TP_REAL(__cudaRegisterFunction)(m, host, dev, name, limit, tid, bid,
+					bdim, gdim, wsize);
 }

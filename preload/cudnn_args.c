@@ -147,7 +147,7 @@ static const char *status_name(int code)
 		if (statuses[i].code == code)
 			return statuses[i].name;
 	if (TP_REAL_OK(cudnnGetErrorString, tp_libs_cudnn))
-		s = real_cudnnGetErrorString((cudnnStatus_t)code);
+		s = TP_REAL(cudnnGetErrorString)((cudnnStatus_t)code);
 	if (s && !strncmp(s, "CUDNN_STATUS_", 13))
 		return s;
 	return "CUDNN_UNKNOWN_STATUS";

@@ -39,7 +39,7 @@ static void read_filter(struct tp_cudnn_tensor *t, cudnnFilterDescriptor_t d)
 	t->dtype = TP_CUDNN_NO_ENUM;
 	if (!d || !TP_REAL_OK(cudnnGetFilterNdDescriptor, tp_libs_cudnn))
 		return;
-	if (real_cudnnGetFilterNdDescriptor(d, TP_CUDNN_DIMS, &dt, &fmt, &nb,
+	if (TP_REAL(cudnnGetFilterNdDescriptor)(d, TP_CUDNN_DIMS, &dt, &fmt, &nb,
 					    t->dim) != CUDNN_STATUS_SUCCESS)
 		return;
 	if (nb < 1 || nb > TP_CUDNN_DIMS)
@@ -62,7 +62,7 @@ static void read_geometry(struct tp_cudnn_conv *c,
 
 	if (!TP_REAL_OK(cudnnGetConvolutionNdDescriptor, tp_libs_cudnn))
 		return;
-	if (real_cudnnGetConvolutionNdDescriptor(d, CONV_MAX_SPATIAL, &n, pad,
+	if (TP_REAL(cudnnGetConvolutionNdDescriptor)(d, CONV_MAX_SPATIAL, &n, pad,
 						 stride, dil, &mode,
 						 &compute) !=
 	    CUDNN_STATUS_SUCCESS)
@@ -91,7 +91,7 @@ static void read_conv(struct tp_cudnn_conv *c, cudnnConvolutionDescriptor_t d)
 	read_geometry(c, d);
 	if (!TP_REAL_OK(cudnnGetConvolutionGroupCount, tp_libs_cudnn))
 		return;
-	if (real_cudnnGetConvolutionGroupCount(d, &groups) ==
+	if (TP_REAL(cudnnGetConvolutionGroupCount)(d, &groups) ==
 	    CUDNN_STATUS_SUCCESS && groups >= 1)
 		c->groups = groups;
 }

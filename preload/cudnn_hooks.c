@@ -42,7 +42,7 @@ void tp_cudnn_read_tensor(struct tp_cudnn_tensor *t,
 	no_tensor(t);
 	if (!desc || !TP_REAL_OK(cudnnGetTensorNdDescriptor, tp_libs_cudnn))
 		return;
-	if (real_cudnnGetTensorNdDescriptor(desc, TP_CUDNN_DIMS, &dt, &nb,
+	if (TP_REAL(cudnnGetTensorNdDescriptor)(desc, TP_CUDNN_DIMS, &dt, &nb,
 					    t->dim, strides) !=
 	    CUDNN_STATUS_SUCCESS)
 		return;
@@ -64,7 +64,7 @@ static void read_rnn_data(struct tp_cudnn_tensor *t,
 	no_tensor(t);
 	if (!desc || !TP_REAL_OK(cudnnGetRNNDataDescriptor, tp_libs_cudnn))
 		return;
-	if (real_cudnnGetRNNDataDescriptor(desc, &dt, &layout, &t->dim[0],
+	if (TP_REAL(cudnnGetRNNDataDescriptor)(desc, &dt, &layout, &t->dim[0],
 					   &t->dim[1], &t->dim[2], 0, NULL,
 					   &fill) != CUDNN_STATUS_SUCCESS)
 		return;
@@ -85,7 +85,7 @@ static void read_seq_data(struct tp_cudnn_tensor *t,
 	no_tensor(t);
 	if (!desc || !TP_REAL_OK(cudnnGetSeqDataDescriptor, tp_libs_cudnn))
 		return;
-	if (real_cudnnGetSeqDataDescriptor(desc, &dt, &nb,
+	if (TP_REAL(cudnnGetSeqDataDescriptor)(desc, &dt, &nb,
 					   CUDNN_SEQDATA_DIM_COUNT, t->dim,
 					   axes, &nseq, 0, NULL,
 					   &fill) != CUDNN_STATUS_SUCCESS)
@@ -146,7 +146,7 @@ static uint64_t plan_workspace(struct tp_rec *r, cudnnBackendDescriptor_t p)
 	if (!p || !TP_REAL_OK(cudnnBackendGetAttribute, tp_libs_cudnn))
 		return TP_CUDNN_UNKNOWN;
 	was = tp_cudnn_quiet(r);
-	st = real_cudnnBackendGetAttribute(p,
+	st = TP_REAL(cudnnBackendGetAttribute)(p,
 			CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE,
 			CUDNN_TYPE_INT64, 1, &n, &ws);
 	tp_cudnn_loud(r, was);

@@ -59,8 +59,8 @@ struct tp_call {
 		if (!TP_REAL_OK(name, libs))                             \
 			return fail;                                     \
 		if (!(enter))                                            \
-			return real_##name args;                         \
-		ret = real_##name args;                                  \
+			return TP_REAL(name) args;                       \
+		ret = TP_REAL(name) args;                                \
 		leave;                                                   \
 		e = (end);                                               \
 		if (e) {                                                 \

@@ -31,11 +31,11 @@ static int ask_nccl(ncclComm_t c, int *rank, int *size)
 	    !TP_REAL_OK(ncclCommUserRank, tp_libs_nccl) ||
 	    !TP_REAL_OK(ncclCommCount, tp_libs_nccl))
 		return 0;
-	if (real_ncclCommGetAsyncError(c, &state) != ncclSuccess ||
+	if (TP_REAL(ncclCommGetAsyncError)(c, &state) != ncclSuccess ||
 	    state != ncclSuccess)
 		return 0;
-	return real_ncclCommUserRank(c, rank) == ncclSuccess &&
-	       real_ncclCommCount(c, size) == ncclSuccess;
+	return TP_REAL(ncclCommUserRank)(c, rank) == ncclSuccess &&
+	       TP_REAL(ncclCommCount)(c, size) == ncclSuccess;
 }
 
 int tp_nccl_ask(uint64_t comm, int32_t *rank, int32_t *size)
@@ -116,7 +116,7 @@ static void version_str(char *buf, size_t len)
 
 	buf[0] = '\0';
 	if (!TP_REAL_OK(ncclGetVersion, tp_libs_nccl) ||
-	    real_ncclGetVersion(&code) != ncclSuccess || code <= 0)
+	    TP_REAL(ncclGetVersion)(&code) != ncclSuccess || code <= 0)
 		return;
 	if (code >= 10000)
 		snprintf(buf, len, "%d.%d.%d", code / 10000, code / 100 % 100,

@@ -16,6 +16,10 @@ int tp_resolve_used(void);
  * is then looked up by soname with RTLD_NOLOAD (never loaded by us). */
 int tp_resolve(void **slot, const char *name, const char *const *libs);
 
+/* The real function, once TP_REAL_OK said it is there. An atomic load, as
+ * tp_resolve's store on another thread may be racing with it. */
+#define TP_REAL(name) __atomic_load_n(&real_##name, __ATOMIC_RELAXED)
+
 #define TP_REAL_OK(name, libs)                                           \
 	(__builtin_expect(__atomic_load_n(&real_##name, __ATOMIC_RELAXED) \
 			  != NULL, 1) ||                                 \

@@ -165,13 +165,28 @@ static int slow_ok(void)
 	return unw_getcontext && unw_init_local && unw_step && unw_get_reg;
 }
 
-/* Did the fast walk stop short at a frame slow_walk can step over? */
+/* Did the fast walk stop short at a frame slow_walk can step over, or
+ * walk through one wrongly? unw_backtrace has no unwind information for
+ * a JIT frame. It stops there, unless the caller keeps a frame pointer:
+ * then its frame-pointer fallback takes a frame that leaves rbp alone
+ * (CPython 3.12's trampoline: sub $8,%rsp; call; add $8,%rsp; ret) as the
+ * caller's and returns to the caller's caller: the caller's frame is
+ * lost. Such a frame lies in no loaded object (dladdr), which is asked
+ * only of the rare return addresses followed by such an epilogue. */
 static int stopped_at_jit(void **buf, int n, int size)
 {
-	int rbp_at;
+	Dl_info info;
+	int rbp_at, i;
 
-	return n > 0 && n < size && slow_ok() &&
-	       tp_unwind_epilogue(buf[n - 1], &rbp_at) >= 0;
+	if (n <= 0 || !slow_ok())
+		return 0;
+	if (n < size && tp_unwind_epilogue(buf[n - 1], &rbp_at) >= 0)
+		return 1;
+	for (i = 1; i < n; i++)
+		if (tp_unwind_epilogue(buf[i], &rbp_at) >= 0 && rbp_at < 0 &&
+		    !dladdr(buf[i], &info))
+			return 1;
+	return 0;
 }
 
 #else

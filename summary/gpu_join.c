@@ -248,7 +248,8 @@ static int i64_cmp(const void *a, const void *b)
 
 void tp_gpu_join_end(struct tp_gpu *g)
 {
-	if (!g->ap.delays_binned)
+	/* delays is NULL when there are none: no qsort(NULL, 0, ...). */
+	if (!g->ap.delays_binned && g->ndelays)
 		qsort(g->delays, g->ndelays, sizeof(*g->delays), i64_cmp);
 }
 

@@ -111,11 +111,14 @@ void tp_sum_args(const char *args, size_t len, struct sum_arg *want,
 
 int tp_sum_arg_i64(const struct sum_arg *a, int64_t *out)
 {
-	const char *p = a->v, *end = a->v + a->n;
+	const char *p = a->v, *end;
 	int neg = 0;
 	uint64_t v = 0;
 
-	if (!p || p >= end)
+	if (!p)		/* not asked before: NULL + 0 is undefined */
+		return -1;
+	end = p + a->n;
+	if (p >= end)
 		return -1;
 	if (*p == '-') {
 		neg = 1;
@@ -140,10 +143,13 @@ int tp_sum_arg_i64(const struct sum_arg *a, int64_t *out)
 
 int tp_sum_arg_u128(const struct sum_arg *a, unsigned __int128 *out)
 {
-	const char *p = a->v, *end = a->v + a->n;
+	const char *p = a->v, *end;
 	unsigned __int128 v = 0;
 
-	if (!p || p >= end || *p < '0' || *p > '9')
+	if (!p)
+		return -1;
+	end = p + a->n;
+	if (p >= end || *p < '0' || *p > '9')
 		return -1;
 	for (; p < end && *p >= '0' && *p <= '9'; p++)
 		v = v * 10 + (unsigned)(*p - '0');
@@ -155,10 +161,13 @@ int tp_sum_arg_u128(const struct sum_arg *a, unsigned __int128 *out)
 
 const char *tp_sum_arg_str(const struct sum_arg *a, char *buf, size_t len)
 {
-	const char *p = a->v, *end = a->v + a->n;
+	const char *p = a->v, *end;
 	size_t o = 0;
 
-	if (!p || a->n < 2 || *p != '"' || end[-1] != '"' || !len)
+	if (!p || a->n < 2 || !len)
+		return NULL;
+	end = p + a->n;
+	if (*p != '"' || end[-1] != '"')
 		return NULL;
 	for (p++, end--; p < end && o + 1 < len; p++) {
 		if (*p == '\\' && p + 1 < end)

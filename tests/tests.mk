@@ -1,6 +1,8 @@
 # make test: unit tests (C), integration tests (programs run under the
 # preload, checked with a real JSON parser and `tprof check`).
 TEST_CFLAGS = -std=gnu11 -O1 -g -Wall -Wextra -Werror -I$(CUDA_HOME)/include -Iinclude -I.
+# Unit tests link the library's objects: sanitized with them.
+UNIT_CFLAGS = $(TEST_CFLAGS) $(SAN_FLAGS) $(if $(SANITIZE),-DTP_TEST_SANITIZED)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/unit/%)
 TRACE_LIB_OBJ := $(CORE_OBJ)
@@ -21,16 +23,16 @@ PROG_BIN := $(PROG_C:tests/integration/progs/%.c=$(B)/tests/bin/%) \
 
 $(B)/tests/unit/test_check: tests/unit/test_check.c $(addprefix $(B)/cli/,check.o check_tab.o json.o gzread.o)
 	@mkdir -p $(dir $@)
-	$(CC) $(TEST_CFLAGS) -Icli -o $@ $^ -lz -lm
+	$(CC) $(UNIT_CFLAGS) -Icli -o $@ $^ -lz -lm
 
 $(B)/tests/unit/test_gpu_tracks: tests/unit/test_gpu_tracks.c $(TRACE_LIB_OBJ) \
 		$(CUPTI_OBJ) $(filter %/cudart_args.o %/resolve.o,$(PRELOAD_OBJ))
 	@mkdir -p $(dir $@)
-	$(CC) $(TEST_CFLAGS) -o $@ $^ -lz -ldl -lpthread -lm
+	$(CC) $(UNIT_CFLAGS) -o $@ $^ -lz -ldl -lpthread -lm
 
 $(B)/tests/unit/%: tests/unit/%.c $(TRACE_LIB_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(TEST_CFLAGS) -o $@ $^ -lz -ldl -lpthread -lm
+	$(CC) $(UNIT_CFLAGS) -o $@ $^ -lz -ldl -lpthread -lm
 
 # Plain C programs calling the CUDA runtime API, linked to the shared
 # libcudart; libs/ holds shared libraries the programs dlopen.
@@ -69,8 +71,9 @@ $(B)/tests/bin/%_static: tests/integration/progs/%.cu
 
 test-build: all $(UNIT_BIN) $(PROG_BIN)
 
+# The tests find this build (and, sanitized, its runtime) from these.
 test: test-build
-	@tests/run.sh
+	@TPROF_TEST_BUILD=$(abspath $(B)) TPROF_TEST_SANITIZE=$(SANITIZE) CC=$(CC) tests/run.sh
 
 .PHONY: test test-build
 
@@ -135,4 +138,10 @@ test-stress: test-build
 
 $(B)/tests/unit/test_check_scale: tests/unit/test_check_scale.c $(addprefix $(B)/cli/,check.o check_tab.o json.o gzread.o)
 	@mkdir -p $(dir $@)
-	$(CC) $(TEST_CFLAGS) -Icli -o $@ $^ -lz -lm
+	$(CC) $(UNIT_CFLAGS) -Icli -o $@ $^ -lz -lm
+
+# test_unwind_fp.c includes test_unwind.c.
+$(B)/tests/unit/test_unwind_fp: tests/unit/test_unwind_fp.c tests/unit/test_unwind.c \
+		$(TRACE_LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(UNIT_CFLAGS) -o $@ $< $(TRACE_LIB_OBJ) -lz -ldl -lpthread -lm

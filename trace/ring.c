@@ -43,10 +43,14 @@ void (*tp_ring_wake_fn)(void);
  * must not call the writer on every dropped event. */
 static void wake_writer(struct tp_ring *r)
 {
-	if (r->woke_tail == r->tail_cache || !tp_ring_wake_fn)
+	/* Atomic: set when the writer starts, while others record. */
+	void (*wake)(void) = __atomic_load_n(&tp_ring_wake_fn,
+					     __ATOMIC_ACQUIRE);
+
+	if (r->woke_tail == r->tail_cache || !wake)
 		return;
 	r->woke_tail = r->tail_cache;
-	tp_ring_wake_fn();
+	wake();
 }
 
 /* Below half full, the next stop is the half mark; past it the writer is

@@ -178,17 +178,20 @@ struct tp_thread *tp_thread_list(void)
 	return __atomic_load_n(&registry, __ATOMIC_ACQUIRE);
 }
 
-/* Only the writer unlinks, so only the list head can race (with a push). */
+/* Only the writer unlinks, so only the list head can race (with a push).
+ * Once t is not the head it never is again (pushes add before the head):
+ * the walk starts from an atomic read of the head, as pushes write it
+ * meanwhile, and edits only next links, which only the writer changes. */
 void tp_thread_unlink(struct tp_thread *t)
 {
-	struct tp_thread *head = t, **pp;
+	struct tp_thread *head = t, *p;
 
 	if (__atomic_compare_exchange_n(&registry, &head, t->next, 0,
 					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 		return;
-	for (pp = &registry; *pp; pp = &(*pp)->next) {
-		if (*pp == t) {
-			*pp = t->next;
+	for (p = head; p; p = p->next) {
+		if (p->next == t) {
+			p->next = t->next;
 			return;
 		}
 	}

@@ -86,7 +86,10 @@ static inline int tp_rec_begin(struct tp_rec *r, unsigned source)
 {
 	struct tp_thread *t;
 
-	if (__builtin_expect(!(tp_recording & source), 0))
+	/* Relaxed: a plain load, but the capture gate and the writer
+	 * change it from other threads. */
+	if (__builtin_expect(!(__atomic_load_n(&tp_recording,
+					       __ATOMIC_RELAXED) & source), 0))
 		return 0;
 	t = tp_self;
 	if (__builtin_expect(!t, 0))

@@ -20,7 +20,7 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-CLI = os.path.join(ROOT, "build", "tprof")
+CLI = os.path.join(os.environ.get("TPROF_TEST_BUILD") or os.path.join(ROOT, "build"), "tprof")
 CHECKS = ["native", "native_static", "torch_vs_profiler", "overhead_torch",
           "overhead_native"]
 GPU_OPS = ("kernel", "gpu_memcpy", "gpu_memset")

@@ -9,9 +9,9 @@ import os
 import subprocess
 import tempfile
 
-from tplib import (BUILD, CLI, LIB, RUN, base_env, check, cleanup, done, eq,
-                   is_gpu_off_warning, span_ns,
-                   load, nesting_ok, prog, run, tprof_check, xevents)
+from tplib import (BUILD, CLI, LIB, NO_SHELL, RUN, base_env, check, cleanup,
+                   done, eq, is_gpu_off_warning, span_ns,
+                   load, nesting_ok, prog, run, skip, tprof_check, xevents)
 
 STEPS = prog("steps")
 FEED = prog("cupti_feed")
@@ -332,30 +332,36 @@ for var, env in BAD:
        (r.rc, r.files()), (0, []))
     cleanup(r)
 
-for flags in (["--wait", "x", "--active", "1"], ["--active", "0"],
-              ["--delay", "soon"], ["--capture", "nvtx"], ["--signal", "HUP"],
-              ["--skip-first", "1"], ["--active"]):
+def tprof_run_checks():
+    for flags in (["--wait", "x", "--active", "1"], ["--active", "0"],
+                  ["--delay", "soon"], ["--capture", "nvtx"], ["--signal", "HUP"],
+                  ["--skip-first", "1"], ["--active"]):
+        e = base_env()
+        d = tempfile.mkdtemp(prefix="tprof-it-")
+        e["TPROF_OUTPUT_DIR"] = d
+        p = subprocess.run([RUN] + flags + ["/bin/true"], env=e,
+                           capture_output=True, text=True)
+        check("tprof-run %s: refused with exit 2 and one message" % " ".join(flags),
+              p.returncode == 2 and len(p.stderr.splitlines()) == 1 and
+              p.stderr.startswith("tprof"), (p.returncode, p.stderr))
+        os.rmdir(d)
+
     e = base_env()
     d = tempfile.mkdtemp(prefix="tprof-it-")
     e["TPROF_OUTPUT_DIR"] = d
-    p = subprocess.run([RUN] + flags + ["/bin/true"], env=e,
+    p = subprocess.run([RUN, "--wait", "1", "--active=2", "--repeat", "1",
+                        "--step-nvtx", "s", STEPS, "api", "4"], env=e,
                        capture_output=True, text=True)
-    check("tprof-run %s: refused with exit 2 and one message" % " ".join(flags),
-          p.returncode == 2 and len(p.stderr.splitlines()) == 1 and
-          p.stderr.startswith("tprof"), (p.returncode, p.stderr))
-    os.rmdir(d)
+    t = load(glob.glob(os.path.join(d, "*.gz"))[0]) if glob.glob(
+        os.path.join(d, "*.gz")) else None
+    eq("tprof-run schedule flags reach the library",
+       (p.returncode, units(t), t["tprof"]["capture"]["step_nvtx"] if t else None),
+       (0, [1, 2], "s"))
+    subprocess.run(["rm", "-rf", d])
 
-e = base_env()
-d = tempfile.mkdtemp(prefix="tprof-it-")
-e["TPROF_OUTPUT_DIR"] = d
-p = subprocess.run([RUN, "--wait", "1", "--active=2", "--repeat", "1",
-                    "--step-nvtx", "s", STEPS, "api", "4"], env=e,
-                   capture_output=True, text=True)
-t = load(glob.glob(os.path.join(d, "*.gz"))[0]) if glob.glob(
-    os.path.join(d, "*.gz")) else None
-eq("tprof-run schedule flags reach the library",
-   (p.returncode, units(t), t["tprof"]["capture"]["step_nvtx"] if t else None),
-   (0, [1, 2], "s"))
-subprocess.run(["rm", "-rf", d])
 
+if NO_SHELL:
+    skip('tprof-run: schedule flags', NO_SHELL)
+else:
+    tprof_run_checks()
 done()

@@ -7,7 +7,8 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 r = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "layering.py"),
-                    os.path.join(ROOT, "build")], capture_output=True, text=True)
+                    os.environ.get("TPROF_TEST_BUILD") or os.path.join(ROOT, "build")],
+                   capture_output=True, text=True)
 lines = r.stdout.splitlines()
 cycles = [l for l in lines if l.startswith("cycle:")]
 upward = [l for l in lines if l.startswith("upward:")]

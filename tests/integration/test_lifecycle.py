@@ -24,7 +24,13 @@ def signal_case(sig, handler):
         e = base_env()
         e["TPROF_OUTPUT_DIR"] = outdir
         if preload:
-            e["LD_PRELOAD"] = LIB
+            e["LD_PRELOAD"] = PRELOAD
+        if handler and "thread" in SANITIZE:
+            # The program's handler calls exit(), whose atexit handlers
+            # (the CUDA runtime's, tprof's) allocate: the program's
+            # choice, which TSan reports as signal-unsafe. tprof's own
+            # handler (the cases without one) is checked.
+            e["TSAN_OPTIONS"] += ":report_signal_unsafe=0"
         argv = [prog("lifecycle"), "loop"] + (["handler"] if handler else [])
         p = subprocess.Popen(argv, env=e, stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True)
@@ -71,7 +77,13 @@ cleanup(r)
 
 # fork: the child writes its own file, named -pid<PID>.
 r = run([prog("lifecycle"), "fork"], timeout=60)
-eq("fork: no deadlock, both exit 0", r.rc, 0)
+if "thread" in SANITIZE:
+    # The run ended (no deadlock) and the files are checked below.
+    skip("fork: no deadlock, both exit 0", "TSan fails a forked child that "
+         "starts threads after a multi-threaded fork (exit 66, 'dup thread "
+         "with used id'), which it does not support")
+else:
+    eq("fork: no deadlock, both exit 0", r.rc, 0)
 m = re.search(r"child (\d+)", r.stdout)
 child = m.group(1) if m else "?"
 eq("fork: parent's and child's files", r.files(),

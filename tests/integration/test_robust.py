@@ -30,8 +30,13 @@ def churn():
     r = run([ROBUST, "churn", str(n), "16", "6"], timeout=600)
     eq("churn %d threads: exit status" % n, r.rc, 0)
     kb = int(r.stdout.split()[1]) if r.stdout.startswith("hwm_kb") else -1
-    check("churn %d threads: peak RSS under 64 MiB" % n, 0 < kb < 65536,
-          "%d KiB" % kb)
+    if "thread" in SANITIZE:
+        # TSan's shadow of every thread's stack is resident memory too.
+        skip("churn %d threads: peak RSS under 64 MiB" % n,
+             "TSan's own memory counts in the RSS (%d KiB here)" % kb)
+    else:
+        check("churn %d threads: peak RSS under 64 MiB" % n, 0 < kb < 65536,
+              "%d KiB" % kb)
     t = trace_of(r)
     if not check("churn: trace written", t is not None, r.stderr):
         return
@@ -82,8 +87,14 @@ def burst():
         return
     w, d = t["tprof"]["events_written"], t["tprof"]["events_dropped"]
     eq("burst: written + dropped = calls", w + d, n + 1)
-    check("burst: at most 1% dropped at 300k calls/s with a 1 MiB ring",
-          d <= (n + 1) // 100, "%d dropped" % d)
+    if "thread" in SANITIZE:
+        # A throughput bound: TSan slows the writer about tenfold, below
+        # the offered 300k calls/s.
+        skip("burst: at most 1% dropped at 300k calls/s with a 1 MiB ring",
+             "TSan slows the writer below the offered rate (%d dropped)" % d)
+    else:
+        check("burst: at most 1% dropped at 300k calls/s with a 1 MiB ring",
+              d <= (n + 1) // 100, "%d dropped" % d)
     cleanup(r)
 
 
@@ -94,7 +105,7 @@ def term(threads):
     outdir = tempfile.mkdtemp(prefix="tprof-it-")
     e = base_env()
     e["TPROF_OUTPUT_DIR"] = outdir
-    e["LD_PRELOAD"] = LIB
+    e["LD_PRELOAD"] = PRELOAD
     p = subprocess.Popen([ROBUST, "term", str(threads)], env=e,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          text=True)

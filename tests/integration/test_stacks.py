@@ -119,57 +119,64 @@ if os.path.exists("/tmp/perf-%d.map" % pid):
     os.unlink("/tmp/perf-%d.map" % pid)
 cleanup(r)
 
-# Python >= 3.12 with the perf trampoline (tprof-run --python-stacks).
-pys = sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.1[2-9]*/bin/python3.1[2-9]")) +
-             glob.glob("/usr/bin/python3.1[2-9]"))
-if not pys:
-    print("SKIP stacks: Python frames: no Python 3.12 or later on this machine "
-          "(the perf trampoline needs it)")
-for py_bin in pys:
-    ver = os.path.basename(py_bin)
-    out = tempfile.mkdtemp(prefix="tprof-it-")
-    p = subprocess.run([RUN, "-o", out, "--backtrace", "0", "--python-stacks", py_bin,
-                        os.path.join(os.path.dirname(__file__), "pystack.py"),
-                        prog("libuser.so")], env=base_env(), capture_output=True, text=True)
-    eq("stacks: %s: Python program ran" % ver, (p.returncode, p.stdout), (0, "py done\n"))
-    check("stacks: %s: no warning about a missing perf map" % ver,
-          "--python-stacks" not in p.stderr, p.stderr)
-    t = load(os.path.join(out, "tprof-rank0.trace.json.gz"))
-    ev = xevents(t, "cudaMalloc")
-    st = ev[0]["args"].get("stack", []) if ev else []
-    check("stacks: %s: Python function named from the perf map" % ver,
-          any(f.startswith("py::alloc_step:") and f.endswith("pystack.py") for f in st),
-          str(st))
-    check("stacks: %s: native frames above the Python one" % ver,
-          st and st[0].startswith("user_alloc+") and "(libuser.so)" in st[0], str(st))
-    py = [f.split(":")[2] for f in st if f.startswith("py::")]
-    eq("stacks: %s: every Python caller, innermost first" % ver, py,
-       ["alloc_step", "train_loop", "<module>"])
-    names = [f.split("+")[0] for f in st]
-    check("stacks: %s: on through the interpreter to main" % ver,
-          "Py_BytesMain" in names and "py::<module>" in [n[:12] for n in names] and
-          [n[:12] for n in names].index("py::<module>") < names.index("Py_BytesMain"),
-          str(st))
-    if ev and os.path.exists("/tmp/perf-%d.map" % ev[0]["pid"]):
-        os.unlink("/tmp/perf-%d.map" % ev[0]["pid"])
-    shutil.rmtree(out, ignore_errors=True)
-# A Python without the trampoline (before 3.12) ignores PYTHONPERFSUPPORT:
-# one warning says so, naming the version.
-old = sys.executable if sys.version_info < (3, 12) else None
-if old:
-    out = tempfile.mkdtemp(prefix="tprof-it-")
-    p = subprocess.run([RUN, "-o", out, "--backtrace", "0", "--python-stacks", old,
-                        os.path.join(os.path.dirname(__file__), "pystack.py"),
-                        prog("libuser.so")], env=base_env(), capture_output=True, text=True)
-    ver = "%d.%d.%d" % sys.version_info[:3]
-    eq("stacks: Python %s: program ran" % ver, (p.returncode, p.stdout), (0, "py done\n"))
-    w = [l for l in p.stderr.splitlines() if "--python-stacks" in l]
-    check("stacks: Python %s: one warning that it wrote no perf map" % ver,
-          len(w) == 1 and w[0].startswith("tprof: warning: ") and
-          ("Python %s wrote no /tmp/perf-" % ver) in w[0] and
-          "needs Python 3.12 or later" in w[0], p.stderr)
-    shutil.rmtree(out, ignore_errors=True)
+def python_checks():
+    # Python >= 3.12 with the perf trampoline (tprof-run --python-stacks).
+    pys = sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.1[2-9]*/bin/python3.1[2-9]")) +
+                 glob.glob("/usr/bin/python3.1[2-9]"))
+    if not pys:
+        print("SKIP stacks: Python frames: no Python 3.12 or later on this machine "
+              "(the perf trampoline needs it)")
+    for py_bin in pys:
+        ver = os.path.basename(py_bin)
+        out = tempfile.mkdtemp(prefix="tprof-it-")
+        p = subprocess.run([RUN, "-o", out, "--backtrace", "0", "--python-stacks", py_bin,
+                            os.path.join(os.path.dirname(__file__), "pystack.py"),
+                            prog("libuser.so")], env=base_env(), capture_output=True, text=True)
+        eq("stacks: %s: Python program ran" % ver, (p.returncode, p.stdout), (0, "py done\n"))
+        check("stacks: %s: no warning about a missing perf map" % ver,
+              "--python-stacks" not in p.stderr, p.stderr)
+        t = load(os.path.join(out, "tprof-rank0.trace.json.gz"))
+        ev = xevents(t, "cudaMalloc")
+        st = ev[0]["args"].get("stack", []) if ev else []
+        check("stacks: %s: Python function named from the perf map" % ver,
+              any(f.startswith("py::alloc_step:") and f.endswith("pystack.py") for f in st),
+              str(st))
+        check("stacks: %s: native frames above the Python one" % ver,
+              st and st[0].startswith("user_alloc+") and "(libuser.so)" in st[0], str(st))
+        py = [f.split(":")[2] for f in st if f.startswith("py::")]
+        eq("stacks: %s: every Python caller, innermost first" % ver, py,
+           ["alloc_step", "train_loop", "<module>"])
+        names = [f.split("+")[0] for f in st]
+        check("stacks: %s: on through the interpreter to main" % ver,
+              "Py_BytesMain" in names and "py::<module>" in [n[:12] for n in names] and
+              [n[:12] for n in names].index("py::<module>") < names.index("Py_BytesMain"),
+              str(st))
+        if ev and os.path.exists("/tmp/perf-%d.map" % ev[0]["pid"]):
+            os.unlink("/tmp/perf-%d.map" % ev[0]["pid"])
+        shutil.rmtree(out, ignore_errors=True)
+    # A Python without the trampoline (before 3.12) ignores PYTHONPERFSUPPORT:
+    # one warning says so, naming the version.
+    old = sys.executable if sys.version_info < (3, 12) else None
+    if old:
+        out = tempfile.mkdtemp(prefix="tprof-it-")
+        p = subprocess.run([RUN, "-o", out, "--backtrace", "0", "--python-stacks", old,
+                            os.path.join(os.path.dirname(__file__), "pystack.py"),
+                            prog("libuser.so")], env=base_env(), capture_output=True, text=True)
+        ver = "%d.%d.%d" % sys.version_info[:3]
+        eq("stacks: Python %s: program ran" % ver, (p.returncode, p.stdout), (0, "py done\n"))
+        w = [l for l in p.stderr.splitlines() if "--python-stacks" in l]
+        check("stacks: Python %s: one warning that it wrote no perf map" % ver,
+              len(w) == 1 and w[0].startswith("tprof: warning: ") and
+              ("Python %s wrote no /tmp/perf-" % ver) in w[0] and
+              "needs Python 3.12 or later" in w[0], p.stderr)
+        shutil.rmtree(out, ignore_errors=True)
+    else:
+        print("SKIP stacks: Python < 3.12 warning: this test runs under Python "
+              "3.12 or later")
+
+
+if NO_SHELL:
+    skip('stacks: Python frames through tprof-run --python-stacks', NO_SHELL)
 else:
-    print("SKIP stacks: Python < 3.12 warning: this test runs under Python "
-          "3.12 or later")
+    python_checks()
 done()

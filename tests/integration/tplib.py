@@ -19,6 +19,52 @@ LIB = os.path.join(BUILD, "libtprof.so")
 CLI = os.path.join(BUILD, "tprof")
 BIN = os.path.join(BUILD, "tests", "bin")
 RUN = os.path.join(ROOT, "scripts", "tprof-run")
+# TPROF_TEST_SANITIZE: the -fsanitize= list that build was made with (make
+# test SANITIZE=...). Its runtime must come first in LD_PRELOAD, before
+# libtprof.so, or its interceptors miss the program's malloc and threads.
+SANITIZE = [s for s in os.environ.get("TPROF_TEST_SANITIZE", "").split(",")
+            if s]
+
+
+def sanitizer_runtime():
+    for san, name in (("address", "libasan.so"), ("thread", "libtsan.so"),
+                      ("undefined", "libubsan.so")):
+        if san not in SANITIZE:
+            continue
+        cc = os.environ.get("CC") or "gcc"
+        p = subprocess.run([cc, "-print-file-name=" + name],
+                           capture_output=True, text=True)
+        path = os.path.realpath(p.stdout.strip())
+        if p.returncode != 0 or not os.path.exists(path):
+            sys.exit("tplib: %s -print-file-name=%s found no runtime" %
+                     (cc, name))
+        return path
+    return None
+
+
+SAN_RT = sanitizer_runtime()
+# gcc 12's TSan runtime preloaded alone (no instrumented library to start
+# it early) kills bash, dash and python at start with SIGSEGV. tprof-run,
+# a bash script, would need it there to keep it first in LD_PRELOAD: its
+# checks are not made under make test SANITIZE=thread (the ASan run makes
+# them).
+NO_SHELL = ("tprof-run is a bash script, and bash crashes at start with "
+            "TSan's runtime preloaded alone (gcc 12)"
+            if "thread" in SANITIZE else None)
+# What a test puts in LD_PRELOAD to trace a program.
+PRELOAD = SAN_RT + ":" + LIB if SAN_RT else LIB
+
+
+def preload_with(*libs):
+    """LD_PRELOAD for libtprof.so followed by other libraries."""
+    return ":".join([PRELOAD] + list(libs))
+
+
+def skip(name, why):
+    """A check that cannot run in this build (a sanitizer's runtime changes
+    what it measures): neither PASS nor FAIL."""
+    print("SKIP %s: %s" % (name, why))
+    sys.stdout.flush()
 
 failures = 0
 
@@ -141,6 +187,35 @@ def base_env():
     # The table at exit is test_summary.py's; other tests check stderr
     # line by line.
     env["TPROF_SUMMARY"] = "none"
+    # tprof-run looks next to itself, in build/, unless told.
+    if BUILD != os.path.join(ROOT, "build"):
+        env["TPROF_LIB"] = LIB
+    if SANITIZE:
+        san_env(env)
+    return env
+
+
+def san_env(env):
+    """Sanitizer options for a traced program: its own leaks and those of
+    the CUDA runtime are not tprof's (detect_leaks=0); tprof's handlers for
+    fatal signals must run as they do unsanitized (handle_segv=0 and
+    friends); CUDA maps memory in ASan's shadow gap. Reports go to
+    stderr, where the tests see them as unexpected lines, and each one
+    fails the program (UBSan built with -fno-sanitize-recover, TSan's
+    exit code)."""
+    sig = "handle_segv=0:handle_sigbus=0:handle_sigfpe=0:handle_abort=0"
+    env.setdefault("ASAN_OPTIONS", "detect_leaks=0:protect_shadow_gap=0:" + sig)
+    env.setdefault("UBSAN_OPTIONS", "print_stacktrace=1:" + sig)
+    # tprof starts its writer again in a forked child, which TSan
+    # refuses by default after a multi-threaded fork.
+    env.setdefault("TSAN_OPTIONS",
+                   "second_deadlock_stack=1:die_after_fork=0:suppressions=" +
+                   os.path.join(ROOT, "tests", "integration", "tsan.supp") +
+                   ":" + sig)
+    # ASan's runtime is preloaded into a program that preloads nothing
+    # else, so that tprof-run can keep it first; TSan's alone kills shells.
+    if SAN_RT and "LD_PRELOAD" not in env and not NO_SHELL:
+        env["LD_PRELOAD"] = SAN_RT
     return env
 
 
@@ -157,7 +232,12 @@ def run(argv, env=None, preload=True, outdir=None, timeout=120, **kw):
         outdir = tempfile.mkdtemp(prefix="tprof-it-")
     e.setdefault("TPROF_OUTPUT_DIR", outdir)
     if preload:
-        e["LD_PRELOAD"] = LIB
+        e["LD_PRELOAD"] = PRELOAD
+    elif SAN_RT and e.get("LD_PRELOAD") and \
+            e["LD_PRELOAD"].split(":")[0] != SAN_RT:
+        # The runtime first in whatever the test preloads.
+        e["LD_PRELOAD"] = ":".join([SAN_RT] + [
+            l for l in e.get("LD_PRELOAD", "").split(":") if l and l != SAN_RT])
     p = subprocess.run(argv, env=e, capture_output=True, text=True,
                        timeout=timeout, **kw)
     return Run(p, e["TPROF_OUTPUT_DIR"])

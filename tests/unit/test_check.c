@@ -971,9 +971,11 @@ static char *kineto_quirks(void)
 
 static void test_check_kineto_quirks(void)
 {
-	const char *path = write_file("q.json", kineto_quirks(), 0);
-	char *out = NULL, want[2048];
+	char *text = kineto_quirks(), *out = NULL, want[2048];
+	const char *path = write_file("q.json", text, 0);
 	int r;
+
+	free(text);
 
 	r = run_check(path, TP_CHECK_FOREIGN, &out);
 	snprintf(want, sizeof(want),

@@ -280,6 +280,20 @@ static void test_args(void)
 	tp_sum_args("{\"b\":12", 6, a, 3);
 	TP_CHECK("args_truncated", tp_sum_arg_i64(&a[0], &v) == 0 && v == 1,
 		 "b");
+	/* An absent arg (v NULL) read as each type: found by fuzzing report
+	 * with a Kineto trace (tests/fuzz/corpus/report/kineto-trace.json),
+	 * where clang's UBSan stopped at NULL + 0. */
+	{
+		unsigned __int128 u;
+		struct sum_arg none = { "gone", NULL, 0 };
+
+		TP_CHECK("args_absent_i64", tp_sum_arg_i64(&none, &v) == -1,
+			 "read");
+		TP_CHECK("args_absent_u128", tp_sum_arg_u128(&none, &u) == -1,
+			 "read");
+		TP_CHECK("args_absent_str",
+			 !tp_sum_arg_str(&none, buf, sizeof(buf)), "read");
+	}
 }
 
 static void test_json(void)
