@@ -19,10 +19,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		const char *path = fz_file(names[i], data, size);
 		struct rp_rank *r;
+		char err[512];
 
 		if (!path)
 			continue;
-		r = rp_read_input(path);
+		r = rp_read_input(path, err, sizeof(err));
 		if (r)
 			rp_rank_free(r);
 	}
