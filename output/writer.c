@@ -13,8 +13,10 @@
 
 #include "trace/api.h"
 #include "capture/capture.h"
+#include "trace/collseq.h"
 #include "trace/corrmap.h"
 #include "trace/futex.h"
+#include "trace/inflight.h"
 #include "trace/gpu_source.h"
 #include "trace/json.h"
 #include "trace/log.h"
@@ -26,6 +28,8 @@
 #include "stacks/stacks.h"
 #include "trace/thread.h"
 #include "trace/timeline.h"
+#include "flight.h"
+#include "hang.h"
 #include "trailer.h"
 #include "writer.h"
 
@@ -61,6 +65,10 @@ static struct {
 	int said_abandoned;
 	int failed;
 	int opened;
+	int dumping;		/* flight: the window goes to a file now */
+	unsigned dumps;		/* flight: dump files made */
+	uint32_t dump_req;	/* a dump was asked for (signal, tprof dump) */
+	uint64_t flushed_events;	/* W.events at the last flush */
 	struct tp_output out;
 	struct tp_gz gz;
 	struct tp_buf buf;
@@ -138,6 +146,17 @@ static void flush_buf(int force)
 {
 	if (W.buf.len < FLUSH_BYTES && !force)
 		return;
+	if (tp_flight_on() && !W.dumping) {
+		/* Flight recorder: the text goes to the window, not a file. */
+		if (!W.buf.oom)
+			tp_flight_put(W.buf.p, W.buf.len,
+				      W.events - W.flushed_events, tp_ticks());
+		W.flushed_events = W.events;
+		__atomic_add_fetch(&W.progress, 1, __ATOMIC_RELAXED);
+		W.buf.len = 0;
+		W.buf.oom = 0;
+		return;
+	}
 	if (!W.failed && W.buf.oom)
 		mark_failed("out of memory formatting", ENOMEM);
 	if (!W.failed && trace_fd_ok() &&
@@ -469,7 +488,9 @@ static void drain(int final)
 		W.gpu->teardown();
 		W.torn_down = 1;
 	}
-	flush_buf(0);
+	/* Flight recorder: a chunk per cycle at least, so the window is
+	 * trimmed to the cycle. */
+	flush_buf(tp_flight_on() && !W.dumping);
 }
 
 void tp_writer_drain(void)
@@ -512,6 +533,142 @@ int tp_writer_open(void)
 	return W.failed ? -1 : 0;
 }
 
+/* Flight recorder: a dump file of its own (the second and later ones
+ * named <name>-dump<N>), the window's chunks written into it. */
+static void write_chunk(const char *p, size_t len)
+{
+	if (!W.failed && trace_fd_ok() && tp_gz_write(&W.gz, p, len) < 0)
+		mark_failed("cannot write", W.gz.err);
+}
+
+static int flight_open(void)
+{
+	char name[300];
+
+	W.dumping = 1;
+	W.dumps++;
+	if (W.dumps == 1)
+		return tp_writer_open();
+	snprintf(name, sizeof(name), "%s-dump%u", tp_sess.cfg.name, W.dumps);
+	if (tp_output_open(&W.out, &W.gz, tp_sess.cfg.dir, name,
+			   tp_sess.cfg.rank, tp_sess.run_id, tp_sess.pid,
+			   1) < 0) {
+		tp_error("cannot create a flight recorder dump in "
+			 "TPROF_OUTPUT_DIR='%s': %s (free space or choose a "
+			 "writable directory)", tp_sess.cfg.dir,
+			 strerror(errno));
+		W.dumping = 0;
+		return -1;
+	}
+	tp_fd_own(&W.own, W.gz.fd);
+	W.opened = 1;
+	put_header(&W.buf);
+	flush_buf(1);
+	return W.failed ? -1 : 0;
+}
+
+/* The final stop: the window goes into the trace, which tp_writer_finish
+ * then completes as usual; without a trigger (a normal exit), nothing is
+ * written. 1: go on, 0: nothing to write, -1: failed. */
+static int flight_final(void)
+{
+	const char *why = tp_flight_exit_reason();
+
+	calibrate(1);
+	drain(1);
+	tp_flight_evict(tp_ticks());
+	if (!why) {
+		tp_info("flight recorder: normal exit, nothing written "
+			"(TPROF_FLIGHT_DUMP_AT_EXIT=1 writes the last "
+			"seconds at exit)");
+		return 0;
+	}
+	tp_flight_dumping(why);
+	if (flight_open() < 0)
+		return -1;
+	W.events = tp_flight_each(write_chunk);
+	return 1;
+}
+
+/* Mid-run (a dump signal, `tprof dump`, a hang): the window into a file
+ * of its own, completed and renamed, while recording goes on. Thread
+ * counts are those since the start; the events are the window's. */
+static const char *flight_dump(const char *why)
+{
+	static char path[sizeof(W.out.final)];
+	struct tp_thread_stats st = { 0 };
+	struct tp_trailer_info info;
+	uint64_t saved = W.events;
+	struct tp_thread *t;
+	unsigned i;
+
+	flush_buf(1);
+	tp_flight_evict(tp_ticks());
+	tp_flight_dumping(why);
+	if (flight_open() < 0)
+		return NULL;
+	W.events = tp_flight_each(write_chunk);
+	for (i = 0; i < W.stats.n; i++)
+		tp_thread_stats_add(&st, W.stats.v[i].tid, W.stats.v[i].name,
+				    W.stats.v[i].events, W.stats.v[i].dropped);
+	for (t = tp_thread_list(); t; t = t->next)
+		tp_thread_stats_add(&st, t->tid, t->name, t->written,
+				    tp_ring_dropped(&t->ring));
+	memset(&info, 0, sizeof(info));
+	info.events = W.events;
+	info.end = tp_clock_sample();
+	info.map = &tp_tl.map;
+	info.stats = &st;
+	info.gpu = W.gpu;
+	info.ext = W.ext;
+	info.n_ext = W.n_ext;
+	info.compressor = tp_gz_codec_name(&W.gz);
+	tp_trailer_put(&W.buf, &info);
+	flush_buf(1);
+	tp_thread_stats_free(&st);
+	path[0] = '\0';
+	if (!W.failed && trace_fd_ok() && tp_gz_finish(&W.gz) == 0 &&
+	    tp_fd_close(&W.own) == 0 && rename(W.out.tmp, W.out.final) == 0)
+		snprintf(path, sizeof(path), "%s", W.out.final);
+	else if (!W.failed)
+		mark_failed("cannot complete", errno);
+	if (path[0])
+		tp_log(TP_LOG_WARN, "", "flight recorder (%s): wrote %s (%llu "
+		       "events of the last %.1f s, %.1f KiB)", why, path,
+		       (unsigned long long)W.events,
+		       (double)tp_sess.cfg.fl.flight_ns / 1e9,
+		       (double)W.gz.out_bytes / 1024.0);
+	W.opened = 0;
+	W.dumping = 0;
+	W.events = saved;
+	W.flushed_events = saved;
+	tp_flight_dumping(NULL);
+	return path[0] ? path : NULL;
+}
+
+/* Each cycle: a call stuck past TPROF_HANG, or a dump asked for, dumps
+ * the window (flight recorder) and the hang state (TPROF_HANG). */
+static void watch(void)
+{
+	int hang = tp_hang_check();
+	int req = __atomic_exchange_n(&W.dump_req, 0, __ATOMIC_ACQ_REL);
+	const char *trace = NULL;
+
+	if ((!hang && !req) || W.failed || !tp_tl.ready)
+		return;
+	if (tp_flight_on() && tp_thread_list())
+		trace = flight_dump(hang ? "hang" : "signal");
+	if (tp_hang_on)
+		tp_hang_write(hang ? "hang" : "signal", trace);
+}
+
+/* Async-signal-safe: the next cycle dumps. */
+void tp_writer_request_dump(void)
+{
+	__atomic_store_n(&W.dump_req, 1, __ATOMIC_RELEASE);
+	tp_writer_wake();
+}
+
 static void add_live_thread_stats(void)
 {
 	struct tp_thread *t;
@@ -530,6 +687,9 @@ int tp_writer_finish(void)
 	struct tp_trailer_info info;
 	char note[256];
 
+	if (tp_flight_on() && !W.opened && !W.failed &&
+	    flight_final() <= 0)
+		return -1;
 	if (!W.opened || W.failed)
 		return -1;
 	calibrate(1);
@@ -590,6 +750,8 @@ struct tp_writer_stats tp_writer_stats(void)
  * processes that never trace (a shell, a compiler). */
 static int opened(void)
 {
+	if (tp_flight_on() && !W.dumping)	/* a file only at a dump */
+		return !W.failed && tp_thread_list();
 	if (!W.opened && !W.failed && tp_thread_list())
 		tp_writer_open();
 	return W.opened && !W.failed;
@@ -624,6 +786,7 @@ static void *writer_main(void *arg)
 		if (opened())
 			tp_writer_drain();
 		__atomic_store_n(&W.gpu_now, 0, __ATOMIC_RELEASE);
+		watch();
 	}
 	__atomic_store_n(&tp_recording, 0, __ATOMIC_RELAXED);
 	if (opened())
@@ -633,9 +796,16 @@ static void *writer_main(void *arg)
 	return NULL;
 }
 
+static const struct tp_writer_ext flight_ext = {
+	.put_stats = tp_flight_put_stats,
+};
+
 void tp_writer_start(void)
 {
 	sigset_t all, old;
+
+	if (tp_flight_on())
+		tp_writer_add_ext(&flight_ext);
 
 	/* At load (for the capture's clock) or on the first attach. */
 	if (__atomic_exchange_n(&W.claimed, 1, __ATOMIC_ACQ_REL))
@@ -772,6 +942,8 @@ void tp_writer_after_fork_child(void)
 	tp_thread_stats_free(&W.stats);
 	tp_corr_reset();
 	tp_psum_after_fork();
+	tp_flight_after_fork();
+	tp_collseq_after_fork();
 	memset(&W, 0, sizeof(W));
 	W.own.fd = -1;
 }

@@ -28,6 +28,9 @@ void tp_writer_wake(void);
 /* The same from a signal handler: only async-signal-safe calls. */
 void tp_writer_stop_from_signal(int stall_ms);
 void tp_writer_after_fork_child(void);
+/* Async-signal-safe: the flight recorder's window and the hang state are
+ * dumped at the writer's next cycle (TPROF_DUMP_SIGNAL, `tprof dump`). */
+void tp_writer_request_dump(void);
 
 /* The writer's steps, for the thread and for benchmarks that drive it
  * synchronously on one core. */

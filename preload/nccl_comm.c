@@ -41,25 +41,30 @@ TP_NCCL_INLINE void note_made(ncclResult_t ret, const ncclComm_t *out,
 
 /* ncclCommInitRank and its variants: rank and nranks as passed, the new
  * communicator once NCCL handed it back. */
-#define NCCL_INIT(name, id, params, args, out, rank, nranks)             \
+#define NCCL_INIT(name, id, params, args, out, rank, nranks, uid)        \
 	TP_HOOK_SHAPE(ncclResult_t, name, tp_libs_nccl, TP_NCCL_MISSING, \
 		      params, args, struct tp_nccl_call,                 \
-		      tp_nccl_enter(&tp_call, NULL), tp_nccl_leave(),    \
+		      tp_nccl_enter(&tp_call, NULL) &&                   \
+		      (tp_nccl_hang_init(&tp_call, uid, nranks, rank), 1), \
+		      tp_nccl_leave(),                                   \
 		      NCCL_RECORD(tp_call, id, 0), TP_KIND_OTHER,        \
-		      note_made(ret, out, rank, nranks),                 \
+		      (note_made(ret, out, rank, nranks),                \
+		       tp_nccl_hang_made(&tp_call, made(ret, out), rank, \
+					 nranks)),                       \
 		      fill_comm(e, &tp_call, made(ret, out), rank, nranks);)
 
 NCCL_INIT(ncclCommInitRank, INIT_RANK,
 	  (ncclComm_t *comm, int nranks, ncclUniqueId id, int rank),
-	  (comm, nranks, id, rank), comm, rank, nranks)
+	  (comm, nranks, id, rank), comm, rank, nranks, &id)
 NCCL_INIT(ncclCommInitRankConfig, INIT_RANK_CONFIG,
 	  (ncclComm_t *comm, int nranks, ncclUniqueId id, int rank,
 	   ncclConfig_t *config),
-	  (comm, nranks, id, rank, config), comm, rank, nranks)
+	  (comm, nranks, id, rank, config), comm, rank, nranks, &id)
 NCCL_INIT(ncclCommInitRankScalable, INIT_RANK_SCALABLE,
 	  (ncclComm_t *comm, int nranks, int rank, int n_ids,
 	   ncclUniqueId *ids, ncclConfig_t *config),
-	  (comm, nranks, rank, n_ids, ids, config), comm, rank, nranks)
+	  (comm, nranks, rank, n_ids, ids, config), comm, rank, nranks,
+	  n_ids > 0 ? ids : NULL)
 
 /* One process, ndev communicators: rank i on device i. The new ones are
  * listed in extension slots (up to TP_NCCL_MAX_LISTED), all noted. */

@@ -1,0 +1,166 @@
+/* output/: the background writer: drains the rings into the trace file,
+ * with its metadata and trailer; on every folder above. */
+/* The flight recorder's window: a list of JSON chunks, oldest first,
+ * touched only by the writer thread (tp_flight_trigger excepted, one
+ * atomic store). Calls trace/ only. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace/json.h"
+#include "trace/log.h"
+#include "trace/session.h"
+#include "trace/timeline.h"
+#include "flight.h"
+
+struct chunk {
+	struct chunk *next;
+	uint64_t tick;		/* every event in it ended before this */
+	uint64_t events;
+	size_t len;
+	char p[];
+};
+
+static struct {
+	struct chunk *head, *tail;
+	size_t bytes;
+	uint64_t events;	/* in the window now */
+	uint64_t aged;		/* events freed for being older than the window */
+	uint64_t capped;	/* freed early to keep under TPROF_FLIGHT_MB */
+	uint64_t oom;		/* events lost to a failed allocation */
+	int64_t start_ns;	/* the oldest chunk's flush time... of the
+				 * chunk before it: events before are gone */
+	const char *why;	/* tp_flight_trigger's reason */
+	const char *dumping;	/* the dump being written's */
+	int said_cap;
+} F;
+
+int tp_flight_on(void)
+{
+	return tp_sess.cfg.fl.flight_ns != 0;
+}
+
+static void drop_head(uint64_t *count)
+{
+	struct chunk *c = F.head;
+
+	F.head = c->next;
+	if (!F.head)
+		F.tail = NULL;
+	F.bytes -= c->len;
+	F.events -= c->events;
+	*count += c->events;
+	F.start_ns = tp_tl.ready ? tp_trace_ns(c->tick) : 0;
+	free(c);
+}
+
+void tp_flight_evict(uint64_t now)
+{
+	int64_t cut;
+
+	if (!tp_tl.ready)
+		return;
+	cut = tp_trace_ns(now) - (int64_t)tp_sess.cfg.fl.flight_ns;
+	while (F.head && tp_trace_ns(F.head->tick) < cut)
+		drop_head(&F.aged);
+}
+
+void tp_flight_put(const char *p, size_t len, uint64_t n, uint64_t now)
+{
+	size_t cap = (size_t)tp_sess.cfg.fl.flight_mb << 20;
+	struct chunk *c;
+
+	if (!len)
+		return;
+	c = malloc(sizeof(*c) + len);
+	if (!c) {
+		F.oom += n;
+		return;
+	}
+	memcpy(c->p, p, len);
+	c->len = len;
+	c->events = n;
+	c->tick = now;
+	c->next = NULL;
+	if (F.tail)
+		F.tail->next = c;
+	else
+		F.head = c;
+	F.tail = c;
+	F.bytes += len;
+	F.events += n;
+	tp_flight_evict(now);
+	while (F.bytes > cap && F.head != F.tail)
+		drop_head(&F.capped);
+	if (F.capped && !F.said_cap) {
+		F.said_cap = 1;
+		tp_warn("the flight recorder's window passed TPROF_FLIGHT_MB="
+			"%u MiB: it keeps less than TPROF_FLIGHT seconds "
+			"(raise TPROF_FLIGHT_MB or lower TPROF_FLIGHT)",
+			tp_sess.cfg.fl.flight_mb);
+	}
+}
+
+uint64_t tp_flight_each(void (*fn)(const char *p, size_t len))
+{
+	struct chunk *c;
+
+	for (c = F.head; c; c = c->next)
+		fn(c->p, c->len);
+	return F.events;
+}
+
+void tp_flight_put_stats(struct tp_buf *b)
+{
+	tp_buf_lit(b, ",\n \"flight\": {\"seconds\": ");
+	tp_json_double(b, (double)tp_sess.cfg.fl.flight_ns / 1e9);
+	tp_buf_lit(b, ", \"cap_mb\": ");
+	tp_json_u64(b, tp_sess.cfg.fl.flight_mb);
+	tp_buf_lit(b, ", \"window_events\": ");
+	tp_json_u64(b, F.events);
+	tp_buf_lit(b, ", \"window_bytes\": ");
+	tp_json_u64(b, F.bytes);
+	tp_buf_lit(b, ", \"aged_out\": ");
+	tp_json_u64(b, F.aged);
+	tp_buf_lit(b, ", \"capped_out\": ");
+	tp_json_u64(b, F.capped);
+	tp_buf_lit(b, ", \"lost_no_memory\": ");
+	tp_json_u64(b, F.oom);
+	tp_buf_lit(b, ", \"window_start_us\": ");
+	tp_json_us(b, F.start_ns);
+	tp_buf_lit(b, ", \"trigger\": ");
+	if (F.dumping)
+		tp_json_str(b, F.dumping);
+	else
+		tp_buf_lit(b, "null");
+	tp_buf_char(b, '}');
+}
+
+void tp_flight_trigger(const char *why)
+{
+	__atomic_store_n(&F.why, why, __ATOMIC_RELEASE);
+}
+
+const char *tp_flight_exit_reason(void)
+{
+	const char *why = __atomic_load_n(&F.why, __ATOMIC_ACQUIRE);
+
+	if (!why && tp_sess.cfg.fl.at_exit)
+		why = "exit";
+	return why;
+}
+
+void tp_flight_dumping(const char *why)
+{
+	F.dumping = why;
+}
+
+void tp_flight_after_fork(void)
+{
+	struct chunk *c, *next;
+
+	for (c = F.head; c; c = next) {
+		next = c->next;
+		free(c);
+	}
+	memset(&F, 0, sizeof(F));
+}
