@@ -1,0 +1,734 @@
+/* tprof report's hang section (see report_hang.h). Uses trace/ (JSON
+ * output) and the CLI's JSON reader only. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "json.h"
+#include "report_hang.h"
+#include "report_input.h"
+
+#define MAX_DUMPS 65536
+#define SUFFIX ".hang.json"
+
+struct dump {
+	char *path;
+	char *text;
+	struct tp_json_arena a;
+	const struct tp_json_node *root;
+	int64_t rank;
+};
+
+/* One rank's view of one communicator. */
+struct member {
+	const struct dump *d;
+	const struct tp_json_node *comm;	/* communicators[] entry */
+	const struct tp_json_node *in;		/* its thread in a collective
+						 * on it, or NULL */
+	int64_t crank;
+};
+
+struct hangs {
+	struct dump *d;
+	size_t n, cap;
+};
+
+static const char *str(const struct tp_json_node *o, const char *key)
+{
+	const struct tp_json_node *n = o ? tp_json_get(o, key) : NULL;
+
+	return n && n->type == TP_JSON_STRING ? n->str : NULL;
+}
+
+static int64_t num(const struct tp_json_node *o, const char *key, int64_t def)
+{
+	const struct tp_json_node *n = o ? tp_json_get(o, key) : NULL;
+	int64_t v;
+
+	return n && tp_json_int64(n, &v) ? v : def;
+}
+
+static const struct tp_json_node *arr(const struct tp_json_node *o,
+				      const char *key)
+{
+	const struct tp_json_node *n = o ? tp_json_get(o, key) : NULL;
+
+	return n && n->type == TP_JSON_ARRAY ? n->child : NULL;
+}
+
+static int ends_with(const char *s, const char *suf)
+{
+	size_t a = strlen(s), b = strlen(suf);
+
+	return a >= b && !strcmp(s + a - b, suf);
+}
+
+static int read_file(const char *path, char **text, size_t *len)
+{
+	FILE *f = fopen(path, "re");
+	struct tp_buf b = { 0 };
+	size_t n;
+
+	if (!f)
+		return -1;
+	do {
+		if (tp_buf_reserve(&b, 1 << 16))
+			break;
+		n = fread(b.p + b.len, 1, 1 << 16, f);
+		b.len += n;
+	} while (n);
+	fclose(f);
+	if (b.oom) {
+		tp_buf_free(&b);
+		errno = ENOMEM;
+		return -1;
+	}
+	*text = b.p;
+	*len = b.len;
+	return 0;
+}
+
+static int add_dump(struct hangs *h, const char *path)
+{
+	struct tp_json_node *root;
+	struct dump *d;
+	size_t len;
+
+	if (h->n == h->cap) {
+		size_t cap = h->cap ? 2 * h->cap : 16;
+		struct dump *v = cap > MAX_DUMPS ? NULL :
+				 realloc(h->d, cap * sizeof(*v));
+
+		if (!v)
+			return rp_fail(path, "out of memory");
+		h->d = v;
+		h->cap = cap;
+	}
+	d = &h->d[h->n];
+	memset(d, 0, sizeof(*d));
+	if (read_file(path, &d->text, &len) < 0)
+		return rp_fail(path, "cannot read: %s", strerror(errno));
+	if (tp_json_parse_mem(d->text, len, &d->a, &root, NULL) < 0 ||
+	    !root || root->type != TP_JSON_OBJECT ||
+	    !str(root, "schema") || strcmp(str(root, "schema"), "tprof.hang")) {
+		free(d->text);
+		tp_json_arena_free(&d->a);
+		return rp_fail(path, "not a tprof hang dump (schema "
+			       "\"tprof.hang\")");
+	}
+	d->root = root;
+	d->path = strdup(path);
+	d->rank = num(root, "rank", -1);
+	h->n++;
+	return 0;
+}
+
+static int scan_dir(struct hangs *h, const char *dir)
+{
+	struct dirent *e;
+	char path[8192];
+	DIR *dp = opendir(dir);
+	int ret = 0;
+
+	if (!dp)
+		return 0;
+	while (!ret && (e = readdir(dp))) {
+		if (e->d_name[0] == '.' || !ends_with(e->d_name, SUFFIX))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		ret = add_dump(h, path);
+	}
+	closedir(dp);
+	return ret;
+}
+
+/* Hang dumps out of the inputs; directories stay for the rest. */
+static int collect(struct hangs *h, char **files, size_t *nfiles)
+{
+	char sub[8192];
+	struct stat st;
+	size_t i, k = 0;
+
+	for (i = 0; i < *nfiles; i++) {
+		if (ends_with(files[i], SUFFIX)) {
+			if (add_dump(h, files[i]))
+				return -1;
+			continue;
+		}
+		files[k++] = files[i];
+		if (stat(files[i], &st) || !S_ISDIR(st.st_mode))
+			continue;
+		snprintf(sub, sizeof(sub), "%s/hangs", files[i]);
+		if (scan_dir(h, sub) || scan_dir(h, files[i]))
+			return -1;
+	}
+	*nfiles = k;
+	return 0;
+}
+
+/* "0–2, 5" from a sorted list. */
+static void put_ranks(struct tp_buf *b, const int64_t *r, size_t n)
+{
+	char s[64];
+	size_t i, j;
+
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && r[j] == r[j - 1] + 1; j++)
+			;
+		if (j - i > 1)
+			snprintf(s, sizeof(s), "%s%" PRId64 "–%" PRId64,
+				 i ? ", " : "", r[i], r[j - 1]);
+		else
+			snprintf(s, sizeof(s), "%s%" PRId64, i ? ", " : "",
+				 r[i]);
+		tp_buf_cstr(b, s);
+	}
+}
+
+static void put_who(struct tp_buf *b, const int64_t *r, size_t n)
+{
+	tp_buf_cstr(b, n > 1 ? "ranks " : "rank ");
+	put_ranks(b, r, n);
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void put_secs(struct tp_buf *b, int64_t ns)
+{
+	char s[32];
+
+	snprintf(s, sizeof(s), "%.1f s", (double)ns / 1e9);
+	tp_buf_cstr(b, s);
+}
+
+/* A communicator's name across ranks: its id, else its address in that
+ * process (which no other rank shares). */
+static void comm_key(const struct member *m, char *out, size_t len)
+{
+	const char *id = str(m->comm, "comm_id");
+
+	if (id)
+		snprintf(out, len, "%s", id);
+	else
+		snprintf(out, len, "%s@%" PRId64, str(m->comm, "comm") ?
+			 str(m->comm, "comm") : "?",
+			 num(m->d->root, "pid", 0));
+}
+
+static const struct tp_json_node *thread_in(const struct dump *d,
+					    const char *comm)
+{
+	const struct tp_json_node *t;
+
+	for (t = arr(d->root, "threads"); t; t = t->next) {
+		const struct tp_json_node *a = tp_json_get(t, "args");
+
+		if (str(a, "kind") && !strcmp(str(a, "kind"), "collective") &&
+		    str(a, "comm") && comm && !strcmp(str(a, "comm"), comm))
+			return t;
+	}
+	return NULL;
+}
+
+/* What a thread in a collective called: "ncclAllReduce #5 (1024 ×
+ * ncclFloat32)". */
+static void put_call(struct tp_buf *b, const struct tp_json_node *t)
+{
+	const struct tp_json_node *a = tp_json_get(t, "args");
+	char s[128];
+
+	snprintf(s, sizeof(s), "%s #%" PRId64 " (%" PRId64 " × %s)",
+		 str(t, "call") ? str(t, "call") : "?", num(a, "seq", 0),
+		 num(a, "count", 0), str(a, "dtype") ? str(a, "dtype") : "?");
+	tp_buf_cstr(b, s);
+}
+
+static int same_call(const struct tp_json_node *x,
+		     const struct tp_json_node *y)
+{
+	const struct tp_json_node *a = tp_json_get(x, "args");
+	const struct tp_json_node *c = tp_json_get(y, "args");
+	const char *d1 = str(a, "dtype"), *d2 = str(c, "dtype");
+
+	return !strcmp(str(x, "call") ? str(x, "call") : "",
+		       str(y, "call") ? str(y, "call") : "") &&
+	       num(a, "count", -1) == num(c, "count", -1) &&
+	       !strcmp(d1 ? d1 : "", d2 ? d2 : "");
+}
+
+
+static int collect_members(struct hangs *h, struct member **out, size_t *n)
+{
+	const struct tp_json_node *c;
+	struct member *v = NULL, *nv;
+	size_t i, k = 0, cap = 0;
+
+	for (i = 0; i < h->n; i++) {
+		for (c = arr(h->d[i].root, "communicators"); c; c = c->next) {
+			if (k == cap) {
+				cap = cap ? 2 * cap : 16;
+				nv = realloc(v, cap * sizeof(*v));
+				if (!nv) {
+					free(v);
+					return -1;
+				}
+				v = nv;
+			}
+			v[k].d = &h->d[i];
+			v[k].comm = c;
+			v[k].in = thread_in(&h->d[i], str(c, "comm"));
+			v[k].crank = num(c, "rank", -1);
+			k++;
+		}
+	}
+	*out = v;
+	*n = k;
+	return 0;
+}
+
+static int64_t seq_in(const struct member *m)
+{
+	return m->in ? num(tp_json_get(m->in, "args"), "seq", -1) : -1;
+}
+
+/* The ranks (of g) whose member satisfies keep, sorted, in r. */
+static size_t pick(struct member **g, size_t k, int64_t *r,
+		   int (*keep)(const struct member *, int64_t), int64_t arg)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < k; i++)
+		if (keep(g[i], arg))
+			r[n++] = g[i]->crank;
+	qsort(r, n, sizeof(*r), cmp_i64);
+	return n;
+}
+
+static int is_waiting(const struct member *m, int64_t seq)
+{
+	return seq_in(m) == seq;
+}
+
+static int is_behind(const struct member *m, int64_t seq)
+{
+	return num(m->comm, "entered", 0) < seq;
+}
+
+static void put_comm_name(struct tp_buf *b, const struct member *m)
+{
+	tp_buf_lit(b, "comm ");
+	tp_buf_cstr(b, str(m->comm, "comm") ? str(m->comm, "comm") : "?");
+	if (str(m->comm, "comm_id")) {
+		tp_buf_lit(b, " (id ");
+		tp_buf_cstr(b, str(m->comm, "comm_id"));
+		tp_buf_char(b, ')');
+	}
+}
+
+/* Ranks of [0, size) with no member in g. */
+static size_t missing(struct member **g, size_t k, int64_t size, int64_t *r)
+{
+	size_t i, n = 0;
+	int64_t x;
+
+	for (x = 0; x < size; x++) {
+		for (i = 0; i < k && g[i]->crank != x; i++)
+			;
+		if (i == k)
+			r[n++] = x;
+	}
+	return n;
+}
+
+/* The ranks that called the same as g[first], among the waiting. */
+static void put_variant(struct tp_buf *b, struct member **g, size_t k,
+			size_t first, int64_t seq, int64_t *r)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < k; i++)
+		if (is_waiting(g[i], seq) && same_call(g[i]->in, g[first]->in))
+			r[n++] = g[i]->crank;
+	qsort(r, n, sizeof(*r), cmp_i64);
+	put_who(b, r, n);
+	tp_buf_lit(b, " called ");
+	put_call(b, g[first]->in);
+}
+
+static void put_mismatch(struct tp_buf *b, struct member **g, size_t k,
+			 size_t w, int64_t seq, int64_t wait, int64_t *r)
+{
+	size_t i, j;
+
+	tp_buf_lit(b, "- **mismatch in collective #");
+	tp_json_i64(b, seq);
+	tp_buf_lit(b, " on ");
+	put_comm_name(b, g[w]);
+	tp_buf_lit(b, "**: ");
+	for (i = 0; i < k; i++) {
+		if (!is_waiting(g[i], seq))
+			continue;
+		for (j = 0; j < i; j++)
+			if (is_waiting(g[j], seq) &&
+			    same_call(g[j]->in, g[i]->in))
+				break;
+		if (j < i)
+			continue;
+		if (i != w)
+			tp_buf_lit(b, "; ");
+		put_variant(b, g, k, i, seq, r);
+	}
+	tp_buf_lit(b, "; they are waiting in it for ");
+	put_secs(b, wait);
+	tp_buf_lit(b, "\n");
+}
+
+/* What a rank that did not enter the collective is doing. */
+static void put_behind(struct tp_buf *b, struct member **g, size_t k,
+		       int64_t seq)
+{
+	const struct tp_json_node *t;
+	char s[160];
+	size_t i;
+
+	for (i = 0; i < k; i++) {
+		if (!is_behind(g[i], seq))
+			continue;
+		snprintf(s, sizeof(s), "  - rank %" PRId64 " entered #%" PRId64
+			 " and completed #%" PRId64 " on it; ", g[i]->crank,
+			 num(g[i]->comm, "entered", 0),
+			 num(g[i]->comm, "completed", 0));
+		tp_buf_cstr(b, s);
+		t = arr(g[i]->d->root, "threads");
+		if (!t) {
+			tp_buf_lit(b, "it is in no hooked call\n");
+			continue;
+		}
+		tp_buf_lit(b, "it is in ");
+		tp_buf_cstr(b, str(t, "call") ? str(t, "call") : "?");
+		tp_buf_lit(b, " for ");
+		put_secs(b, num(t, "for_ns", 0));
+		tp_buf_lit(b, "\n");
+	}
+}
+
+static void put_never(struct tp_buf *b, struct member **g, size_t k,
+		      size_t w, int64_t seq, int64_t size, int64_t wait,
+		      int64_t *r)
+{
+	size_t n = pick(g, k, r, is_behind, seq);
+	size_t m = missing(g, k, size, r + n);
+
+	qsort(r, n + m, sizeof(*r), cmp_i64);
+	tp_buf_lit(b, "- **");
+	put_who(b, r, n + m);
+	tp_buf_lit(b, " never called ");
+	tp_buf_cstr(b, str(g[w]->in, "call") ? str(g[w]->in, "call") : "?");
+	tp_buf_lit(b, " #");
+	tp_json_i64(b, seq);
+	tp_buf_lit(b, " on ");
+	put_comm_name(b, g[w]);
+	tp_buf_lit(b, "**; ");
+	n = pick(g, k, r, is_waiting, seq);
+	put_who(b, r, n);
+	tp_buf_cstr(b, n > 1 ? " are waiting in it for " :
+		   " is waiting in it for ");
+	put_secs(b, wait);
+	tp_buf_lit(b, "\n");
+	put_behind(b, g, k, seq);
+	m = missing(g, k, size, r);
+	if (m) {
+		tp_buf_lit(b, "  - no dump from ");
+		put_who(b, r, m);
+		tp_buf_lit(b, " (not inside a hooked call for TPROF_HANG "
+			   "seconds, or not run under tprof)\n");
+	}
+}
+
+static void put_table(struct tp_buf *b, struct member **g, size_t k,
+		      int64_t size)
+{
+	char s[200];
+	int64_t x;
+	size_t i;
+
+	tp_buf_lit(b, "\n| rank | entered | completed | now in |\n"
+		   "|---:|---:|---:|---|\n");
+	for (x = 0; x < size || x == 0; x++) {
+		for (i = 0; i < k && g[i]->crank != x; i++)
+			;
+		if (i == k) {
+			snprintf(s, sizeof(s), "| %" PRId64 " | | | no dump |\n",
+				 x);
+			tp_buf_cstr(b, s);
+			continue;
+		}
+		snprintf(s, sizeof(s), "| %" PRId64 " | %" PRId64 " | %" PRId64
+			 " | ", x, num(g[i]->comm, "entered", 0),
+			 num(g[i]->comm, "completed", 0));
+		tp_buf_cstr(b, s);
+		if (g[i]->in) {
+			put_call(b, g[i]->in);
+			tp_buf_lit(b, " for ");
+			put_secs(b, num(g[i]->in, "for_ns", 0));
+		}
+		tp_buf_lit(b, " |\n");
+	}
+	tp_buf_lit(b, "\n");
+}
+
+/* One communicator seen by k ranks. */
+static void comm_finding(struct tp_buf *b, struct member **g, size_t k,
+			 int64_t *r)
+{
+	int64_t size = 0, seq = 0, wait = 0;
+	size_t i, w = k;
+	int mismatch = 0;
+
+	for (i = 0; i < k; i++) {
+		if (num(g[i]->comm, "size", 0) > size)
+			size = num(g[i]->comm, "size", 0);
+		if (num(g[i]->comm, "entered", 0) > seq)
+			seq = num(g[i]->comm, "entered", 0);
+	}
+	for (i = 0; i < k; i++) {
+		if (!is_waiting(g[i], seq))
+			continue;
+		if (w == k)
+			w = i;
+		else if (!same_call(g[w]->in, g[i]->in))
+			mismatch = 1;
+		if (num(g[i]->in, "for_ns", 0) > wait)
+			wait = num(g[i]->in, "for_ns", 0);
+	}
+	tp_buf_lit(b, "### ");
+	put_comm_name(b, g[0]);
+	tp_buf_lit(b, ", ");
+	tp_json_i64(b, size);
+	tp_buf_lit(b, " ranks\n\n");
+	if (w < k && mismatch)
+		put_mismatch(b, g, k, w, seq, wait, r);
+	if (w < k && (pick(g, k, r, is_behind, seq) ||
+		      missing(g, k, size, r)))
+		put_never(b, g, k, w, seq, size, wait, r);
+	else if (w < k && !mismatch) {
+		tp_buf_lit(b, "- every rank is in ");
+		put_call(b, g[w]->in);
+		tp_buf_lit(b, " on ");
+		put_comm_name(b, g[w]);
+		tp_buf_lit(b, " for up to ");
+		put_secs(b, wait);
+		tp_buf_lit(b, ": all entered it with the same call, count and "
+			   "type, yet it does not complete (a network or GPU "
+			   "fault, or a peer outside this communicator)\n");
+	}
+	put_table(b, g, k, size);
+}
+
+/* Ranks stuck in ncclCommInitRank, by the unique id they joined. */
+static int init_findings(struct hangs *h, struct tp_buf *b)
+{
+	const struct tp_json_node *t, *a, *t2, *a2;
+	int64_t *r = calloc(h->n + 1, sizeof(*r)), nr, wait;
+	size_t i, j, n, m;
+	const char *id;
+
+	if (!r)
+		return -1;
+	for (i = 0; i < h->n; i++) {
+		for (t = arr(h->d[i].root, "threads"); t; t = t->next) {
+			a = tp_json_get(t, "args");
+			id = str(a, "comm_id");
+			if (!id || strcmp(str(a, "kind") ? str(a, "kind") : "",
+					  "init"))
+				continue;
+			/* Once per id: at its first dump. */
+			n = 0;
+			wait = 0;
+			nr = num(a, "nranks", 0);
+			for (j = 0; j < h->n; j++) {
+				for (t2 = arr(h->d[j].root, "threads"); t2;
+				     t2 = t2->next) {
+					a2 = tp_json_get(t2, "args");
+					if (!str(a2, "comm_id") ||
+					    strcmp(str(a2, "comm_id"), id) ||
+					    !str(a2, "kind") ||
+					    strcmp(str(a2, "kind"), "init"))
+						continue;
+					if (j < i)
+						goto next;
+					r[n++] = num(a2, "rank", -1);
+					if (num(t2, "for_ns", 0) > wait)
+						wait = num(t2, "for_ns", 0);
+				}
+			}
+			qsort(r, n, sizeof(*r), cmp_i64);
+			tp_buf_lit(b, "### ncclCommInitRank, id ");
+			tp_buf_cstr(b, id);
+			tp_buf_lit(b, ", ");
+			tp_json_i64(b, nr);
+			tp_buf_lit(b, " ranks\n\n- **");
+			{
+				int64_t *miss = calloc((size_t)(nr > 0 ? nr : 1),
+						       sizeof(*miss));
+				int64_t x;
+				size_t q;
+
+				if (!miss) {
+					free(r);
+					return -1;
+				}
+				for (m = 0, x = 0; x < nr; x++) {
+					for (q = 0; q < n && r[q] != x; q++)
+						;
+					if (q == n)
+						miss[m++] = x;
+				}
+				if (m) {
+					put_who(b, miss, m);
+					tp_buf_lit(b, " never joined");
+				} else {
+					tp_buf_lit(b, "every rank joined");
+				}
+				free(miss);
+			}
+			tp_buf_lit(b, " ");
+			tp_buf_cstr(b, str(t, "call") ? str(t, "call") : "?");
+			tp_buf_lit(b, " of communicator id ");
+			tp_buf_cstr(b, id);
+			tp_buf_lit(b, "**; ");
+			put_who(b, r, n);
+			tp_buf_cstr(b, n > 1 ? " are waiting in it for " :
+				   " is waiting in it for ");
+			put_secs(b, wait);
+			tp_buf_lit(b, "\n\n");
+next:;
+		}
+	}
+	free(r);
+	return 0;
+}
+
+/* Every call past the threshold, with the top of its stack. */
+static void stuck_table(struct hangs *h, struct tp_buf *b)
+{
+	const struct tp_json_node *t, *f;
+	char s[200];
+	size_t i;
+	int any = 0, k;
+
+	for (i = 0; i < h->n; i++) {
+		for (t = arr(h->d[i].root, "threads"); t; t = t->next) {
+			if (!num(t, "stuck", 0))
+				continue;
+			if (!any)
+				tp_buf_lit(b, "### Stuck calls\n\n| rank | "
+					   "thread | call | for | stack (top) "
+					   "|\n|---:|---|---|---:|---|\n");
+			any = 1;
+			snprintf(s, sizeof(s), "| %" PRId64 " | %" PRId64 " ",
+				 h->d[i].rank, num(t, "tid", 0));
+			tp_buf_cstr(b, s);
+			tp_buf_cstr(b, str(t, "thread") ? str(t, "thread") :
+				    "");
+			tp_buf_lit(b, " | ");
+			tp_buf_cstr(b, str(t, "call") ? str(t, "call") : "?");
+			tp_buf_lit(b, " | ");
+			put_secs(b, num(t, "for_ns", 0));
+			tp_buf_lit(b, " | ");
+			for (k = 0, f = arr(t, "stack"); f && k < 3;
+			     f = f->next, k++) {
+				if (k)
+					tp_buf_lit(b, " ← ");
+				if (f->type == TP_JSON_STRING)
+					tp_buf_cstr(b, f->str);
+			}
+			tp_buf_lit(b, " |\n");
+		}
+	}
+	if (any)
+		tp_buf_lit(b, "\n");
+}
+
+static int hang_findings(struct hangs *h, struct tp_buf *b)
+{
+	char ki[300], kj[300];
+	struct member *v, **g;
+	int64_t *r;
+	size_t n, i, j, k;
+	char *done;
+
+	if (collect_members(h, &v, &n))
+		return -1;
+	g = calloc(n + 1, sizeof(*g));
+	done = calloc(n + 1, 1);
+	r = calloc(2 * n + 2 + 4096, sizeof(*r));
+	if (!g || !done || !r) {
+		free(v), free(g), free(done), free(r);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		if (done[i])
+			continue;
+		comm_key(&v[i], ki, sizeof(ki));
+		for (k = 0, j = i; j < n; j++) {
+			comm_key(&v[j], kj, sizeof(kj));
+			if (strcmp(ki, kj))
+				continue;
+			done[j] = 1;
+			g[k++] = &v[j];
+		}
+		comm_finding(b, g, k, r);
+	}
+	free(v), free(g), free(done), free(r);
+	if (init_findings(h, b) < 0)
+		return -1;
+	stuck_table(h, b);
+	return 0;
+}
+
+int rp_hang_section(char **files, size_t *nfiles, struct tp_buf *out)
+{
+	struct hangs h = { 0 };
+	int64_t *ranks;
+	size_t i;
+	int ret = -1;
+
+	if (collect(&h, files, nfiles))
+		goto out;
+	ret = (int)h.n;
+	if (!h.n)
+		goto out;
+	ranks = calloc(h.n, sizeof(*ranks));
+	if (!ranks) {
+		ret = rp_fail("hang dumps", "out of memory");
+		goto out;
+	}
+	for (i = 0; i < h.n; i++)
+		ranks[i] = h.d[i].rank;
+	qsort(ranks, h.n, sizeof(*ranks), cmp_i64);
+	tp_buf_lit(out, "## Hang\n\nDumps from ");
+	put_who(out, ranks, h.n);
+	tp_buf_lit(out, ".\n\n");
+	free(ranks);
+	if (hang_findings(&h, out) < 0)
+		ret = rp_fail("hang dumps", "out of memory");
+out:
+	for (i = 0; i < h.n; i++) {
+		free(h.d[i].path);
+		free(h.d[i].text);
+		tp_json_arena_free(&h.d[i].a);
+	}
+	free(h.d);
+	return ret;
+}
