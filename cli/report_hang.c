@@ -147,12 +147,33 @@ static int scan_dir(struct hangs *h, const char *dir)
 	return ret;
 }
 
-/* Hang dumps out of the inputs; directories stay for the rest. */
+/* Whether the rest of the report has anything to read in dir: a trace or
+ * summary (*.json, *.json.gz) or a summaries/ directory. A job that hangs
+ * has only its traces' .tmp files there. */
+static int has_inputs(const char *dir)
+{
+	DIR *dp = opendir(dir);
+	struct dirent *e;
+	int any = 0;
+
+	if (!dp)
+		return 1;	/* the report says why */
+	while (!any && (e = readdir(dp)))
+		any = e->d_name[0] != '.' &&
+		      (!strcmp(e->d_name, "summaries") ||
+		       ends_with(e->d_name, ".json") ||
+		       ends_with(e->d_name, ".json.gz"));
+	closedir(dp);
+	return any;
+}
+
+/* Hang dumps out of the inputs; directories stay for the rest when they
+ * hold anything else to report on. */
 static int collect(struct hangs *h, char **files, size_t *nfiles)
 {
 	char sub[8192];
 	struct stat st;
-	size_t i, k = 0;
+	size_t i, k = 0, before;
 
 	for (i = 0; i < *nfiles; i++) {
 		if (ends_with(files[i], SUFFIX)) {
@@ -160,12 +181,16 @@ static int collect(struct hangs *h, char **files, size_t *nfiles)
 				return -1;
 			continue;
 		}
-		files[k++] = files[i];
-		if (stat(files[i], &st) || !S_ISDIR(st.st_mode))
+		if (stat(files[i], &st) || !S_ISDIR(st.st_mode)) {
+			files[k++] = files[i];
 			continue;
+		}
+		before = h->n;
 		snprintf(sub, sizeof(sub), "%s/hangs", files[i]);
 		if (scan_dir(h, sub) || scan_dir(h, files[i]))
 			return -1;
+		if (h->n == before || has_inputs(files[i]))
+			files[k++] = files[i];
 	}
 	*nfiles = k;
 	return 0;
@@ -660,6 +685,21 @@ static void stuck_table(struct hangs *h, struct tp_buf *b)
 		tp_buf_lit(b, "\n");
 }
 
+static int by_crank(const void *a, const void *b)
+{
+	const struct member *x = *(struct member *const *)a;
+	const struct member *y = *(struct member *const *)b;
+
+	return x->crank < y->crank ? -1 : x->crank > y->crank;
+}
+
+static int by_rank(const void *a, const void *b)
+{
+	const struct dump *x = a, *y = b;
+
+	return x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
 static int hang_findings(struct hangs *h, struct tp_buf *b)
 {
 	char ki[300], kj[300];
@@ -688,6 +728,8 @@ static int hang_findings(struct hangs *h, struct tp_buf *b)
 			done[j] = 1;
 			g[k++] = &v[j];
 		}
+		/* Named as the lowest rank sees it: one answer per input. */
+		qsort(g, k, sizeof(*g), by_crank);
 		comm_finding(b, g, k, r);
 	}
 	free(v), free(g), free(done), free(r);
@@ -709,6 +751,7 @@ int rp_hang_section(char **files, size_t *nfiles, struct tp_buf *out)
 	ret = (int)h.n;
 	if (!h.n)
 		goto out;
+	qsort(h.d, h.n, sizeof(*h.d), by_rank);
 	ranks = calloc(h.n, sizeof(*ranks));
 	if (!ranks) {
 		ret = rp_fail("hang dumps", "out of memory");

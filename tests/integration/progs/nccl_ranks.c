@@ -9,7 +9,9 @@
  *   skip     rank 2 never makes the N-th call and sleeps instead;
  *   size     rank 3 makes the N-th call with 2048 floats;
  *   noinit   rank NRANKS-1 never joins the communicator and sleeps.
- * A rank that sleeps does so for 60 s (the test ends it sooner).
+ * A rank that sleeps does so for 60 s (the test ends it sooner), in
+ * steps, as a program that takes signals must (a handled signal, such as
+ * TPROF_DUMP_SIGNAL's, cuts a sleep short).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +21,14 @@
 #include <nccl.h>
 
 static float buf[4096];
+
+static void idle(void)
+{
+	int i;
+
+	for (i = 0; i < 600; i++)
+		usleep(100000);
+}
 
 __attribute__((noinline)) static ncclResult_t
 train_step_allreduce(ncclComm_t comm, size_t count)
@@ -52,7 +62,7 @@ int main(int argc, char **argv)
 	if (!strcmp(sc, "noinit") && rank == nranks - 1) {
 		printf("rank %d never joins\n", rank);
 		fflush(stdout);
-		sleep(60);
+		idle();
 		return 0;
 	}
 	if (join_world(&comm, nranks, rank) != ncclSuccess)
@@ -63,7 +73,7 @@ int main(int argc, char **argv)
 		if (i == n && !strcmp(sc, "skip") && rank == 2) {
 			printf("rank %d skips allreduce %d\n", rank, i);
 			fflush(stdout);
-			sleep(60);
+			idle();
 			return 0;
 		}
 		if (i == n && !strcmp(sc, "size") && rank == 3)
