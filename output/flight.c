@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trace/config_capture.h"
 #include "trace/json.h"
 #include "trace/log.h"
 #include "trace/session.h"
@@ -109,8 +110,30 @@ uint64_t tp_flight_each(void (*fn)(const char *p, size_t len))
 	return F.events;
 }
 
+static void put_hang(struct tp_buf *b)
+{
+	tp_buf_lit(b, ",\n \"hang\": ");
+	if (!tp_sess.cfg.fl.hang_ns) {
+		tp_buf_lit(b, "null");
+		return;
+	}
+	tp_buf_lit(b, "{\"seconds\": ");
+	tp_json_double(b, (double)tp_sess.cfg.fl.hang_ns / 1e9);
+	tp_buf_lit(b, ", \"dump_signal\": ");
+	if (tp_sess.cfg.fl.dump_signal)
+		tp_json_str(b, tp_signal_name(tp_sess.cfg.fl.dump_signal));
+	else
+		tp_buf_lit(b, "null");
+	tp_buf_char(b, '}');
+}
+
 void tp_flight_put_stats(struct tp_buf *b)
 {
+	put_hang(b);
+	if (!tp_flight_on()) {
+		tp_buf_lit(b, ",\n \"flight\": null");
+		return;
+	}
 	tp_buf_lit(b, ",\n \"flight\": {\"seconds\": ");
 	tp_json_double(b, (double)tp_sess.cfg.fl.flight_ns / 1e9);
 	tp_buf_lit(b, ", \"cap_mb\": ");

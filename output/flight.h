@@ -22,7 +22,7 @@ void tp_flight_put(const char *p, size_t len, uint64_t n, uint64_t now);
 void tp_flight_evict(uint64_t now);
 /* Calls fn on every chunk, oldest first; returns the events they hold. */
 uint64_t tp_flight_each(void (*fn)(const char *p, size_t len));
-/* The "flight" key of the trace's tprof object. */
+/* The "hang" and "flight" keys of the trace's tprof object. */
 void tp_flight_put_stats(struct tp_buf *b);
 /* Async-signal-safe: why the next stop dumps ("SIGTERM", ...): a
  * normal exit writes nothing unless TPROF_FLIGHT_DUMP_AT_EXIT=1. */

@@ -804,7 +804,7 @@ void tp_writer_start(void)
 {
 	sigset_t all, old;
 
-	if (tp_flight_on())
+	if (tp_flight_on() || tp_sess.cfg.fl.hang_ns)
 		tp_writer_add_ext(&flight_ext);
 
 	/* At load (for the capture's clock) or on the first attach. */
