@@ -172,6 +172,28 @@ eq("tprof dump: the process was left alone", p.poll(), None)
 p.kill()
 p.wait()
 
+# tprof-run's flags reach the library.
+outdir = tempfile.mkdtemp(prefix="tprof-it-")
+e = base_env()
+r = subprocess.run([RUN, "-o", outdir, "--flight", "1", "--flight-mb", "64",
+                    "--flight-at-exit", "--hang", "0.5", "--dump-signal",
+                    "USR2", "--", prog("paced"), "1000", "200",
+                    os.path.join(outdir, "last")], env=e,
+                   capture_output=True, text=True, timeout=60)
+eq("tprof-run flight flags: exit status", r.returncode, 0)
+files = traces(outdir)
+if check("tprof-run flight flags: the window written at exit", len(files) == 1,
+         os.listdir(outdir)):
+    t = load(files[0])["tprof"]
+    eq("tprof-run flight flags: in the trace",
+       (t["flight"]["seconds"], t["flight"]["cap_mb"], t["flight"]["trigger"],
+        t["hang"]), (1, 64, "exit", {"seconds": 0.5, "dump_signal": "USR2"}))
+r = subprocess.run([RUN, "--flight", "abc", "--", "true"], env=e,
+                   capture_output=True, text=True, timeout=60)
+check("tprof-run --flight abc: refused with exit 2",
+      r.returncode == 2 and "TPROF_FLIGHT='abc' is not valid" in r.stderr,
+      r.stderr)
+
 # Bad values are refused as every TPROF_* variable is.
 for env, msg in (({"TPROF_FLIGHT": "abc"}, "TPROF_FLIGHT='abc' is not valid"),
                  ({"TPROF_FLIGHT": "0.01"}, "TPROF_FLIGHT='0.01' is not valid"),
