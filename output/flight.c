@@ -1,10 +1,15 @@
 /* output/: the background writer: drains the rings into the trace file,
  * with its metadata and trailer; on every folder above. */
 /* The flight recorder's window: a list of JSON chunks, oldest first,
- * touched only by the writer thread (tp_flight_trigger excepted, one
- * atomic store). Calls trace/ only. */
+ * each deflated on its own (zlib, level 1, raw), touched only by the
+ * writer thread (tp_flight_trigger excepted, one atomic store). Deflated,
+ * a launch event takes about 17 bytes instead of 370 of JSON: the window
+ * costs that per event, the writer one deflate per event more, and a dump
+ * inflates the chunks once. Calls trace/ only. */
 #include <stdlib.h>
 #include <string.h>
+
+#include <zlib.h>
 
 #include "trace/config_capture.h"
 #include "trace/json.h"
@@ -17,13 +22,17 @@ struct chunk {
 	struct chunk *next;
 	uint64_t tick;		/* every event in it ended before this */
 	uint64_t events;
-	size_t len;
-	char p[];
+	size_t len;		/* of the JSON */
+	size_t zlen;		/* of p, deflated */
+	unsigned char p[];
 };
 
 static struct {
 	struct chunk *head, *tail;
-	size_t bytes;
+	z_stream def;
+	int def_ok;		/* 1: def is set up, -1: it cannot be */
+	size_t bytes;		/* deflated, in the window */
+	size_t json;		/* the same as JSON */
 	uint64_t events;	/* in the window now */
 	uint64_t aged;		/* events freed for being older than the window */
 	uint64_t capped;	/* freed early to keep under TPROF_FLIGHT_MB */
@@ -47,7 +56,8 @@ static void drop_head(uint64_t *count)
 	F.head = c->next;
 	if (!F.head)
 		F.tail = NULL;
-	F.bytes -= c->len;
+	F.bytes -= c->zlen;
+	F.json -= c->len;
 	F.events -= c->events;
 	*count += c->events;
 	F.start_ns = tp_tl.ready ? tp_trace_ns(c->tick) : 0;
@@ -65,6 +75,35 @@ void tp_flight_evict(uint64_t now)
 		drop_head(&F.aged);
 }
 
+/* The chunk of p deflated, or NULL (no memory). */
+static struct chunk *deflated(const char *p, size_t len)
+{
+	struct chunk *c;
+	uLong bound;
+
+	if (!F.def_ok)
+		F.def_ok = deflateInit2(&F.def, 1, Z_DEFLATED, -15, 8,
+					Z_DEFAULT_STRATEGY) == Z_OK ? 1 : -1;
+	if (F.def_ok < 0 || len > UINT32_MAX)
+		return NULL;
+	bound = deflateBound(&F.def, (uLong)len);
+	c = malloc(sizeof(*c) + bound);
+	if (!c)
+		return NULL;
+	deflateReset(&F.def);
+	F.def.next_in = (Bytef *)p;
+	F.def.avail_in = (uInt)len;
+	F.def.next_out = c->p;
+	F.def.avail_out = (uInt)bound;
+	if (deflate(&F.def, Z_FINISH) != Z_STREAM_END) {
+		free(c);
+		return NULL;
+	}
+	c->zlen = bound - F.def.avail_out;
+	/* Give back what the bound over-asked. */
+	return realloc(c, sizeof(*c) + c->zlen) ?: c;
+}
+
 void tp_flight_put(const char *p, size_t len, uint64_t n, uint64_t now)
 {
 	size_t cap = (size_t)tp_sess.cfg.fl.flight_mb << 20;
@@ -72,12 +111,11 @@ void tp_flight_put(const char *p, size_t len, uint64_t n, uint64_t now)
 
 	if (!len)
 		return;
-	c = malloc(sizeof(*c) + len);
+	c = deflated(p, len);
 	if (!c) {
 		F.oom += n;
 		return;
 	}
-	memcpy(c->p, p, len);
 	c->len = len;
 	c->events = n;
 	c->tick = now;
@@ -87,7 +125,8 @@ void tp_flight_put(const char *p, size_t len, uint64_t n, uint64_t now)
 	else
 		F.head = c;
 	F.tail = c;
-	F.bytes += len;
+	F.bytes += c->zlen;
+	F.json += len;
 	F.events += n;
 	tp_flight_evict(now);
 	while (F.bytes > cap && F.head != F.tail)
@@ -101,13 +140,44 @@ void tp_flight_put(const char *p, size_t len, uint64_t n, uint64_t now)
 	}
 }
 
+/* c's JSON into out (c->len bytes): 0, or -1. */
+static int inflated(z_stream *z, const struct chunk *c, char *out)
+{
+	inflateReset(z);
+	z->next_in = (Bytef *)c->p;
+	z->avail_in = (uInt)c->zlen;
+	z->next_out = (Bytef *)out;
+	z->avail_out = (uInt)c->len;
+	return inflate(z, Z_FINISH) == Z_STREAM_END && !z->avail_out ? 0 : -1;
+}
+
 uint64_t tp_flight_each(void (*fn)(const char *p, size_t len))
 {
+	z_stream z = { 0 };
 	struct chunk *c;
+	size_t max = 0;
+	uint64_t n = 0;
+	char *buf;
 
 	for (c = F.head; c; c = c->next)
-		fn(c->p, c->len);
-	return F.events;
+		if (c->len > max)
+			max = c->len;
+	buf = malloc(max ? max : 1);
+	if (!buf || inflateInit2(&z, -15) != Z_OK) {
+		free(buf);
+		tp_error("no memory to write the flight recorder's window: the "
+			 "dump holds no event");
+		return 0;
+	}
+	for (c = F.head; c; c = c->next) {
+		if (inflated(&z, c, buf) < 0)
+			continue;	/* cannot be: our own deflate */
+		fn(buf, c->len);
+		n += c->events;
+	}
+	inflateEnd(&z);
+	free(buf);
+	return n;
 }
 
 static void put_hang(struct tp_buf *b)
@@ -142,6 +212,8 @@ void tp_flight_put_stats(struct tp_buf *b)
 	tp_json_u64(b, F.events);
 	tp_buf_lit(b, ", \"window_bytes\": ");
 	tp_json_u64(b, F.bytes);
+	tp_buf_lit(b, ", \"window_json_bytes\": ");
+	tp_json_u64(b, F.json);
 	tp_buf_lit(b, ", \"aged_out\": ");
 	tp_json_u64(b, F.aged);
 	tp_buf_lit(b, ", \"capped_out\": ");
@@ -185,5 +257,7 @@ void tp_flight_after_fork(void)
 		next = c->next;
 		free(c);
 	}
+	if (F.def_ok > 0)
+		deflateEnd(&F.def);
 	memset(&F, 0, sizeof(F));
 }
