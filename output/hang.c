@@ -113,6 +113,54 @@ static void put_args(struct tp_buf *b, const struct tp_inflight *s)
 	tp_buf_char(b, '}');
 }
 
+/* One X event from the call's entry to now: the trace shows where each
+ * thread is, nested over what it recorded inside the call. */
+static void put_open_call(struct tp_buf *b, struct tp_thread *t,
+			  const struct tp_inflight *s, uint64_t now)
+{
+	int64_t ns = running_ns(s->t0, now);
+	const char *stack;
+	size_t len;
+
+	tp_buf_lit(b, ",\n{\"ph\":\"X\",\"cat\":\"unfinished\",\"name\":");
+	tp_json_str(b, s->name);
+	put_i(b, ",\"pid\":", tp_sess.pid);
+	put_i(b, ",\"tid\":", t->tid);
+	tp_buf_lit(b, ",\"ts\":");
+	tp_json_us(b, tp_trace_ns(s->t0));
+	tp_buf_lit(b, ",\"dur\":");
+	tp_json_us(b, ns);
+	put_i(b, ",\"args\":{\"unfinished\":1,\"stuck\":",
+	      ns >= (int64_t)tp_sess.cfg.fl.hang_ns);
+	if (s->kind == TP_INF_COLL || s->kind == TP_INF_P2P)
+		put_i(b, s->kind == TP_INF_P2P ? ",\"p2p_seq\":" : ",\"seq\":",
+		      (int64_t)s->a[5]);
+	stack = s->stack ? tp_stack_json(s->stack, &len) : NULL;
+	if (stack) {
+		tp_buf_lit(b, ",\"stack\":");
+		tp_buf_put(b, stack, len);
+	}
+	tp_buf_lit(b, "}}");
+}
+
+unsigned tp_hang_put_open_calls(struct tp_buf *b)
+{
+	uint64_t now = tp_ticks();
+	struct tp_inflight s;
+	struct tp_thread *t;
+	unsigned n = 0;
+
+	if (!tp_hang_on || !tp_tl.ready)
+		return 0;
+	for (t = tp_thread_list(); t; t = t->next) {
+		if (!tp_inflight_read(t, &s))
+			continue;
+		put_open_call(b, t, &s, now);
+		n++;
+	}
+	return n;
+}
+
 static void put_thread(struct tp_buf *b, struct tp_thread *t,
 		       const struct tp_inflight *s, uint64_t now, int first)
 {

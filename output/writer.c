@@ -608,6 +608,7 @@ static const char *flight_dump(const char *why)
 	if (flight_open() < 0)
 		return NULL;
 	W.events = tp_flight_each(write_chunk);
+	W.events += tp_hang_put_open_calls(&W.buf);
 	for (i = 0; i < W.stats.n; i++)
 		tp_thread_stats_add(&st, W.stats.v[i].tid, W.stats.v[i].name,
 				    W.stats.v[i].events, W.stats.v[i].dropped);
@@ -694,6 +695,7 @@ int tp_writer_finish(void)
 		return -1;
 	calibrate(1);
 	drain(1);
+	W.events += tp_hang_put_open_calls(&W.buf);
 	add_live_thread_stats();
 	if (tp_sess.cfg.bt_on)
 		tp_perfmap_warn_missing();

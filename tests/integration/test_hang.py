@@ -170,6 +170,57 @@ for r in (0, 1, 3):
               r"for 1\.\d s; wrote .*/hangs/tprof-rank%d-pid%d\.hang\.json$"
               % (r, procs[r].pid), lines[0]), lines)
 
+# Stopped while hanging, the trace shows the call never returned.
+for r in (0, 2):
+    path = os.path.join(outdir, "tprof-rank%d.trace.json.gz" % r)
+    if not check("hang skip rank %d: the trace completes at SIGTERM" % r,
+                 os.path.exists(path), os.listdir(outdir)):
+        continue
+    tprof_check(path, "hang skip rank %d: tprof check passes" % r)
+    t = load(path)
+    un = [e for e in t["traceEvents"] if e.get("cat") == "unfinished"]
+    ar = [e for e in xevents(t, "ncclAllReduce") if e["cat"] == "nccl"]
+    if r == 2:
+        eq("hang skip rank 2: no unfinished call", un, [])
+        eq("hang skip rank 2: its 4 allreduces", len(ar), SEQ - 1)
+        continue
+    eq("hang skip rank 0: one unfinished call",
+       [(e["name"], e["args"]["unfinished"], e["args"]["stuck"],
+         e["args"]["seq"]) for e in un], [("ncclAllReduce", 1, 1, SEQ)])
+    eq("hang skip rank 0: the 4 that returned", len(ar), SEQ - 1)
+    check("hang skip rank 0: it began after the 4th ended and lasted > 1 s",
+          un and ar and un[0]["ts"] >= ar[-1]["ts"] + ar[-1]["dur"] and
+          un[0]["dur"] > 1e6, (un, ar[-1:]))
+    check("hang skip rank 0: with its stack",
+          un and un[0]["args"].get("stack", [""])[0].startswith(
+              "train_step_allreduce+"), un)
+    eq("hang skip rank 0: the trace's hang settings", t["tprof"]["hang"],
+       {"seconds": 1, "dump_signal": "USR2"})
+
+# With the flight recorder, a hang dumps the window too.
+outdir, procs = start("skip", {"TPROF_FLIGHT": "5"})
+took = wait_dumps(outdir, 3, 10)
+check("hang+flight: the 3 waiting ranks dump", took is not None, took)
+time.sleep(0.3)
+d = dumps_by_rank(outdir)
+for r in sorted(d):
+    tr = d[r]["trace"]
+    check("hang+flight rank %d: the dump names its trace" % r,
+          tr == os.path.join(outdir, "tprof-rank%d.trace.json.gz" % r), tr)
+    if not tr or not os.path.exists(tr):
+        continue
+    tprof_check(tr, "hang+flight rank %d: tprof check passes" % r)
+    t = load(tr)
+    un = [e for e in t["traceEvents"] if e.get("cat") == "unfinished"]
+    eq("hang+flight rank %d: the stuck call in the trace" % r,
+       [(e["name"], e["args"]["seq"]) for e in un], [("ncclAllReduce", SEQ)])
+    eq("hang+flight rank %d: the window's calls" % r,
+       (len([e for e in xevents(t, "ncclAllReduce") if e["cat"] == "nccl"]),
+        len(xevents(t, "ncclCommInitRank")),
+        t["tprof"]["flight"]["trigger"]), (SEQ - 1, 1, "hang"))
+res = stop(procs)
+eq("hang+flight: exit statuses", [r[0] for r in res], [-signal.SIGTERM] * N)
+
 # Rank 3 calls the 5th allreduce with 2048 floats: every rank hangs.
 outdir, procs = start("size")
 took = wait_dumps(outdir, 4, 10)
