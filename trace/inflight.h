@@ -40,11 +40,19 @@ static inline struct tp_inflight *tp_inflight_free_slot(void)
 	return &t->inflight;
 }
 
-/* Opens the write: a[] and kind may be filled until tp_inflight_publish. */
+/* Opens the write: a[] and kind may be filled until tp_inflight_publish.
+ * gen is set odd and then even by value, not by adding one, so a signal
+ * handler's hooked call that opens and closes the slot in the middle of
+ * a write cannot leave its parity inverted. */
 static inline void tp_inflight_open(struct tp_inflight *s)
 {
-	__atomic_store_n(&s->gen, s->gen + 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->gen, s->gen | 1, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
+}
+
+static inline void tp_inflight_close(struct tp_inflight *s)
+{
+	__atomic_store_n(&s->gen, (s->gen | 1) + 1, __ATOMIC_RELEASE);
 }
 
 static inline void tp_inflight_publish(struct tp_inflight *s,
@@ -54,7 +62,7 @@ static inline void tp_inflight_publish(struct tp_inflight *s,
 	s->t0 = t0;
 	s->stack = stack;
 	s->name = name;
-	__atomic_store_n(&s->gen, s->gen + 1, __ATOMIC_RELEASE);
+	tp_inflight_close(s);
 }
 
 /* At the call's return, by the call that published it. */
@@ -68,7 +76,7 @@ static inline void tp_inflight_clear(struct tp_rec *r)
 	tp_inflight_open(s);
 	s->name = NULL;
 	s->kind = TP_INF_PLAIN;
-	__atomic_store_n(&s->gen, s->gen + 1, __ATOMIC_RELEASE);
+	tp_inflight_close(s);
 	r->inflight = 0;
 }
 
