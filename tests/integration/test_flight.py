@@ -19,12 +19,12 @@ WINDOW_S = 1.0
 SLACK_S = 0.1
 
 
-def start(outdir, lastfile, count, extra=None):
+def start(outdir, lastfile, count, extra=None, period=PERIOD_US):
     e = base_env()
     e.update({"LD_PRELOAD": LIB, "TPROF_OUTPUT_DIR": outdir,
               "TPROF_FLIGHT": str(WINDOW_S)})
     e.update(extra or {})
-    return subprocess.Popen([prog("paced"), str(PERIOD_US), str(count),
+    return subprocess.Popen([prog("paced"), str(period), str(count),
                              lastfile], env=e, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
 
@@ -171,6 +171,45 @@ check("tprof dump: no TPROF_DUMP_SIGNAL: says so",
 eq("tprof dump: the process was left alone", p.poll(), None)
 p.kill()
 p.wait()
+
+# The gates decide what is recorded, the flight recorder how long it is
+# kept: with TPROF_DELAY=1, a stop at 1.6 s dumps the calls from 1 s on.
+outdir = tempfile.mkdtemp(prefix="tprof-it-")
+lastfile = os.path.join(outdir, "last")
+p = start(outdir, lastfile, 100000, {"TPROF_DELAY": "1"})
+time.sleep(1.6)
+p.send_signal(signal.SIGTERM)
+p.communicate(timeout=30)
+files = traces(outdir)
+if check("flight + TPROF_DELAY: one dump", len(files) == 1, files):
+    t, ev, ids = calls(files[0])
+    start_us = (t["tprof"]["start_unix_ns"] - t["baseTimeNanoseconds"]) / 1e3
+    eq("flight + TPROF_DELAY: consecutive calls", ids,
+       list(range(ids[0], ids[-1] + 1)) if ids else [1])
+    first = (ev[0]["ts"] - start_us) / 1e6 if ev else 0
+    check("flight + TPROF_DELAY: none before the delay (first at 1.0 to "
+          "1.1 s)", 1.0 <= first <= 1.1, first)
+    check("flight + TPROF_DELAY: all after it (ids from about 500)",
+          ids and 450 <= ids[0] <= 560 and ids[-1] - ids[0] >= 150, ids[:1])
+
+# Drops stay exact: 300k calls without a pause into a 1 MiB ring; the
+# window (longer than the run) holds every recorded one.
+outdir = tempfile.mkdtemp(prefix="tprof-it-")
+p = start(outdir, os.path.join(outdir, "last"), 300000,
+          {"TPROF_BUFFER_MB": "1", "TPROF_FLIGHT": "30",
+           "TPROF_FLIGHT_DUMP_AT_EXIT": "1"}, period=0)
+out, err = p.communicate(timeout=120)
+files = traces(outdir)
+if check("flight drops: one dump", len(files) == 1, files):
+    t, ev, ids = calls(files[0])
+    th = t["tprof"]["threads"][0]
+    check("flight drops: the ring filled", th["dropped"] > 0, th)
+    eq("flight drops: recorded + dropped == made",
+       th["events"] + th["dropped"], 300000)
+    eq("flight drops: the window holds every recorded call",
+       (len(ids), t["tprof"]["flight"]["window_events"],
+        t["tprof"]["events_dropped"]), (th["events"], th["events"],
+                                         th["dropped"]))
 
 # tprof-run's flags reach the library.
 outdir = tempfile.mkdtemp(prefix="tprof-it-")

@@ -3,7 +3,7 @@
  *   paced PERIOD_US COUNT FILE
  *
  * makes COUNT calls cudaMemset(ptr = i, 0, 16), i = 1, 2, ..., one every
- * PERIOD_US microseconds (the real runtime refuses them without a GPU, at
+ * PERIOD_US microseconds (0: at once, a burst; the real runtime refuses them without a GPU, at
  * once; the hook records each, its ptr arg naming it), and after each
  * stores i in FILE (shared memory mapped from it), so whoever stops this
  * process knows the last call it made. */
@@ -37,6 +37,8 @@ int main(int argc, char **argv)
 	for (i = 1; i <= count; i++) {
 		cudaMemset((void *)(uintptr_t)i, 0, 16);
 		*last = i;
+		if (!period)		/* a burst: as fast as it goes */
+			continue;
 		next.tv_nsec += period * 1000;
 		while (next.tv_nsec >= 1000000000) {
 			next.tv_nsec -= 1000000000;
