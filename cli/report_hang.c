@@ -258,23 +258,39 @@ static const struct tp_json_node *thread_in(const struct dump *d,
 	for (t = arr(d->root, "threads"); t; t = t->next) {
 		const struct tp_json_node *a = tp_json_get(t, "args");
 
-		if (str(a, "kind") && !strcmp(str(a, "kind"), "collective") &&
+		const char *kind = str(a, "kind");
+
+		/* In a collective, or in the ncclGroupEnd that launches it. */
+		if (kind && (!strcmp(kind, "collective") ||
+			     !strcmp(kind, "group")) &&
 		    str(a, "comm") && comm && !strcmp(str(a, "comm"), comm))
 			return t;
 	}
 	return NULL;
 }
 
+/* The collective a thread waits in: the one it called, or the first one
+ * its group launches in ncclGroupEnd. */
+static const char *coll_name(const struct tp_json_node *t)
+{
+	const char *n = str(tp_json_get(t, "args"), "awaits");
+
+	if (!n)
+		n = str(t, "call");
+	return n ? n : "?";
+}
+
 /* What a thread in a collective called: "ncclAllReduce #5 (1024 ×
- * ncclFloat32)". */
+ * ncclFloat32)", "in ncclGroupEnd" after it when it waits there. */
 static void put_call(struct tp_buf *b, const struct tp_json_node *t)
 {
 	const struct tp_json_node *a = tp_json_get(t, "args");
-	char s[128];
+	char s[160];
 
-	snprintf(s, sizeof(s), "%s #%" PRId64 " (%" PRId64 " × %s)",
-		 str(t, "call") ? str(t, "call") : "?", num(a, "seq", 0),
-		 num(a, "count", 0), str(a, "dtype") ? str(a, "dtype") : "?");
+	snprintf(s, sizeof(s), "%s #%" PRId64 " (%" PRId64 " × %s)%s",
+		 coll_name(t), num(a, "seq", 0), num(a, "count", 0),
+		 str(a, "dtype") ? str(a, "dtype") : "?",
+		 str(a, "awaits") ? " in ncclGroupEnd" : "");
 	tp_buf_cstr(b, s);
 }
 
@@ -285,8 +301,7 @@ static int same_call(const struct tp_json_node *x,
 	const struct tp_json_node *c = tp_json_get(y, "args");
 	const char *d1 = str(a, "dtype"), *d2 = str(c, "dtype");
 
-	return !strcmp(str(x, "call") ? str(x, "call") : "",
-		       str(y, "call") ? str(y, "call") : "") &&
+	return !strcmp(coll_name(x), coll_name(y)) &&
 	       num(a, "count", -1) == num(c, "count", -1) &&
 	       !strcmp(d1 ? d1 : "", d2 ? d2 : "");
 }
@@ -458,7 +473,7 @@ static void put_never(struct tp_buf *b, struct member **g, size_t k,
 	tp_buf_lit(b, "- **");
 	put_who(b, r, n + m);
 	tp_buf_lit(b, " never called ");
-	tp_buf_cstr(b, str(g[w]->in, "call") ? str(g[w]->in, "call") : "?");
+	tp_buf_cstr(b, coll_name(g[w]->in));
 	tp_buf_lit(b, " #");
 	tp_json_i64(b, seq);
 	tp_buf_lit(b, " on ");

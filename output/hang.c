@@ -65,12 +65,13 @@ static void put_name(struct tp_buf *b, const char *key, const char *name,
 		tp_json_i64(b, num);
 }
 
-static void put_coll_args(struct tp_buf *b, const struct tp_inflight *s)
+/* The communicator's address, its id across ranks and this rank in it. */
+static void put_comm_id(struct tp_buf *b, uint64_t comm)
 {
-	struct tp_collseq *q = tp_collseq_get(s->a[0]);
+	struct tp_collseq *q = tp_collseq_get(comm);
 
 	tp_buf_lit(b, ", \"comm\": ");
-	tp_json_hex(b, s->a[0]);
+	tp_json_hex(b, comm);
 	if (q && q->id) {
 		tp_buf_lit(b, ", \"comm_id\": ");
 		tp_json_hex(b, q->id);
@@ -79,6 +80,11 @@ static void put_coll_args(struct tp_buf *b, const struct tp_inflight *s)
 		put_i(b, ", \"comm_rank\": ", q->rank);
 	if (q && q->size)
 		put_i(b, ", \"comm_size\": ", q->size);
+}
+
+static void put_coll_args(struct tp_buf *b, const struct tp_inflight *s)
+{
+	put_comm_id(b, s->a[0]);
 	put_i(b, s->kind == TP_INF_P2P ? ", \"p2p_seq\": " : ", \"seq\": ",
 	      (int64_t)s->a[5]);
 	put_i(b, ", \"count\": ", (int64_t)s->a[1]);
@@ -91,6 +97,22 @@ static void put_coll_args(struct tp_buf *b, const struct tp_inflight *s)
 	      (int64_t)s->a[4]);
 }
 
+/* The outermost ncclGroupEnd, waiting in the first collective its group
+ * enqueued. */
+static void put_group_args(struct tp_buf *b, const struct tp_inflight *s)
+{
+	const char *name = (const char *)(uintptr_t)s->a[3];
+
+	put_comm_id(b, s->a[0]);
+	put_i(b, ", \"seq\": ", (int64_t)s->a[5]);
+	put_i(b, ", \"count\": ", (int64_t)s->a[1]);
+	put_name(b, ", \"dtype\": ", tp_nccl_dtype_str((int)s->a[2]),
+		 (int64_t)s->a[2]);
+	tp_buf_lit(b, ", \"awaits\": ");
+	tp_json_str(b, name ? name : "?");
+	put_i(b, ", \"collectives\": ", (int64_t)s->a[4]);
+}
+
 static void put_args(struct tp_buf *b, const struct tp_inflight *s)
 {
 	tp_buf_lit(b, "\"args\": {\"kind\": ");
@@ -99,6 +121,10 @@ static void put_args(struct tp_buf *b, const struct tp_inflight *s)
 	case TP_INF_P2P:
 		tp_json_str(b, s->kind == TP_INF_COLL ? "collective" : "p2p");
 		put_coll_args(b, s);
+		break;
+	case TP_INF_GROUP:
+		tp_json_str(b, "group");
+		put_group_args(b, s);
 		break;
 	case TP_INF_INIT:
 		tp_json_str(b, "init");
@@ -132,7 +158,8 @@ static void put_open_call(struct tp_buf *b, struct tp_thread *t,
 	tp_json_us(b, ns);
 	put_i(b, ",\"args\":{\"unfinished\":1,\"stuck\":",
 	      ns >= (int64_t)tp_sess.cfg.fl.hang_ns);
-	if (s->kind == TP_INF_COLL || s->kind == TP_INF_P2P)
+	if (s->kind == TP_INF_COLL || s->kind == TP_INF_P2P ||
+	    s->kind == TP_INF_GROUP)
 		put_i(b, s->kind == TP_INF_P2P ? ",\"p2p_seq\":" : ",\"seq\":",
 		      (int64_t)s->a[5]);
 	stack = s->stack ? tp_stack_json(s->stack, &len) : NULL;

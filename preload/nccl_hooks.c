@@ -28,6 +28,7 @@ TP_NCCL_INLINE int group_enter(struct tp_nccl_call *k)
 	if (!tp_nccl_guard())
 		return 0;
 	k->group = tp_nccl_tls.depth;
+	k->r.t = NULL;		/* set when recorded */
 	k->rec = tp_rec_begin(&k->r, TP_SRC_NCCL);
 	return 1;
 }
@@ -77,7 +78,9 @@ TP_HOOK_SHAPE(ncclResult_t, ncclGroupStart, tp_libs_nccl, TP_NCCL_MISSING,
 #define NCCL_GROUP_END(name, id, params, args)                           \
 	TP_HOOK_SHAPE(ncclResult_t, name, tp_libs_nccl, TP_NCCL_MISSING, \
 		      params, args, struct tp_nccl_call,                 \
-		      group_enter(&tp_call), group_ended(&tp_call),      \
+		      group_enter(&tp_call) &&                           \
+		      (tp_nccl_hang_group(&tp_call), 1),                 \
+		      group_ended(&tp_call),                             \
 		      NCCL_RECORD(tp_call, id, 0), TP_KIND_OTHER,        \
 		      group_resolve(&tp_call),                           \
 		      fill_group(e, tp_call.group,                       \

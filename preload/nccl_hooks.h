@@ -61,6 +61,10 @@ struct tp_nccl_tls {
 	uint32_t n_queued;
 	uint32_t queued_seq[TP_NCCL_PENDING];
 	struct tp_collseq *queued[TP_NCCL_PENDING];
+	/* the first one's call, count and type, for a hang in the end */
+	const char *queued_name;
+	uint64_t queued_count;
+	int32_t queued_dtype;
 };
 
 extern __thread struct tp_nccl_tls tp_nccl_tls
@@ -225,6 +229,31 @@ static inline void tp_nccl_hang_done(const struct tp_nccl_call *k)
 	n = s->n_queued < TP_NCCL_PENDING ? s->n_queued++ : TP_NCCL_PENDING - 1;
 	s->queued[n] = k->q;
 	s->queued_seq[n] = k->qseq;
+	if (n)
+		return;
+	s->queued_name = k->q->last_name;
+	s->queued_count = k->q->last_count;
+	s->queued_dtype = k->q->last_dtype;
+}
+
+/* The outermost ncclGroupEnd launches what the group enqueued: it waits
+ * in the first of those collectives, which the slot names (kind GROUP:
+ * comm, count, dtype, the call's name, how many, its number). */
+TP_NCCL_INLINE void tp_nccl_hang_group(const struct tp_nccl_call *k)
+{
+	struct tp_nccl_tls *t = &tp_nccl_tls;
+	struct tp_inflight *s;
+
+	if (k->group != 1 || !t->n_queued || !(s = tp_inflight_free_slot()))
+		return;
+	tp_inflight_open(s);
+	s->kind = TP_INF_GROUP;
+	s->a[0] = t->queued[0]->comm;
+	s->a[1] = t->queued_count;
+	s->a[2] = (uint64_t)(int64_t)t->queued_dtype;
+	s->a[3] = (uint64_t)(uintptr_t)t->queued_name;
+	s->a[4] = t->n_queued;
+	s->a[5] = t->queued_seq[0];
 }
 
 /* The outermost ncclGroupEnd returned. */

@@ -20,7 +20,9 @@ enum {
 	TP_INF_COLL = 1,	/* comm, count, dtype, op, root/peer, seq */
 	TP_INF_P2P = 2,		/* the same for ncclSend / ncclRecv */
 	TP_INF_INIT = 3,	/* unique id hash, nranks, rank */
-	TP_INF_GROUP = 4,	/* ncclGroupEnd: calls in the group */
+	TP_INF_GROUP = 4,	/* the outermost ncclGroupEnd: comm, count,
+				 * dtype, name, calls of the first collective
+				 * it launches, its number */
 };
 
 /* Set once at load when TPROF_HANG is on: the hot path's one test. */

@@ -221,6 +221,38 @@ for r in sorted(d):
 res = stop(procs)
 eq("hang+flight: exit statuses", [r[0] for r in res], [-signal.SIGTERM] * N)
 
+# The same inside groups: ranks 0, 1, 3 wait in ncclGroupEnd, which
+# launches their 5th allreduce.
+outdir, procs = start("group")
+took = wait_dumps(outdir, 3, 10)
+check("hang group: the 3 waiting ranks dump", took is not None, took)
+time.sleep(0.3)
+d = dumps_by_rank(outdir)
+eq("hang group: dumps", sorted(d), [0, 1, 3])
+if 0 in d:
+    t = d[0]["threads"][0]
+    a = t["args"]
+    eq("hang group: the stuck call is ncclGroupEnd, awaiting the allreduce",
+       (t["call"], a["kind"], a["awaits"], a["seq"], a["count"], a["dtype"],
+        a["collectives"]),
+       ("ncclGroupEnd", "group", "ncclAllReduce", SEQ, 1024, "ncclFloat32",
+        1))
+    check("hang group: its stack", t.get("stack", [""])[0].startswith(
+        "main+"), t.get("stack"))
+    c = d[0]["communicators"][0]
+    eq("hang group: entered, not completed", (c["entered"], c["completed"]),
+       (SEQ, SEQ - 1))
+    rc, out, err = report(outdir)
+    want = ("- **rank 2 never called ncclAllReduce #%d on comm %s (id %s)**; "
+            "ranks 0–1, 3 are waiting in it for " %
+            (SEQ, c["comm"], c["comm_id"]))
+    check("hang group: report names rank 2 and the collective", want in out,
+          out[:2000])
+    check("hang group: report's table says where they wait",
+          "| 0 | %d | %d | ncclAllReduce #%d (1024 × ncclFloat32) in "
+          "ncclGroupEnd for " % (SEQ, SEQ - 1, SEQ) in out, out[:2000])
+stop(procs)
+
 # Rank 3 calls the 5th allreduce with 2048 floats: every rank hangs.
 outdir, procs = start("size")
 took = wait_dumps(outdir, 4, 10)

@@ -8,7 +8,9 @@
  *   ok       every rank makes every call;
  *   skip     rank 2 never makes the N-th call and sleeps instead;
  *   size     rank 3 makes the N-th call with 2048 floats;
- *   noinit   rank NRANKS-1 never joins the communicator and sleeps.
+ *   noinit   rank NRANKS-1 never joins the communicator and sleeps;
+ *   group    each allreduce inside ncclGroupStart/ncclGroupEnd, and rank
+ *            2 never makes the N-th group.
  * A rank that sleeps does so for 60 s (the test ends it sooner), in
  * steps, as a program that takes signals must (a handled signal, such as
  * TPROF_DUMP_SIGNAL's, cuts a sleep short).
@@ -70,7 +72,8 @@ int main(int argc, char **argv)
 	for (i = 1; i <= n; i++) {
 		size_t count = 1024;
 
-		if (i == n && !strcmp(sc, "skip") && rank == 2) {
+		if (i == n && (!strcmp(sc, "skip") || !strcmp(sc, "group")) &&
+		    rank == 2) {
 			printf("rank %d skips allreduce %d\n", rank, i);
 			fflush(stdout);
 			idle();
@@ -78,7 +81,11 @@ int main(int argc, char **argv)
 		}
 		if (i == n && !strcmp(sc, "size") && rank == 3)
 			count = 2048;
+		if (!strcmp(sc, "group") && ncclGroupStart() != ncclSuccess)
+			return 4;
 		if (train_step_allreduce(comm, count) != ncclSuccess)
+			return 4;
+		if (!strcmp(sc, "group") && ncclGroupEnd() != ncclSuccess)
 			return 4;
 	}
 	printf("rank %d done\n", rank);
