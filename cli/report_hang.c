@@ -502,19 +502,20 @@ static void put_table(struct tp_buf *b, struct member **g, size_t k,
 	int64_t x;
 	size_t i;
 
-	tp_buf_lit(b, "\n| rank | entered | completed | now in |\n"
-		   "|---:|---:|---:|---|\n");
+	tp_buf_lit(b, "\n| rank | job rank | entered | completed | now in "
+		   "|\n|---:|---:|---:|---:|---|\n");
 	for (x = 0; x < size || x == 0; x++) {
 		for (i = 0; i < k && g[i]->crank != x; i++)
 			;
 		if (i == k) {
-			snprintf(s, sizeof(s), "| %" PRId64 " | | | no dump |\n",
-				 x);
+			snprintf(s, sizeof(s), "| %" PRId64 " | | | | no dump "
+				 "|\n", x);
 			tp_buf_cstr(b, s);
 			continue;
 		}
 		snprintf(s, sizeof(s), "| %" PRId64 " | %" PRId64 " | %" PRId64
-			 " | ", x, num(g[i]->comm, "entered", 0),
+			 " | %" PRId64 " | ", x, g[i]->d->rank,
+			 num(g[i]->comm, "entered", 0),
 			 num(g[i]->comm, "completed", 0));
 		tp_buf_cstr(b, s);
 		if (g[i]->in) {
@@ -541,6 +542,8 @@ static void comm_finding(struct tp_buf *b, struct member **g, size_t k,
 		if (num(g[i]->comm, "entered", 0) > seq)
 			seq = num(g[i]->comm, "entered", 0);
 	}
+	if (!seq)		/* no collective on it yet: nothing to say */
+		return;
 	for (i = 0; i < k; i++) {
 		if (!is_waiting(g[i], seq))
 			continue;

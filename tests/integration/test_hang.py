@@ -142,8 +142,8 @@ check("hang skip: report names the missing rank and the collective",
 check("hang skip: report says rank 2 left no dump",
       "  - no dump from rank 2 (" in out, out[:2000])
 check("hang skip: report's table",
-      "| 2 | | | no dump |" in out and
-      "| 0 | %d | %d | ncclAllReduce #%d (1024 × ncclFloat32) for " %
+      "| 2 | | | | no dump |" in out and
+      "| 0 | 0 | %d | %d | ncclAllReduce #%d (1024 × ncclFloat32) for " %
       (SEQ, SEQ - 1, SEQ) in out, out[:2000])
 # Rank 2 is asked for a dump (tprof dump): it is in no hooked call.
 p = subprocess.run([CLI, "dump", str(procs[2].pid)], capture_output=True,
@@ -249,8 +249,42 @@ if 0 in d:
     check("hang group: report names rank 2 and the collective", want in out,
           out[:2000])
     check("hang group: report's table says where they wait",
-          "| 0 | %d | %d | ncclAllReduce #%d (1024 × ncclFloat32) in "
+          "| 0 | 0 | %d | %d | ncclAllReduce #%d (1024 × ncclFloat32) in "
           "ncclGroupEnd for " % (SEQ, SEQ - 1, SEQ) in out, out[:2000])
+stop(procs)
+
+# Communicators split from the world one: {0, 2} and {1, 3} (job ranks);
+# job rank 3 (rank 1 of its communicator) skips: job rank 1 hangs, ranks
+# 0 and 2 finish.
+outdir, procs = start("split")
+took = wait_dumps(outdir, 1, 10)
+check("hang split: job rank 1 dumps", took is not None, took)
+res = [procs[r].communicate(timeout=30) + (procs[r].returncode,)
+       for r in (0, 2)]
+eq("hang split: ranks 0 and 2 finish", [(r[0], r[2]) for r in res],
+   [("rank 0 done\n", 0), ("rank 2 done\n", 0)])
+time.sleep(0.3)
+d = dumps_by_rank(outdir)
+eq("hang split: only job rank 1 dumps", sorted(d), [1])
+if 1 in d:
+    a = d[1]["threads"][0]["args"]
+    eq("hang split: the split communicator, rank 0 of 2",
+       (a["comm_rank"], a["comm_size"], a["seq"]), (0, 2, SEQ))
+    world = [c for c in d[1]["communicators"] if c["size"] == N]
+    check("hang split: the split one has its own id",
+          world and "comm_id" in a and a["comm_id"] != world[0]["comm_id"],
+          d[1]["communicators"])
+    rc, out, err = report(outdir)
+    want = ("- **rank 1 never called ncclAllReduce #%d on comm %s (id %s)**; "
+            "rank 0 is waiting in it for " % (SEQ, a["comm"], a["comm_id"]))
+    check("hang split: report names the communicator's rank 1", want in out,
+          out[:2000])
+    check("hang split: its table gives the job rank",
+          "| 0 | 1 | %d | %d | ncclAllReduce #%d" % (SEQ, SEQ - 1, SEQ) in out
+          and "| 1 | | | | no dump |" in out, out[:2000])
+    check("hang split: the world communicator (no collective) is left out",
+          "%s), 4 ranks" % world[0]["comm_id"] not in out if world else False,
+          out[:2000])
 stop(procs)
 
 # Rank 3 calls the 5th allreduce with 2048 floats: every rank hangs.

@@ -25,7 +25,9 @@
  * communicator entered its n-th one, and never when they disagree on the
  * call, count or type (NCCL then hangs, at best); inside a group the
  * collectives wait at the outermost ncclGroupEnd, where NCCL launches
- * them. Send and receive do not wait. Without it, nothing waits.
+ * them. Send and receive do not wait. A split's communicator meets as
+ * its parent's does (its ranks: the split's rank rule above). Without
+ * it, nothing waits.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -45,8 +47,9 @@ struct ncclComm {
 	int rank;
 	int nranks;
 	ncclResult_t state;	/* ncclInProgress until ready */
-	char key[24];		/* the unique id, in barrier file names */
+	char key[64];		/* the unique id, in barrier file names */
 	unsigned seq;		/* collectives entered */
+	unsigned splits;	/* splits of it made */
 };
 
 static struct ncclComm pool[POOL];
@@ -128,7 +131,7 @@ static void meet(const char *tag, int rank, int nranks, const char *what)
 
 static void coll_meet(struct ncclComm *c, const char *what)
 {
-	char tag[64];
+	char tag[128];
 
 	snprintf(tag, sizeof(tag), "%s.c%u", c->key, ++c->seq);
 	meet(tag, c->rank, c->nranks, what);
@@ -204,6 +207,7 @@ static ncclResult_t init(ncclComm_t *comm, int nranks, int rank, int ready)
 		return ncclSystemError;
 	(*comm)->key[0] = '\0';
 	(*comm)->seq = 0;
+	(*comm)->splits = 0;
 	return (*comm)->state == ncclSuccess || depth ? ncclSuccess
 						      : ncclInProgress;
 }
@@ -271,6 +275,7 @@ EXPORT ncclResult_t ncclCommInitAll(ncclComm_t *comms, int ndev,
 EXPORT ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key,
 				  ncclComm_t *newcomm, ncclConfig_t *config)
 {
+	ncclResult_t ret;
 	int size;
 
 	(void)config;
@@ -281,7 +286,14 @@ EXPORT ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key,
 		return ncclSuccess;
 	}
 	size = comm->nranks / 2 > 0 ? comm->nranks / 2 : 1;
-	return init(newcomm, size, (key < 0 ? -key : key) % size, 1);
+	ret = init(newcomm, size, (key < 0 ? -key : key) % size, 1);
+	/* Named, in barrier mode, after its parent, the split's order and
+	 * its color, as every rank that joins it sees them. */
+	comm->splits++;
+	if (ret == ncclSuccess && comm->key[0])
+		snprintf((*newcomm)->key, sizeof((*newcomm)->key), "%.20ss%uc%d",
+			 comm->key, comm->splits, color);
+	return ret;
 }
 
 EXPORT ncclResult_t ncclCommShrink(ncclComm_t comm, int *excluded,

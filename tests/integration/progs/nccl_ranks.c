@@ -10,7 +10,10 @@
  *   size     rank 3 makes the N-th call with 2048 floats;
  *   noinit   rank NRANKS-1 never joins the communicator and sleeps;
  *   group    each allreduce inside ncclGroupStart/ncclGroupEnd, and rank
- *            2 never makes the N-th group.
+ *            2 never makes the N-th group;
+ *   split    the allreduces go to ncclCommSplit(world, color rank % 2,
+ *            key rank / 2), and rank 3 never makes the N-th one (rank 1,
+ *            its partner, hangs; ranks 0 and 2 finish).
  * A rank that sleeps does so for 60 s (the test ends it sooner), in
  * steps, as a program that takes signals must (a handled signal, such as
  * TPROF_DUMP_SIGNAL's, cuts a sleep short).
@@ -69,11 +72,15 @@ int main(int argc, char **argv)
 	}
 	if (join_world(&comm, nranks, rank) != ncclSuccess)
 		return 3;
+	if (!strcmp(sc, "split") &&
+	    ncclCommSplit(comm, rank % 2, rank / 2, &comm, NULL) != ncclSuccess)
+		return 3;
 	for (i = 1; i <= n; i++) {
 		size_t count = 1024;
 
-		if (i == n && (!strcmp(sc, "skip") || !strcmp(sc, "group")) &&
-		    rank == 2) {
+		if (i == n && (((!strcmp(sc, "skip") || !strcmp(sc, "group")) &&
+				rank == 2) ||
+			       (!strcmp(sc, "split") && rank == 3))) {
 			printf("rank %d skips allreduce %d\n", rank, i);
 			fflush(stdout);
 			idle();
