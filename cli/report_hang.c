@@ -1,240 +1,11 @@
-/* tprof report's hang section (see report_hang.h). Uses trace/ (JSON
- * output) and the CLI's JSON reader only. */
-#define _GNU_SOURCE
-#include <dirent.h>
-#include <errno.h>
-#include <inttypes.h>
-#include <stdio.h>
-#include <stdlib.h>
+/* tprof report's hang section (see report_hang.h): per communicator,
+ * matched across ranks by its id, the collective the ranks wait in and
+ * who never entered it or entered another. */
 #include <string.h>
-#include <sys/stat.h>
 
-#include "json.h"
 #include "report_hang.h"
+#include "report_hang_int.h"
 #include "report_input.h"
-
-#define MAX_DUMPS 65536
-#define SUFFIX ".hang.json"
-
-struct dump {
-	char *path;
-	char *text;
-	struct tp_json_arena a;
-	const struct tp_json_node *root;
-	int64_t rank;
-};
-
-/* One rank's view of one communicator. */
-struct member {
-	const struct dump *d;
-	const struct tp_json_node *comm;	/* communicators[] entry */
-	const struct tp_json_node *in;		/* its thread in a collective
-						 * on it, or NULL */
-	int64_t crank;
-};
-
-struct hangs {
-	struct dump *d;
-	size_t n, cap;
-};
-
-static const char *str(const struct tp_json_node *o, const char *key)
-{
-	const struct tp_json_node *n = o ? tp_json_get(o, key) : NULL;
-
-	return n && n->type == TP_JSON_STRING ? n->str : NULL;
-}
-
-static int64_t num(const struct tp_json_node *o, const char *key, int64_t def)
-{
-	const struct tp_json_node *n = o ? tp_json_get(o, key) : NULL;
-	int64_t v;
-
-	return n && tp_json_int64(n, &v) ? v : def;
-}
-
-static const struct tp_json_node *arr(const struct tp_json_node *o,
-				      const char *key)
-{
-	const struct tp_json_node *n = o ? tp_json_get(o, key) : NULL;
-
-	return n && n->type == TP_JSON_ARRAY ? n->child : NULL;
-}
-
-static int ends_with(const char *s, const char *suf)
-{
-	size_t a = strlen(s), b = strlen(suf);
-
-	return a >= b && !strcmp(s + a - b, suf);
-}
-
-static int read_file(const char *path, char **text, size_t *len)
-{
-	FILE *f = fopen(path, "re");
-	struct tp_buf b = { 0 };
-	size_t n;
-
-	if (!f)
-		return -1;
-	do {
-		if (tp_buf_reserve(&b, 1 << 16))
-			break;
-		n = fread(b.p + b.len, 1, 1 << 16, f);
-		b.len += n;
-	} while (n);
-	fclose(f);
-	if (b.oom) {
-		tp_buf_free(&b);
-		errno = ENOMEM;
-		return -1;
-	}
-	*text = b.p;
-	*len = b.len;
-	return 0;
-}
-
-static int add_dump(struct hangs *h, const char *path)
-{
-	struct tp_json_node *root;
-	struct dump *d;
-	size_t len;
-
-	if (h->n == h->cap) {
-		size_t cap = h->cap ? 2 * h->cap : 16;
-		struct dump *v = cap > MAX_DUMPS ? NULL :
-				 realloc(h->d, cap * sizeof(*v));
-
-		if (!v)
-			return rp_fail(path, "out of memory");
-		h->d = v;
-		h->cap = cap;
-	}
-	d = &h->d[h->n];
-	memset(d, 0, sizeof(*d));
-	if (read_file(path, &d->text, &len) < 0)
-		return rp_fail(path, "cannot read: %s", strerror(errno));
-	if (tp_json_parse_mem(d->text, len, &d->a, &root, NULL) < 0 ||
-	    !root || root->type != TP_JSON_OBJECT ||
-	    !str(root, "schema") || strcmp(str(root, "schema"), "tprof.hang")) {
-		free(d->text);
-		tp_json_arena_free(&d->a);
-		return rp_fail(path, "not a tprof hang dump (schema "
-			       "\"tprof.hang\")");
-	}
-	d->root = root;
-	d->path = strdup(path);
-	d->rank = num(root, "rank", -1);
-	h->n++;
-	return 0;
-}
-
-static int scan_dir(struct hangs *h, const char *dir)
-{
-	struct dirent *e;
-	char path[8192];
-	DIR *dp = opendir(dir);
-	int ret = 0;
-
-	if (!dp)
-		return 0;
-	while (!ret && (e = readdir(dp))) {
-		if (e->d_name[0] == '.' || !ends_with(e->d_name, SUFFIX))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		ret = add_dump(h, path);
-	}
-	closedir(dp);
-	return ret;
-}
-
-/* Whether the rest of the report has anything to read in dir: a trace or
- * summary (*.json, *.json.gz) or a summaries/ directory. A job that hangs
- * has only its traces' .tmp files there. */
-static int has_inputs(const char *dir)
-{
-	DIR *dp = opendir(dir);
-	struct dirent *e;
-	int any = 0;
-
-	if (!dp)
-		return 1;	/* the report says why */
-	while (!any && (e = readdir(dp)))
-		any = e->d_name[0] != '.' &&
-		      (!strcmp(e->d_name, "summaries") ||
-		       ends_with(e->d_name, ".json") ||
-		       ends_with(e->d_name, ".json.gz"));
-	closedir(dp);
-	return any;
-}
-
-/* Hang dumps out of the inputs; directories stay for the rest when they
- * hold anything else to report on. */
-static int collect(struct hangs *h, char **files, size_t *nfiles)
-{
-	char sub[8192];
-	struct stat st;
-	size_t i, k = 0, before;
-
-	for (i = 0; i < *nfiles; i++) {
-		if (ends_with(files[i], SUFFIX)) {
-			if (add_dump(h, files[i]))
-				return -1;
-			continue;
-		}
-		if (stat(files[i], &st) || !S_ISDIR(st.st_mode)) {
-			files[k++] = files[i];
-			continue;
-		}
-		before = h->n;
-		snprintf(sub, sizeof(sub), "%s/hangs", files[i]);
-		if (scan_dir(h, sub) || scan_dir(h, files[i]))
-			return -1;
-		if (h->n == before || has_inputs(files[i]))
-			files[k++] = files[i];
-	}
-	*nfiles = k;
-	return 0;
-}
-
-/* "0–2, 5" from a sorted list. */
-static void put_ranks(struct tp_buf *b, const int64_t *r, size_t n)
-{
-	char s[64];
-	size_t i, j;
-
-	for (i = 0; i < n; i = j) {
-		for (j = i + 1; j < n && r[j] == r[j - 1] + 1; j++)
-			;
-		if (j - i > 1)
-			snprintf(s, sizeof(s), "%s%" PRId64 "–%" PRId64,
-				 i ? ", " : "", r[i], r[j - 1]);
-		else
-			snprintf(s, sizeof(s), "%s%" PRId64, i ? ", " : "",
-				 r[i]);
-		tp_buf_cstr(b, s);
-	}
-}
-
-static void put_who(struct tp_buf *b, const int64_t *r, size_t n)
-{
-	tp_buf_cstr(b, n > 1 ? "ranks " : "rank ");
-	put_ranks(b, r, n);
-}
-
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static void put_secs(struct tp_buf *b, int64_t ns)
-{
-	char s[32];
-
-	snprintf(s, sizeof(s), "%.1f s", (double)ns / 1e9);
-	tp_buf_cstr(b, s);
-}
 
 /* A communicator's name across ranks: its id, else its address in that
  * process (which no other rank shares). */
@@ -578,131 +349,6 @@ static void comm_finding(struct tp_buf *b, struct member **g, size_t k,
 	put_table(b, g, k, size);
 }
 
-/* Ranks stuck in ncclCommInitRank, by the unique id they joined. */
-static int init_findings(struct hangs *h, struct tp_buf *b)
-{
-	const struct tp_json_node *t, *a, *t2, *a2;
-	int64_t *r = calloc(h->n + 1, sizeof(*r)), nr, wait;
-	size_t i, j, n, m;
-	const char *id;
-
-	if (!r)
-		return -1;
-	for (i = 0; i < h->n; i++) {
-		for (t = arr(h->d[i].root, "threads"); t; t = t->next) {
-			a = tp_json_get(t, "args");
-			id = str(a, "comm_id");
-			if (!id || strcmp(str(a, "kind") ? str(a, "kind") : "",
-					  "init"))
-				continue;
-			/* Once per id: at its first dump. */
-			n = 0;
-			wait = 0;
-			nr = num(a, "nranks", 0);
-			for (j = 0; j < h->n; j++) {
-				for (t2 = arr(h->d[j].root, "threads"); t2;
-				     t2 = t2->next) {
-					a2 = tp_json_get(t2, "args");
-					if (!str(a2, "comm_id") ||
-					    strcmp(str(a2, "comm_id"), id) ||
-					    !str(a2, "kind") ||
-					    strcmp(str(a2, "kind"), "init"))
-						continue;
-					if (j < i)
-						goto next;
-					r[n++] = num(a2, "rank", -1);
-					if (num(t2, "for_ns", 0) > wait)
-						wait = num(t2, "for_ns", 0);
-				}
-			}
-			qsort(r, n, sizeof(*r), cmp_i64);
-			tp_buf_lit(b, "### ncclCommInitRank, id ");
-			tp_buf_cstr(b, id);
-			tp_buf_lit(b, ", ");
-			tp_json_i64(b, nr);
-			tp_buf_lit(b, " ranks\n\n- **");
-			{
-				int64_t *miss = calloc((size_t)(nr > 0 ? nr : 1),
-						       sizeof(*miss));
-				int64_t x;
-				size_t q;
-
-				if (!miss) {
-					free(r);
-					return -1;
-				}
-				for (m = 0, x = 0; x < nr; x++) {
-					for (q = 0; q < n && r[q] != x; q++)
-						;
-					if (q == n)
-						miss[m++] = x;
-				}
-				if (m) {
-					put_who(b, miss, m);
-					tp_buf_lit(b, " never joined");
-				} else {
-					tp_buf_lit(b, "every rank joined");
-				}
-				free(miss);
-			}
-			tp_buf_lit(b, " ");
-			tp_buf_cstr(b, str(t, "call") ? str(t, "call") : "?");
-			tp_buf_lit(b, " of communicator id ");
-			tp_buf_cstr(b, id);
-			tp_buf_lit(b, "**; ");
-			put_who(b, r, n);
-			tp_buf_cstr(b, n > 1 ? " are waiting in it for " :
-				   " is waiting in it for ");
-			put_secs(b, wait);
-			tp_buf_lit(b, "\n\n");
-next:;
-		}
-	}
-	free(r);
-	return 0;
-}
-
-/* Every call past the threshold, with the top of its stack. */
-static void stuck_table(struct hangs *h, struct tp_buf *b)
-{
-	const struct tp_json_node *t, *f;
-	char s[200];
-	size_t i;
-	int any = 0, k;
-
-	for (i = 0; i < h->n; i++) {
-		for (t = arr(h->d[i].root, "threads"); t; t = t->next) {
-			if (!num(t, "stuck", 0))
-				continue;
-			if (!any)
-				tp_buf_lit(b, "### Stuck calls\n\n| rank | "
-					   "thread | call | for | stack (top) "
-					   "|\n|---:|---|---|---:|---|\n");
-			any = 1;
-			snprintf(s, sizeof(s), "| %" PRId64 " | %" PRId64 " ",
-				 h->d[i].rank, num(t, "tid", 0));
-			tp_buf_cstr(b, s);
-			tp_buf_cstr(b, str(t, "thread") ? str(t, "thread") :
-				    "");
-			tp_buf_lit(b, " | ");
-			tp_buf_cstr(b, str(t, "call") ? str(t, "call") : "?");
-			tp_buf_lit(b, " | ");
-			put_secs(b, num(t, "for_ns", 0));
-			tp_buf_lit(b, " | ");
-			for (k = 0, f = arr(t, "stack"); f && k < 3;
-			     f = f->next, k++) {
-				if (k)
-					tp_buf_lit(b, " ← ");
-				if (f->type == TP_JSON_STRING)
-					tp_buf_cstr(b, f->str);
-			}
-			tp_buf_lit(b, " |\n");
-		}
-	}
-	if (any)
-		tp_buf_lit(b, "\n");
-}
-
 static int by_crank(const void *a, const void *b)
 {
 	const struct member *x = *(struct member *const *)a;
@@ -751,9 +397,9 @@ static int hang_findings(struct hangs *h, struct tp_buf *b)
 		comm_finding(b, g, k, r);
 	}
 	free(v), free(g), free(done), free(r);
-	if (init_findings(h, b) < 0)
+	if (rp_hang_inits(h, b) < 0)
 		return -1;
-	stuck_table(h, b);
+	rp_hang_stuck(h, b);
 	return 0;
 }
 
@@ -764,7 +410,7 @@ int rp_hang_section(char **files, size_t *nfiles, struct tp_buf *out)
 	size_t i;
 	int ret = -1;
 
-	if (collect(&h, files, nfiles))
+	if (rp_hang_collect(&h, files, nfiles))
 		goto out;
 	ret = (int)h.n;
 	if (!h.n)
@@ -785,11 +431,6 @@ int rp_hang_section(char **files, size_t *nfiles, struct tp_buf *out)
 	if (hang_findings(&h, out) < 0)
 		ret = rp_fail("hang dumps", "out of memory");
 out:
-	for (i = 0; i < h.n; i++) {
-		free(h.d[i].path);
-		free(h.d[i].text);
-		tp_json_arena_free(&h.d[i].a);
-	}
-	free(h.d);
+	rp_hang_free(&h);
 	return ret;
 }
