@@ -6,6 +6,7 @@
  * a launch event takes about 17 bytes instead of 370 of JSON: the window
  * costs that per event, the writer one deflate per event more, and a dump
  * inflates the chunks once. Calls trace/ only. */
+#define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,10 +38,11 @@ static struct {
 	uint64_t aged;		/* events freed for being older than the window */
 	uint64_t capped;	/* freed early to keep under TPROF_FLIGHT_MB */
 	uint64_t oom;		/* events lost to a failed allocation */
-	int64_t start_ns;	/* the oldest chunk's flush time... of the
-				 * chunk before it: events before are gone */
 	const char *why;	/* tp_flight_trigger's reason */
-	const char *dumping;	/* the dump being written's */
+	uint64_t why_at;	/* and its tick */
+	const char *dumping;	/* the dump being written's reason */
+	int64_t cut_ns;		/* its window starts here (trace time) */
+	uint64_t cut_events;	/* X events it left out of chunks kept */
 	int said_cap;
 } F;
 
@@ -60,7 +62,6 @@ static void drop_head(uint64_t *count)
 	F.json -= c->len;
 	F.events -= c->events;
 	*count += c->events;
-	F.start_ns = tp_tl.ready ? tp_trace_ns(c->tick) : 0;
 	free(c);
 }
 
@@ -140,6 +141,51 @@ void tp_flight_put(const char *p, size_t len, uint64_t n, uint64_t now)
 	}
 }
 
+/* The end of the X event in text [p, e) in trace ns, or INT64_MAX when
+ * it is not one (metadata, counters, flows, async ends are kept). The
+ * writer writes `{"ph":"X",...,"ts":US,"dur":US,...}`, one per line, its
+ * strings escaped: `"ts":` cannot occur inside one. */
+static int64_t x_end_ns(const char *p, const char *e)
+{
+	static const char head[] = "{\"ph\":\"X\"";
+	const char *ts, *dur;
+
+	if ((size_t)(e - p) < sizeof(head) ||
+	    memcmp(p, head, sizeof(head) - 1))
+		return INT64_MAX;
+	ts = memmem(p, (size_t)(e - p), "\"ts\":", 5);
+	dur = ts ? memmem(ts, (size_t)(e - ts), "\"dur\":", 6) : NULL;
+	if (!dur)
+		return INT64_MAX;
+	return (int64_t)((strtod(ts + 5, NULL) + strtod(dur + 6, NULL)) *
+			 1000.0 + 0.5);
+}
+
+/* Leaves out of the chunk text in buf the X events that ended before the
+ * window: a chunk holds what one cycle drained, which may have ended
+ * before the window when the writer ran late. Returns the new length. */
+static size_t trim(char *buf, size_t len, uint64_t *left_out)
+{
+	size_t in = 0, out = 0, next;
+	const char *nl;
+
+	while (in < len) {
+		/* one event: ",\n{...}" up to the next ",\n" */
+		nl = len - in > 2 ? memchr(buf + in + 2, '\n', len - in - 2)
+				  : NULL;
+		next = nl ? (size_t)(nl - buf) - 1 : len;
+		if (in + 2 <= next &&
+		    x_end_ns(buf + in + 2, buf + next) < F.cut_ns) {
+			(*left_out)++;
+		} else {
+			memmove(buf + out, buf + in, next - in);
+			out += next - in;
+		}
+		in = next;
+	}
+	return out;
+}
+
 /* c's JSON into out (c->len bytes): 0, or -1. */
 static int inflated(z_stream *z, const struct chunk *c, char *out)
 {
@@ -169,11 +215,17 @@ uint64_t tp_flight_each(void (*fn)(const char *p, size_t len))
 			 "dump holds no event");
 		return 0;
 	}
+	F.cut_events = 0;
 	for (c = F.head; c; c = c->next) {
+		uint64_t left = 0;
+		size_t len;
+
 		if (inflated(&z, c, buf) < 0)
 			continue;	/* cannot be: our own deflate */
-		fn(buf, c->len);
-		n += c->events;
+		len = trim(buf, c->len, &left);
+		fn(buf, len);
+		n += c->events - left;
+		F.cut_events += left;
 	}
 	inflateEnd(&z);
 	free(buf);
@@ -209,7 +261,7 @@ void tp_flight_put_stats(struct tp_buf *b)
 	tp_buf_lit(b, ", \"cap_mb\": ");
 	tp_json_u64(b, tp_sess.cfg.fl.flight_mb);
 	tp_buf_lit(b, ", \"window_events\": ");
-	tp_json_u64(b, F.events);
+	tp_json_u64(b, F.dumping ? F.events - F.cut_events : F.events);
 	tp_buf_lit(b, ", \"window_bytes\": ");
 	tp_json_u64(b, F.bytes);
 	tp_buf_lit(b, ", \"window_json_bytes\": ");
@@ -220,8 +272,10 @@ void tp_flight_put_stats(struct tp_buf *b)
 	tp_json_u64(b, F.capped);
 	tp_buf_lit(b, ", \"lost_no_memory\": ");
 	tp_json_u64(b, F.oom);
+	tp_buf_lit(b, ", \"left_out\": ");
+	tp_json_u64(b, F.cut_events);
 	tp_buf_lit(b, ", \"window_start_us\": ");
-	tp_json_us(b, F.start_ns);
+	tp_json_us(b, F.cut_ns);
 	tp_buf_lit(b, ", \"trigger\": ");
 	if (F.dumping)
 		tp_json_str(b, F.dumping);
@@ -232,21 +286,29 @@ void tp_flight_put_stats(struct tp_buf *b)
 
 void tp_flight_trigger(const char *why)
 {
+	__atomic_store_n(&F.why_at, tp_ticks(), __ATOMIC_RELAXED);
 	__atomic_store_n(&F.why, why, __ATOMIC_RELEASE);
 }
 
-const char *tp_flight_exit_reason(void)
+const char *tp_flight_exit_reason(uint64_t *at)
 {
 	const char *why = __atomic_load_n(&F.why, __ATOMIC_ACQUIRE);
 
-	if (!why && tp_sess.cfg.fl.at_exit)
+	*at = __atomic_load_n(&F.why_at, __ATOMIC_RELAXED);
+	if (!why && tp_sess.cfg.fl.at_exit) {
 		why = "exit";
+		*at = tp_ticks();
+	}
 	return why;
 }
 
-void tp_flight_dumping(const char *why)
+void tp_flight_dumping(const char *why, uint64_t at)
 {
 	F.dumping = why;
+	if (!why || !tp_tl.ready)
+		return;
+	tp_flight_evict(at);
+	F.cut_ns = tp_trace_ns(at) - (int64_t)tp_sess.cfg.fl.flight_ns;
 }
 
 void tp_flight_after_fork(void)

@@ -20,18 +20,21 @@ int tp_flight_on(void);
 void tp_flight_put(const char *p, size_t len, uint64_t n, uint64_t now);
 /* Frees what fell out of the window by now. */
 void tp_flight_evict(uint64_t now);
-/* Calls fn on every chunk, oldest first; returns the events they hold. */
+/* Calls fn on every chunk of the dump's window, oldest first; returns the
+ * events they hold. */
 uint64_t tp_flight_each(void (*fn)(const char *p, size_t len));
 /* The "hang" and "flight" keys of the trace's tprof object. */
 void tp_flight_put_stats(struct tp_buf *b);
 /* Async-signal-safe: why the next stop dumps ("SIGTERM", ...): a
  * normal exit writes nothing unless TPROF_FLIGHT_DUMP_AT_EXIT=1. */
 void tp_flight_trigger(const char *why);
-/* The reason given, or NULL: the final stop should write the window. */
-const char *tp_flight_exit_reason(void);
+/* The reason given (and in *at its tick), or NULL: the final stop should
+ * write the window. */
+const char *tp_flight_exit_reason(uint64_t *at);
 void tp_flight_after_fork(void);
-/* The reason of the dump being written (the trace's flight.trigger),
- * NULL once done. */
-void tp_flight_dumping(const char *why);
+/* A dump starts (why: the trace's flight.trigger; NULL once done) for a
+ * trigger at tick `at`: its window is the SECONDS before `at`, to the
+ * event (X events that ended before it are left out). */
+void tp_flight_dumping(const char *why, uint64_t at);
 
 #endif

@@ -68,6 +68,7 @@ static struct {
 	int dumping;		/* flight: the window goes to a file now */
 	unsigned dumps;		/* flight: dump files made */
 	uint32_t dump_req;	/* a dump was asked for (signal, tprof dump) */
+	uint64_t dump_at;	/* when */
 	uint64_t flushed_events;	/* W.events at the last flush */
 	struct tp_output out;
 	struct tp_gz gz;
@@ -572,18 +573,18 @@ static int flight_open(void)
  * written. 1: go on, 0: nothing to write, -1: failed. */
 static int flight_final(void)
 {
-	const char *why = tp_flight_exit_reason();
+	uint64_t at;
+	const char *why = tp_flight_exit_reason(&at);
 
 	calibrate(1);
 	drain(1);
-	tp_flight_evict(tp_ticks());
 	if (!why) {
 		tp_info("flight recorder: normal exit, nothing written "
 			"(TPROF_FLIGHT_DUMP_AT_EXIT=1 writes the last "
 			"seconds at exit)");
 		return 0;
 	}
-	tp_flight_dumping(why);
+	tp_flight_dumping(why, at);
 	if (flight_open() < 0)
 		return -1;
 	W.events = tp_flight_each(write_chunk);
@@ -593,7 +594,7 @@ static int flight_final(void)
 /* Mid-run (a dump signal, `tprof dump`, a hang): the window into a file
  * of its own, completed and renamed, while recording goes on. Thread
  * counts are those since the start; the events are the window's. */
-static const char *flight_dump(const char *why)
+static const char *flight_dump(const char *why, uint64_t at)
 {
 	static char path[sizeof(W.out.final)];
 	struct tp_thread_stats st = { 0 };
@@ -603,8 +604,7 @@ static const char *flight_dump(const char *why)
 	unsigned i;
 
 	flush_buf(1);
-	tp_flight_evict(tp_ticks());
-	tp_flight_dumping(why);
+	tp_flight_dumping(why, at);
 	if (flight_open() < 0)
 		return NULL;
 	W.events = tp_flight_each(write_chunk);
@@ -643,7 +643,7 @@ static const char *flight_dump(const char *why)
 	W.dumping = 0;
 	W.events = saved;
 	W.flushed_events = saved;
-	tp_flight_dumping(NULL);
+	tp_flight_dumping(NULL, 0);
 	return path[0] ? path : NULL;
 }
 
@@ -658,7 +658,9 @@ static void watch(void)
 	if ((!hang && !req) || W.failed || !tp_tl.ready)
 		return;
 	if (tp_flight_on() && tp_thread_list())
-		trace = flight_dump(hang ? "hang" : "signal");
+		trace = flight_dump(hang ? "hang" : "signal", hang ? tp_ticks() :
+				    __atomic_load_n(&W.dump_at,
+						    __ATOMIC_RELAXED));
 	if (tp_hang_on)
 		tp_hang_write(hang ? "hang" : "signal", trace);
 }
@@ -666,6 +668,7 @@ static void watch(void)
 /* Async-signal-safe: the next cycle dumps. */
 void tp_writer_request_dump(void)
 {
+	__atomic_store_n(&W.dump_at, tp_ticks(), __ATOMIC_RELAXED);
 	__atomic_store_n(&W.dump_req, 1, __ATOMIC_RELEASE);
 	tp_writer_wake();
 }
