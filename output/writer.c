@@ -548,8 +548,12 @@ static int flight_open(void)
 
 	W.dumping = 1;
 	W.dumps++;
-	if (W.dumps == 1)
-		return tp_writer_open();
+	if (W.dumps == 1) {
+		if (tp_writer_open() == 0)
+			return 0;
+		W.dumping = 0;
+		return -1;
+	}
 	snprintf(name, sizeof(name), "%s-dump%u", tp_sess.cfg.name, W.dumps);
 	if (tp_output_open(&W.out, &W.gz, tp_sess.cfg.dir, name,
 			   tp_sess.cfg.rank, tp_sess.run_id, tp_sess.pid,
