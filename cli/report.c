@@ -245,7 +245,11 @@ static int emit(const struct rp_report *rep, const struct opts *o,
 			"out of memory");
 		goto out;
 	}
-	if (o->html && write_file(o->html, &html))
+	if (o->html && !rep->nranks)
+		fprintf(stderr, "tprof: warning: no summary or trace to "
+			"report on: %s not written (the Hang section is on "
+			"stdout)\n", o->html);
+	else if (o->html && write_file(o->html, &html))
 		goto out;
 	if (o->summaries && write_summaries(rep, o->summaries))
 		goto out;

@@ -114,6 +114,12 @@ void tp_flight_put(const char *p, size_t len, uint64_t n, uint64_t now)
 		return;
 	c = deflated(p, len);
 	if (!c) {
+		if (!F.oom && n)
+			tp_warn("flight recorder: no memory for its window: "
+				"%llu events are not kept (lower TPROF_FLIGHT "
+				"or TPROF_FLIGHT_MB); the trace's "
+				"flight.lost_no_memory counts them",
+				(unsigned long long)n);
 		F.oom += n;
 		return;
 	}
