@@ -76,7 +76,7 @@ $(LIB): $(CORE_OBJ) $(PRELOAD_OBJ) $(CUPTI_OBJ)
 	$(CC) $(SAN_FLAGS) -shared -Wl,-z,defs -Wl,-soname,libtprof.so -o $@ $^ $(LDLIBS_LIB)
 
 # The CLI shares config parsing and file naming with the library.
-CLI_TRACE_OBJ := $(addprefix $(B)/trace/,config.o config_num.o config_capture.o naming.o gzip.o \
+CLI_TRACE_OBJ := $(addprefix $(B)/trace/,config.o config_num.o config_capture.o config_flight.o naming.o gzip.o \
 	gzip_isal.o log.o json.o atomic_file.o owned_fd.o hist.o config_names.o) \
 	$(addprefix $(B)/summary/,summary.o summary_tab.o summary_args.o summary_groups.o \
 	summary_out.o summary_md.o summary_brief.o gpu_feed.o gpu_heap.o gpu_sweep.o \

@@ -98,6 +98,21 @@ calls() {
 		LD_PRELOAD=$lib TPROF_DISABLE=1 \
 		"$bin/bench_calls" $CHUNK $FRESH $WARM 0
 		;;
+	flight)
+		# The flight recorder: the same recording, the window kept in
+		# memory and nothing written at the normal exit.
+		LD_PRELOAD=$lib TPROF_OUTPUT_DIR=$tmp/trace-flight-$round \
+		TPROF_BUFFER_MB=$RING_MB TPROF_FLIGHT=30 \
+		"$bin/bench_calls" $CHUNK $FRESH $WARM $PAUSE_MS
+		;;
+	hang)
+		# The hang watchdog: each call published in its thread's
+		# inflight slot, with the stack at entry for the copy and the
+		# sync (2 of the 3 calls).
+		LD_PRELOAD=$lib TPROF_OUTPUT_DIR=$tmp/trace-hang-$round \
+		TPROF_BUFFER_MB=$RING_MB TPROF_HANG=300 \
+		"$bin/bench_calls" $CHUNK $FRESH $WARM $PAUSE_MS
+		;;
 	paused)
 		# Tracing on, but in a wait step of a schedule whose window
 		# never comes: what every hooked call costs outside windows.
@@ -111,7 +126,7 @@ calls() {
 	}
 }
 
-echo "bench: hooked calls, $ROUNDS rounds of 4 variants," \
+echo "bench: hooked calls, $ROUNDS rounds of 6 variants," \
 	"$((FRESH + WARM)) chunks of $CHUNK calls each"
 round=1
 while [ $round -le $ROUNDS ]; do
@@ -119,12 +134,14 @@ while [ $round -le $ROUNDS ]; do
 	calls on $round
 	calls off $round
 	calls paused $round
+	calls flight $round
+	calls hang $round
 	round=$((round + 1))
 done
 
 ret=$(values ret "$tmp"/calls-*.out | sort -u | tr '\n' ' ')
 echo "bench:   cudart returned: $ret(35 = cudaErrorInsufficientDriver)"
-for v in none on off paused; do
+for v in none on off paused flight hang; do
 	eval "warm_$v=\$(values warm \"\$tmp\"/calls-$v-*.out | median)"
 	eval "fresh_$v=\$(values fresh \"\$tmp\"/calls-$v-*.out | median)"
 done
@@ -365,6 +382,8 @@ added_on=$(calc %.1f "$warm_on - $warm_none")
 added_fresh=$(calc %.1f "$fresh_on - $fresh_none")
 added_off=$(calc %.1f "$warm_off - $warm_none")
 added_paused=$(calc %.1f "$warm_paused - $warm_none")
+added_flight=$(calc %.1f "$warm_flight - $warm_none")
+added_hang=$(calc %.1f "$warm_hang - $warm_none")
 
 echo
 echo "tprof benchmarks (one run; ratios within this run)"
@@ -379,6 +398,10 @@ printf '  %-34s %6.1f ns   (%+.1f ns)\n' \
 printf '  %-34s %6.1f ns   (%+.1f ns, target <= %s)%s\n' \
 	"hooked call, outside any window" "$warm_paused" "$added_paused" \
 	$TARGET_PAUSED_NS "$(verdict "$added_paused <= $TARGET_PAUSED_NS")"
+printf '  %-34s %6.1f ns   (%+.1f ns; nothing written at exit)\n' \
+	"hooked call, TPROF_FLIGHT=30" "$warm_flight" "$added_flight"
+printf '  %-34s %6.1f ns   (%+.1f ns; 2 of 3 calls take a stack at entry)\n' \
+	"hooked call, TPROF_HANG=300" "$warm_hang" "$added_hang"
 printf '  %-34s %6.1f ns\n' "ring append alone" "$ring_warm"
 printf '  %-34s %6.1f ns\n' "ring append alone, 1st pass" "$ring_fresh"
 printf '  %-34s %6.2f M events/s  (%s; %.0f MB/s JSON; target >= %s M)%s\n' \

@@ -6,6 +6,7 @@
 #include <tprof.h>
 
 #include "check.h"
+#include "dump.h"
 #include "env_check.h"
 #include "merge.h"
 #include "report.h"
@@ -16,6 +17,8 @@ static void usage(FILE *f)
 	      "commands:\n"
 	      "  check FILE...   validate traces as Perfetto and HTA read "
 	      "them\n"
+	      "  dump PID...     ask running processes for a flight "
+	      "recorder / hang dump\n"
 	      "  env-check       validate the TPROF_* environment (used by "
 	      "tprof-run)\n"
 	      "  merge PATH... -o OUT\n"
@@ -38,6 +41,8 @@ int main(int argc, char **argv)
 		return tp_cmd_report(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "merge"))
 		return tp_cmd_merge(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "dump"))
+		return tp_cmd_dump(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "env-check"))
 		return tp_cmd_env_check(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "version")) {

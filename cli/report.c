@@ -5,6 +5,7 @@
 #include "report_data.h"
 #include "report_input.h"
 #include "report_read.h"
+#include "report_hang.h"
 #include "trace/atomic_file.h"
 
 #include <errno.h>
@@ -238,23 +239,33 @@ static int write_summaries(const struct rp_report *rep, const char *dir)
 	return 0;
 }
 
-static int emit(const struct rp_report *rep, const struct opts *o)
+/* hang: the hang section (Markdown) first; with no other input, alone. */
+static int emit(const struct rp_report *rep, const struct opts *o,
+		struct tp_buf *hang)
 {
 	struct tp_buf out = { 0 }, html = { 0 };
 	int ret = -1;
 
-	if (o->json)
+	if (hang->len && !o->json)
+		tp_buf_put(&out, hang->p, hang->len);
+	if (hang->len && !rep->nranks)
+		;
+	else if (o->json)
 		rp_write_json(rep, &out);
 	else
 		rp_write_md(rep, &out);
-	if (o->html)
+	if (o->html && rep->nranks)
 		rp_write_html(rep, &html);
 	if (out.oom || html.oom) {
 		rp_fail(o->html && html.oom ? o->html : "stdout",
 			"out of memory");
 		goto out;
 	}
-	if (o->html && write_file(o->html, &html))
+	if (o->html && !rep->nranks)
+		fprintf(stderr, "tprof: warning: no summary or trace to "
+			"report on: %s not written (the Hang section is on "
+			"stdout)\n", o->html);
+	else if (o->html && write_file(o->html, &html))
 		goto out;
 	if (o->summaries && write_summaries(rep, o->summaries))
 		goto out;
@@ -273,6 +284,7 @@ out:
 int tp_cmd_report(int argc, char **argv)
 {
 	struct rp_report rep = { 0 };
+	struct tp_buf hang = { 0 };
 	struct opts o = { 0 };
 	int ret = 1, r;
 	size_t i;
@@ -282,7 +294,9 @@ int tp_cmd_report(int argc, char **argv)
 		free(o.files);
 		return r < 0 ? 2 : 0;
 	}
-	if (read_all_inputs(&rep, &o))
+	if (rp_hang_section(o.files, &o.nfiles, &hang) < 0)
+		goto out;
+	if (o.nfiles && read_all_inputs(&rep, &o))
 		goto out;
 	label_ranks(&rep);
 	warn_world_sizes(&rep);
@@ -290,10 +304,11 @@ int tp_cmd_report(int argc, char **argv)
 		rp_fail(o.files[0], "out of memory");
 		goto out;
 	}
-	if (emit(&rep, &o))
+	if (emit(&rep, &o, &hang))
 		goto out;
 	ret = 0;
 out:
+	tp_buf_free(&hang);
 	rp_stats_free(&rep);
 	for (i = 0; i < rep.nranks; i++)
 		rp_rank_free(rep.ranks[i]);

@@ -13,8 +13,10 @@
 
 #include "trace/api.h"
 #include "capture/capture.h"
+#include "trace/collseq.h"
 #include "trace/corrmap.h"
 #include "trace/futex.h"
+#include "trace/inflight.h"
 #include "trace/gpu_source.h"
 #include "trace/json.h"
 #include "trace/log.h"
@@ -27,6 +29,8 @@
 #include "stacks/stacks.h"
 #include "trace/thread.h"
 #include "trace/timeline.h"
+#include "flight.h"
+#include "hang.h"
 #include "trailer.h"
 #include "writer.h"
 
@@ -64,6 +68,11 @@ static struct {
 				 * threads without a ring */
 	int failed;
 	int opened;
+	int dumping;		/* flight: the window goes to a file now */
+	unsigned dumps;		/* flight: dump files made */
+	uint32_t dump_req;	/* a dump was asked for (signal, tprof dump) */
+	uint64_t dump_at;	/* when */
+	uint64_t flushed_events;	/* W.events at the last flush */
 	struct tp_output out;
 	struct tp_gz gz;
 	struct tp_buf buf;
@@ -122,6 +131,17 @@ static void flush_buf(int force)
 {
 	if (W.buf.len < FLUSH_BYTES && !force)
 		return;
+	if (tp_flight_on() && !W.dumping) {
+		/* Flight recorder: the text goes to the window, not a file. */
+		if (!W.buf.oom)
+			tp_flight_put(W.buf.p, W.buf.len,
+				      W.events - W.flushed_events, tp_ticks());
+		W.flushed_events = W.events;
+		__atomic_add_fetch(&W.progress, 1, __ATOMIC_RELAXED);
+		W.buf.len = 0;
+		W.buf.oom = 0;
+		return;
+	}
 	if (!W.failed && W.buf.oom)
 		mark_failed("out of memory formatting", ENOMEM);
 	if (!W.failed && trace_fd_ok() &&
@@ -461,7 +481,9 @@ static void drain(int final)
 		W.gpu->teardown();
 		W.torn_down = 1;
 	}
-	flush_buf(0);
+	/* Flight recorder: a chunk per cycle at least, so the window is
+	 * trimmed to the cycle. */
+	flush_buf(tp_flight_on() && !W.dumping);
 }
 
 void tp_writer_drain(void)
@@ -484,11 +506,24 @@ static void put_header(struct tp_buf *b)
 	tp_trailer_process_name(b);
 }
 
+/* The trace file (or a flight dump) named name, its header written;
+ * 0, or -1 with errno. A fork child never takes the rank's own name. */
+static int open_named(const char *name)
+{
+	if (tp_output_open(&W.out, &W.gz, tp_sess.cfg.dir, name,
+			   tp_sess.cfg.rank, tp_sess.run_id, tp_sess.pid,
+			   !tp_sess.forked, 1) < 0)
+		return -1;
+	tp_fd_own(&W.own, W.gz.fd);
+	W.opened = 1;
+	put_header(&W.buf);
+	flush_buf(1);
+	return 0;
+}
+
 int tp_writer_open(void)
 {
-	if (tp_output_open(&W.out, &W.gz, tp_sess.cfg.dir, tp_sess.cfg.name,
-			   tp_sess.cfg.rank, tp_sess.run_id, tp_sess.pid,
-			   !tp_sess.forked, 1) < 0) {
+	if (open_named(tp_sess.cfg.name) < 0) {
 		W.failed = 1;
 		__atomic_store_n(&tp_recording, 0, __ATOMIC_RELAXED);
 		tp_error("cannot create a trace file in TPROF_OUTPUT_DIR='%s': "
@@ -496,10 +531,6 @@ int tp_writer_open(void)
 			 tp_sess.cfg.dir, strerror(errno), tp_fix_for(errno));
 		return -1;
 	}
-	tp_fd_own(&W.own, W.gz.fd);
-	W.opened = 1;
-	put_header(&W.buf);
-	flush_buf(1);
 	return W.failed ? -1 : 0;
 }
 
@@ -513,6 +544,142 @@ static void add_no_ring_stats(void)
 
 	W.stats.no_ring = tp_thread_unrecorded(&threads) - no_ring_base;
 	W.stats.dropped += W.stats.no_ring;
+}
+
+/* Flight recorder: a dump file of its own (the second and later ones
+ * named <name>-dump<N>), the window's chunks written into it. */
+static void write_chunk(const char *p, size_t len)
+{
+	if (!W.failed && trace_fd_ok() && tp_gz_write(&W.gz, p, len) < 0)
+		mark_failed("cannot write", W.gz.err);
+}
+
+static int flight_open(void)
+{
+	char name[300];
+
+	W.dumping = 1;
+	W.dumps++;
+	if (W.dumps == 1) {
+		if (tp_writer_open() == 0)
+			return 0;
+		W.dumping = 0;
+		return -1;
+	}
+	snprintf(name, sizeof(name), "%s-dump%u", tp_sess.cfg.name, W.dumps);
+	if (open_named(name) < 0) {
+		tp_error("cannot create a flight recorder dump in "
+			 "TPROF_OUTPUT_DIR='%s': %s (%s)", tp_sess.cfg.dir,
+			 strerror(errno), tp_fix_for(errno));
+		W.dumping = 0;
+		return -1;
+	}
+	return W.failed ? -1 : 0;
+}
+
+/* The final stop: the window goes into the trace, which tp_writer_finish
+ * then completes as usual; without a trigger (a normal exit), nothing is
+ * written. 1: go on, 0: nothing to write, -1: failed. */
+static int flight_final(void)
+{
+	uint64_t at;
+	const char *why = tp_flight_exit_reason(&at);
+
+	calibrate(1);
+	drain(1);
+	if (!why) {
+		tp_info("flight recorder: normal exit, nothing written "
+			"(TPROF_FLIGHT_DUMP_AT_EXIT=1 writes the last "
+			"seconds at exit)");
+		return 0;
+	}
+	tp_flight_dumping(why, at);
+	if (flight_open() < 0)
+		return -1;
+	W.events = tp_flight_each(write_chunk);
+	return 1;
+}
+
+/* Mid-run (a dump signal, `tprof dump`, a hang): the window into a file
+ * of its own, completed and renamed, while recording goes on. Thread
+ * counts are those since the start; the events are the window's. */
+static const char *flight_dump(const char *why, uint64_t at)
+{
+	static char path[sizeof(W.out.final)];
+	struct tp_thread_stats st = { 0 };
+	struct tp_trailer_info info;
+	uint64_t saved = W.events;
+	struct tp_thread *t;
+	unsigned i;
+
+	flush_buf(1);
+	tp_flight_dumping(why, at);
+	if (flight_open() < 0)
+		return NULL;
+	W.events = tp_flight_each(write_chunk);
+	W.events += tp_hang_put_open_calls(&W.buf);
+	for (i = 0; i < W.stats.n; i++)
+		tp_thread_stats_add(&st, W.stats.v[i].tid, W.stats.v[i].name,
+				    W.stats.v[i].events, W.stats.v[i].dropped);
+	for (t = tp_thread_list(); t; t = t->next)
+		tp_thread_stats_add(&st, t->tid, t->name, t->written,
+				    tp_ring_dropped(&t->ring));
+	memset(&info, 0, sizeof(info));
+	info.events = W.events;
+	info.end = tp_clock_sample();
+	info.map = &tp_tl.map;
+	info.stats = &st;
+	info.gpu = W.gpu;
+	info.ext = W.ext;
+	info.n_ext = W.n_ext;
+	info.compressor = tp_gz_codec_name(&W.gz);
+	tp_trailer_put(&W.buf, &info);
+	flush_buf(1);
+	tp_thread_stats_free(&st);
+	path[0] = '\0';
+	if (!W.failed && trace_fd_ok() && tp_gz_finish(&W.gz) == 0 &&
+	    tp_fd_close(&W.own) == 0 && rename(W.out.tmp, W.out.final) == 0)
+		snprintf(path, sizeof(path), "%s", W.out.final);
+	else if (!W.failed)
+		mark_failed("cannot complete", errno);
+	if (path[0])
+		tp_log(TP_LOG_WARN, "", "flight recorder (%s): wrote %s (%llu "
+		       "events of the last %.1f s, %.1f KiB)", why, path,
+		       (unsigned long long)W.events,
+		       (double)tp_sess.cfg.fl.flight_ns / 1e9,
+		       (double)W.gz.out_bytes / 1024.0);
+	W.opened = 0;
+	W.dumping = 0;
+	W.events = saved;
+	W.flushed_events = saved;
+	tp_flight_dumping(NULL, 0);
+	return path[0] ? path : NULL;
+}
+
+/* Each cycle: a call stuck past TPROF_HANG, or a dump asked for, dumps
+ * the window (flight recorder) and the hang state (TPROF_HANG). */
+static void watch(void)
+{
+	int hang = tp_hang_check();
+	int req = __atomic_exchange_n(&W.dump_req, 0, __ATOMIC_ACQ_REL);
+	const char *trace = NULL;
+
+	if ((!hang && !req) || W.failed || !tp_tl.ready)
+		return;
+	if (tp_flight_on() && tp_thread_list())
+		trace = flight_dump(hang ? "hang" : "signal", hang ? tp_ticks() :
+				    __atomic_load_n(&W.dump_at,
+						    __ATOMIC_RELAXED));
+	if (tp_hang_on)
+		tp_hang_write(hang ? "hang" : "signal", trace);
+}
+
+/* Async-signal-safe: the next cycle dumps. */
+void tp_writer_request_dump(void)
+{
+	__atomic_store_n(&W.dump_at, tp_ticks(), __ATOMIC_RELAXED);
+	__atomic_store_n(&W.dump_req, 1, __ATOMIC_RELEASE);
+	tp_writer_wake();
 }
 
 static void add_live_thread_stats(void)
@@ -562,10 +729,14 @@ int tp_writer_finish(void)
 	struct tp_trailer_info info;
 	char note[256], why[256];
 
+	if (tp_flight_on() && !W.opened && !W.failed &&
+	    flight_final() <= 0)
+		return -1;
 	if (!W.opened || W.failed)
 		return -1;
 	calibrate(1);
 	drain(1);
+	W.events += tp_hang_put_open_calls(&W.buf);
 	add_live_thread_stats();
 	add_no_ring_stats();
 	if (tp_sess.cfg.bt_on)
@@ -625,6 +796,8 @@ struct tp_writer_stats tp_writer_stats(void)
  * processes that never trace (a shell, a compiler). */
 static int opened(void)
 {
+	if (tp_flight_on() && !W.dumping)	/* a file only at a dump */
+		return !W.failed && tp_thread_list();
 	if (!W.opened && !W.failed && tp_thread_list())
 		tp_writer_open();
 	return W.opened && !W.failed;
@@ -659,6 +832,7 @@ static void *writer_main(void *arg)
 		if (opened())
 			tp_writer_drain();
 		__atomic_store_n(&W.gpu_now, 0, __ATOMIC_RELEASE);
+		watch();
 	}
 	__atomic_store_n(&tp_recording, 0, __ATOMIC_RELAXED);
 	if (opened())
@@ -672,11 +846,18 @@ static void *writer_main(void *arg)
  * default 8 (RLIMIT_STACK): the program's own threads need the room. */
 #define LIMITED_STACK (1u << 20)
 
+static const struct tp_writer_ext flight_ext = {
+	.put_stats = tp_flight_put_stats,
+};
+
 void tp_writer_start(void)
 {
 	pthread_attr_t attr;
 	sigset_t all, old;
 	int rc;
+
+	if (tp_flight_on() || tp_sess.cfg.fl.hang_ns)
+		tp_writer_add_ext(&flight_ext);
 
 	/* At load (for the capture's clock) or on the first attach. */
 	if (__atomic_exchange_n(&W.claimed, 1, __ATOMIC_ACQ_REL))
@@ -856,6 +1037,8 @@ void tp_writer_after_fork_child(void)
 	tp_thread_stats_free(&W.stats);
 	tp_corr_reset();
 	tp_psum_after_fork();
+	tp_flight_after_fork();
+	tp_collseq_after_fork();
 	memset(&W, 0, sizeof(W));
 	W.own.fd = -1;
 }

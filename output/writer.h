@@ -34,6 +34,9 @@ int tp_writer_restart(void);
 /* At exit: one line for calls of threads without a ring when no trace
  * file counted them (none could be written, or none was begun). */
 void tp_writer_note_unrecorded(void);
+/* Async-signal-safe: the flight recorder's window and the hang state are
+ * dumped at the writer's next cycle (TPROF_DUMP_SIGNAL, `tprof dump`). */
+void tp_writer_request_dump(void);
 
 /* The writer's steps, for the thread and for benchmarks that drive it
  * synchronously on one core. */

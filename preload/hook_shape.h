@@ -12,7 +12,9 @@
  *   call_t tp_call;                    its first member: struct tp_rec r
  *   if (!(enter))                      not recorded (or a nested call):
  *           return real(args);         forward only
+ *   publish the call (TPROF_HANG)      trace/inflight.h
  *   ret = real(args);
+ *   withdraw it
  *   leave;                             after the call, before its end time
  *   e = (end);                         the record, or NULL
  *   if (e) { fill; stack; commit }     fill sees params, ret, e, tp_call
@@ -32,6 +34,7 @@
 
 #include "trace/api.h"
 #include "trace/config.h"
+#include "trace/inflight.h"
 #include "stacks/stacks.h"
 #include "trace/thread.h"
 #include "resolve.h"
@@ -47,6 +50,29 @@ struct tp_call {
 	int rec;		/* the call is recorded (enter always 1) */
 };
 
+/* TPROF_HANG: publishes the call in its thread's inflight slot, with the
+ * stack at entry for the calls that can block (syncs, copies, NCCL calls,
+ * which fill their args in the slot first): a call that never returns
+ * cannot have its stack taken at its end. Inlined into the hook, so the
+ * captured stack starts at the hook's caller. */
+TP_INLINE void tp_hook_inflight(struct tp_rec *r, const char *name,
+				unsigned kind)
+{
+	struct tp_inflight *s = tp_inflight_free_slot();
+	uint32_t stack = 0;
+
+	r->inflight = 0;
+	if (!s)
+		return;
+	if (!(s->gen & 1))
+		tp_inflight_open(s);
+	if (tp_bt_on && (s->kind != TP_INF_PLAIN ||
+			 (kind & (TP_KIND_SYNC | TP_KIND_MEMCPY))))
+		stack = tp_stack_capture();
+	tp_inflight_publish(s, name, tp_ticks(), stack);
+	r->inflight = 1;
+}
+
 #define TP_HOOK_SHAPE(rtype, name, libs, fail, params, args, call_t,     \
 		      enter, leave, end, kind, done, ...)                \
 	static rtype (*real_##name) params;                              \
@@ -60,7 +86,9 @@ struct tp_call {
 			return fail;                                     \
 		if (!(enter))                                            \
 			return TP_REAL(name) args;                       \
+		tp_hook_inflight(&tp_call.r, #name, (kind));             \
 		ret = TP_REAL(name) args;                                \
+		tp_inflight_clear(&tp_call.r);                           \
 		leave;                                                   \
 		e = (end);                                               \
 		if (e) {                                                 \

@@ -17,6 +17,9 @@
 #include "stacks/symbols.h"
 #include "trace/thread.h"
 #include "output/writer.h"
+#include "output/flight.h"
+#include "trace/collseq.h"
+#include "trace/inflight.h"
 #include "cupti/cupti.h"
 #include "capture/capture.h"
 #include "capture_hooks.h"
@@ -31,13 +34,25 @@
  * never turns into a hang. */
 #define EXIT_WAIT_MS 10000
 #define SIGNAL_WAIT_MS 3000
+/* A stack threshold no call reaches (30 years). */
+#define TP_NEVER_NS 1000000000000000000ull
 
 static const int term_signals[] = { SIGTERM, SIGINT, SIGHUP };
+
+/* The flight recorder dumps its window when the job is being stopped.
+ * A crash handler (issue 21 part 1) calls tp_flight_trigger the same way,
+ * with its signal's name, before it completes the trace. */
+static const char *term_name(int sig)
+{
+	return sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT" :
+	       "SIGHUP";
+}
 
 static void on_term_signal(int sig)
 {
 	int saved = errno;
 
+	tp_flight_trigger(term_name(sig));
 	tp_writer_stop_from_signal(SIGNAL_WAIT_MS);
 	/* Re-raise with the default action so the exit status is what it
 	 * would have been without tprof. */
@@ -63,6 +78,37 @@ static void install_signal_handlers(void)
 			continue;
 		sigaction(term_signals[i], &sa, NULL);
 	}
+}
+
+/* TPROF_DUMP_SIGNAL: a dump at the writer's next cycle. */
+static void on_dump_signal(int sig)
+{
+	(void)sig;
+	tp_writer_request_dump();
+}
+
+/* Like the term signals, only where the disposition is the default. */
+static void install_dump_signal(void)
+{
+	int sig = tp_sess.cfg.fl.dump_signal;
+	struct sigaction old, sa;
+
+	if (!sig || (!tp_sess.cfg.fl.flight_ns && !tp_sess.cfg.fl.hang_ns))
+		return;
+	if (sigaction(sig, NULL, &old) < 0)
+		return;
+	if (old.sa_handler != SIG_DFL || (old.sa_flags & SA_SIGINFO)) {
+		tp_warn("TPROF_DUMP_SIGNAL=%s: the program handles SIG%s "
+			"itself, so tprof leaves it alone and dumps only on "
+			"a hang or a stop (choose the other signal)",
+			tp_signal_name(sig), tp_signal_name(sig));
+		return;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_dump_signal;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	sigaction(sig, &sa, NULL);
 }
 
 static void atfork_prepare(void)
@@ -103,7 +149,12 @@ static void start_backtraces(void)
 		b = tp_clock_sample();
 		rate = (double)(b.ticks - a.ticks) / (double)(b.raw_ns - a.raw_ns);
 	}
-	tp_stacks_init(c->bt_threshold_ns, c->bt_all_kinds, c->bt_depth, rate);
+	if (c->bt_on)
+		tp_stacks_init(c->bt_threshold_ns, c->bt_all_kinds,
+			       c->bt_depth, rate);
+	else		/* TPROF_HANG alone: stacks at entry, none at end */
+		tp_stacks_init(TP_NEVER_NS, 0, c->bt_depth ? c->bt_depth :
+			       TP_DEFAULT_BT_DEPTH, rate);
 }
 
 __attribute__((constructor)) static void tp_load(void)
@@ -117,10 +168,12 @@ __attribute__((constructor)) static void tp_load(void)
 		return;
 	tp_thread_on_first_attach(tp_writer_start);
 	tp_nvtx_setup();
-	if (tp_sess.cfg.bt_on)
+	if (tp_sess.cfg.bt_on || tp_sess.cfg.fl.hang_ns)
 		start_backtraces();
+	tp_hang_on = tp_sess.cfg.fl.hang_ns != 0;
 	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
 	install_signal_handlers();
+	install_dump_signal();
 	tp_capture_setup();
 	tp_cupti_inject_setup();
 	if (tp_cupti_program_has_gpu_code())

@@ -41,25 +41,30 @@ TP_NCCL_INLINE void note_made(ncclResult_t ret, const ncclComm_t *out,
 
 /* ncclCommInitRank and its variants: rank and nranks as passed, the new
  * communicator once NCCL handed it back. */
-#define NCCL_INIT(name, id, params, args, out, rank, nranks)             \
+#define NCCL_INIT(name, id, params, args, out, rank, nranks, uid)        \
 	TP_HOOK_SHAPE(ncclResult_t, name, tp_libs_nccl, TP_NCCL_MISSING, \
 		      params, args, struct tp_nccl_call,                 \
-		      tp_nccl_enter(&tp_call, NULL), tp_nccl_leave(),    \
+		      tp_nccl_enter(&tp_call, NULL) &&                   \
+		      (tp_nccl_hang_init(&tp_call, uid, nranks, rank), 1), \
+		      tp_nccl_leave(),                                   \
 		      NCCL_RECORD(tp_call, id, 0), TP_KIND_OTHER,        \
-		      note_made(ret, out, rank, nranks),                 \
+		      (note_made(ret, out, rank, nranks),                \
+		       tp_nccl_hang_made(&tp_call, made(ret, out), rank, \
+					 nranks)),                       \
 		      fill_comm(e, &tp_call, made(ret, out), rank, nranks);)
 
 NCCL_INIT(ncclCommInitRank, INIT_RANK,
 	  (ncclComm_t *comm, int nranks, ncclUniqueId id, int rank),
-	  (comm, nranks, id, rank), comm, rank, nranks)
+	  (comm, nranks, id, rank), comm, rank, nranks, &id)
 NCCL_INIT(ncclCommInitRankConfig, INIT_RANK_CONFIG,
 	  (ncclComm_t *comm, int nranks, ncclUniqueId id, int rank,
 	   ncclConfig_t *config),
-	  (comm, nranks, id, rank, config), comm, rank, nranks)
+	  (comm, nranks, id, rank, config), comm, rank, nranks, &id)
 NCCL_INIT(ncclCommInitRankScalable, INIT_RANK_SCALABLE,
 	  (ncclComm_t *comm, int nranks, int rank, int n_ids,
 	   ncclUniqueId *ids, ncclConfig_t *config),
-	  (comm, nranks, rank, n_ids, ids, config), comm, rank, nranks)
+	  (comm, nranks, rank, n_ids, ids, config), comm, rank, nranks,
+	  n_ids > 0 ? ids : NULL)
 
 /* One process, ndev communicators: rank i on device i. The new ones are
  * listed in extension slots (up to TP_NCCL_MAX_LISTED), all noted. */
@@ -116,13 +121,33 @@ struct nccl_derived {
 	struct tp_nccl_call k;
 	struct tp_nccl_new n;
 	int known;
+	uint64_t child_id;	/* TPROF_HANG: the new one's id, 0: none */
 };
 
-TP_NCCL_INLINE int derived_enter(struct nccl_derived *d, const void *parent)
+/* TPROF_HANG: every rank of the parent splits it in the same order, so
+ * the n-th split of a parent with color x (or n excluded for a shrink)
+ * names the same new communicator on every rank that joins it. */
+static inline uint64_t derived_id(const void *parent, int x)
+{
+	struct tp_collseq *q;
+	uint64_t key[3];
+
+	if (!tp_hang_on || !(q = tp_collseq_get(TP_NCCL_PTR(parent))) ||
+	    !q->id)
+		return 0;
+	key[0] = q->id;
+	key[1] = __atomic_add_fetch(&q->splits, 1, __ATOMIC_RELAXED);
+	key[2] = (uint64_t)(int64_t)x;
+	return tp_collseq_hash(key, sizeof(key), 1);
+}
+
+TP_NCCL_INLINE int derived_enter(struct nccl_derived *d, const void *parent,
+				 int x)
 {
 	if (!tp_nccl_enter(&d->k, parent))
 		return 0;
 	d->r = d->k.r;
+	d->child_id = derived_id(parent, x);
 	return 1;
 }
 
@@ -135,6 +160,12 @@ TP_NCCL_INLINE void derived_leave(struct nccl_derived *d, ncclResult_t ret,
 	d->n.size = 0;
 	d->known = d->n.comm &&
 		   tp_nccl_comm_info(d->n.comm, &d->n.rank, &d->n.size);
+	if (d->child_id && d->n.comm) {
+		struct tp_collseq *q = tp_collseq_get(d->n.comm);
+
+		if (q)
+			q->id = d->child_id;
+	}
 }
 
 TP_NCCL_INLINE void derived_fill(struct tp_event *e, struct nccl_derived *d,
@@ -159,7 +190,7 @@ TP_NCCL_INLINE void derived_note(const struct nccl_derived *d)
 #define NCCL_DERIVED(name, id, params, args, parent, x, y, out)          \
 	TP_HOOK_SHAPE(ncclResult_t, name, tp_libs_nccl, TP_NCCL_MISSING, \
 		      params, args, struct nccl_derived,                 \
-		      derived_enter(&tp_call, parent),                   \
+		      derived_enter(&tp_call, parent, x),                \
 		      derived_leave(&tp_call, ret, out),                 \
 		      tp_call.k.rec ? tp_rec_end_ext(&tp_call.r,         \
 						     TP_NCCL_ID(id),     \

@@ -28,6 +28,7 @@ TP_NCCL_INLINE int group_enter(struct tp_nccl_call *k)
 	if (!tp_nccl_guard())
 		return 0;
 	k->group = tp_nccl_tls.depth;
+	k->r.t = NULL;		/* set when recorded */
 	k->rec = tp_rec_begin(&k->r, TP_SRC_NCCL);
 	return 1;
 }
@@ -44,12 +45,15 @@ TP_NCCL_INLINE void group_started(ncclResult_t ret)
 	}
 }
 
-/* NCCL leaves the group whatever the outcome. */
+/* NCCL leaves the group whatever the outcome; the outermost end has
+ * launched (or failed) what the group enqueued. */
 TP_NCCL_INLINE void group_ended(const struct tp_nccl_call *k)
 {
 	tp_nccl_leave();
 	if (k->group)
 		tp_nccl_tls.depth = k->group - 1;
+	if (k->group == 1 && tp_nccl_tls.n_queued)
+		tp_nccl_hang_group_done();
 }
 
 TP_NCCL_INLINE void group_resolve(const struct tp_nccl_call *k)
@@ -74,7 +78,9 @@ TP_HOOK_SHAPE(ncclResult_t, ncclGroupStart, tp_libs_nccl, TP_NCCL_MISSING,
 #define NCCL_GROUP_END(name, id, params, args)                           \
 	TP_HOOK_SHAPE(ncclResult_t, name, tp_libs_nccl, TP_NCCL_MISSING, \
 		      params, args, struct tp_nccl_call,                 \
-		      group_enter(&tp_call), group_ended(&tp_call),      \
+		      group_enter(&tp_call) &&                           \
+		      (tp_nccl_hang_group(&tp_call), 1),                 \
+		      group_ended(&tp_call),                             \
 		      NCCL_RECORD(tp_call, id, 0), TP_KIND_OTHER,        \
 		      group_resolve(&tp_call),                           \
 		      fill_group(e, tp_call.group,                       \
@@ -104,11 +110,18 @@ TP_NCCL_INLINE void fill_coll(struct tp_event *e,
 	c->group = k->group;
 }
 
+/* Send and receive are numbered apart from the collectives. */
+#define NCCL_IS_P2P(id) (TP_NCCL_ID(id) == TP_NCCL_ID(SEND) ||          \
+			 TP_NCCL_ID(id) == TP_NCCL_ID(RECV))
+
 /* what: (count, dtype, op, root or peer, comm, stream) */
 #define NCCL_COLL(name, id, params, args, what)                         \
 	TP_HOOK_SHAPE(ncclResult_t, name, tp_libs_nccl, TP_NCCL_MISSING, \
 		      params, args, struct tp_nccl_call,                 \
-		      tp_nccl_enter(&tp_call, comm), tp_nccl_leave(),    \
+		      tp_nccl_enter(&tp_call, comm) &&                   \
+		      (tp_nccl_hang_coll(&tp_call, NCCL_IS_P2P(id), #name, \
+					 what), 1),                      \
+		      (tp_nccl_leave(), tp_nccl_hang_done(&tp_call)),    \
 		      NCCL_RECORD(tp_call, id, 0), TP_KIND_OTHER,        \
 		      TP_NOTHING, fill_coll(e, &tp_call, what);)
 

@@ -22,6 +22,7 @@
 
 #include <nccl.h>
 
+#include "trace/collseq.h"
 #include "hook_shape.h"
 #include "nccl_apis.h"
 
@@ -55,6 +56,15 @@ struct tp_nccl_tls {
 	struct tp_nccl_known cache[TP_NCCL_CACHE];
 	/* Communicators split inside a group: readable after ncclGroupEnd. */
 	uint64_t pending[TP_NCCL_PENDING];
+	/* TPROF_HANG: collectives enqueued in the open group, completed at
+	 * its outermost end (beyond TP_NCCL_PENDING, the last is kept). */
+	uint32_t n_queued;
+	uint32_t queued_seq[TP_NCCL_PENDING];
+	struct tp_collseq *queued[TP_NCCL_PENDING];
+	/* the first one's call, count and type, for a hang in the end */
+	const char *queued_name;
+	uint64_t queued_count;
+	int32_t queued_dtype;
 };
 
 extern __thread struct tp_nccl_tls tp_nccl_tls
@@ -67,6 +77,11 @@ struct tp_nccl_call {
 	uint32_t group;		/* its group's sequence number, 0: none */
 	int32_t rank;		/* of the communicator passed, -1: unknown */
 	int32_t size;		/* 0: unknown */
+	/* TPROF_HANG: the communicator's sequence entry and this call's
+	 * number on it, or the unique id hash of an init */
+	struct tp_collseq *q;
+	uint32_t qseq;
+	uint64_t uid;
 };
 
 /* Bumped when a communicator is freed: a new one may get its address. */
@@ -152,6 +167,136 @@ TP_NCCL_INLINE int tp_nccl_enter(struct tp_nccl_call *k, const void *comm)
 static inline void tp_nccl_leave(void)
 {
 	tp_nccl_tls.inside = 0;
+}
+
+/* TPROF_HANG: a collective (or send/recv, numbered apart) entered: its
+ * number on the communicator, and its args in the thread's inflight slot
+ * (the hook shape publishes it). */
+TP_NCCL_INLINE void tp_nccl_hang_coll(struct tp_nccl_call *k, int p2p,
+				      const char *name, size_t count,
+				      ncclDataType_t dt, int op, int root,
+				      const void *comm, const void *stream)
+{
+	struct tp_inflight *s = tp_inflight_free_slot();
+	struct tp_collseq *q;
+	uint32_t seq = 0;
+
+	(void)stream;
+	k->q = NULL;
+	if (!s)
+		return;
+	q = tp_collseq_get(TP_NCCL_PTR(comm));
+	if (q && p2p) {
+		seq = __atomic_add_fetch(&q->p2p, 1, __ATOMIC_RELAXED);
+	} else if (q) {
+		seq = __atomic_add_fetch(&q->entered, 1, __ATOMIC_RELAXED);
+		q->last_name = name;
+		q->last_count = count;
+		q->last_dtype = (int32_t)dt;
+		q->last_op = op;
+		k->q = q;
+		k->qseq = seq;
+	}
+	if (q && !q->size && k->size) {
+		q->rank = k->rank;
+		q->size = k->size;
+	}
+	tp_inflight_open(s);
+	s->kind = p2p ? TP_INF_P2P : TP_INF_COLL;
+	s->a[0] = TP_NCCL_PTR(comm);
+	s->a[1] = count;
+	s->a[2] = (uint64_t)(int64_t)dt;
+	s->a[3] = (uint64_t)(int64_t)op;
+	s->a[4] = (uint64_t)(int64_t)root;
+	s->a[5] = seq;
+}
+
+/* The collective returned: done, or enqueued in the thread's group and
+ * done at the group's outermost end. */
+static inline void tp_nccl_hang_done(const struct tp_nccl_call *k)
+{
+	struct tp_nccl_tls *s = &tp_nccl_tls;
+	uint32_t n;
+
+	if (!k->q)
+		return;
+	if (!s->depth) {
+		if (k->qseq > k->q->completed)
+			__atomic_store_n(&k->q->completed, k->qseq,
+					 __ATOMIC_RELAXED);
+		return;
+	}
+	n = s->n_queued < TP_NCCL_PENDING ? s->n_queued++ : TP_NCCL_PENDING - 1;
+	s->queued[n] = k->q;
+	s->queued_seq[n] = k->qseq;
+	if (n)
+		return;
+	s->queued_name = k->q->last_name;
+	s->queued_count = k->q->last_count;
+	s->queued_dtype = k->q->last_dtype;
+}
+
+/* The outermost ncclGroupEnd launches what the group enqueued: it waits
+ * in the first of those collectives, which the slot names (kind GROUP:
+ * comm, count, dtype, the call's name, how many, its number). */
+TP_NCCL_INLINE void tp_nccl_hang_group(const struct tp_nccl_call *k)
+{
+	struct tp_nccl_tls *t = &tp_nccl_tls;
+	struct tp_inflight *s;
+
+	if (k->group != 1 || !t->n_queued || !(s = tp_inflight_free_slot()))
+		return;
+	tp_inflight_open(s);
+	s->kind = TP_INF_GROUP;
+	s->a[0] = t->queued[0]->comm;
+	s->a[1] = t->queued_count;
+	s->a[2] = (uint64_t)(int64_t)t->queued_dtype;
+	s->a[3] = (uint64_t)(uintptr_t)t->queued_name;
+	s->a[4] = t->n_queued;
+	s->a[5] = t->queued_seq[0];
+}
+
+/* The outermost ncclGroupEnd returned. */
+static inline void tp_nccl_hang_group_done(void)
+{
+	struct tp_nccl_tls *s = &tp_nccl_tls;
+	uint32_t i;
+
+	for (i = 0; i < s->n_queued; i++)
+		if (s->queued_seq[i] > s->queued[i]->completed)
+			__atomic_store_n(&s->queued[i]->completed,
+					 s->queued_seq[i], __ATOMIC_RELAXED);
+	s->n_queued = 0;
+}
+
+/* ncclCommInitRank and the like: the unique id's hash, nranks, rank. */
+TP_NCCL_INLINE void tp_nccl_hang_init(struct tp_nccl_call *k,
+				      const ncclUniqueId *id, int nranks,
+				      int rank)
+{
+	struct tp_inflight *s = tp_inflight_free_slot();
+
+	k->uid = id ? tp_collseq_hash(id, sizeof(*id), 0) : 0;
+	if (!s)
+		return;
+	tp_inflight_open(s);
+	s->kind = TP_INF_INIT;
+	s->a[0] = k->uid;
+	s->a[1] = (uint64_t)(int64_t)nranks;
+	s->a[2] = (uint64_t)(int64_t)rank;
+}
+
+/* The init handed back comm: it is named across ranks by the id. */
+static inline void tp_nccl_hang_made(const struct tp_nccl_call *k,
+				     uint64_t comm, int rank, int nranks)
+{
+	struct tp_collseq *q;
+
+	if (!tp_hang_on || !comm || !(q = tp_collseq_get(comm)))
+		return;
+	q->id = k->uid;
+	q->rank = rank;
+	q->size = nranks;
 }
 
 /* ncclSuccess, or ncclInProgress for a nonblocking communicator: either

@@ -66,6 +66,7 @@ int tp_nccl_ask(uint64_t comm, int32_t *rank, int32_t *size)
 
 void tp_nccl_forget(uint64_t comm)
 {
+	tp_collseq_forget(comm);
 	struct tp_nccl_tls *s = &tp_nccl_tls;
 	unsigned i, j;
 

@@ -339,6 +339,15 @@ int tp_config_parse(struct tp_config *c, tp_getenv_fn get, char *err,
 		return -1;
 	if (tp_config_parse_capture(&c->cap, get, err, errlen) < 0)
 		return -1;
+	if (tp_config_parse_flight(&c->fl, get, err, errlen) < 0)
+		return -1;
+	if (c->fl.dump_signal && c->fl.dump_signal == c->cap.signal) {
+		snprintf(err, errlen, "TPROF_DUMP_SIGNAL and TPROF_SIGNAL are "
+			 "both %s: one signal cannot both toggle recording "
+			 "and ask for a dump (choose USR1 for one, USR2 for "
+			 "the other)", tp_signal_name(c->fl.dump_signal));
+		return -1;
+	}
 	v = get("TPROF_SUMMARY");
 	if (v && parse_summary(v, &c->summary) < 0) {
 		snprintf(err, errlen, "TPROF_SUMMARY='%s' is not valid: "

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "config_capture.h"
+#include "config_flight.h"
 #include "config_num.h"
 
 enum tp_source {
@@ -55,6 +56,7 @@ struct tp_config {
 	unsigned bt_all_kinds;
 	unsigned bt_depth;
 	struct tp_capture_config cap;
+	struct tp_flight_config fl;	/* TPROF_FLIGHT, TPROF_HANG */
 	int summary;		/* TPROF_SUMMARY: who prints the table */
 };
 

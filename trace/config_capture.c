@@ -72,7 +72,7 @@ static int parse_schedule(struct tp_capture_config *c, tp_getenv_fn get,
 }
 
 /* Seconds as nsys takes them ("5", "2.5"), or with a unit ("500ms"). */
-static int parse_seconds(const char *s, uint64_t *out)
+int tp_parse_seconds(const char *s, uint64_t *out)
 {
 	char *end;
 	double v;
@@ -96,13 +96,13 @@ static int parse_time(struct tp_capture_config *c, tp_getenv_fn get,
 {
 	const char *v = get("TPROF_DELAY");
 
-	if (v && parse_seconds(v, &c->delay_ns) < 0) {
+	if (v && tp_parse_seconds(v, &c->delay_ns) < 0) {
 		snprintf(err, errlen, "TPROF_DELAY='%s' is not valid: expected "
 			 "seconds (such as 10 or 2.5, or 500ms)", v);
 		return -1;
 	}
 	v = get("TPROF_DURATION");
-	if (v && (parse_seconds(v, &c->duration_ns) < 0 || !c->duration_ns)) {
+	if (v && (tp_parse_seconds(v, &c->duration_ns) < 0 || !c->duration_ns)) {
 		snprintf(err, errlen, "TPROF_DURATION='%s' is not valid: "
 			 "expected seconds greater than 0 (such as 30 or 2.5, "
 			 "or 500ms)", v);
@@ -126,7 +126,7 @@ const char *tp_signal_name(int sig)
 	return "?";
 }
 
-static int parse_signal(const char *s, int *out)
+int tp_parse_signal(const char *s, int *out)
 {
 	unsigned i;
 
@@ -154,7 +154,7 @@ static int parse_gates(struct tp_capture_config *c, tp_getenv_fn get,
 	}
 	c->profiler_api = v != NULL;
 	v = get("TPROF_SIGNAL");
-	if (v && parse_signal(v, &c->signal) < 0) {
+	if (v && tp_parse_signal(v, &c->signal) < 0) {
 		snprintf(err, errlen, "TPROF_SIGNAL='%s' is not valid: "
 			 "expected USR1 or USR2 (the signal that toggles "
 			 "recording)", v);

@@ -34,5 +34,9 @@ int tp_config_parse_capture(struct tp_capture_config *c, tp_getenv_fn get,
 			    char *err, size_t errlen);
 /* "USR2" for SIGUSR2, for messages. */
 const char *tp_signal_name(int sig);
+/* Seconds ("5", "2.5") or a duration with a unit ("500ms"): 0, or -1. */
+int tp_parse_seconds(const char *s, uint64_t *out);
+/* USR1 or USR2 (SIG prefix allowed): 0, or -1. */
+int tp_parse_signal(const char *s, int *out);
 
 #endif

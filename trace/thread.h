@@ -17,8 +17,22 @@
 #include "drops.h"
 #include "ring.h"
 
+/* The hooked call a thread is inside (TPROF_HANG, trace/inflight.h):
+ * written by the thread at entry, cleared at exit, read by the writer's
+ * watchdog under the seqlock gen (odd while being written). */
+struct tp_inflight {
+	uint32_t gen;
+	uint32_t kind;		/* TP_INF_*: what a[] holds */
+	const char *name;	/* the call, NULL: in none */
+	uint64_t t0;		/* ticks at entry */
+	uint32_t stack;		/* interned stack at entry, 0: none */
+	uint32_t reported;	/* watchdog side: gen already dumped */
+	uint64_t a[6];
+};
+
 struct tp_thread {
 	struct tp_ring ring;
+	struct tp_inflight inflight;
 	struct tp_thread *next;		/* registry list */
 	pid_t tid;
 	int exited;			/* set at thread exit */
@@ -80,6 +94,7 @@ struct tp_rec {
 	struct tp_thread *t;
 	uint64_t t0;
 	unsigned n_ext;		/* extension slots reserved with the record */
+	unsigned inflight;	/* this call owns its thread's inflight slot */
 };
 
 static inline int tp_rec_begin(struct tp_rec *r, unsigned source)

@@ -17,10 +17,25 @@
  *   ranks, the same rank when it still fits, else 0.
  *
  * FAKE_NCCL_VERSION overrides the version code (default 22703).
+ *
+ * FAKE_NCCL_BARRIER=DIR makes the ranks of a job (separate processes)
+ * meet as NCCL's do, through files in DIR: ncclCommInitRank returns only
+ * once all nranks ranks called it with the same unique id; a collective
+ * (the n-th on its communicator) returns only once every rank of the
+ * communicator entered its n-th one, and never when they disagree on the
+ * call, count or type (NCCL then hangs, at best); inside a group the
+ * collectives wait at the outermost ncclGroupEnd, where NCCL launches
+ * them. Send and receive do not wait. A split's communicator meets as
+ * its parent's does (its ranks: the split's rank rule above). Without
+ * it, nothing waits.
  */
 #include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <nccl.h>
 
@@ -32,6 +47,9 @@ struct ncclComm {
 	int rank;
 	int nranks;
 	ncclResult_t state;	/* ncclInProgress until ready */
+	char key[64];		/* the unique id, in barrier file names */
+	unsigned seq;		/* collectives entered */
+	unsigned splits;	/* splits of it made */
 };
 
 static struct ncclComm pool[POOL];
@@ -41,6 +59,83 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int unready_asks;
 
 static __thread int depth;
+/* Collectives enqueued in the open group (barrier mode). */
+struct queued {
+	struct ncclComm *comm;
+	char what[96];
+};
+static __thread struct queued queue[POOL];
+static __thread int n_queued;
+
+static void pause_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
+
+	nanosleep(&ts, NULL);
+}
+
+/* Writes DIR/NAME with text, whole (a rename), for the other ranks. */
+static void post(const char *dir, const char *name, const char *text)
+{
+	char tmp[4200], path[4200];
+	FILE *f;
+
+	snprintf(tmp, sizeof(tmp), "%s/.%s.%d", dir, name, (int)getpid());
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(tmp, "w");
+	if (!f)
+		abort();
+	fputs(text, f);
+	fclose(f);
+	rename(tmp, path);
+}
+
+/* 1 when DIR/NAME exists, with its text in out. */
+static int peek(const char *dir, const char *name, char *out, size_t len)
+{
+	char path[4200];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (!fgets(out, (int)len, f))
+		out[0] = '\0';
+	fclose(f);
+	return 1;
+}
+
+/* Posts this rank's entry `tag` and waits for every rank's; while they
+ * disagree, waits for ever. */
+static void meet(const char *tag, int rank, int nranks, const char *what)
+{
+	const char *dir = getenv("FAKE_NCCL_BARRIER");
+	char name[256], got[128];
+	int r, agree;
+
+	snprintf(name, sizeof(name), "%s.%d", tag, rank);
+	post(dir, name, what);
+	for (;;) {
+		agree = 1;
+		for (r = 0; r < nranks && agree; r++) {
+			snprintf(name, sizeof(name), "%s.%d", tag, r);
+			agree = peek(dir, name, got, sizeof(got)) &&
+				!strcmp(got, what);
+		}
+		if (agree)
+			return;
+		pause_ms(2);
+	}
+}
+
+static void coll_meet(struct ncclComm *c, const char *what)
+{
+	char tag[128];
+
+	snprintf(tag, sizeof(tag), "%s.c%u", c->key, ++c->seq);
+	meet(tag, c->rank, c->nranks, what);
+}
 static __thread struct ncclComm *waiting[POOL];
 static __thread int n_waiting;
 
@@ -110,15 +205,39 @@ static ncclResult_t init(ncclComm_t *comm, int nranks, int rank, int ready)
 	*comm = comm_new(rank, nranks, ready);
 	if (!*comm)
 		return ncclSystemError;
+	(*comm)->key[0] = '\0';
+	(*comm)->seq = 0;
+	(*comm)->splits = 0;
 	return (*comm)->state == ncclSuccess || depth ? ncclSuccess
 						      : ncclInProgress;
+}
+
+/* The id's first bytes, hex: its name in barrier files. */
+static void id_key(const ncclUniqueId *id, char *key)
+{
+	int i;
+
+	for (i = 0; i < 10; i++)
+		sprintf(key + 2 * i, "%02x", (unsigned char)id->internal[i]);
 }
 
 EXPORT ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks,
 				     ncclUniqueId id, int rank)
 {
-	(void)id;
-	return init(comm, nranks, rank, 1);
+	char key[24], tag[64], what[32];
+	ncclResult_t ret;
+
+	if (getenv("FAKE_NCCL_BARRIER") && nranks > 0 && rank >= 0 &&
+	    rank < nranks) {
+		id_key(&id, key);
+		snprintf(tag, sizeof(tag), "%s.init", key);
+		snprintf(what, sizeof(what), "init %d", nranks);
+		meet(tag, rank, nranks, what);
+	}
+	ret = init(comm, nranks, rank, 1);
+	if (ret == ncclSuccess)
+		id_key(&id, (*comm)->key);
+	return ret;
 }
 
 EXPORT ncclResult_t ncclCommInitRankConfig(ncclComm_t *comm, int nranks,
@@ -156,6 +275,7 @@ EXPORT ncclResult_t ncclCommInitAll(ncclComm_t *comms, int ndev,
 EXPORT ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key,
 				  ncclComm_t *newcomm, ncclConfig_t *config)
 {
+	ncclResult_t ret;
 	int size;
 
 	(void)config;
@@ -166,7 +286,14 @@ EXPORT ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key,
 		return ncclSuccess;
 	}
 	size = comm->nranks / 2 > 0 ? comm->nranks / 2 : 1;
-	return init(newcomm, size, (key < 0 ? -key : key) % size, 1);
+	ret = init(newcomm, size, (key < 0 ? -key : key) % size, 1);
+	/* Named, in barrier mode, after its parent, the split's order and
+	 * its color, as every rank that joins it sees them. */
+	comm->splits++;
+	if (ret == ncclSuccess && comm->key[0])
+		snprintf((*newcomm)->key, sizeof((*newcomm)->key), "%.20ss%uc%d",
+			 comm->key, comm->splits, color);
+	return ret;
 }
 
 EXPORT ncclResult_t ncclCommShrink(ncclComm_t comm, int *excluded,
@@ -269,6 +396,9 @@ EXPORT ncclResult_t ncclGroupEnd(void)
 	for (i = 0; i < n_waiting; i++)
 		waiting[i]->state = ncclSuccess;
 	n_waiting = 0;
+	for (i = 0; i < n_queued; i++)
+		coll_meet(queue[i].comm, queue[i].what);
+	n_queued = 0;
 	return ncclSuccess;
 }
 
@@ -284,10 +414,25 @@ EXPORT ncclResult_t ncclGroupSimulateEnd(ncclSimInfo_t *sim)
 	return ncclSuccess;
 }
 
-static ncclResult_t coll(ncclComm_t comm, ncclDataType_t dt)
+static ncclResult_t coll(ncclComm_t comm, ncclDataType_t dt, size_t n,
+			 const char *name)
 {
+	char what[96];
+
 	if (!usable(comm) || (int)dt < 0 || dt >= ncclNumTypes)
 		return ncclInvalidArgument;
+	if (!getenv("FAKE_NCCL_BARRIER") || !comm->key[0] ||
+	    !strcmp(name, "ncclSend") || !strcmp(name, "ncclRecv"))
+		return ncclSuccess;
+	snprintf(what, sizeof(what), "%s %zu %d", name, n, (int)dt);
+	if (!depth) {
+		coll_meet(comm, what);
+		return ncclSuccess;
+	}
+	if (n_queued == POOL)
+		return ncclInternalError;
+	queue[n_queued].comm = comm;
+	memcpy(queue[n_queued++].what, what, sizeof(what));
 	return ncclSuccess;
 }
 
@@ -296,7 +441,7 @@ EXPORT ncclResult_t ncclAllReduce(const void *s, void *r, size_t n,
 				  ncclComm_t comm, cudaStream_t st)
 {
 	(void)s, (void)r, (void)n, (void)op, (void)st;
-	return coll(comm, dt);
+	return coll(comm, dt, n, __func__);
 }
 
 EXPORT ncclResult_t ncclAllGather(const void *s, void *r, size_t n,
@@ -304,7 +449,7 @@ EXPORT ncclResult_t ncclAllGather(const void *s, void *r, size_t n,
 				  cudaStream_t st)
 {
 	(void)s, (void)r, (void)n, (void)st;
-	return coll(comm, dt);
+	return coll(comm, dt, n, __func__);
 }
 
 EXPORT ncclResult_t ncclReduceScatter(const void *s, void *r, size_t n,
@@ -312,7 +457,7 @@ EXPORT ncclResult_t ncclReduceScatter(const void *s, void *r, size_t n,
 				      ncclComm_t comm, cudaStream_t st)
 {
 	(void)s, (void)r, (void)n, (void)op, (void)st;
-	return coll(comm, dt);
+	return coll(comm, dt, n, __func__);
 }
 
 EXPORT ncclResult_t ncclBroadcast(const void *s, void *r, size_t n,
@@ -320,7 +465,7 @@ EXPORT ncclResult_t ncclBroadcast(const void *s, void *r, size_t n,
 				  ncclComm_t comm, cudaStream_t st)
 {
 	(void)s, (void)r, (void)n, (void)root, (void)st;
-	return coll(comm, dt);
+	return coll(comm, dt, n, __func__);
 }
 
 EXPORT ncclResult_t ncclBcast(void *buf, size_t n, ncclDataType_t dt,
@@ -334,7 +479,7 @@ EXPORT ncclResult_t ncclReduce(const void *s, void *r, size_t n,
 			       ncclComm_t comm, cudaStream_t st)
 {
 	(void)s, (void)r, (void)n, (void)op, (void)root, (void)st;
-	return coll(comm, dt);
+	return coll(comm, dt, n, __func__);
 }
 
 EXPORT ncclResult_t ncclAlltoAll(const void *s, void *r, size_t n,
@@ -342,7 +487,7 @@ EXPORT ncclResult_t ncclAlltoAll(const void *s, void *r, size_t n,
 				 cudaStream_t st)
 {
 	(void)s, (void)r, (void)n, (void)st;
-	return coll(comm, dt);
+	return coll(comm, dt, n, __func__);
 }
 
 EXPORT ncclResult_t ncclGather(const void *s, void *r, size_t n,
@@ -350,7 +495,7 @@ EXPORT ncclResult_t ncclGather(const void *s, void *r, size_t n,
 			       cudaStream_t st)
 {
 	(void)s, (void)r, (void)n, (void)root, (void)st;
-	return coll(comm, dt);
+	return coll(comm, dt, n, __func__);
 }
 
 EXPORT ncclResult_t ncclScatter(const void *s, void *r, size_t n,
@@ -358,19 +503,19 @@ EXPORT ncclResult_t ncclScatter(const void *s, void *r, size_t n,
 				cudaStream_t st)
 {
 	(void)s, (void)r, (void)n, (void)root, (void)st;
-	return coll(comm, dt);
+	return coll(comm, dt, n, __func__);
 }
 
 EXPORT ncclResult_t ncclSend(const void *s, size_t n, ncclDataType_t dt,
 			     int peer, ncclComm_t comm, cudaStream_t st)
 {
 	(void)s, (void)n, (void)peer, (void)st;
-	return coll(comm, dt);
+	return coll(comm, dt, n, __func__);
 }
 
 EXPORT ncclResult_t ncclRecv(void *r, size_t n, ncclDataType_t dt, int peer,
 			     ncclComm_t comm, cudaStream_t st)
 {
 	(void)r, (void)n, (void)peer, (void)st;
-	return coll(comm, dt);
+	return coll(comm, dt, n, __func__);
 }
