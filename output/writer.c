@@ -736,19 +736,23 @@ static void say_abandoned(int stall_ms)
 		return;
 }
 
-void tp_writer_stop_from_signal(int stall_ms)
+int tp_writer_stop_from_signal(int stall_ms)
 {
-	int saved = errno;
+	int saved = errno, rc = 0;
 
 	if (!__atomic_load_n(&W.started, __ATOMIC_ACQUIRE))
-		return;
+		return -1;
 	__atomic_store_n(&tp_recording, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&W.stop, 1, __ATOMIC_RELEASE);
 	tp_writer_wake();
-	if (wait_done(stall_ms) < 0 &&
-	    !__atomic_exchange_n(&W.said_abandoned, 1, __ATOMIC_ACQ_REL))
-		say_abandoned(stall_ms);
+	if (wait_done(stall_ms) < 0) {
+		rc = -1;
+		if (!__atomic_exchange_n(&W.said_abandoned, 1,
+					 __ATOMIC_ACQ_REL))
+			say_abandoned(stall_ms);
+	}
 	errno = saved;
+	return rc;
 }
 
 void tp_writer_stop(int stall_ms)
