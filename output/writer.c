@@ -502,7 +502,8 @@ static void put_header(struct tp_buf *b)
 int tp_writer_open(void)
 {
 	if (tp_output_open(&W.out, &W.gz, tp_sess.cfg.dir, tp_sess.cfg.name,
-			   tp_sess.cfg.rank, tp_sess.run_id, tp_sess.pid,
+			   tp_sess.cfg.rank, tp_sess.cfg.world_size,
+			   tp_sess.run_id, tp_sess.pid,
 			   1) < 0) {
 		W.failed = 1;
 		__atomic_store_n(&tp_recording, 0, __ATOMIC_RELAXED);

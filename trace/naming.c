@@ -139,14 +139,16 @@ static int claim_rank_name(struct tp_output *o, struct tp_gz *g,
 }
 
 int tp_output_open(struct tp_output *o, struct tp_gz *g, const char *dir,
-		   const char *name, int rank, const char *run_id, pid_t pid,
-		   int level)
+		   const char *name, int rank, int world_size,
+		   const char *run_id, pid_t pid, int level)
 {
 	char comment[400];
 	int rc;
 
-	snprintf(comment, sizeof(comment), "tprof run=%s pid=%d", run_id,
-		 (int)pid);
+	/* rank and world: for tprof recover, which completes a killed
+	 * process's file without its trailer. */
+	snprintf(comment, sizeof(comment), "tprof run=%s pid=%d rank=%d "
+		 "world=%d", run_id, (int)pid, rank, world_size);
 	tp_output_names(o, dir, name, rank, 0);
 	rc = claim_rank_name(o, g, run_id, comment, level);
 	if (rc)
