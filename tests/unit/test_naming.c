@@ -110,6 +110,12 @@ int main(void)
 	tp_output_open(&o, g, dir, "s", 1, 2, "runC", pid, 1);
 	TP_CHECK_STR("naming: stale tmp of a dead process is taken over",
 		     base(o.tmp), "s-rank1.trace.json.gz.tmp");
+	snprintf(path, sizeof(path), "%s/s-rank1-pid999999.trace.json.gz.tmp",
+		 dir);
+	TP_CHECK("naming: the stale tmp is kept for tprof recover, under its "
+		 "process's -pid name", exists(path), "missing");
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/s-rank1.trace.json.gz.tmp", dir);
 	finish(&o, g);
 	/* ... but not one a live process of another run is writing. */
 	fake_file(path, "runLive", pid);
