@@ -14,13 +14,6 @@
 #ifndef TP_CRASH_H
 #define TP_CRASH_H
 
-/* What ended the process, written into the trailer ("ended_by"). */
-enum tp_crash_cause {
-	TP_END_NORMAL = 0,
-	TP_END_SIGNAL,		/* a fatal signal: see tp_crash_signal() */
-	TP_END_EXIT,		/* _exit / _Exit: no atexit handlers ran */
-};
-
 /* Completes and renames the trace now; async-signal-safe, callable from
  * any thread but the writer, any number of times (and from several
  * threads at once: every caller returns once the file is complete or
@@ -28,8 +21,5 @@ enum tp_crash_cause {
  * Returns 0 when the trace is complete, -1 when the writer never started
  * or was given up. */
 int tp_crash_dump(int sig, int stall_ms);
-
-enum tp_crash_cause tp_crash_cause(void);
-int tp_crash_signal(void);
 
 #endif

@@ -12,7 +12,7 @@
 #include "trace/session.h"
 #include "stacks/stacks.h"
 #include "trace/meta.h"
-#include "crash.h"
+#include "trace/ending.h"
 #include "trailer.h"
 
 #define TOP_STACKS 10
@@ -252,10 +252,10 @@ static void put_ended_by(struct tp_buf *b)
 		{ SIGFPE, "SIGFPE" }, { SIGILL, "SIGILL" },
 		{ SIGABRT, "SIGABRT" },
 	};
-	int sig = tp_crash_signal();
+	int sig = tp_end_signal();
 	unsigned i;
 
-	switch (tp_crash_cause()) {
+	switch (tp_end_cause()) {
 	case TP_END_NORMAL:
 		return;
 	case TP_END_EXIT:
