@@ -238,4 +238,89 @@ def live_tmp_left():
 
 
 live_tmp_left()
+
+
+def dead_pid():
+    """A pid that is not running: a child already reaped."""
+    p = subprocess.Popen(["true"])
+    p.wait()
+    return p.pid
+
+
+def gzip_cut(path, comment, text, cut_after):
+    """A gzip file as a killed writer leaves it: header with comment, a raw
+    deflate stream synced after the first cut_after bytes of text, then
+    the rest compressed but neither flushed nor ended."""
+    import zlib
+    head = bytes([0x1f, 0x8b, 8, 0x10, 0, 0, 0, 0, 0, 3]) + comment.encode() + b"\0"
+    z = zlib.compressobj(1, zlib.DEFLATED, -15)
+    body = z.compress(text[:cut_after]) + z.flush(zlib.Z_SYNC_FLUSH)
+    body += z.compress(text[cut_after:])
+    with open(path, "wb") as f:
+        f.write(head + body)
+
+
+def crafted_cut():
+    """find_cut: strings holding brackets and braces, and an event cut in
+    the middle of a string; rank and world from the gzip comment."""
+    outdir = tempfile.mkdtemp(prefix="tprof-it-")
+    ev = ('{"ph":"X","cat":"c","name":"a]}{[\\\"x","pid":1,"tid":1,'
+          '"ts":%d.000,"dur":1.000,"args":{"s":"},]"}}')
+    text = ('{"schemaVersion": 1,\n"traceName": "t-rank2",\n'
+            '"displayTimeUnit": "ms",\n"baseTimeNanoseconds": 0,\n'
+            '"traceEvents": [\n' + ",\n".join(ev % i for i in range(3)) +
+            ',\n{"ph":"X","name":"cut ]} he').encode()
+    pid = dead_pid()
+    gzip_cut(os.path.join(outdir, "t-rank2.trace.json.gz.tmp"),
+             "tprof run=r9 pid=%d rank=2 world=4" % pid, text, len(text) - 5)
+    p = subprocess.run([CLI, "recover", outdir], capture_output=True, text=True)
+    path = os.path.join(outdir, "t-rank2.trace.json.gz")
+    eq("recover crafted: the trace and its summary", listing(outdir),
+       ["summaries/t-rank2.summary.json", "t-rank2.trace.json.gz"])
+    if os.path.exists(path):
+        t = load(path)
+        eq("recover crafted: the three whole events, strings intact",
+           [e["name"] for e in t["traceEvents"]], ['a]}{["x'] * 3)
+        eq("recover crafted: rank and world from the header",
+           t["distributedInfo"], {"rank": 2, "world_size": 4})
+        eq("recover crafted: the counts", (t["tprof"]["events_recovered"],
+           t["tprof"]["pid"], t["tprof"]["run_id"]), (3, pid, "r9"))
+        tprof_check(path, "recover crafted: tprof check passes")
+    # Nothing but the header: nothing to recover, the .tmp is removed.
+    gzip_cut(os.path.join(outdir, "e-rank0.trace.json.gz.tmp"),
+             "tprof run=r9 pid=%d rank=0 world=1" % pid,
+             b'{"schemaVersion": 1,\n"trace', 10)
+    p = subprocess.run([CLI, "recover", outdir], capture_output=True, text=True)
+    check("recover: a .tmp with no event is removed, with one line",
+          "died before it wrote any event" in p.stderr and
+          "e-rank0.trace.json.gz.tmp" not in listing(outdir), p.stderr)
+    shutil.rmtree(outdir, ignore_errors=True)
+
+
+crafted_cut()
+
+
+def crash_write_fails():
+    """abort() while the trace cannot be written (RLIMIT_FSIZE, SIGXFSZ
+    ignored as a shell does): the program still dies by SIGABRT."""
+    outdir = tempfile.mkdtemp(prefix="tprof-it-")
+    cpath = counts_file(outdir)
+    e = base_env()
+    e["TPROF_OUTPUT_DIR"] = outdir
+    e["LD_PRELOAD"] = LIB
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    p = subprocess.run([prog("crash"), "abort", cpath], env=e, capture_output=True,
+                       text=True, preexec_fn=limit, timeout=60)
+    eq("abort with the disk full: still dies by SIGABRT", p.returncode,
+       -signal.SIGABRT)
+    lines = [l for l in p.stderr.splitlines() if l.startswith("tprof: error:")]
+    check("abort with the disk full: one tprof error line naming the cause",
+          len(lines) == 1 and "File too large" in lines[0], p.stderr)
+    shutil.rmtree(outdir, ignore_errors=True)
+
+
+crash_write_fails()
 done()
