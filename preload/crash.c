@@ -36,9 +36,16 @@
 
 typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
 typedef void (*exit_fn)(int);
+typedef sighandler_t (*signal_fn)(int, sighandler_t);
 
 static const int crash_signals[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL,
 				     SIGABRT };
+
+/* Resolved at install: a handler calling signal() (lifecycle.c's does)
+ * must not reach dlsym, which is not async-signal-safe. */
+static signal_fn real_signal[3];
+static const char *const signal_names[3] = { "signal", "bsd_signal",
+					     "sysv_signal" };
 
 static sigaction_fn real_sigaction;
 static exit_fn real_exit, real_Exit;
@@ -144,6 +151,8 @@ void tp_crash_install(void)
 	unsigned i;
 	int sig;
 
+	for (i = 0; i < 3; i++)
+		real_signal[i] = (signal_fn)dlsym(RTLD_NEXT, signal_names[i]);
 	real_exit = (exit_fn)dlsym(RTLD_NEXT, "_exit");
 	real_Exit = (exit_fn)dlsym(RTLD_NEXT, "_Exit");
 	memset(&sa, 0, sizeof(sa));
@@ -176,23 +185,64 @@ int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 	return 0;
 }
 
-/* glibc's signal(): BSD semantics (SA_RESTART, the signal blocked in its
- * handler). Inside libc it bypasses the sigaction above. */
-__attribute__((visibility("default")))
-sighandler_t signal(int sig, sighandler_t handler)
+/* The signal() family sets dispositions inside libc, past the sigaction
+ * above: for a crash signal, the same through the program's view, with
+ * the flags libc would use; any other signal goes to libc untouched. */
+static sighandler_t set_handler(int sig, sighandler_t handler, int flags,
+				int block_self)
 {
 	struct sigaction act, old;
 
 	memset(&act, 0, sizeof(act));
 	act.sa_handler = handler;
-	act.sa_flags = SA_RESTART;
+	act.sa_flags = flags;
 	sigemptyset(&act.sa_mask);
-	sigaddset(&act.sa_mask, sig);
+	if (block_self)
+		sigaddset(&act.sa_mask, sig);
 	if (sigaction(sig, &act, &old) < 0)
 		return SIG_ERR;
 	/* sa_handler and sa_sigaction share storage: either way, the
 	 * pointer the program set. */
 	return old.sa_handler;
+}
+
+static sighandler_t next_signal(unsigned which, int sig, sighandler_t handler)
+{
+	signal_fn real = real_signal[which];
+
+	if (!real)
+		real = (signal_fn)dlsym(RTLD_NEXT, signal_names[which]);
+	if (!real) {
+		errno = ENOSYS;
+		return SIG_ERR;
+	}
+	return real(sig, handler);
+}
+
+/* BSD semantics: SA_RESTART, the signal blocked in its handler. */
+__attribute__((visibility("default")))
+sighandler_t signal(int sig, sighandler_t handler)
+{
+	if (!is_crash_signal(sig))
+		return next_signal(0, sig, handler);
+	return set_handler(sig, handler, SA_RESTART, 1);
+}
+
+__attribute__((visibility("default")))
+sighandler_t bsd_signal(int sig, sighandler_t handler)
+{
+	if (!is_crash_signal(sig))
+		return next_signal(1, sig, handler);
+	return set_handler(sig, handler, SA_RESTART, 1);
+}
+
+/* System V semantics: reset to the default on delivery, not blocked. */
+__attribute__((visibility("default")))
+sighandler_t sysv_signal(int sig, sighandler_t handler)
+{
+	if (!is_crash_signal(sig))
+		return next_signal(2, sig, handler);
+	return set_handler(sig, handler, SA_RESETHAND | SA_NODEFER, 0);
 }
 
 /* _exit skips atexit and destructors: complete the trace first. A vfork
