@@ -24,22 +24,18 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include "trace/atomic_file.h"
 #include "trace/gzip.h"
 #include "trace/json.h"
 #include "recover.h"
+#include "recover_cut.h"
 #include "trace_summary.h"
 
 #define TMP_SUFFIX ".trace.json.gz.tmp"
-#define CHUNK (1 << 16)
 
-struct cut {
-	struct tp_buf text;	/* the inflated JSON */
-	int ended;		/* the gzip stream was complete */
-	size_t end;		/* bytes kept: up to the last whole event */
-	uint64_t events;	/* whole events kept */
+/* Who wrote the file, from its gzip header comment. */
+struct origin {
 	char comment[400];
 	char run[300];
 	int pid, rank, world;
@@ -52,142 +48,80 @@ static int ends_with(const char *s, const char *suf)
 	return n >= k && !strcmp(s + n - k, suf);
 }
 
-/* The whole file inflated as far as it goes: a cut stream ends in an
- * error or short, which is expected here. -1 only when it cannot be read
- * at all. */
-static int inflate_all(const char *path, struct cut *c)
+static int read_origin(int fd, struct origin *o)
 {
-	unsigned char in[CHUNK];
-	z_stream zs;
-	ssize_t n;
-	int fd, rc = Z_OK, first = 1;
+	unsigned char buf[512];
+	ssize_t n = pread(fd, buf, sizeof(buf), 0);
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-	if (fd < 0)
+	if (n <= 0 || tp_gz_read_comment(buf, (size_t)n, o->comment,
+					 sizeof(o->comment)) < 0)
 		return -1;
-	memset(&zs, 0, sizeof(zs));
-	if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK) {
-		close(fd);
+	if (sscanf(o->comment, "tprof run=%299s pid=%d rank=%d world=%d",
+		   o->run, &o->pid, &o->rank, &o->world) != 4 || o->rank < 0 ||
+	    o->world <= o->rank)
 		return -1;
-	}
-	while (rc == Z_OK && (n = read(fd, in, sizeof(in))) > 0) {
-		if (first && tp_gz_read_comment(in, (size_t)n, c->comment,
-						sizeof(c->comment)) < 0)
-			c->comment[0] = '\0';
-		first = 0;
-		zs.next_in = in;
-		zs.avail_in = (uInt)n;
-		do {
-			if (tp_buf_reserve(&c->text, CHUNK)) {
-				rc = Z_MEM_ERROR;
-				break;
-			}
-			zs.next_out = (Bytef *)c->text.p + c->text.len;
-			zs.avail_out = CHUNK;
-			rc = inflate(&zs, Z_SYNC_FLUSH);
-			c->text.len += CHUNK - zs.avail_out;
-		} while (rc == Z_OK && zs.avail_out == 0);
-		if (rc == Z_BUF_ERROR)
-			rc = Z_OK;	/* needs more input */
-	}
-	c->ended = rc == Z_STREAM_END;
-	inflateEnd(&zs);
-	close(fd);
-	return c->text.oom ? -1 : 0;
+	return 0;
 }
 
-/* The end of the last whole event of traceEvents: the writer's JSON is
- * an object (depth 1) holding the array (depth 2) of events (depth 3 and
- * deeper); strings may hold any bracket. */
-static void find_cut(struct cut *c)
-{
-	const char *p = c->text.p;
-	int depth = 0, in_str = 0, esc = 0, in_events = 0;
-	size_t i;
-
-	c->end = 0;
-	c->events = 0;
-	for (i = 0; i < c->text.len; i++) {
-		char ch = p[i];
-
-		if (in_str) {
-			if (esc)
-				esc = 0;
-			else if (ch == '\\')
-				esc = 1;
-			else if (ch == '"')
-				in_str = 0;
-			continue;
-		}
-		if (ch == '"') {
-			in_str = 1;
-		} else if (ch == '{' || ch == '[') {
-			depth++;
-			if (depth == 2 && ch == '[' && !in_events) {
-				in_events = 1;
-				c->end = i + 1;
-			}
-		} else if (ch == '}' || ch == ']') {
-			depth--;
-			if (depth == 1 && in_events)
-				return;		/* the array ended */
-			if (depth == 2 && in_events) {
-				c->end = i + 1;
-				c->events++;
-			}
-		}
-	}
-}
-
-static void put_trailer(struct tp_buf *b, const struct cut *c,
-			const char *tmp_name)
+static void put_trailer(struct tp_buf *b, const struct origin *o,
+			const struct tp_cut_result *r, const char *tmp_name)
 {
 	tp_buf_lit(b, "\n],\n\"deviceProperties\": [],\n"
 		   "\"distributedInfo\": {\"rank\": ");
-	tp_json_i64(b, c->rank);
+	tp_json_i64(b, o->rank);
 	tp_buf_lit(b, ", \"world_size\": ");
-	tp_json_i64(b, c->world);
+	tp_json_i64(b, o->world);
 	tp_buf_lit(b, "},\n\"tprof\": {\"recovered\": true, \"pid\": ");
-	tp_json_i64(b, c->pid);
+	tp_json_i64(b, o->pid);
 	tp_buf_lit(b, ", \"run_id\": ");
-	tp_json_str(b, c->run);
+	tp_json_str(b, o->run);
 	tp_buf_lit(b, ", \"recovered_from\": ");
 	tp_json_str(b, tmp_name);
 	tp_buf_lit(b, ",\n \"events_written\": ");
-	tp_json_u64(b, c->events);
+	tp_json_u64(b, r->events);
 	tp_buf_lit(b, ", \"events_recovered\": ");
-	tp_json_u64(b, c->events);
+	tp_json_u64(b, r->events);
 	/* Whatever was still in the rings or in the compressor since the
 	 * last sync: not in the file, and not counted by anyone. */
 	tp_buf_lit(b, ", \"events_lost\": null, \"bytes_cut\": ");
-	tp_json_u64(b, c->text.len - c->end);
+	tp_json_u64(b, r->bytes_cut);
 	tp_buf_lit(b, "}}\n");
 }
 
-static int write_trace(const char *final, const struct cut *c,
-		       const char *tmp_name)
+enum { CUT_FAILED = -1, CUT_WRITTEN, CUT_EMPTY, CUT_WHOLE };
+
+/* The cut trace streamed into final: CUT_WRITTEN; CUT_EMPTY (no whole
+ * event) and CUT_WHOLE (the stream was complete) leave no file. */
+static int write_trace(int fd, const char *final, const struct origin *o,
+		       const char *tmp_name, struct tp_cut_result *r)
 {
 	struct tp_out_file f;
 	struct tp_buf tail = { 0 };
 	struct tp_gz *g = calloc(1, sizeof(*g));
-	int rc = -1;
+	int rc = CUT_FAILED;
 
 	if (!g || tp_out_create(&f, final) < 0) {
 		free(g);
-		return -1;
+		return CUT_FAILED;
 	}
-	put_trailer(&tail, c, tmp_name);
-	if (tail.oom ||
-	    tp_gz_open_codec(g, f.fd, 1, c->comment[0] ? c->comment : NULL,
-			     TP_GZ_ZLIB) < 0 ||
-	    tp_gz_write(g, c->text.p, c->end) < 0 ||
-	    tp_gz_write(g, tail.p, tail.len) < 0 || tp_gz_finish(g) < 0) {
-		errno = g->err ? g->err : ENOMEM;
-		tp_gz_abandon(g);
-		tp_out_abandon(&f);
-		goto out;
+	if (tp_gz_open_codec(g, f.fd, 1, o->comment, TP_GZ_ZLIB) < 0 ||
+	    tp_recover_cut(fd, g, r) < 0)
+		goto fail;
+	if (r->ended || !r->events) {
+		rc = r->ended ? CUT_WHOLE : CUT_EMPTY;
+		goto fail;
 	}
-	rc = tp_out_commit(&f);
+	put_trailer(&tail, o, r, tmp_name);
+	if (tail.oom || tp_gz_write(g, tail.p, tail.len) < 0 ||
+	    tp_gz_finish(g) < 0)
+		goto fail;
+	rc = tp_out_commit(&f) < 0 ? CUT_FAILED : CUT_WRITTEN;
+	goto out;
+fail:
+	if (g->err)
+		errno = g->err;
+	tp_gz_abandon(g);
+	tp_out_abandon(&f);
 out:
 	tp_buf_free(&tail);
 	free(g);
@@ -239,76 +173,87 @@ static int alive(int pid)
 	return !(p && (p[2] == 'Z' || p[2] == 'X'));
 }
 
-/* 1 recovered, 0 left as it is (with a line saying why), -1 error. */
-static int recover_one(const char *dir, const char *name)
+/* The .tmp's final name can be taken: its process is gone and nothing
+ * is there. Otherwise one line says why it is left. */
+static int may_recover(const char *tmp, const char *final,
+		       const struct origin *o)
 {
-	char tmp[4096], final[4096];
-	struct cut c;
-	int rc = -1;
-
-	memset(&c, 0, sizeof(c));
-	snprintf(tmp, sizeof(tmp), "%s/%s", dir, name);
-	snprintf(final, sizeof(final), "%s/%.*s", dir,
-		 (int)(strlen(name) - strlen(".tmp")), name);
-	if (inflate_all(tmp, &c) < 0) {
-		fprintf(stderr, "tprof: %s: cannot read: %s\n", tmp,
-			strerror(errno));
-		goto out;
-	}
-	if (sscanf(c.comment, "tprof run=%299s pid=%d rank=%d world=%d", c.run,
-		   &c.pid, &c.rank, &c.world) != 4 || c.rank < 0 ||
-	    c.world <= c.rank) {
-		fprintf(stderr, "tprof: %s: not a tprof trace (no run in its "
-			"gzip header); left as it is\n", tmp);
-		rc = 0;
-		goto out;
-	}
-	if (alive(c.pid)) {
+	if (alive(o->pid)) {
 		fprintf(stderr, "tprof: %s: process %d is still running; left "
-			"as it is\n", tmp, c.pid);
-		rc = 0;
-		goto out;
+			"as it is\n", tmp, o->pid);
+		return 0;
 	}
 	if (access(final, F_OK) == 0) {
 		fprintf(stderr, "tprof: %s: %s exists; left as it is (move "
 			"one away and run tprof recover again)\n", tmp, final);
-		rc = 0;
-		goto out;
+		return 0;
 	}
-	if (c.ended) {		/* complete: it died between end and rename */
-		if (rename(tmp, final) < 0) {
-			fprintf(stderr, "tprof: %s: cannot rename: %s\n", tmp,
-				strerror(errno));
-			goto out;
-		}
-		write_summary(dir, strrchr(final, '/') + 1, final);
-		fprintf(stderr, "tprof: recovered %s: complete, renamed\n",
-			final);
-		rc = 1;
-		goto out;
+	return 1;
+}
+
+/* A complete stream whose process died between its end and its rename. */
+static int rename_whole(const char *dir, const char *tmp, const char *final)
+{
+	if (rename(tmp, final) < 0) {
+		fprintf(stderr, "tprof: %s: cannot rename: %s\n", tmp,
+			strerror(errno));
+		return -1;
 	}
-	find_cut(&c);
-	if (!c.end) {
+	write_summary(dir, strrchr(final, '/') + 1, final);
+	fprintf(stderr, "tprof: recovered %s: complete, renamed\n", final);
+	return 1;
+}
+
+/* 1 recovered, 0 left as it is (with a line saying why), -1 error. */
+static int recover_one(const char *dir, const char *name)
+{
+	char tmp[4096], final[4096];
+	struct tp_cut_result r;
+	struct origin o;
+	int fd, rc;
+
+	memset(&o, 0, sizeof(o));
+	memset(&r, 0, sizeof(r));
+	snprintf(tmp, sizeof(tmp), "%s/%s", dir, name);
+	snprintf(final, sizeof(final), "%s/%.*s", dir,
+		 (int)(strlen(name) - strlen(".tmp")), name);
+	fd = open(tmp, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (fd < 0) {
+		fprintf(stderr, "tprof: %s: cannot read: %s\n", tmp,
+			strerror(errno));
+		return -1;
+	}
+	if (read_origin(fd, &o) < 0) {
+		fprintf(stderr, "tprof: %s: not a tprof trace (no run in its "
+			"gzip header); left as it is\n", tmp);
+		close(fd);
+		return 0;
+	}
+	if (!may_recover(tmp, final, &o)) {
+		close(fd);
+		return 0;
+	}
+	rc = write_trace(fd, final, &o, name, &r);
+	close(fd);
+	switch (rc) {
+	case CUT_WHOLE:
+		return rename_whole(dir, tmp, final);
+	case CUT_EMPTY:
 		fprintf(stderr, "tprof: %s: process %d died before it wrote "
-			"any event; nothing to recover (removed)\n", tmp, c.pid);
+			"any event; nothing to recover (removed)\n", tmp, o.pid);
 		unlink(tmp);
-		rc = 0;
-		goto out;
-	}
-	if (write_trace(final, &c, name) < 0) {
+		return 0;
+	case CUT_FAILED:
 		fprintf(stderr, "tprof: %s: cannot write: %s\n", final,
 			strerror(errno));
-		goto out;
+		return -1;
 	}
 	unlink(tmp);
 	write_summary(dir, strrchr(final, '/') + 1, final);
 	fprintf(stderr, "tprof: recovered %s (%llu events) from process %d "
 		"killed mid-run; what it had not yet written is lost\n", final,
-		(unsigned long long)c.events, c.pid);
-	rc = 1;
-out:
-	tp_buf_free(&c.text);
-	return rc;
+		(unsigned long long)r.events, o.pid);
+	return 1;
 }
 
 int tp_recover_dir(const char *dir)

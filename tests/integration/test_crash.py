@@ -294,6 +294,22 @@ def crafted_cut():
     check("recover: a .tmp with no event is removed, with one line",
           "died before it wrote any event" in p.stderr and
           "e-rank0.trace.json.gz.tmp" not in listing(outdir), p.stderr)
+    # A complete stream whose process died before the rename: renamed as
+    # it is, trailer and all.
+    import zlib
+    whole = text[:text.rindex(b",\n{")] + b'\n],\n"tprof": {"mine": 1}}\n'
+    z = zlib.compressobj(1, zlib.DEFLATED, -15)
+    body = z.compress(whole) + z.flush()
+    head = bytes([0x1f, 0x8b, 8, 0x10, 0, 0, 0, 0, 0, 3])
+    head += ("tprof run=r9 pid=%d rank=1 world=2" % pid).encode() + b"\0"
+    tail = struct.pack("<II", zlib.crc32(whole), len(whole))
+    with open(os.path.join(outdir, "w-rank1.trace.json.gz.tmp"), "wb") as f:
+        f.write(head + body + tail)
+    p = subprocess.run([CLI, "recover", outdir], capture_output=True, text=True)
+    wpath = os.path.join(outdir, "w-rank1.trace.json.gz")
+    check("recover: a complete .tmp is renamed as it is",
+          os.path.exists(wpath) and raw(wpath) == whole.decode() and
+          "complete, renamed" in p.stderr, p.stderr)
     shutil.rmtree(outdir, ignore_errors=True)
 
 
