@@ -39,6 +39,7 @@ struct origin {
 	char comment[400];
 	char run[300];
 	int pid, rank, world;
+	long long created;	/* the gzip header's MTIME: Unix seconds */
 };
 
 static int ends_with(const char *s, const char *suf)
@@ -56,6 +57,8 @@ static int read_origin(int fd, struct origin *o)
 	if (n <= 0 || tp_gz_read_comment(buf, (size_t)n, o->comment,
 					 sizeof(o->comment)) < 0)
 		return -1;
+	o->created = (long long)buf[4] | (long long)buf[5] << 8 |
+		     (long long)buf[6] << 16 | (long long)buf[7] << 24;
 	if (sscanf(o->comment, "tprof run=%299s pid=%d rank=%d world=%d",
 		   o->run, &o->pid, &o->rank, &o->world) != 4 || o->rank < 0 ||
 	    o->world <= o->rank)
@@ -153,24 +156,62 @@ out:
 	tp_buf_free(&b);
 }
 
-/* A zombie (killed, not yet reaped by its parent) is gone. */
-static int alive(int pid)
+static ssize_t read_small(const char *path, char *buf, size_t len)
 {
-	char path[64], buf[256], *p;
 	ssize_t n;
-	int fd;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
-	if (pid <= 0 || (kill(pid, 0) < 0 && errno != EPERM))
-		return 0;
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return 1;
-	n = read(fd, buf, sizeof(buf) - 1);
+		return -1;
+	n = read(fd, buf, len - 1);
 	close(fd);
 	buf[n > 0 ? n : 0] = '\0';
+	return n;
+}
+
+/* When the process started, in Unix seconds (boot time + its start in
+ * clock ticks, /proc/PID/stat field 22); -1 when unknown. */
+static long long started_at(const char *stat_rest)
+{
+	static char st[8192];
+	unsigned long long ticks;
+	long long btime = -1;
+	const char *p = stat_rest;
+	long hz = sysconf(_SC_CLK_TCK);
+	char *b;
+	int i;
+
+	for (i = 0; i < 19 && p; i++)	/* field 3 (state) to field 22 */
+		p = strchr(p + 1, ' ');
+	if (!p || sscanf(p, " %llu", &ticks) != 1 || hz <= 0 ||
+	    read_small("/proc/stat", st, sizeof(st)) <= 0)
+		return -1;
+	b = strstr(st, "\nbtime ");
+	if (!b || sscanf(b, "\nbtime %lld", &btime) != 1)
+		return -1;
+	return btime + (long long)(ticks / (unsigned long long)hz);
+}
+
+/* Whether the process that wrote the file still runs: a zombie (killed,
+ * not yet reaped) is gone, and so is a pid taken by a process that
+ * started after the file was created (the pid was reused). */
+static int alive(const struct origin *o)
+{
+	char path[64], buf[1024], *p;
+	long long start;
+
+	if (o->pid <= 0 || (kill(o->pid, 0) < 0 && errno != EPERM))
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/stat", o->pid);
+	if (read_small(path, buf, sizeof(buf)) <= 0)
+		return 1;
 	p = strrchr(buf, ')');
-	return !(p && (p[2] == 'Z' || p[2] == 'X'));
+	if (!p || !p[1] || !p[2])
+		return 1;
+	if (p[2] == 'Z' || p[2] == 'X')
+		return 0;
+	start = started_at(p + 2);
+	return start < 0 || !o->created || start <= o->created + 2;
 }
 
 /* The .tmp's final name can be taken: its process is gone and nothing
@@ -178,7 +219,7 @@ static int alive(int pid)
 static int may_recover(const char *tmp, const char *final,
 		       const struct origin *o)
 {
-	if (alive(o->pid)) {
+	if (alive(o)) {
 		fprintf(stderr, "tprof: %s: process %d is still running; left "
 			"as it is\n", tmp, o->pid);
 		return 0;

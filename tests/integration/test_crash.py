@@ -247,12 +247,13 @@ def dead_pid():
     return p.pid
 
 
-def gzip_cut(path, comment, text, cut_after):
+def gzip_cut(path, comment, text, cut_after, mtime=0):
     """A gzip file as a killed writer leaves it: header with comment, a raw
     deflate stream synced after the first cut_after bytes of text, then
     the rest compressed but neither flushed nor ended."""
     import zlib
-    head = bytes([0x1f, 0x8b, 8, 0x10, 0, 0, 0, 0, 0, 3]) + comment.encode() + b"\0"
+    head = (bytes([0x1f, 0x8b, 8, 0x10]) + struct.pack("<I", mtime) +
+            bytes([0, 3]) + comment.encode() + b"\0")
     z = zlib.compressobj(1, zlib.DEFLATED, -15)
     body = z.compress(text[:cut_after]) + z.flush(zlib.Z_SYNC_FLUSH)
     body += z.compress(text[cut_after:])
@@ -314,6 +315,25 @@ def crafted_cut():
 
 
 crafted_cut()
+
+
+def pid_reused():
+    """The writer's pid now belongs to a process that started after the
+    file was made (this test, for a file "made" in 2001): it is gone."""
+    outdir = tempfile.mkdtemp(prefix="tprof-it-")
+    text = (b'{"schemaVersion": 1,\n"traceEvents": [\n{"ph":"X","name":"a",'
+            b'"pid":1,"tid":1,"ts":1.000,"dur":1.000}')
+    gzip_cut(os.path.join(outdir, "r-rank0.trace.json.gz.tmp"),
+             "tprof run=r8 pid=%d rank=0 world=1" % os.getpid(), text,
+             len(text), mtime=1000000000)
+    p = subprocess.run([CLI, "recover", outdir], capture_output=True, text=True)
+    check("recover: a pid reused by a newer process does not keep the .tmp",
+          listing(outdir) == ["r-rank0.trace.json.gz",
+                              "summaries/r-rank0.summary.json"], p.stderr)
+    shutil.rmtree(outdir, ignore_errors=True)
+
+
+pid_reused()
 
 
 def crash_write_fails():
