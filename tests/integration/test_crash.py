@@ -157,6 +157,10 @@ def killed_run(outdir):
     p = subprocess.Popen([prog("crash"), "kill", cpath], env=e,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     ready = p.stdout.readline().strip() == "ready"
+    # The early thread ended 1.6 s before "ready"; 1.5 s more leaves the
+    # writer (every 50 ms) and its sync (every 1 s) room on a loaded
+    # machine.
+    time.sleep(1.5)
     p.send_signal(signal.SIGKILL)
     p.communicate(timeout=30)
     return ready, p.returncode, read_counts(cpath)
