@@ -9,6 +9,7 @@
 #include "dump.h"
 #include "env_check.h"
 #include "merge.h"
+#include "recover.h"
 #include "report.h"
 
 static void usage(FILE *f)
@@ -26,6 +27,8 @@ static void usage(FILE *f)
 	      "  report PATH...  one report (Markdown, --json, --html) over "
 	      "many ranks'\n"
 	      "                  summaries or traces\n"
+	      "  recover DIR...  turn the .tmp traces of killed processes into "
+	      "valid traces\n"
 	      "  version         print the version\n", f);
 }
 
@@ -43,6 +46,8 @@ int main(int argc, char **argv)
 		return tp_cmd_merge(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "dump"))
 		return tp_cmd_dump(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "recover"))
+		return tp_cmd_recover(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "env-check"))
 		return tp_cmd_env_check(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "version")) {

@@ -12,6 +12,7 @@
  */
 #define _GNU_SOURCE
 #include "merge.h"
+#include "recover.h"
 #include "merge_int.h"
 #include "trace_sniff.h"
 
@@ -166,8 +167,11 @@ static int add_arg(struct mg *m, const char *arg, const struct out_id *oid)
 
 	if (stat(arg, &st))
 		return mg_fail(m, arg, "%s", strerror(errno));
-	if (S_ISDIR(st.st_mode))
+	if (S_ISDIR(st.st_mode)) {
+		/* What killed processes left becomes traces first. */
+		tp_recover_dir(arg);
 		return add_dir(m, arg, oid);
+	}
 	if (oid->exists && st.st_dev == oid->dev && st.st_ino == oid->ino)
 		return mg_fail(m, arg, "is the output file too");
 	return add_input(m, arg, 0);

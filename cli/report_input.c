@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE
 #include "report.h"
+#include "recover.h"
 #include "report_input.h"
 
 #include <dirent.h>
@@ -310,6 +311,8 @@ int rp_find_inputs(char **args, size_t nargs, struct rp_inputs *in)
 			return rp_fail(args[i], "cannot open: %s",
 				       strerror(errno));
 		if (S_ISDIR(st.st_mode)) {
+			/* What killed processes left becomes traces first. */
+			tp_recover_dir(args[i]);
 			if (add_dir(in, args[i]))
 				return -1;
 		} else if (add_path(in, in->traces ? strdup(args[i]) :

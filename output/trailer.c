@@ -1,6 +1,7 @@
 /* output/: the background writer: drains the rings into the trace file,
  * with its metadata and trailer; on every folder above. */
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "trace/session.h"
 #include "stacks/stacks.h"
 #include "trace/meta.h"
+#include "trace/ending.h"
 #include "trailer.h"
 
 #define TOP_STACKS 10
@@ -242,6 +244,35 @@ static void put_backtraces(struct tp_buf *b)
 	tp_buf_lit(b, "]}");
 }
 
+/* A trace completed on the way out of a crash or an _exit says so. */
+static void put_ended_by(struct tp_buf *b)
+{
+	static const struct { int sig; const char *name; } names[] = {
+		{ SIGSEGV, "SIGSEGV" }, { SIGBUS, "SIGBUS" },
+		{ SIGFPE, "SIGFPE" }, { SIGILL, "SIGILL" },
+		{ SIGABRT, "SIGABRT" },
+	};
+	int sig = tp_end_signal();
+	unsigned i;
+
+	switch (tp_end_cause()) {
+	case TP_END_NORMAL:
+		return;
+	case TP_END_EXIT:
+		tp_buf_lit(b, ", \"ended_by\": \"_exit\"");
+		return;
+	case TP_END_SIGNAL:
+		break;
+	}
+	tp_buf_lit(b, ", \"ended_by\": ");
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (names[i].sig == sig) {
+			tp_json_str(b, names[i].name);
+			return;
+		}
+	tp_json_i64(b, sig);
+}
+
 void tp_trailer_put(struct tp_buf *b, const struct tp_trailer_info *info)
 {
 	/* Drift of the fixed tick mapping against the wall clock over the
@@ -288,6 +319,7 @@ void tp_trailer_put(struct tp_buf *b, const struct tp_trailer_info *info)
 		tp_buf_lit(b, ", \"events_dropped_no_ring\": ");
 		tp_json_u64(b, info->stats->no_ring);
 	}
+	put_ended_by(b);
 	if (info->gpu)
 		info->gpu->put_stats(b);
 	for (i = 0; i < info->n_ext; i++)

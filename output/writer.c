@@ -36,6 +36,11 @@
 
 #define FLUSH_BYTES (256 * 1024)
 #define CYCLE_MS 50
+/* At this interval what was drained reaches the file as a sync point of
+ * the gzip stream: a process killed outright (SIGKILL, the OOM killer)
+ * loses at most this much of what already left the rings, and `tprof
+ * recover` reads the .tmp up to its last sync. */
+#define SYNC_NS 1000000000ull
 /* The tick rate is measured over at least this long before the first
  * conversion, and then fixed for the life of the process. */
 #define CALIBRATE_NS 100000000ull
@@ -77,6 +82,8 @@ static struct {
 	struct tp_gz gz;
 	struct tp_buf buf;
 	uint64_t events;
+	uint64_t synced_in;	/* gz.in_bytes at the last sync point */
+	uint64_t synced_at;	/* CLOCK_MONOTONIC ns of that sync */
 	struct tp_thread_stats stats;
 	const struct tp_gpu_source *gpu;
 	const struct tp_writer_ext *ext[TP_WRITER_MAX_EXT];
@@ -511,8 +518,8 @@ static void put_header(struct tp_buf *b)
 static int open_named(const char *name)
 {
 	if (tp_output_open(&W.out, &W.gz, tp_sess.cfg.dir, name,
-			   tp_sess.cfg.rank, tp_sess.run_id, tp_sess.pid,
-			   !tp_sess.forked, 1) < 0)
+			   tp_sess.cfg.rank, tp_sess.cfg.world_size,
+			   tp_sess.run_id, tp_sess.pid, !tp_sess.forked, 1) < 0)
 		return -1;
 	tp_fd_own(&W.own, W.gz.fd);
 	W.opened = 1;
@@ -819,6 +826,35 @@ static void wait_cycle(uint32_t *seen)
 	*seen = __atomic_load_n(&W.wake_seq, __ATOMIC_SEQ_CST);
 }
 
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Once per SYNC_NS, and only when something was written since the last
+ * one: a sync flush costs a few bytes of output and a write. */
+static void sync_due(void)
+{
+	uint64_t now = mono_ns();
+
+	if (now - W.synced_at < SYNC_NS)
+		return;
+	W.synced_at = now;
+	if (!W.opened || W.failed || W.gz.in_bytes + W.buf.len == W.synced_in)
+		return;
+	flush_buf(1);
+	if (W.failed || !trace_fd_ok())
+		return;
+	if (tp_gz_sync(&W.gz) < 0) {
+		mark_failed("cannot write", W.gz.err);
+		return;
+	}
+	W.synced_in = W.gz.in_bytes;
+}
+
 static void *writer_main(void *arg)
 {
 	uint32_t seen = 0;
@@ -829,8 +865,10 @@ static void *writer_main(void *arg)
 	while (!__atomic_load_n(&W.stop, __ATOMIC_ACQUIRE)) {
 		wait_cycle(&seen);
 		tp_capture_poll();
-		if (opened())
+		if (opened()) {
 			tp_writer_drain();
+			sync_due();
+		}
 		__atomic_store_n(&W.gpu_now, 0, __ATOMIC_RELEASE);
 		watch();
 	}
@@ -964,19 +1002,23 @@ static void say_abandoned(int stall_ms)
 		return;
 }
 
-void tp_writer_stop_from_signal(int stall_ms)
+int tp_writer_stop_from_signal(int stall_ms)
 {
-	int saved = errno;
+	int saved = errno, rc = 0;
 
 	if (!__atomic_load_n(&W.started, __ATOMIC_ACQUIRE))
-		return;
+		return -1;
 	__atomic_store_n(&tp_recording, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&W.stop, 1, __ATOMIC_RELEASE);
 	tp_writer_wake();
-	if (wait_done(stall_ms) < 0 &&
-	    !__atomic_exchange_n(&W.said_abandoned, 1, __ATOMIC_ACQ_REL))
-		say_abandoned(stall_ms);
+	if (wait_done(stall_ms) < 0) {
+		rc = -1;
+		if (!__atomic_exchange_n(&W.said_abandoned, 1,
+					 __ATOMIC_ACQ_REL))
+			say_abandoned(stall_ms);
+	}
 	errno = saved;
+	return rc;
 }
 
 void tp_writer_stop(int stall_ms)

@@ -25,8 +25,10 @@ void tp_writer_gpu_convert(int timeout_ms);
 /* Runs a cycle now (async-signal-safe, no lock, a system call only when
  * the writer sleeps). */
 void tp_writer_wake(void);
-/* The same from a signal handler: only async-signal-safe calls. */
-void tp_writer_stop_from_signal(int stall_ms);
+/* The same from a signal handler: only async-signal-safe calls. 0 once
+ * the file is complete, -1 when the writer never started or was given
+ * up. */
+int tp_writer_stop_from_signal(int stall_ms);
 void tp_writer_after_fork_child(void);
 /* After tp_writer_stop, for a failed exec: recording goes on into a new
  * file. 0, or -1 when the old writer never finished. */

@@ -23,6 +23,7 @@
 #include "cupti/cupti.h"
 #include "capture/capture.h"
 #include "capture_hooks.h"
+#include "crash.h"
 #include "resolve.h"
 #include "cudart_apis.h"
 #include "lib_hook.h"
@@ -174,6 +175,7 @@ __attribute__((constructor)) static void tp_load(void)
 	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
 	install_signal_handlers();
 	install_dump_signal();
+	tp_crash_install();
 	tp_capture_setup();
 	tp_cupti_inject_setup();
 	if (tp_cupti_program_has_gpu_code())

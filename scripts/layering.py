@@ -32,6 +32,20 @@ def symbols(obj):
     return defined, undefined
 
 
+def libc_symbols():
+    """What libc itself defines: the preload's hooks interpose some of
+    these (execve, sigaction, _exit), and a call to one from anywhere is a
+    call into libc, not into the hook's file."""
+    path = subprocess.run(["cc", "-print-file-name=libc.so.6"],
+                          capture_output=True, text=True).stdout.strip()
+    if not path or not os.path.exists(path):
+        return set()
+    out = subprocess.run(["nm", "-D", "-P", "--defined-only", path],
+                         capture_output=True, text=True).stdout
+    return {line.split()[0].split("@")[0] for line in out.splitlines()
+            if line.split()}
+
+
 def graph(build):
     objs = {}
     for folder in LAYERS + ["cli"]:
@@ -42,9 +56,10 @@ def graph(build):
             if f.endswith(".o"):
                 objs["%s/%s" % (folder, f[:-2] + ".c")] = os.path.join(d, f)
     owner, uses = {}, {}
+    libc = libc_symbols()
     for src, obj in objs.items():
         defined, undefined = symbols(obj)
-        for s in defined:
+        for s in defined - libc:
             owner[s] = src
         uses[src] = undefined
     edges = {src: sorted({owner[s] for s in u if s in owner} - {src})

@@ -31,6 +31,11 @@ static int write_all(struct tp_gz *g, const void *p, size_t n)
 	return 0;
 }
 
+static int sync_write(void *ctx, const void *p, size_t n)
+{
+	return write_all(ctx, p, n);
+}
+
 static int write_header(struct tp_gz *g, const char *comment)
 {
 	unsigned char h[10] = { 0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3 };
@@ -102,9 +107,12 @@ static int compressor_failed(struct tp_gz *g)
 	return -1;
 }
 
+/* finish: 0 none, 1 end the stream, 2 a sync flush (byte-aligned, the
+ * stream goes on). */
 static int pump_zlib(struct tp_gz *g, const void *p, size_t n, int finish)
 {
-	int flush = finish ? Z_FINISH : Z_NO_FLUSH, rc;
+	int flush = finish == 1 ? Z_FINISH : finish == 2 ? Z_SYNC_FLUSH :
+							    Z_NO_FLUSH, rc;
 
 	g->zs.next_in = (Bytef *)p;
 	g->zs.avail_in = (uInt)n;
@@ -164,6 +172,19 @@ int tp_gz_write(struct tp_gz *g, const void *p, size_t n)
 		g->crc = (uint32_t)crc32(g->crc, p, (uInt)n);
 	g->in_bytes += n;
 	return pump(g, p, n, 0);
+}
+
+/* Everything taken so far reaches the file, ending on a byte boundary
+ * (an empty stored block): a reader inflates the file up to here even if
+ * the process dies before the stream's end. */
+int tp_gz_sync(struct tp_gz *g)
+{
+	if (!g->open || g->err)
+		return -1;
+	if (g->isal)
+		return tp_isal_sync(g->isal, g->out, sizeof(g->out),
+				    sync_write, g);
+	return pump_zlib(g, NULL, 0, 2);
 }
 
 int tp_gz_finish(struct tp_gz *g)

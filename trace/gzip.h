@@ -45,6 +45,9 @@ int tp_gz_open_codec(struct tp_gz *g, int fd, int level, const char *comment,
 const char *tp_gz_codec_name(const struct tp_gz *g);
 /* n under 4 GiB: zlib takes 32-bit lengths. */
 int tp_gz_write(struct tp_gz *g, const void *p, size_t n);
+/* A sync flush: what was written so far is in the file, inflatable
+ * without the stream's end (for recovery after a kill). */
+int tp_gz_sync(struct tp_gz *g);
 int tp_gz_finish(struct tp_gz *g);
 void tp_gz_abandon(struct tp_gz *g);
 

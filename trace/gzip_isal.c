@@ -101,6 +101,35 @@ int tp_isal_done(const struct tp_isal *s)
 	return s->zs.internal_state.state == ZSTATE_END;
 }
 
+/* ISA-L's documented pattern: with SYNC_FLUSH set, call until a call
+ * leaves room in the output; then back to NO_FLUSH. */
+int tp_isal_sync(struct tp_isal *s, unsigned char *out, size_t cap,
+		 int (*put)(void *ctx, const void *p, size_t n), void *ctx)
+{
+	int rc = 0;
+	size_t n;
+
+	s->zs.flush = SYNC_FLUSH;
+	do {
+		s->zs.next_in = NULL;
+		s->zs.avail_in = 0;
+		s->zs.end_of_stream = 0;
+		s->zs.next_out = out;
+		s->zs.avail_out = cap > UINT32_MAX ? UINT32_MAX : (uint32_t)cap;
+		if (L.deflate(&s->zs) != COMP_OK) {
+			rc = -1;
+			break;
+		}
+		n = (size_t)(s->zs.next_out - out);
+		if (n && put(ctx, out, n) < 0) {
+			rc = -1;
+			break;
+		}
+	} while (s->zs.avail_out == 0);
+	s->zs.flush = NO_FLUSH;
+	return rc;
+}
+
 uint32_t tp_isal_crc32(uint32_t crc, const void *p, size_t n)
 {
 	return L.crc(crc, p, n);
@@ -141,6 +170,13 @@ int tp_isal_done(const struct tp_isal *s)
 {
 	(void)s;
 	return 1;
+}
+
+int tp_isal_sync(struct tp_isal *s, unsigned char *out, size_t cap,
+		 int (*put)(void *ctx, const void *p, size_t n), void *ctx)
+{
+	(void)s, (void)out, (void)cap, (void)put, (void)ctx;
+	return -1;
 }
 
 uint32_t tp_isal_crc32(uint32_t crc, const void *p, size_t n)

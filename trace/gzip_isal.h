@@ -33,6 +33,10 @@ void tp_isal_close(struct tp_isal *s);
  * again while it returns cap (the output was full). */
 long tp_isal_deflate(struct tp_isal *s, const void *in, size_t n,
 		     size_t *used, int finish, unsigned char *out, size_t cap);
+/* A sync flush of everything taken so far, written through put(ctx, ...)
+ * in pieces of at most cap bytes of out. 0, or -1 on error. */
+int tp_isal_sync(struct tp_isal *s, unsigned char *out, size_t cap,
+		 int (*put)(void *ctx, const void *p, size_t n), void *ctx);
 /* Whether a finishing stream has written its last byte. */
 int tp_isal_done(const struct tp_isal *s);
 

@@ -1,6 +1,7 @@
 /* trace/: the recording core: records, per-thread rings, threads, clock and
  * timeline, configuration, JSON and gzip, file naming; calls no other
  * folder. */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -63,8 +64,9 @@ void tp_output_names(struct tp_output *o, const char *dir, const char *name,
 
 enum owner { OWNER_NONE, OWNER_THIS_RUN, OWNER_LIVE, OWNER_STALE };
 
-/* Who wrote path: read the run and pid from its gzip header comment. */
-static enum owner file_owner(const char *path, const char *run_id)
+/* Who wrote path: read the run and pid from its gzip header comment
+ * (the pid also to *pidp, 0 when unknown). */
+static enum owner file_owner(const char *path, const char *run_id, int *pidp)
 {
 	unsigned char buf[512];
 	char comment[400], run[300];
@@ -83,6 +85,7 @@ static enum owner file_owner(const char *path, const char *run_id)
 		return OWNER_LIVE;
 	if (sscanf(comment, "tprof run=%299s pid=%d", run, &pid) != 2)
 		return OWNER_STALE;
+	*pidp = pid;
 	if (!strcmp(run, run_id))
 		return OWNER_THIS_RUN;
 	if (kill(pid, 0) < 0 && errno == ESRCH)
@@ -116,24 +119,42 @@ static int create_tmp(struct tp_output *o, struct tp_gz *g, int excl,
 	return 0;
 }
 
+/* A .tmp left by a killed process of another run: moved to that
+ * process's own -pid name, where `tprof recover` completes it, rather
+ * than deleted; deleted only when that fails. */
+static void move_stale(const struct tp_output *o, const char *dir,
+		       const char *name, int rank, int pid)
+{
+	struct tp_output aside;
+
+	if (pid > 0) {
+		tp_output_names(&aside, dir, name, rank, pid);
+		if (renameat2(AT_FDCWD, o->tmp, AT_FDCWD, aside.tmp,
+			      RENAME_NOREPLACE) == 0)
+			return;
+	}
+	unlink(o->tmp);
+}
+
 /* Claim the rank's own name: 1 claimed, 0 taken by another process of
  * this run (or a live one of another), -1 error. */
 static int claim_rank_name(struct tp_output *o, struct tp_gz *g,
 			   const char *run_id, const char *comment,
-			   int level)
+			   int level, const char *dir, const char *name,
+			   int rank)
 {
-	int tries;
+	int tries, pid = 0;
 
 	for (tries = 0; tries < 4; tries++) {
 		if (create_tmp(o, g, 1, comment, level) == 0)
 			break;
 		if (errno != EEXIST)
 			return -1;
-		switch (file_owner(o->tmp, run_id)) {
+		switch (file_owner(o->tmp, run_id, &pid)) {
 		case OWNER_NONE:	/* renamed meanwhile: look again */
 			continue;
 		case OWNER_STALE:	/* left by a killed process */
-			unlink(o->tmp);
+			move_stale(o, dir, name, rank, pid);
 			continue;
 		default:
 			return 0;
@@ -141,7 +162,7 @@ static int claim_rank_name(struct tp_output *o, struct tp_gz *g,
 	}
 	if (tries == 4)
 		return 0;
-	if (file_owner(o->final, run_id) != OWNER_THIS_RUN)
+	if (file_owner(o->final, run_id, &pid) != OWNER_THIS_RUN)
 		return 1;
 	tp_gz_abandon(g);
 	close(g->fd);
@@ -172,17 +193,20 @@ static int open_pid_name(struct tp_output *o, struct tp_gz *g,
 }
 
 int tp_output_open(struct tp_output *o, struct tp_gz *g, const char *dir,
-		   const char *name, int rank, const char *run_id, pid_t pid,
-		   int claim, int level)
+		   const char *name, int rank, int world_size,
+		   const char *run_id, pid_t pid, int claim, int level)
 {
 	char comment[400];
 	int rc;
 
-	snprintf(comment, sizeof(comment), "tprof run=%s pid=%d", run_id,
-		 (int)pid);
+	/* rank and world: for tprof recover, which completes a killed
+	 * process's file without its trailer. */
+	snprintf(comment, sizeof(comment), "tprof run=%s pid=%d rank=%d "
+		 "world=%d", run_id, (int)pid, rank, world_size);
 	if (claim) {
 		tp_output_names(o, dir, name, rank, 0);
-		rc = claim_rank_name(o, g, run_id, comment, level);
+		rc = claim_rank_name(o, g, run_id, comment, level, dir, name,
+				     rank);
 		if (rc)
 			return rc < 0 ? -1 : 0;
 	}

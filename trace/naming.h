@@ -34,8 +34,8 @@ int tp_mkdir_p(const char *dir);
 /* Creates the tmp file and writes its gzip header; 0 or -1 with errno.
  * claim: this process may take the rank's own name (not a fork child). */
 int tp_output_open(struct tp_output *o, struct tp_gz *g, const char *dir,
-		   const char *name, int rank, const char *run_id, pid_t pid,
-		   int claim, int level);
+		   const char *name, int rank, int world_size,
+		   const char *run_id, pid_t pid, int claim, int level);
 void tp_output_names(struct tp_output *o, const char *dir, const char *name,
 		     int rank, pid_t pid);
 

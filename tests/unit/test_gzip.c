@@ -2,6 +2,7 @@
  * to the exact bytes written, whatever the sizes of the writes. */
 #include <fcntl.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -128,6 +129,69 @@ static void codec_cases(enum tp_gz_codec codec, const char *cname,
 	round_trip(what, codec, want, 0, flush, 1);
 }
 
+/* What a file holds up to its last byte, inflated as a killed process
+ * leaves it: no trailer, maybe a cut block. */
+static size_t inflate_cut(unsigned char *out, size_t cap)
+{
+	static unsigned char in[4 << 20];
+	z_stream zs;
+	ssize_t n;
+	size_t got;
+	int fd = open(path, O_RDONLY);
+
+	n = fd < 0 ? -1 : read(fd, in, sizeof(in));
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return 0;
+	memset(&zs, 0, sizeof(zs));
+	if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK)
+		return 0;
+	zs.next_in = in;
+	zs.avail_in = (uInt)n;
+	zs.next_out = out;
+	zs.avail_out = (uInt)cap;
+	inflate(&zs, Z_SYNC_FLUSH);
+	got = cap - zs.avail_out;
+	inflateEnd(&zs);
+	return got;
+}
+
+/* After tp_gz_sync every byte written so far is in the file, readable
+ * without the stream's end; the stream then goes on and ends normally. */
+static void sync_case(enum tp_gz_codec codec, const char *cname)
+{
+	size_t n = 700000, tail = 1000, got, whole;
+	unsigned char *in = make_input(n + tail), *out = malloc(n + tail + 1);
+	struct tp_gz *g = calloc(1, sizeof(*g));
+	char name[128];
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+	if (fd < 0 || tp_gz_open_codec(g, fd, 1, "tprof run=s pid=1", codec) ||
+	    tp_gz_write(g, in, n) || tp_gz_sync(g) ||
+	    tp_gz_write(g, in + n, tail)) {
+		TP_CHECK("gzip sync: written", 0, "%s", cname);
+		goto out;
+	}
+	got = inflate_cut(out, n + tail + 1);
+	snprintf(name, sizeof(name), "gzip %s sync: the cut file inflates to "
+		 "every byte written before the sync", cname);
+	TP_CHECK(name, got >= n && got <= n + tail && !memcmp(in, out, got),
+		 "got %zu of %zu", got, n);
+	TP_CHECK_INT("gzip sync: the stream ends normally after it",
+		     tp_gz_finish(g), 0);
+	free(inflate_file(n + tail, &whole));
+	snprintf(name, sizeof(name), "gzip %s sync: the ended file reads back "
+		 "whole", cname);
+	TP_CHECK(name, whole == n + tail, "got %zd", (ssize_t)whole);
+out:
+	if (fd >= 0)
+		close(fd);
+	free(g);
+	free(in);
+	free(out);
+}
+
 static void test_header(void)
 {
 	unsigned char buf[512];
@@ -200,8 +264,10 @@ int main(void)
 	test_missing();
 	have = tp_isal_load(ISAL_SONAME) == 0;
 	codec_cases(TP_GZ_ZLIB, "zlib", "zlib");
+	sync_case(TP_GZ_ZLIB, "zlib");
 	if (have) {
 		codec_cases(TP_GZ_AUTO, "ISA-L", "isa-l");
+		sync_case(TP_GZ_AUTO, "ISA-L");
 		test_crc();
 		test_header();
 	} else {

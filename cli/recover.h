@@ -1,0 +1,14 @@
+/* tprof recover: what a killed process left (a trace's .tmp file, cut
+ * where it died) turned into a valid, renamed trace and its summary. */
+#ifndef TP_CLI_RECOVER_H
+#define TP_CLI_RECOVER_H
+
+int tp_cmd_recover(int argc, char **argv);
+
+/* Recovers every .tmp trace in dir whose process is gone; one line on
+ * stderr per file recovered or left. tprof report and merge call it on
+ * the directories they read. The number of traces recovered, or -1 when
+ * dir cannot be read. */
+int tp_recover_dir(const char *dir);
+
+#endif

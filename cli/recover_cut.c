@@ -1,0 +1,135 @@
+/* Cutting a killed writer's stream after its last whole event.
+ *
+ * The writer's JSON is one object (depth 1) holding the "traceEvents"
+ * array (depth 2) of events (depth 3 and deeper), written whole, one per
+ * line; strings may hold any bracket or brace. A small state machine
+ * follows depth and strings across inflated chunks and remembers where
+ * the last whole event ended: everything before it is written out at
+ * once, the partial rest is kept until the next chunk. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "trace/json.h"
+#include "recover_cut.h"
+
+#define CHUNK (1 << 16)
+
+struct cutter {
+	int depth, in_str, esc, in_events, closed;
+	uint64_t events;
+	struct tp_buf pend;	/* inflated, not yet written */
+	size_t scanned;		/* of pend */
+	size_t last;		/* end of the last whole event in pend */
+};
+
+static void scan(struct cutter *c)
+{
+	const char *p = c->pend.p;
+	size_t i;
+
+	for (i = c->scanned; i < c->pend.len && !c->closed; i++) {
+		char ch = p[i];
+
+		if (c->in_str) {
+			if (c->esc)
+				c->esc = 0;
+			else if (ch == '\\')
+				c->esc = 1;
+			else if (ch == '"')
+				c->in_str = 0;
+			continue;
+		}
+		if (ch == '"') {
+			c->in_str = 1;
+		} else if (ch == '{' || ch == '[') {
+			if (++c->depth == 2 && ch == '[' && !c->in_events) {
+				c->in_events = 1;
+				c->last = i + 1;	/* the header */
+			}
+		} else if (ch == '}' || ch == ']') {
+			if (--c->depth == 1 && c->in_events) {
+				c->closed = 1;		/* the array ended */
+			} else if (c->depth == 2 && c->in_events) {
+				c->last = i + 1;
+				c->events++;
+			}
+		}
+	}
+	c->scanned = c->closed ? c->pend.len : i;
+}
+
+/* Writes what is known whole and keeps the rest. */
+static int emit(struct cutter *c, struct tp_gz *out)
+{
+	if (!c->last)
+		return 0;
+	if (tp_gz_write(out, c->pend.p, c->last) < 0) {
+		errno = out->err ? out->err : EIO;
+		return -1;
+	}
+	memmove(c->pend.p, c->pend.p + c->last, c->pend.len - c->last);
+	c->pend.len -= c->last;
+	c->scanned -= c->last;
+	c->last = 0;
+	return 0;
+}
+
+/* One chunk of input inflated into pend, scanned and emitted. Returns
+ * zlib's last code. */
+static int take(struct cutter *c, z_stream *zs, struct tp_gz *out, int *err)
+{
+	int rc;
+
+	do {
+		if (tp_buf_reserve(&c->pend, CHUNK)) {
+			*err = ENOMEM;
+			return Z_MEM_ERROR;
+		}
+		zs->next_out = (Bytef *)c->pend.p + c->pend.len;
+		zs->avail_out = CHUNK;
+		rc = inflate(zs, Z_SYNC_FLUSH);
+		c->pend.len += CHUNK - zs->avail_out;
+		scan(c);
+		if (emit(c, out) < 0) {
+			*err = errno;
+			return Z_ERRNO;
+		}
+	} while (rc == Z_OK && zs->avail_out == 0);
+	return rc == Z_BUF_ERROR ? Z_OK : rc;	/* Z_BUF_ERROR: more input */
+}
+
+int tp_recover_cut(int fd, struct tp_gz *out, struct tp_cut_result *r)
+{
+	unsigned char in[CHUNK];
+	struct cutter c;
+	z_stream zs;
+	ssize_t n = 0;
+	int rc = Z_OK, err = 0;
+
+	memset(&c, 0, sizeof(c));
+	memset(&zs, 0, sizeof(zs));
+	if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK) {
+		errno = ENOMEM;
+		return -1;
+	}
+	while (rc == Z_OK && (n = read(fd, in, sizeof(in))) > 0) {
+		zs.next_in = in;
+		zs.avail_in = (uInt)n;
+		rc = take(&c, &zs, out, &err);
+	}
+	if (n < 0)
+		err = errno;
+	r->events = c.events;
+	r->bytes_cut = c.pend.len;
+	r->ended = rc == Z_STREAM_END;
+	inflateEnd(&zs);
+	tp_buf_free(&c.pend);
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	return 0;
+}
