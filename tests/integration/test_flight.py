@@ -104,6 +104,22 @@ if files:
 check("flight SIGTERM: one line names the dump",
       "tprof: wrote %s/tprof-rank0.trace.json.gz" % outdir in err, err)
 
+# A crash (a segfault, here sent from outside) dumps the window too,
+# and the program still dies by its signal.
+outdir = tempfile.mkdtemp(prefix="tprof-it-")
+lastfile = os.path.join(outdir, "last")
+p = start(outdir, lastfile, 100000)
+time.sleep(3.0)
+p.send_signal(signal.SIGSEGV)
+out, err = p.communicate(timeout=30)
+eq("flight SIGSEGV: exit status unchanged (killed by SIGSEGV)",
+   p.returncode, -signal.SIGSEGV)
+files = traces(outdir)
+eq("flight SIGSEGV: one trace", [os.path.basename(f) for f in files],
+   ["tprof-rank0.trace.json.gz"])
+if files:
+    check_window("flight SIGSEGV", files[0], last_call(lastfile), "SIGSEGV")
+
 # A normal exit writes nothing at all.
 outdir = tempfile.mkdtemp(prefix="tprof-it-")
 p = start(outdir, os.path.join(outdir, "last"), 300)
