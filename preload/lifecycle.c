@@ -182,11 +182,12 @@ __attribute__((constructor)) static void tp_load(void)
 		tp_cupti_start();
 }
 
+/* The sources recording when the trace was completed, for a resume. */
+static unsigned recording_before_exec;
+
 /* Completes the trace before the process image goes away (exit, exec).
  * A vfork child shares our memory but ran no atfork handler: its exec
  * must leave the parent's writer alone. */
-static unsigned recording_before_exec;
-
 void tp_lifecycle_finish(void)
 {
 	if (getpid() != tp_sess.pid)

@@ -33,7 +33,8 @@ def churn():
     if "thread" in SANITIZE:
         # TSan's shadow of every thread's stack is resident memory too.
         skip("churn %d threads: peak RSS under 64 MiB" % n,
-             "TSan's own memory counts in the RSS (%d KiB here)" % kb)
+             "TSan's own memory counts in the RSS and varies from run to "
+             "run (%d KiB here)" % kb)
     else:
         check("churn %d threads: peak RSS under 64 MiB" % n, 0 < kb < 65536,
               "%d KiB" % kb)
@@ -112,8 +113,16 @@ def term(threads):
     ready = p.stdout.readline().strip() == "ready"
     time.sleep(0.5)
     p.send_signal(signal.SIGTERM)
-    out, err = p.communicate(timeout=120)
     label = "SIGTERM at %d threads" % threads
+    if "thread" in SANITIZE:
+        # The half second records ~400k events, which TSan's writer
+        # takes a minute or more to write on a loaded machine: the 120 s
+        # bound is not checked, the trace still is.
+        skip(label + ": done within 120 s", "TSan writes about ten times "
+             "slower; waited up to 900 s")
+        out, err = p.communicate(timeout=900)
+    else:
+        out, err = p.communicate(timeout=120)
     check(label + ": ready", ready, err)
     eq(label + ": killed by SIGTERM", p.returncode, -signal.SIGTERM)
     files = sorted(os.listdir(outdir))
