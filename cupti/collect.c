@@ -180,7 +180,14 @@ static void cupti_clock(void)
 {
 	uint64_t c0 = 0, c1 = 0, t;
 
-	if (tp_cs.raw_ts || tp_cupti.get_timestamp(&c0) != CUPTI_SUCCESS)
+	if (tp_cs.raw_ts)
+		return;
+	if (tp_cupti_clock_pinned(&c0, &t)) {
+		tp_cupti_convert_offset((int64_t)(tp_clock_to_unix(&tp_tl.map,
+								   t) - c0));
+		return;
+	}
+	if (tp_cupti.get_timestamp(&c0) != CUPTI_SUCCESS)
 		return;
 	t = tp_clock_to_unix(&tp_tl.map, tp_ticks());
 	if (tp_cupti.get_timestamp(&c1) != CUPTI_SUCCESS)
@@ -301,6 +308,8 @@ static void put_stats(struct tp_buf *b)
 	tp_json_u64(b, tp_cs.version);
 	tp_buf_lit(b, ", \"timestamps\": ");
 	tp_json_str(b, tp_cs.raw_ts ? "tprof" : "cupti");
+	tp_buf_lit(b, ", \"subscribers\": ");
+	tp_json_str(b, tp_cs.multi ? "several" : "one");
 	tp_buf_lit(b, ", \"callbacks\": ");
 	tp_json_u64(b, tp_cs.callbacks);
 	tp_buf_lit(b, ", \"finalized\": ");
@@ -391,11 +400,45 @@ static void degrade(const char *fmt, ...)
 		tp_cs.reason);
 }
 
+/* With CUPTI 13.3+, one subscriber among several (multi.c): a client
+ * there first is no reason to stay off. Else CUPTI's one subscriber,
+ * unless a client acted first (never displaced). */
 static int subscribe(void)
 {
-	CUptiResult r = tp_cupti.subscribe(&tp_cs.sub, tp_cupti_on_callback,
-					   NULL);
+	char other[128], why[sizeof(tp_cs.reason)];
+	CUptiResult r;
+	int m = tp_cupti_multi_subscribe(tp_cupti_on_callback, &r, other,
+					 sizeof(other));
 
+	if (m > 0 && tp_cs.version < 130400 && tp_cupti_client_clock()) {
+		tp_cupti.unsubscribe(tp_cs.sub);
+		degrade("the program's profiler set CUPTI 13.3's "
+			"process-wide timestamp callback before tprof started, "
+			"which would set the unit of tprof's records too (CUPTI "
+			"13.4 or later keeps one per subscriber)");
+		return -1;
+	}
+	if (m > 0)
+		return 0;
+	if (m < 0 && r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
+		degrade("CUPTI %u refused several subscribers (%s holds it "
+			"alone: nsys, or a profiler that subscribed first): "
+			"profile with one tool at a time, or set TPROF_TRACE "
+			"without 'gpu'", tp_cs.version,
+			other[0] ? other : "another tool");
+		return -1;
+	}
+	if (m < 0) {
+		degrade("CUPTI cannot start (cuptiSubscribe_v2: %s): check "
+			"that nvidia-smi lists a GPU and CUDA_VISIBLE_DEVICES "
+			"names it", tp_cupti_result(r));
+		return -1;
+	}
+	if (tp_cupti_client_first(why, sizeof(why))) {
+		degrade("%s", why);
+		return -1;
+	}
+	r = tp_cupti.subscribe(&tp_cs.sub, tp_cupti_on_callback, NULL);
 	if (r == CUPTI_SUCCESS)
 		return 0;
 	if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
@@ -486,8 +529,7 @@ static void start_once(void)
 		goto out;
 	}
 	if (version_gate(tp_cs.version, why, sizeof(why)) < 0 ||
-	    other_tool(why, sizeof(why)) || tp_cupti_client_first(why,
-								  sizeof(why))) {
+	    other_tool(why, sizeof(why))) {
 		degrade("%s", why);
 		goto out;
 	}
@@ -501,6 +543,10 @@ static void start_once(void)
 		tp_info("CUPTI %u: no timestamp callback (zero kernel "
 			"timestamps with one before 13.1); CUPTI's clock is "
 			"mapped", tp_cs.version);
+	if (tp_cs.multi && !tp_cs.raw_ts)
+		tp_info("CUPTI %u: the timestamp callback is process-wide "
+			"before 13.4 and may be the program's profiler's: "
+			"CUPTI's clock is mapped", tp_cs.version);
 	tp_cupti_convert_init(tp_cs.raw_ts);
 	set_device_buffers();
 	r = tp_cupti.register_callbacks(tp_cupti_buffer_requested,
@@ -521,8 +567,9 @@ static void start_once(void)
 	}
 	tp_cupti_exit_setup();
 	__atomic_store_n(&tp_cs.state, TP_CUPTI_ON, __ATOMIC_RELEASE);
-	tp_info("CUPTI %u from %s: recording GPU activity", tp_cs.version,
-		tp_cs.lib);
+	tp_info("CUPTI %u from %s: recording GPU activity%s", tp_cs.version,
+		tp_cs.lib, tp_cs.multi ? " (one subscriber among several)" :
+					 "");
 out:
 	tp_self = self;
 }

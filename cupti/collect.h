@@ -29,6 +29,7 @@ struct tp_cupti_state {
 	int raw_ts;
 	unsigned callbacks;
 	int kinds_on;		/* activity kinds are enabled */
+	int multi;		/* a subscriber among several (multi.c) */
 	/* buffers.c, under lock */
 	pthread_mutex_t lock;
 	struct tp_cbuf *queue, **queue_tail;
@@ -72,8 +73,22 @@ void tp_cupti_exit_setup(void);
  * it enabled (a bit per CUpti_ActivityKind); 0 when tprof was collecting. */
 int tp_cupti_hand_over(const char *who, const uint32_t *client_kinds);
 
+/* multi.c: with CUPTI 13.3+, subscribes allowing several subscribers
+ * and routes tp_cupti's activity calls to tprof's own: 1 done, 0 not
+ * this CUPTI (the v1 calls then), -1 refused (*r; other: the subscriber
+ * CUPTI named). */
+int tp_cupti_multi_subscribe(CUpti_CallbackFunc cb, CUptiResult *r,
+			     char *other, size_t olen);
+
+/* The offset of CUPTI's clock, pinned (hand-over on 13.3: the client's
+ * timestamp callback is about to change CUPTI's unit); 1 when pinned. */
+void tp_cupti_clock_pin(void);
+int tp_cupti_clock_pinned(uint64_t *cupti, uint64_t *ticks);
+
 /* handover.c */
 int tp_cupti_client_first(char *why, size_t len);
 const char *tp_cupti_client(double *at_s);
+/* The client registered a timestamp callback. */
+int tp_cupti_client_clock(void);
 
 #endif

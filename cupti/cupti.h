@@ -50,6 +50,8 @@ struct tp_cupti_fns {
 };
 
 extern struct tp_cupti_fns tp_cupti;
+/* The loaded libcupti's handle (multi.c resolves the v2 calls on it). */
+extern void *tp_cupti_lib;
 
 /* loader.c: 0 with the library's path and API version, or -1 with why
  * (a phrase naming the cause and the fix). */

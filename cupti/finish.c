@@ -124,6 +124,17 @@ void tp_cupti_module_unloading(void)
 
 /* ---- another CUPTI client ---- */
 
+/* A flush reaches every subscriber's buffers (cuptiActivityFlushAll
+ * has no v2): a forced one mid-run would hand the program's profiler
+ * records of work still running, without timestamps. Among several
+ * subscribers, mid-run flushes are plain ones; tprof's records still
+ * running come back later (a full buffer, the next flush), and are
+ * converted while the writer runs. */
+static uint32_t forced_flush(void)
+{
+	return tp_cs.multi ? 0 : CUPTI_ACTIVITY_FLAG_FLUSH_FORCED;
+}
+
 static void disable_callbacks(int how);
 
 /* A client came while the detach waited to finalize: cuptiFinalize
@@ -135,7 +146,7 @@ static void cancel_detach(void)
 		return;
 	__atomic_store_n(&tp_cupti_detach_wanted, 0, __ATOMIC_RELEASE);
 	disable_callbacks(0);
-	if (tp_cs.version < 130300)
+	if (!tp_cs.multi)
 		tp_cupti.unsubscribe(tp_cs.sub);
 }
 
@@ -149,12 +160,18 @@ int tp_cupti_hand_over(const char *who, const uint32_t *client_kinds)
 		cancel_detach();
 		goto out;
 	}
+	/* 13.3: the client's clock is about to be CUPTI's, tprof's
+	 * records are in the one before. */
+	if (tp_cs.multi && !tp_cs.raw_ts)
+		tp_cupti_clock_pin();
 	tp_cupti_disable_kinds_except(client_kinds);
-	tp_cupti.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+	tp_cupti.flush_all(forced_flush());
 	tp_cupti_count_dropped();
-	/* CUPTI before 13.3 allows one subscriber: the client's own
-	 * cuptiSubscribe would fail. */
-	if (tp_cs.version < 130300)
+	/* One subscriber: the client's own cuptiSubscribe would fail.
+	 * Among several (13.3, a client's timestamp callback), tprof's
+	 * stays, its kinds off: its handle still reads the buffers that
+	 * the flush handed back. */
+	if (!tp_cs.multi)
 		tp_cupti.unsubscribe(tp_cs.sub);
 	stop("another CUPTI client took over");
 	ret = 0;
@@ -223,9 +240,15 @@ static void disable_callbacks(int how)
 }
 
 /* finalized: 1 finalized, 2 disabled (graphs), 3 disabled (threads
- * never paused), -1 cuptiFinalize failed. */
+ * never paused), 4 disabled (several subscribers: cuptiFinalize would
+ * end the others' CUPTI too; tprof's subscriber stays, its kinds and
+ * callbacks off), -1 cuptiFinalize failed. */
 static void let_go(int finalize)
 {
+	if (tp_cs.multi) {
+		disable_callbacks(4);
+		return;
+	}
 	if (__atomic_load_n(&tp_cupti_graphs, __ATOMIC_RELAXED)) {
 		disable_callbacks(2);
 		return;
@@ -242,7 +265,7 @@ static void let_go(int finalize)
 static void detach_flush(void)
 {
 	tp_cupti_disable_kinds();
-	tp_cupti.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+	tp_cupti.flush_all(forced_flush());
 	tp_cupti_count_dropped();
 	stop("the last recording window ended");
 	flushed = 1;
@@ -257,7 +280,8 @@ void tp_cupti_detach_here(unsigned depth)
 
 	if (depth != 1 || (int64_t)since < (int64_t)DETACH_GRACE_NS)
 		return;
-	finalize = alone();
+	/* Several subscribers: nothing is finalized, no need to be alone. */
+	finalize = tp_cs.multi || alone();
 	if (!finalize && !give_up)
 		return;
 	if (pthread_mutex_trylock(&calls))
@@ -275,7 +299,7 @@ void tp_cupti_detach_here(unsigned depth)
 		}
 		detach_flush();
 		/* The flush took a while: another thread may be in now. */
-		finalize = alone();
+		finalize = tp_cs.multi || alone();
 		if (!finalize && !give_up)
 			goto out;
 	}
@@ -286,6 +310,8 @@ void tp_cupti_detach_here(unsigned depth)
 		tp_cs.finalized == 2 ? "disabled (CUDA graphs were launched)" :
 		tp_cs.finalized == 3 ? "disabled (other threads kept calling "
 				       "CUDA)" :
+		tp_cs.finalized == 4 ? "disabled (other subscribers share "
+				       "it)" :
 				       "unsubscribed (cuptiFinalize failed)");
 out:
 	pthread_mutex_unlock(&calls);

@@ -18,6 +18,12 @@
  *  - the client first (it acted before tprof started CUPTI): tprof never
  *    displaces it, and stays CPU-side with one warning.
  *
+ * With CUPTI 13.3+ tprof is one subscriber among several (multi.c): the
+ * client's v1 calls act on CUPTI's default subscriber, not on tprof's,
+ * and nothing is handed over; only on 13.3 a client's timestamp
+ * callback (process-wide there, so it would set the unit of tprof's
+ * records too) makes tprof hand over as above.
+ *
  * Calls made from inside libcupti itself, or by tprof (which calls the
  * real functions through tp_cupti, never these), are only forwarded.
  */
@@ -35,6 +41,7 @@
 
 static struct {
 	int seen;		/* another client has acted */
+	int clock;		/* it registered a timestamp callback */
 	char who[128];
 	double at_s;
 	uint32_t client_kinds[64];	/* kinds the client enabled */
@@ -85,6 +92,18 @@ static double since_start_s(void)
 	return (double)(now - tp_sess.anchor.unix_ns) / 1e9;
 }
 
+/* Among several subscribers only a process-wide timestamp callback
+ * (CUPTI 13.3) is a reason to hand over. */
+static void hand_over(const char *why)
+{
+	if (!tp_sess.active || !(tp_sess.cfg.sources & TP_SRC_GPU))
+		return;
+	if (tp_cupti_hand_over(H.who, H.client_kinds) == 0)
+		tp_warn("%s %s at %.1f s: GPU activity after that is not in "
+			"this trace; CPU-side tracing goes on", H.who, why,
+			H.at_s);
+}
+
 static void client_acts(const void *caller)
 {
 	if (internal(caller) ||
@@ -92,12 +111,32 @@ static void client_acts(const void *caller)
 		return;
 	name_client(caller, H.who, sizeof(H.who));
 	H.at_s = since_start_s();
-	if (!tp_sess.active || !(tp_sess.cfg.sources & TP_SRC_GPU))
+	if (__atomic_load_n(&tp_cs.multi, __ATOMIC_ACQUIRE)) {
+		tp_info("%s uses CUPTI since %.1f s: both subscribers get "
+			"every record", H.who, H.at_s);
 		return;
-	if (tp_cupti_hand_over(H.who, H.client_kinds) == 0)
-		tp_warn("%s took CUPTI at %.1f s: GPU activity after that is "
-			"not in this trace; CPU-side tracing goes on", H.who,
-			H.at_s);
+	}
+	hand_over("took CUPTI");
+}
+
+/* A timestamp callback: on CUPTI 13.3 with several subscribers it is
+ * the one of all (tprof's records would change unit mid-run). */
+static void clock_set(const void *caller)
+{
+	if (internal(caller))
+		return;
+	__atomic_store_n(&H.clock, 1, __ATOMIC_RELEASE);
+	client_acts(caller);
+	if (!__atomic_load_n(&tp_cs.multi, __ATOMIC_ACQUIRE) ||
+	    tp_cs.version >= 130400)
+		return;
+	hand_over("set CUPTI 13.3's process-wide timestamp callback (CUPTI "
+		  "13.4 or later keeps one per subscriber)");
+}
+
+int tp_cupti_client_clock(void)
+{
+	return __atomic_load_n(&H.clock, __ATOMIC_ACQUIRE);
 }
 
 /* 1 when a client acted before tprof started CUPTI: tprof then leaves
@@ -163,8 +202,6 @@ typedef CUptiResult (*kind_fn)(CUpti_ActivityKind);
 FORWARD(reg_fn, cuptiActivityRegisterCallbacks,
 	(CUpti_BuffersCallbackRequestFunc req,
 	 CUpti_BuffersCallbackCompleteFunc done), (req, done))
-FORWARD(ts_fn, cuptiActivityRegisterTimestampCallback,
-	(CUpti_TimestampCallbackFunc f), (f))
 FORWARD(sub_fn, cuptiSubscribe,
 	(CUpti_SubscriberHandle *sub, CUpti_CallbackFunc cb, void *data),
 	(sub, cb, data))
@@ -172,6 +209,17 @@ FORWARD(fin_fn, cuptiFinalize, (void), ())
 FORWARD(ctx_fn, cuptiActivityEnableContext,
 	(CUcontext ctx, CUpti_ActivityKind kind), (ctx, kind))
 FORWARD(kind_fn, cuptiActivityDisable, (CUpti_ActivityKind kind), (kind))
+
+EXPORT CUptiResult cuptiActivityRegisterTimestampCallback(
+	CUpti_TimestampCallbackFunc f)
+{
+	static ts_fn fn;
+
+	clock_set(__builtin_return_address(0));
+	if (!fn)
+		*(void **)&fn = real("cuptiActivityRegisterTimestampCallback");
+	return fn ? fn(f) : CUPTI_ERROR_NOT_INITIALIZED;
+}
 
 /* Enabling a kind: noted, so that handing over keeps it on. */
 EXPORT CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind)

@@ -23,6 +23,7 @@
 static char SONAME[32];	/* libcupti.so.<the loaded cudart's major> */
 
 struct tp_cupti_fns tp_cupti;
+void *tp_cupti_lib;
 
 static void *open_loaded(void)
 {
@@ -219,6 +220,7 @@ int tp_cupti_load(const struct tp_config *c, char *path, size_t plen,
 		return -1;
 	}
 	lib_path(h, path, plen);
+	tp_cupti_lib = h;
 	missing = resolve_all(h);
 	if (missing) {
 		snprintf(why, wlen, "%s has no %s; set TPROF_CUPTI_LIB to the "

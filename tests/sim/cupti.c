@@ -59,6 +59,65 @@ struct cbid_name {
 #define MAX_KIND 64
 #define MAX_RECS 65536	/* records per buffer, at most */
 
+/* CUPTI 13.3+'s several subscribers (cupti_callbacks.h and
+ * cupti_activity.h of CUPTI 13.5.25, API 130500; the CUDA 13.0 headers
+ * the simulation builds with lack these, so they are declared here).
+ * CUpti_SubscriberParams of 13.5 (13.0's ends at oldSubscriberSize). */
+typedef struct {
+	size_t structSize;
+	const char *subscriberName;
+	char *oldSubscriberName;
+	size_t oldSubscriberSize;
+	uint8_t allowMultipleSubscribers;
+	uint8_t padding[7];
+} Sim_SubscriberParams;
+#define SIM_SUB_PARAMS_SIZE (offsetof(Sim_SubscriberParams, padding) + 7)
+
+typedef struct {
+	size_t structSize;
+} Sim_BufferCallbackRequestInfo;
+
+typedef struct {
+	size_t structSize;
+	uint64_t threadId;
+	void **ppRecordLayouts;
+	size_t numRecordLayouts;
+} Sim_BufferCallbackCompleteInfo;
+
+typedef void (CUPTIAPI *Sim_RequestFunc_v2)(uint8_t **, size_t *, size_t *,
+					    Sim_BufferCallbackRequestInfo *);
+typedef void (CUPTIAPI *Sim_CompleteFunc_v2)(uint8_t *, size_t, size_t,
+					     Sim_BufferCallbackCompleteInfo *);
+
+#define SIM_ATTR_MULTIPLE_SUBSCRIBER_STATE 12
+#define SIM_ATTR_TIMESTAMP_CALLBACK 22
+#define SIM_MAX_ATTR 32
+
+/* A subscriber: slot 0 is the default one, which the v1 calls act on
+ * (cuptiSubscribe, cuptiActivityRegisterCallbacks, cuptiActivityEnable,
+ * ...: all a CUPTI before 13.3 has); slots 1.. are cuptiSubscribe_v2's.
+ * Each has its own API callback, buffer callbacks, kinds, buffers,
+ * dropped count and (13.4+) timestamp callback. */
+#define MAX_SUBS 8
+
+struct subr {
+	int used;		/* v2 slot taken (slot 0 always exists) */
+	/* callback API */
+	CUpti_CallbackFunc cb;
+	void *cb_data;
+	int subscribed;
+	uint8_t enabled[4][MAX_CBID];
+	/* activity API */
+	CUpti_BuffersCallbackRequestFunc request;
+	CUpti_BuffersCallbackCompleteFunc complete;
+	Sim_RequestFunc_v2 request2;
+	Sim_CompleteFunc_v2 complete2;
+	CUpti_TimestampCallbackFunc ts;
+	uint64_t ts0_gpu, ts0_cb, ts1_gpu, ts1_cb;
+	int kind_on[MAX_KIND];
+	uint64_t dropped;
+};
+
 /* A thread's buffer: the records reserved in it, each with its op. */
 struct tbuf {
 	uint8_t *data;
@@ -68,32 +127,28 @@ struct tbuf {
 	unsigned n;
 	int full;
 	long tid;
+	struct subr *owner;
 	struct tbuf *next;
 };
 
 static struct {
 	pthread_mutex_t lock;
-	/* callback API */
-	CUpti_CallbackFunc cb;
-	void *cb_data;
-	int subscribed;
-	uint8_t enabled[4][MAX_CBID];
-	/* activity API */
-	CUpti_BuffersCallbackRequestFunc request;
-	CUpti_BuffersCallbackCompleteFunc complete;
-	CUpti_TimestampCallbackFunc ts;
-	uint64_t ts0_gpu, ts0_cb, ts1_gpu, ts1_cb;
-	int kind_on[MAX_KIND];
+	struct subr sub[MAX_SUBS];
+	/* CUPTI_ACTIVITY_ATTR_MULTIPLE_SUBSCRIBER_STATE: 0 one subscriber,
+	 * 1 several allowed, 2 not set yet */
+	int multi;
 	struct tbuf *pending;	/* buffers not yet handed back */
-	uint64_t dropped;
 	int torn_down;
 	pthread_t delivery;
 	int delivery_started;
-	size_t attr[16];
-	int attr_set[16];
-} S = { .lock = PTHREAD_MUTEX_INITIALIZER };
+	size_t attr[SIM_MAX_ATTR];
+	int attr_set[SIM_MAX_ATTR];
+} S = { .lock = PTHREAD_MUTEX_INITIALIZER, .multi = 2 };
 
-static __thread struct tbuf *mine;
+#define DEF (&S.sub[0])
+
+/* This thread's buffer, per subscriber. */
+static __thread struct tbuf *mine[MAX_SUBS];
 
 static uint64_t env_ns(const char *name, uint64_t dflt)
 {
@@ -164,21 +219,30 @@ SIM_EXPORT CUptiResult cuptiGetResultString(CUptiResult r, const char **s)
 
 /* ---- timestamps ---- */
 
+/* Whose timestamp callback a subscriber's records use: its own from
+ * 13.4 (CUPTI_ACTIVITY_ATTR_TIMESTAMP_CALLBACK); before, the one
+ * process-wide cuptiActivityRegisterTimestampCallback (kept in the
+ * default subscriber), whoever registered it. */
+static struct subr *clock_of(struct subr *s)
+{
+	return version() >= 130400 ? s : DEF;
+}
+
 /* GPU time in the unit of the client's clock: a line through the sample
  * taken at registration and the latest one, as CUPTI normalizes GPU
  * timestamps to the CPU's (whatever unit the callback returns). */
 /* One (GPU, callback) pair, bracketed: the callback read on both sides
  * of the GPU's, the tightest of a few tries kept, as a clock correlation
  * is taken (a pair split by preemption would tilt the line). */
-static void pair(uint64_t *gpu, uint64_t *cb)
+static void pair(struct subr *c, uint64_t *gpu, uint64_t *cb)
 {
 	uint64_t c1, c2, g, best = UINT64_MAX;
 	int i;
 
 	for (i = 0; i < 8; i++) {
-		c1 = S.ts();
+		c1 = c->ts();
 		g = sim_gpu_now();
-		c2 = S.ts();
+		c2 = c->ts();
 		if (c2 - c1 >= best)
 			continue;
 		best = c2 - c1;
@@ -187,51 +251,68 @@ static void pair(uint64_t *gpu, uint64_t *cb)
 	}
 }
 
+/* Every registered callback sampled (lock held). */
 static void sample(void)
 {
-	if (!S.ts)
-		return;
-	pair(&S.ts1_gpu, &S.ts1_cb);
+	unsigned i;
+
+	for (i = 0; i < MAX_SUBS; i++)
+		if (S.sub[i].ts)
+			pair(&S.sub[i], &S.sub[i].ts1_gpu, &S.sub[i].ts1_cb);
 }
 
-static uint64_t to_client(uint64_t gpu)
+static uint64_t to_client(struct subr *s, uint64_t gpu)
 {
+	struct subr *c = clock_of(s);
 	long double rate;
 
 	if (!gpu)
 		return 0;
-	if (!S.ts)
+	if (!c->ts)
 		return sim_gpu_to_realtime(gpu);
-	rate = (long double)(S.ts1_cb - S.ts0_cb) /
-	       (long double)(S.ts1_gpu - S.ts0_gpu);
-	return S.ts0_cb + (uint64_t)((long double)(int64_t)(gpu - S.ts0_gpu) *
-				     rate);
+	rate = (long double)(c->ts1_cb - c->ts0_cb) /
+	       (long double)(c->ts1_gpu - c->ts0_gpu);
+	return c->ts0_cb + (uint64_t)((long double)(int64_t)(gpu - c->ts0_gpu) *
+				      rate);
 }
 
 /* Two samples 10 ms apart at registration give the callback's rate from
  * the start; later samples lengthen the line (CUPTI calibrates the
  * callback against the GPU's clock when it is registered). */
-SIM_EXPORT CUptiResult cuptiActivityRegisterTimestampCallback(
-	CUpti_TimestampCallbackFunc f)
+static void set_clock(struct subr *s, CUpti_TimestampCallbackFunc f)
 {
 	struct timespec ms10 = { 0, 10000000 };
 
 	pthread_mutex_lock(&S.lock);
-	S.ts = f;
+	s->ts = f;
 	if (f) {
-		pair(&S.ts0_gpu, &S.ts0_cb);
+		pair(s, &s->ts0_gpu, &s->ts0_cb);
 		nanosleep(&ms10, NULL);
-		sample();
+		pair(s, &s->ts1_gpu, &s->ts1_cb);
 	}
 	pthread_mutex_unlock(&S.lock);
 	sim_log("{\"ev\":\"cupti\",\"call\":\"timestamp_callback\","
-		"\"set\":%d}", f != NULL);
+		"\"set\":%d,\"sub\":%d}", f != NULL, (int)(s - S.sub));
+}
+
+/* Process-wide before 13.4; from 13.4 the default subscriber's. */
+SIM_EXPORT CUptiResult cuptiActivityRegisterTimestampCallback(
+	CUpti_TimestampCallbackFunc f)
+{
+	set_clock(DEF, f);
 	return CUPTI_SUCCESS;
+}
+
+static uint64_t now_of(struct subr *s)
+{
+	struct subr *c = clock_of(s);
+
+	return c->ts ? c->ts() : sim_gpu_to_realtime(sim_gpu_now());
 }
 
 SIM_EXPORT CUptiResult cuptiGetTimestamp(uint64_t *t)
 {
-	*t = S.ts ? S.ts() : sim_gpu_to_realtime(sim_gpu_now());
+	*t = now_of(DEF);
 	return CUPTI_SUCCESS;
 }
 
@@ -259,31 +340,126 @@ SIM_EXPORT CUptiResult cuptiGetCallbackName(CUpti_CallbackDomain d,
 	return *name ? CUPTI_SUCCESS : CUPTI_ERROR_INVALID_PARAMETER;
 }
 
+/* The subscriber a handle names, or NULL. */
+static struct subr *subr_of(CUpti_SubscriberHandle h)
+{
+	struct subr *s = (struct subr *)h;
+
+	if (s < S.sub || s >= S.sub + MAX_SUBS ||
+	    (size_t)((char *)s - (char *)S.sub) % sizeof(*s))
+		return NULL;
+	return s == DEF || s->used ? s : NULL;
+}
+
+static int v2_subscribers(void)
+{
+	int i, n = 0;
+
+	for (i = 1; i < MAX_SUBS; i++)
+		n += S.sub[i].used;
+	return n;
+}
+
+static void name_old(Sim_SubscriberParams *p, const char *who)
+{
+	if (p && p->oldSubscriberName && p->oldSubscriberSize)
+		snprintf(p->oldSubscriberName, p->oldSubscriberSize,
+			 "CUPTI for %s", who);
+}
+
+/* v1: the default subscriber. One subscriber unless several were
+ * allowed by a cuptiSubscribe_v2 before (an assumption: the headers do
+ * not say how v1 calls behave then); a first v1 subscriber makes the
+ * state "one subscriber". */
 SIM_EXPORT CUptiResult cuptiSubscribe(CUpti_SubscriberHandle *sub,
 				      CUpti_CallbackFunc cb, void *data)
 {
 	pthread_mutex_lock(&S.lock);
-	if (S.subscribed) {
+	if (DEF->subscribed || (S.multi != 1 && v2_subscribers())) {
 		pthread_mutex_unlock(&S.lock);
 		return CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
 	}
-	S.subscribed = 1;
-	S.cb = cb;
-	S.cb_data = data;
-	memset(S.enabled, 0, sizeof(S.enabled));
+	if (S.multi == 2)
+		S.multi = 0;
+	DEF->subscribed = 1;
+	DEF->cb = cb;
+	DEF->cb_data = data;
+	memset(DEF->enabled, 0, sizeof(DEF->enabled));
 	pthread_mutex_unlock(&S.lock);
-	*sub = (CUpti_SubscriberHandle)&S;
+	*sub = (CUpti_SubscriberHandle)DEF;
 	return CUPTI_SUCCESS;
 }
 
-SIM_EXPORT CUptiResult cuptiUnsubscribe(CUpti_SubscriberHandle sub)
+/* cupti_callbacks.h (13.5): allowMultipleSubscribers 1 asks for several,
+ * refused (MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED, the other's name in
+ * oldSubscriberName) when a subscriber that wanted one is there; 0 asks
+ * for one. Only from 13.3: before, CUPTI_ERROR_NOT_SUPPORTED. */
+SIM_EXPORT CUptiResult cuptiSubscribe_v2(CUpti_SubscriberHandle *sub,
+					 CUpti_CallbackFunc cb, void *data,
+					 CUpti_SubscriberParams *params)
 {
-	if (sub != (CUpti_SubscriberHandle)&S || !S.subscribed)
+	/* The toolkit's 13.0 header declares the shorter struct; 13.5's
+	 * adds allowMultipleSubscribers after it (structSize tells). */
+	Sim_SubscriberParams *p = (Sim_SubscriberParams *)(void *)params;
+	int allow = p && p->structSize >= SIM_SUB_PARAMS_SIZE &&
+		    p->allowMultipleSubscribers == 1;
+	int i, others;
+
+	if (version() < 130300)
+		return CUPTI_ERROR_NOT_SUPPORTED;
+	if (!sub || (p && p->structSize < offsetof(Sim_SubscriberParams,
+						    allowMultipleSubscribers)))
 		return CUPTI_ERROR_INVALID_PARAMETER;
 	pthread_mutex_lock(&S.lock);
-	S.subscribed = 0;
-	S.cb = NULL;
-	memset(S.enabled, 0, sizeof(S.enabled));
+	others = v2_subscribers() + DEF->subscribed;
+	if (others && (S.multi != 1 || !allow)) {
+		pthread_mutex_unlock(&S.lock);
+		name_old(p, "another tool");
+		return CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
+	}
+	for (i = 1; i < MAX_SUBS && S.sub[i].used; i++)
+		;
+	if (i == MAX_SUBS) {
+		pthread_mutex_unlock(&S.lock);
+		return CUPTI_ERROR_MAX_LIMIT_REACHED;
+	}
+	memset(&S.sub[i], 0, sizeof(S.sub[i]));
+	S.sub[i].used = 1;
+	S.sub[i].subscribed = 1;
+	S.sub[i].cb = cb;
+	S.sub[i].cb_data = data;
+	S.multi = allow;
+	pthread_mutex_unlock(&S.lock);
+	sim_log("{\"ev\":\"cupti\",\"call\":\"subscribe_v2\",\"sub\":%d,"
+		"\"allow\":%d}", i, allow);
+	*sub = (CUpti_SubscriberHandle)&S.sub[i];
+	return CUPTI_SUCCESS;
+}
+
+static void lose_of(struct subr *s, const char *why);
+
+/* A v2 subscriber goes with its kinds and buffer callbacks; buffers it
+ * had not been handed are lost. */
+SIM_EXPORT CUptiResult cuptiUnsubscribe(CUpti_SubscriberHandle h)
+{
+	struct subr *s = subr_of(h);
+
+	if (!s || !s->subscribed)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	pthread_mutex_lock(&S.lock);
+	s->subscribed = 0;
+	s->cb = NULL;
+	memset(s->enabled, 0, sizeof(s->enabled));
+	if (s != DEF) {
+		lose_of(s, "unsubscribe");
+		s->used = 0;
+		memset(s->kind_on, 0, sizeof(s->kind_on));
+		s->request2 = NULL;
+		s->complete2 = NULL;
+		s->ts = NULL;
+	}
+	if (!DEF->subscribed && !v2_subscribers())
+		S.multi = 2;
 	pthread_mutex_unlock(&S.lock);
 	return CUPTI_SUCCESS;
 }
@@ -300,10 +476,11 @@ SIM_EXPORT CUptiResult cuptiEnableCallback(uint32_t on,
 					   CUpti_CallbackDomain d,
 					   CUpti_CallbackId id)
 {
-	if (sub != (CUpti_SubscriberHandle)&S || (unsigned)d >= 4 ||
-	    !valid_id(d, id))
+	struct subr *s = subr_of(sub);
+
+	if (!s || !s->subscribed || (unsigned)d >= 4 || !valid_id(d, id))
 		return CUPTI_ERROR_INVALID_PARAMETER;
-	S.enabled[d][id] = (uint8_t)!!on;
+	s->enabled[d][id] = (uint8_t)!!on;
 	return CUPTI_SUCCESS;
 }
 
@@ -311,9 +488,11 @@ SIM_EXPORT CUptiResult cuptiEnableDomain(uint32_t on,
 					 CUpti_SubscriberHandle sub,
 					 CUpti_CallbackDomain d)
 {
-	if (sub != (CUpti_SubscriberHandle)&S || (unsigned)d >= 4)
+	struct subr *s = subr_of(sub);
+
+	if (!s || !s->subscribed || (unsigned)d >= 4)
 		return CUPTI_ERROR_INVALID_PARAMETER;
-	memset(S.enabled[d], !!on, MAX_CBID);
+	memset(s->enabled[d], !!on, MAX_CBID);
 	return CUPTI_SUCCESS;
 }
 
@@ -324,26 +503,33 @@ SIM_EXPORT CUptiResult cuptiEnableAllDomains(uint32_t on,
 	return cuptiEnableDomain(on, sub, CUPTI_CB_DOMAIN_DRIVER_API);
 }
 
+/* Every subscriber that enabled the id is called, in slot order. */
 static void on_api(int site, CUpti_CallbackDomain dom, uint32_t cbid,
 		   const char *name, const char *symbol, uint32_t corr,
 		   void *params, void *ret, uint64_t *data, uint32_t ctx)
 {
-	CUpti_CallbackFunc cb = S.cb;
 	CUpti_CallbackData d;
+	CUpti_CallbackFunc cb;
+	unsigned i;
 
-	if (!cb || cbid >= MAX_CBID || !S.enabled[dom][cbid])
+	if (cbid >= MAX_CBID)
 		return;
-	memset(&d, 0, sizeof(d));
-	d.callbackSite = site ? CUPTI_API_EXIT : CUPTI_API_ENTER;
-	d.functionName = name;
-	d.functionParams = params;
-	d.functionReturnValue = ret;
-	d.symbolName = symbol;
-	d.context = (CUcontext)(uintptr_t)(0x1000 + ctx - 1);
-	d.contextUid = ctx;
-	d.correlationData = data;
-	d.correlationId = corr;
-	cb(S.cb_data, dom, cbid, &d);
+	for (i = 0; i < MAX_SUBS; i++) {
+		cb = S.sub[i].cb;
+		if (!cb || !S.sub[i].enabled[dom][cbid])
+			continue;
+		memset(&d, 0, sizeof(d));
+		d.callbackSite = site ? CUPTI_API_EXIT : CUPTI_API_ENTER;
+		d.functionName = name;
+		d.functionParams = params;
+		d.functionReturnValue = ret;
+		d.symbolName = symbol;
+		d.context = (CUcontext)(uintptr_t)(0x1000 + ctx - 1);
+		d.contextUid = ctx;
+		d.correlationData = data;
+		d.correlationId = corr;
+		cb(S.sub[i].cb_data, dom, cbid, &d);
+	}
 }
 
 /* ---- activity records ---- */
@@ -394,11 +580,12 @@ static size_t record_size(CUpti_ActivityKind k)
 	}
 }
 
-static CUpti_ActivityKind kind_of(const struct sim_op *op)
+static CUpti_ActivityKind kind_of(const struct subr *sb,
+				  const struct sim_op *op)
 {
 	switch (op->kind) {
 	case SIM_KERNEL:
-		return S.kind_on[CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL] ?
+		return sb->kind_on[CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL] ?
 		       CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL :
 		       CUPTI_ACTIVITY_KIND_KERNEL;
 	case SIM_MEMCPY:
@@ -470,15 +657,16 @@ static void fill_static(void *rec, CUpti_ActivityKind k,
 }
 
 /* Timestamps, once the op has ended (0 while it runs). */
-static void fill_times(void *rec, const struct sim_op *op, int done)
+static void fill_times(struct subr *sb, void *rec, const struct sim_op *op,
+		       int done)
 {
-	uint64_t s = done ? to_client(op->start_gpu) : 0;
-	uint64_t e = done ? to_client(op->end_gpu) : 0;
+	uint64_t s = done ? to_client(sb, op->start_gpu) : 0;
+	uint64_t e = done ? to_client(sb, op->end_gpu) : 0;
 
 	switch (((CUpti_Activity *)rec)->kind) {
 	case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
 	case CUPTI_ACTIVITY_KIND_KERNEL:
-		if (S.ts && bug_zero_ts())
+		if (clock_of(sb)->ts && bug_zero_ts())
 			s = e = 0;
 		((CUpti_ActivityKernel10 *)rec)->start = s;
 		((CUpti_ActivityKernel10 *)rec)->end = e;
@@ -505,23 +693,31 @@ static int op_done(const struct sim_op *op, uint64_t now)
 	return !op || op->end_gpu <= now;
 }
 
-/* The calling thread's buffer with room for size bytes, asked of the
- * client when needed; NULL when it declined (lock held). */
-static struct tbuf *room(size_t size)
+/* The calling thread's buffer of subscriber sb with room for size
+ * bytes, asked of the client when needed; NULL when it declined (lock
+ * held). */
+static struct tbuf *room(struct subr *sb, size_t size)
 {
-	struct tbuf *b = mine;
+	unsigned slot = (unsigned)(sb - S.sub);
+	struct tbuf *b = mine[slot];
 	uint8_t *data = NULL;
 	size_t bsize = 0, max = 0;
+	Sim_BufferCallbackRequestInfo info = { sizeof(info) };
+	CUpti_BuffersCallbackRequestFunc req = sb->request;
+	Sim_RequestFunc_v2 req2 = sb->request2;
 
 	if (b && !b->full && b->used + size <= b->size && b->n < MAX_RECS)
 		return b;
 	if (b)
 		b->full = 1;
-	mine = NULL;
-	if (!S.request)
+	mine[slot] = NULL;
+	if (!req && !req2)
 		return NULL;
 	pthread_mutex_unlock(&S.lock);
-	S.request(&data, &bsize, &max);
+	if (req2)
+		req2(&data, &bsize, &max, &info);
+	else
+		req(&data, &bsize, &max);
 	pthread_mutex_lock(&S.lock);
 	if ((!data || bsize < size) && bug_refused_crash()) {
 		fprintf(stderr, "cupti-sim: a buffer request was refused: "
@@ -539,27 +735,29 @@ static struct tbuf *room(size_t size)
 	b->data = data;
 	b->size = bsize;
 	b->tid = sim_tid();
+	b->owner = sb;
 	b->next = S.pending;
 	S.pending = b;
-	mine = b;
+	mine[slot] = b;
 	return b;
 }
 
-/* A record for op (or a static one: op NULL, rec given). */
-static void reserve(CUpti_ActivityKind k, struct sim_op *op,
-		    const void *rec)
+/* A record for op (or a static one: op NULL, rec given) in subscriber
+ * sb's buffer. */
+static void reserve(struct subr *sb, CUpti_ActivityKind k,
+		    struct sim_op *op, const void *rec)
 {
 	size_t size = record_size(k);
 	struct tbuf *b;
 
 	pthread_mutex_lock(&S.lock);
-	if (S.torn_down || !S.kind_on[k]) {
+	if (S.torn_down || !sb->kind_on[k] || (sb != DEF && !sb->used)) {
 		pthread_mutex_unlock(&S.lock);
 		return;
 	}
-	b = room(size);
+	b = room(sb, size);
 	if (!b) {
-		S.dropped++;
+		sb->dropped++;
 		pthread_mutex_unlock(&S.lock);
 		sim_log("{\"ev\":\"dropped\",\"why\":\"no buffer\","
 			"\"corr\":%u}", op ? op->corr : 0);
@@ -577,9 +775,13 @@ static void reserve(CUpti_ActivityKind k, struct sim_op *op,
 	pthread_mutex_unlock(&S.lock);
 }
 
+/* Every subscriber that enabled the op's kind gets a record of it. */
 static void on_op(struct sim_op *op)
 {
-	reserve(kind_of(op), op, NULL);
+	unsigned i;
+
+	for (i = 0; i < MAX_SUBS; i++)
+		reserve(&S.sub[i], kind_of(&S.sub[i], op), op, NULL);
 }
 
 /* SIM_NO_CONTEXT_RECORDS=1: contexts without a CONTEXT record, as one
@@ -596,10 +798,11 @@ static void on_context(uint32_t ctx, uint32_t dev)
 	r.kind = CUPTI_ACTIVITY_KIND_CONTEXT;
 	r.contextId = ctx;
 	r.deviceId = dev;
-	reserve(CUPTI_ACTIVITY_KIND_CONTEXT, NULL, &r);
+	for (unsigned i = 0; i < MAX_SUBS; i++)
+		reserve(&S.sub[i], CUPTI_ACTIVITY_KIND_CONTEXT, NULL, &r);
 }
 
-static void device_records(void)
+static void device_records(struct subr *sb)
 {
 	CUpti_ActivityDevice5 r;
 	int d;
@@ -619,7 +822,7 @@ static void device_records(void)
 		r.maxSharedMemoryPerBlock = 49152;
 		r.maxSharedMemoryPerMultiprocessor = 233472;
 		r.globalMemorySize = 85520809984ull;
-		reserve(CUPTI_ACTIVITY_KIND_DEVICE, NULL, &r);
+		reserve(sb, CUPTI_ACTIVITY_KIND_DEVICE, NULL, &r);
 	}
 }
 
@@ -649,7 +852,8 @@ static struct tbuf *take(int forced, int every)
 		tail = &b->next;
 		for (i = 0; i < b->n; i++)
 			if (b->ops[i])
-				fill_times(b->data + b->offs[i], b->ops[i],
+				fill_times(b->owner, b->data + b->offs[i],
+					   b->ops[i],
 					   op_done(b->ops[i], now));
 		/* A partial buffer handed back: its thread gets a new one. */
 		b->full = 1;
@@ -659,15 +863,24 @@ static struct tbuf *take(int forced, int every)
 
 static void hand_back(struct tbuf *list, const char *who)
 {
-	CUpti_BuffersCallbackCompleteFunc done = S.complete;
+	CUpti_BuffersCallbackCompleteFunc done;
+	Sim_CompleteFunc_v2 done2;
+	Sim_BufferCallbackCompleteInfo info;
 	struct tbuf *b, *next;
 
 	for (b = list; b; b = next) {
 		next = b->next;
+		done = b->owner->complete;
+		done2 = b->owner->complete2;
 		sim_log("{\"ev\":\"delivered\",\"by\":\"%s\",\"thread\":%ld,"
-			"\"records\":%u,\"bytes\":%zu}", who, b->tid, b->n,
-			b->used);
-		if (done)
+			"\"records\":%u,\"bytes\":%zu,\"sub\":%d}", who,
+			b->tid, b->n, b->used, (int)(b->owner - S.sub));
+		memset(&info, 0, sizeof(info));
+		info.structSize = sizeof(info);
+		info.threadId = (uint64_t)b->tid;
+		if (done2)
+			done2(b->data, b->size, b->used, &info);
+		else if (done)
 			done(NULL, 0, b->data, b->size, b->used);
 		/* The struct stays: its thread may still hold it (full). */
 		free(b->ops);
@@ -720,32 +933,50 @@ SIM_EXPORT CUptiResult cuptiActivityFlushAll(uint32_t flag)
 	return CUPTI_SUCCESS;
 }
 
+static void start_delivery(void)
+{
+	if (!S.delivery_started &&
+	    pthread_create(&S.delivery, NULL, delivery_main, NULL) == 0)
+		S.delivery_started = 1;
+}
+
 SIM_EXPORT CUptiResult cuptiActivityRegisterCallbacks(
 	CUpti_BuffersCallbackRequestFunc req,
 	CUpti_BuffersCallbackCompleteFunc done)
 {
 	pthread_mutex_lock(&S.lock);
-	S.request = req;
-	S.complete = done;
-	if (!S.delivery_started &&
-	    pthread_create(&S.delivery, NULL, delivery_main, NULL) == 0)
-		S.delivery_started = 1;
+	DEF->request = req;
+	DEF->complete = done;
+	start_delivery();
 	pthread_mutex_unlock(&S.lock);
 	sim_log("{\"ev\":\"cupti\",\"call\":\"register_callbacks\"}");
 	return CUPTI_SUCCESS;
 }
 
-SIM_EXPORT CUptiResult cuptiActivityEnable(CUpti_ActivityKind k)
+static CUptiResult kind_on(struct subr *sb, CUpti_ActivityKind k)
 {
 	if ((unsigned)k >= MAX_KIND)
 		return CUPTI_ERROR_INVALID_KIND;
-	S.kind_on[k] = 1;
+	sb->kind_on[k] = 1;
 	if (k == CUPTI_ACTIVITY_KIND_DEVICE)
-		device_records();
+		device_records(sb);
 	return record_size(k) || k == CUPTI_ACTIVITY_KIND_OVERHEAD ||
 	       k == CUPTI_ACTIVITY_KIND_MEMCPY2 ||
 	       k == CUPTI_ACTIVITY_KIND_MEMORY2 ? CUPTI_SUCCESS :
 	       CUPTI_ERROR_NOT_COMPATIBLE;
+}
+
+static CUptiResult kind_off(struct subr *sb, CUpti_ActivityKind k)
+{
+	if ((unsigned)k >= MAX_KIND)
+		return CUPTI_ERROR_INVALID_KIND;
+	sb->kind_on[k] = 0;
+	return CUPTI_SUCCESS;
+}
+
+SIM_EXPORT CUptiResult cuptiActivityEnable(CUpti_ActivityKind k)
+{
+	return kind_on(DEF, k);
 }
 
 SIM_EXPORT CUptiResult cuptiActivityEnableContext(CUcontext c,
@@ -757,10 +988,7 @@ SIM_EXPORT CUptiResult cuptiActivityEnableContext(CUcontext c,
 
 SIM_EXPORT CUptiResult cuptiActivityDisable(CUpti_ActivityKind k)
 {
-	if ((unsigned)k >= MAX_KIND)
-		return CUPTI_ERROR_INVALID_KIND;
-	S.kind_on[k] = 0;
-	return CUPTI_SUCCESS;
+	return kind_off(DEF, k);
 }
 
 SIM_EXPORT CUptiResult cuptiActivityGetNextRecord(uint8_t *buf, size_t valid,
@@ -782,18 +1010,23 @@ SIM_EXPORT CUptiResult cuptiActivityGetNextRecord(uint8_t *buf, size_t valid,
 					   CUPTI_ERROR_INVALID_KIND;
 }
 
+static CUptiResult dropped_of(struct subr *sb, size_t *dropped)
+{
+	if (!dropped)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	pthread_mutex_lock(&S.lock);
+	*dropped = sb->dropped;
+	sb->dropped = 0;
+	pthread_mutex_unlock(&S.lock);
+	return CUPTI_SUCCESS;
+}
+
 SIM_EXPORT CUptiResult cuptiActivityGetNumDroppedRecords(CUcontext c,
 							 uint32_t stream,
 							 size_t *dropped)
 {
 	(void)c, (void)stream;
-	if (!dropped)
-		return CUPTI_ERROR_INVALID_PARAMETER;
-	pthread_mutex_lock(&S.lock);
-	*dropped = S.dropped;
-	S.dropped = 0;
-	pthread_mutex_unlock(&S.lock);
-	return CUPTI_SUCCESS;
+	return dropped_of(DEF, dropped);
 }
 
 SIM_EXPORT CUptiResult cuptiActivitySetAttribute(CUpti_ActivityAttribute a,
@@ -801,7 +1034,7 @@ SIM_EXPORT CUptiResult cuptiActivitySetAttribute(CUpti_ActivityAttribute a,
 {
 	size_t v = 0;
 
-	if (!size || !value || (unsigned)a >= 16)
+	if (!size || !value || (unsigned)a >= SIM_MAX_ATTR)
 		return CUPTI_ERROR_INVALID_PARAMETER;
 	memcpy(&v, value, *size < sizeof(v) ? *size : sizeof(v));
 	S.attr[a] = v;
@@ -814,10 +1047,153 @@ SIM_EXPORT CUptiResult cuptiActivitySetAttribute(CUpti_ActivityAttribute a,
 SIM_EXPORT CUptiResult cuptiActivityGetAttribute(CUpti_ActivityAttribute a,
 						 size_t *size, void *value)
 {
-	if (!size || !value || (unsigned)a >= 16)
+	if (!size || !value || (unsigned)a >= SIM_MAX_ATTR)
 		return CUPTI_ERROR_INVALID_PARAMETER;
 	memcpy(value, &S.attr[a], *size < sizeof(size_t) ? *size :
 							  sizeof(size_t));
+	return CUPTI_SUCCESS;
+}
+
+/* ---- the v2 activity API (CUPTI 13.3+, per subscriber) ---- */
+
+/* A v2 call's subscriber: NULL before 13.3 (the entry points return
+ * CUPTI_ERROR_NOT_SUPPORTED there) or for a handle that is not one. */
+static struct subr *v2(CUpti_SubscriberHandle h, CUptiResult *r)
+{
+	struct subr *sb = version() >= 130300 ? subr_of(h) : NULL;
+
+	*r = version() < 130300 ? CUPTI_ERROR_NOT_SUPPORTED :
+				  CUPTI_ERROR_INVALID_PARAMETER;
+	return sb;
+}
+
+SIM_EXPORT CUptiResult cuptiActivityRegisterCallbacks_v2(
+	CUpti_SubscriberHandle h, Sim_RequestFunc_v2 req,
+	Sim_CompleteFunc_v2 done)
+{
+	CUptiResult r;
+	struct subr *sb = v2(h, &r);
+
+	if (!sb)
+		return r;
+	if (!req || !done)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	pthread_mutex_lock(&S.lock);
+	sb->request2 = req;
+	sb->complete2 = done;
+	start_delivery();
+	pthread_mutex_unlock(&S.lock);
+	sim_log("{\"ev\":\"cupti\",\"call\":\"register_callbacks_v2\","
+		"\"sub\":%d}", (int)(sb - S.sub));
+	return CUPTI_SUCCESS;
+}
+
+/* pActivityConfig (CUpti_ActivityConfig) may be NULL; field selection
+ * is not modelled. */
+SIM_EXPORT CUptiResult cuptiActivityEnable_v2(CUpti_SubscriberHandle h,
+					      CUpti_ActivityKind k,
+					      void *config)
+{
+	CUptiResult r;
+	struct subr *sb = v2(h, &r);
+
+	(void)config;
+	return sb ? kind_on(sb, k) : r;
+}
+
+SIM_EXPORT CUptiResult cuptiActivityDisable_v2(CUpti_SubscriberHandle h,
+					       CUpti_ActivityKind k,
+					       void *config)
+{
+	CUptiResult r;
+	struct subr *sb = v2(h, &r);
+
+	(void)config;
+	return sb ? kind_off(sb, k) : r;
+}
+
+SIM_EXPORT CUptiResult cuptiActivityGetNextRecord_v2(CUpti_SubscriberHandle h,
+						     uint8_t *buf,
+						     size_t valid,
+						     CUpti_Activity **rec)
+{
+	CUptiResult r;
+
+	if (!v2(h, &r))
+		return r;
+	if (!buf || !rec)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	return cuptiActivityGetNextRecord(buf, valid, rec);
+}
+
+SIM_EXPORT CUptiResult cuptiActivityGetNumDroppedRecords_v2(
+	CUpti_SubscriberHandle h, CUcontext c, uint32_t stream,
+	size_t *dropped)
+{
+	CUptiResult r;
+	struct subr *sb = v2(h, &r);
+
+	(void)c, (void)stream;
+	return sb ? dropped_of(sb, dropped) : r;
+}
+
+/* TIMESTAMP_CALLBACK (22) only from 13.4; MULTIPLE_SUBSCRIBER_STATE is
+ * read-only; the rest as cuptiActivitySetAttribute. */
+SIM_EXPORT CUptiResult cuptiActivitySetAttribute_v2(CUpti_SubscriberHandle h,
+						    CUpti_ActivityAttribute a,
+						    size_t *size, void *value)
+{
+	CUpti_TimestampCallbackFunc f;
+	CUptiResult r;
+	struct subr *sb = v2(h, &r);
+
+	if (!sb)
+		return r;
+	if (!size || !value || a == SIM_ATTR_MULTIPLE_SUBSCRIBER_STATE)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	if (a != SIM_ATTR_TIMESTAMP_CALLBACK)
+		return cuptiActivitySetAttribute(a, size, value);
+	if (version() < 130400 || *size != sizeof(f))
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	memcpy(&f, value, sizeof(f));
+	set_clock(sb, f);
+	return CUPTI_SUCCESS;
+}
+
+SIM_EXPORT CUptiResult cuptiActivityGetAttribute_v2(CUpti_SubscriberHandle h,
+						    CUpti_ActivityAttribute a,
+						    size_t *size, void *value)
+{
+	CUptiResult r;
+	uint8_t st;
+
+	if (!v2(h, &r))
+		return r;
+	if (!size || !value)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	if (a != SIM_ATTR_MULTIPLE_SUBSCRIBER_STATE)
+		return cuptiActivityGetAttribute(a, size, value);
+	if (*size < 1)
+		return CUPTI_ERROR_PARAMETER_SIZE_NOT_SUFFICIENT;
+	st = (uint8_t)S.multi;
+	memcpy(value, &st, 1);
+	*size = 1;
+	return CUPTI_SUCCESS;
+}
+
+/* 13.3: cuptiGetTimestamp's (the process-wide callback); 13.4+: the
+ * subscriber's own. */
+SIM_EXPORT CUptiResult cuptiGetTimestamp_v2(CUpti_SubscriberHandle h,
+					    uint64_t *t)
+{
+	CUptiResult r;
+	struct subr *sb = v2(h, &r);
+
+	if (!sb)
+		return r;
+	if (!t)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	*t = now_of(sb);
 	return CUPTI_SUCCESS;
 }
 
@@ -829,13 +1205,19 @@ SIM_EXPORT CUptiResult cuptiGetContextId(CUcontext c, uint32_t *id)
 
 /* ---- the end ---- */
 
-static void lose_pending(const char *why)
+/* The buffers not handed back, of subscriber sb (NULL: every one),
+ * are gone (lock held). */
+static void lose(struct subr *sb, const char *why)
 {
-	struct tbuf *b, *next;
-	unsigned n = 0;
+	struct tbuf **pp = &S.pending, *b;
+	unsigned n = 0, i;
 
-	for (b = S.pending; b; b = next) {
-		next = b->next;
+	while ((b = *pp)) {
+		if (sb && b->owner != sb) {
+			pp = &b->next;
+			continue;
+		}
+		*pp = b->next;
 		n += b->n;
 		free(b->ops);
 		free(b->offs);
@@ -843,9 +1225,20 @@ static void lose_pending(const char *why)
 		b->offs = NULL;
 		b->full = 1;
 	}
-	S.pending = NULL;
-	mine = NULL;
+	for (i = 0; i < MAX_SUBS; i++)
+		if (!sb || sb == &S.sub[i])
+			mine[i] = NULL;
 	sim_log("{\"ev\":\"lost\",\"why\":\"%s\",\"records\":%u}", why, n);
+}
+
+static void lose_pending(const char *why)
+{
+	lose(NULL, why);
+}
+
+static void lose_of(struct subr *s, const char *why)
+{
+	lose(s, why);
 }
 
 /* CUDA tears itself down (the runtime's atexit): what was not handed
@@ -876,14 +1269,10 @@ SIM_EXPORT CUptiResult cuptiFinalize(void)
 		abort();
 	}
 	pthread_mutex_lock(&S.lock);
+	/* Every subscriber's state, whoever calls it. */
 	lose_pending("finalize");
-	S.subscribed = 0;
-	S.cb = NULL;
-	S.request = NULL;
-	S.complete = NULL;
-	S.ts = NULL;
-	memset(S.kind_on, 0, sizeof(S.kind_on));
-	memset(S.enabled, 0, sizeof(S.enabled));
+	memset(S.sub, 0, sizeof(S.sub));
+	S.multi = 2;
 	pthread_mutex_unlock(&S.lock);
 	sleep_ns(env_ns("SIM_FINALIZE_NS", 1000000));
 	sim_set_finalizing(0);
@@ -896,16 +1285,20 @@ SIM_EXPORT CUptiResult cuptiFinalize(void)
  * before the module's names go. */
 static void on_module_unload(void)
 {
-	CUpti_CallbackFunc cb = S.cb;
+	CUpti_CallbackFunc cb;
 	CUpti_ResourceData r;
+	unsigned i;
 
-	if (!cb || !S.enabled[CUPTI_CB_DOMAIN_RESOURCE]
-			     [CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING])
-		return;
-	memset(&r, 0, sizeof(r));
-	r.context = (CUcontext)(uintptr_t)0x1000;
-	cb(S.cb_data, CUPTI_CB_DOMAIN_RESOURCE,
-	   CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING, &r);
+	for (i = 0; i < MAX_SUBS; i++) {
+		cb = S.sub[i].cb;
+		if (!cb || !S.sub[i].enabled[CUPTI_CB_DOMAIN_RESOURCE]
+				   [CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING])
+			continue;
+		memset(&r, 0, sizeof(r));
+		r.context = (CUcontext)(uintptr_t)0x1000;
+		cb(S.sub[i].cb_data, CUPTI_CB_DOMAIN_RESOURCE,
+		   CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING, &r);
+	}
 }
 
 static const struct sim_tool tool = {

@@ -2,8 +2,14 @@
  * library of the program, as libtorch is): no cuptiSubscribe unless
  * asked, process-wide buffer callbacks with buffers of its own guarded by
  * canaries, kinds enabled and disabled. With KINETO_LIKE_FIRST=1 it
- * starts in its constructor, which runs before a preloaded library's. */
+ * starts in its constructor, which runs before a preloaded library's.
+ * With KINETO_LIKE_TS=1 it registers a timestamp callback of its own
+ * first, as Kineto does (a clock of its own: CLOCK_MONOTONIC ns, 7e15
+ * ahead, in no one else's unit). */
 #include <cupti.h>
+#include <time.h>
+
+static uint64_t CUPTIAPI my_clock(void);
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +21,7 @@ static struct {
 	const char *name;
 	int n;
 } got[] = { { "_Z6beforePf", 0 }, { "_Z6duringPf", 0 }, { "_Z5afterPf", 0 } };
-static int canaries_ok = 1, bufs, foreign;
+static int canaries_ok = 1, bufs, foreign, own_clock, bad_clock;
 static CUpti_SubscriberHandle sub;
 
 static void CUPTIAPI request(uint8_t **b, size_t *size, size_t *max)
@@ -46,10 +52,15 @@ static void CUPTIAPI complete(CUcontext c, uint32_t s, uint8_t *b,
 		canaries_ok = 0;
 	while (cuptiActivityGetNextRecord(b, valid, &r) == CUPTI_SUCCESS) {
 		const char *name = ((CUpti_ActivityKernel10 *)r)->name;
+		uint64_t start = ((CUpti_ActivityKernel10 *)r)->start;
 		unsigned i;
 
 		if (r->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL || !name)
 			continue;
+		/* In its own clock: ended within the last minute. */
+		if (own_clock && (start > my_clock() ||
+				  my_clock() - start > 60000000000ull))
+			bad_clock++;
 		for (i = 0; i < sizeof(got) / sizeof(got[0]); i++)
 			if (!strcmp(name, got[i].name))
 				got[i].n++;
@@ -63,8 +74,23 @@ static void CUPTIAPI on_cb(void *u, CUpti_CallbackDomain d,
 	(void)u, (void)d, (void)id, (void)data;
 }
 
+static uint64_t CUPTIAPI my_clock(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return 7000000000000000ull + (uint64_t)t.tv_sec * 1000000000ull +
+	       (uint64_t)t.tv_nsec;
+}
+
 void kclient_start(int subscribe)
 {
+	const char *ts = getenv("KINETO_LIKE_TS");
+
+	if (ts && *ts == '1') {
+		cuptiActivityRegisterTimestampCallback(my_clock);
+		own_clock = 1;
+	}
 	cuptiActivityRegisterCallbacks(request, complete);
 	cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
 	if (subscribe)
@@ -85,6 +111,7 @@ void kclient_report(void)
 		printf("got %s %d\n", got[i].name, got[i].n);
 	printf("canaries_ok %d\nclient_buffers %d\nforeign_buffers %d\n",
 	       canaries_ok, bufs, foreign);
+	printf("bad_clock %d\n", bad_clock);
 }
 
 __attribute__((constructor)) static void early(void)
