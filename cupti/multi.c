@@ -17,11 +17,8 @@
  * batch; a client that registers one there changes the unit of tprof's
  * records, so tprof hands over then, as with one subscriber.
  *
- * Types and prototypes from the CUPTI 13.5.25 headers (nvidia-cuda-cupti
- * wheel, CUPTI_API_VERSION 130500: cupti_callbacks.h, cupti_activity.h);
- * the CUDA 13.0 toolkit tprof builds with has an older
- * CUpti_SubscriberParams without allowMultipleSubscribers and none of
- * the v2 activity calls.
+ * Prototypes from the CUPTI 13.5.25 headers (nvidia-cuda-cupti wheel,
+ * CUPTI_API_VERSION 130500), types in v2types.h.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -31,31 +28,12 @@
 
 #include "trace/clock.h"
 #include "collect.h"
-
-/* CUpti_SubscriberParams of CUPTI 13.5. */
-struct tp_sub_params {
-	size_t structSize;
-	const char *subscriberName;
-	char *oldSubscriberName;
-	size_t oldSubscriberSize;
-	uint8_t allowMultipleSubscribers;
-	uint8_t padding[7];
-};
-/* CUpti_SubscriberParams_STRUCT_SIZE: up to the end of padding. */
-#define TP_SUB_PARAMS_SIZE (offsetof(struct tp_sub_params, padding) + 7)
-
-/* CUpti_BufferCallbackRequestInfo / CompleteInfo: only structSize and
- * threadId are read (by nobody here); the struct is CUPTI's. */
-struct tp_request_info;
-struct tp_complete_info;
+#include "v2types.h"
 
 typedef void (CUPTIAPI *request_v2_fn)(uint8_t **, size_t *, size_t *,
 				       struct tp_request_info *);
 typedef void (CUPTIAPI *complete_v2_fn)(uint8_t *, size_t, size_t,
 					struct tp_complete_info *);
-
-/* CUpti_ActivityAttribute values of 13.5 that 13.0 lacks. */
-#define TP_ATTR_TIMESTAMP_CALLBACK 22
 
 static struct {
 	CUptiResult (*subscribe)(CUpti_SubscriberHandle *, CUpti_CallbackFunc,

@@ -7,6 +7,11 @@ every record field tprof reads; it is compiled against the CUDA 13
 headers and against each CUPTI 12 header set, with that header's own
 kernel, copy and synchronization structs (the ones its CUPTI delivers),
 and every offset must be the same.
+
+Also CUPTI 13.3+'s several subscribers: the nvidia-cuda-cupti 13.5.25
+wheel's headers (about 13 MB) and tests/unit/cupti_v2_layout.c, compiled
+against them (with static asserts on every v2 prototype tprof calls) and
+against tprof's cupti/v2types.h: the same sizes, offsets and values.
 """
 import glob
 import os
@@ -76,5 +81,36 @@ for version in ("12.6", "12.8", "12.9"):
     result("layouts: CUPTI %s (API %s, %s) has every field at CUDA 13's "
            "offset" % (version, api, ", ".join(defs.values())),
            not diff and len(got) == len(want), str(diff[:5]))
-print("%d passed, %d failed" % (4 - failed, failed))
+
+
+def headers_135():
+    d = os.path.join(CACHE, "13.5.25")
+    inc = os.path.join(d, "nvidia", "cu13", "include")
+    if os.path.isdir(inc):
+        return inc
+    os.makedirs(d, exist_ok=True)
+    subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "-q",
+                    "-d", d, "nvidia-cuda-cupti==13.5.25"], check=True)
+    whl = glob.glob(os.path.join(d, "*.whl"))[0]
+    with zipfile.ZipFile(whl) as z:
+        z.extractall(d, [n for n in z.namelist() if "/include/" in n])
+    return inc
+
+
+def v2_lines(flags):
+    exe = os.path.join(CACHE, "v2layout")
+    subprocess.run(["gcc", "-Wall", "-Wextra", "-Werror", "-o", exe,
+                    os.path.join(ROOT, "tests", "unit", "cupti_v2_layout.c")] +
+                   flags + ["-I" + CUDA + "/include"], check=True)
+    return subprocess.run([exe], capture_output=True, text=True,
+                          check=True).stdout.splitlines()
+
+
+inc = headers_135()
+real = v2_lines(["-DREAL", "-I" + inc])
+mine = v2_lines(["-I" + ROOT])
+result("several subscribers: tprof's CUPTI 13.5 types (cupti/v2types.h) "
+       "match the 13.5.25 headers, prototypes included",
+       real == mine and len(real) > 10, str(list(zip(real, mine))[:5]))
+print("%d passed, %d failed" % (5 - failed, failed))
 sys.exit(1 if failed else 0)
