@@ -104,7 +104,8 @@ static void hand_over(const char *why)
 			H.at_s);
 }
 
-static void client_acts(const void *caller)
+/* clock: the call sets a timestamp callback (clock_set says more). */
+static void client_acts(const void *caller, int clock)
 {
 	if (internal(caller) ||
 	    __atomic_exchange_n(&H.seen, 1, __ATOMIC_ACQ_REL))
@@ -112,6 +113,8 @@ static void client_acts(const void *caller)
 	name_client(caller, H.who, sizeof(H.who));
 	H.at_s = since_start_s();
 	if (__atomic_load_n(&tp_cs.multi, __ATOMIC_ACQUIRE)) {
+		if (clock && tp_cs.version < 130400)
+			return;
 		tp_info("%s uses CUPTI since %.1f s: both subscribers get "
 			"every record", H.who, H.at_s);
 		return;
@@ -126,7 +129,7 @@ static void clock_set(const void *caller)
 	if (internal(caller))
 		return;
 	__atomic_store_n(&H.clock, 1, __ATOMIC_RELEASE);
-	client_acts(caller);
+	client_acts(caller, 1);
 	if (!__atomic_load_n(&tp_cs.multi, __ATOMIC_ACQUIRE) ||
 	    tp_cs.version >= 130400)
 		return;
@@ -184,7 +187,7 @@ static void *real(const char *name)
 	{                                                                \
 		static type fn;                                          \
                                                                          \
-		client_acts(__builtin_return_address(0));                \
+		client_acts(__builtin_return_address(0), 0);             \
 		if (!fn)                                                 \
 			*(void **)&fn = real(#name);                     \
 		return fn ? fn args : CUPTI_ERROR_NOT_INITIALIZED;       \
@@ -230,7 +233,7 @@ EXPORT CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind)
 	if (!internal(caller) && (unsigned)kind < 64 * 32)
 		__atomic_or_fetch(&H.client_kinds[kind / 32], 1u << (kind % 32),
 				  __ATOMIC_RELAXED);
-	client_acts(caller);
+	client_acts(caller, 0);
 	if (!fn)
 		*(void **)&fn = real("cuptiActivityEnable");
 	return fn ? fn(kind) : CUPTI_ERROR_NOT_INITIALIZED;

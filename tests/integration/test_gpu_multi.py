@@ -131,6 +131,9 @@ r = sim_run([sim_prog("kineto_like"), "sub"], env=V135)
 label = "13.5, subscribing client"
 rep = report(r)
 eq("%s: its cuptiSubscribe succeeds" % label, rep.get("subscribe"), 0)
+eq("%s: its API callbacks came (100 launches, 2 syncs and more), each "
+   "call's correlationData its own from enter to exit" % label,
+   (rep.get("cb_calls", 0) >= 102, rep.get("cb_bad")), (True, 0))
 client(label, rep, (0, 100, 0))
 shared(label, r, "tprof")
 exact(label, r, 300)
@@ -188,6 +191,26 @@ if r.trace:
        (len([e for e in xevents(r.trace) if e.get("cat") == "kernel"]),
         len([e for e in xevents(r.trace) if e["name"] == "cudaLaunchKernel"])),
        (0, 300))
+cleanup(r)
+
+# 13.5, the last recording window ends while 4 threads keep launching:
+# with several subscribers tprof never calls cuptiFinalize (it would end
+# the others' CUPTI too): its kinds and callbacks go off, its subscriber
+# stays, and no thread needs to be alone in CUDA for that.
+r = sim_run([sim_prog("churn"), "4", "1.2", "tail"],
+            env={"TPROF_DURATION": "300ms", "SIM_CUPTI_VERSION": "130500"})
+label = "13.5, window end"
+eq("%s: the program runs to its end, no abort" % label,
+   (r.rc, bool(r.log) and not r.log.of("abort")), (0, True))
+if r.trace and r.log:
+    cu = r.trace["tprof"]["cupti"]
+    eq("%s: disabled, not finalized" % label,
+       (cu["finalized"], cu["stopped_why"], cu["subscribers"]),
+       (4, "the last recording window ended", "several"))
+    eq("%s: the simulation saw no cuptiFinalize and no forced flush" % label,
+       [e["call"] for e in r.log.of("cupti")
+        if e.get("call") in ("finalize", "flush_forced")], [])
+    tprof_check(r.path, "%s: tprof check passes" % label)
 cleanup(r)
 
 # 13.2 (no several subscribers): the hand-over of before, unchanged.

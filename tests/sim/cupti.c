@@ -503,7 +503,30 @@ SIM_EXPORT CUptiResult cuptiEnableAllDomains(uint32_t on,
 	return cuptiEnableDomain(on, sub, CUPTI_CB_DOMAIN_DRIVER_API);
 }
 
-/* Every subscriber that enabled the id is called, in slot order. */
+/* The correlationData slot of each subscriber but the default one (whose
+ * slot is the call's own) for the calls this thread is in; they nest
+ * (a runtime call's driver calls). */
+#define MAX_NEST 16
+static __thread struct {
+	uint32_t corr;
+	uint64_t v[MAX_SUBS];
+} nest[MAX_NEST];
+static __thread unsigned depth;
+
+static uint64_t *slot_of(unsigned sub, uint32_t corr, uint64_t *data)
+{
+	unsigned i = depth;
+
+	if (!sub)
+		return data;
+	while (i-- > 0)
+		if (nest[i].corr == corr)
+			return &nest[i].v[sub];
+	return data;
+}
+
+/* Every subscriber that enabled the id is called, in slot order, each
+ * with a correlationData slot of its own. */
 static void on_api(int site, CUpti_CallbackDomain dom, uint32_t cbid,
 		   const char *name, const char *symbol, uint32_t corr,
 		   void *params, void *ret, uint64_t *data, uint32_t ctx)
@@ -512,9 +535,11 @@ static void on_api(int site, CUpti_CallbackDomain dom, uint32_t cbid,
 	CUpti_CallbackFunc cb;
 	unsigned i;
 
-	if (cbid >= MAX_CBID)
-		return;
-	for (i = 0; i < MAX_SUBS; i++) {
+	if (!site && depth < MAX_NEST) {
+		memset(&nest[depth], 0, sizeof(nest[depth]));
+		nest[depth++].corr = corr;
+	}
+	for (i = 0; cbid < MAX_CBID && i < MAX_SUBS; i++) {
 		cb = S.sub[i].cb;
 		if (!cb || !S.sub[i].enabled[dom][cbid])
 			continue;
@@ -526,10 +551,12 @@ static void on_api(int site, CUpti_CallbackDomain dom, uint32_t cbid,
 		d.symbolName = symbol;
 		d.context = (CUcontext)(uintptr_t)(0x1000 + ctx - 1);
 		d.contextUid = ctx;
-		d.correlationData = data;
+		d.correlationData = slot_of(i, corr, data);
 		d.correlationId = corr;
 		cb(S.sub[i].cb_data, dom, cbid, &d);
 	}
+	if (site && depth && nest[depth - 1].corr == corr)
+		depth--;
 }
 
 /* ---- activity records ---- */
