@@ -412,6 +412,7 @@ static int subscribe(void)
 
 	if (m > 0 && tp_cs.version < 130400 && tp_cupti_client_clock()) {
 		tp_cupti.unsubscribe(tp_cs.sub);
+		tp_cs.multi = 0;
 		degrade("the program's profiler set CUPTI 13.3's "
 			"process-wide timestamp callback before tprof started, "
 			"which would set the unit of tprof's records too (CUPTI "

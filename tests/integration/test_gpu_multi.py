@@ -139,6 +139,28 @@ shared(label, r, "tprof")
 exact(label, r, 300)
 cleanup(r)
 
+# 13.5, the client subscribed alone (v1 cuptiSubscribe) before tprof
+# started: cuptiSubscribe_v2 is refused, tprof stays CPU-side with one
+# warning, the client keeps everything.
+r = sim_run([sim_prog("kineto_like"), "first"],
+            env=dict(V135, KINETO_LIKE_FIRST="1", KINETO_LIKE_SUBSCRIBE="1"))
+label = "13.5, client subscribed alone first"
+rep = report(r)
+eq("%s: its cuptiSubscribe succeeds" % label, rep.get("subscribe"), 0)
+client(label, rep, (100, 100, 0))
+w = warnings(r)
+check("%s: one warning naming the refusal; CPU-side only" % label,
+      len(w) == 1 and "CUPTI 130500 refused several subscribers (CUPTI for "
+      "another tool holds it alone" in w[0] and
+      w[0].endswith("GPU activity is not recorded, CPU-side tracing goes on"),
+      w)
+if r.trace:
+    eq("%s: no GPU op in tprof's trace, 300 launches" % label,
+       (len([e for e in xevents(r.trace) if e.get("cat") == "kernel"]),
+        len([e for e in xevents(r.trace) if e["name"] == "cudaLaunchKernel"]),
+        r.trace["tprof"]["cupti"]["state"]), (0, 300, "off"))
+cleanup(r)
+
 # 13.3: several subscribers, but one process-wide timestamp callback.
 # A client without one: tprof maps CUPTI's clock, both get everything.
 r = sim_run([sim_prog("kineto_like"), "mid"],

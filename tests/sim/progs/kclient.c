@@ -2,7 +2,8 @@
  * library of the program, as libtorch is): no cuptiSubscribe unless
  * asked, process-wide buffer callbacks with buffers of its own guarded by
  * canaries, kinds enabled and disabled. With KINETO_LIKE_FIRST=1 it
- * starts in its constructor, which runs before a preloaded library's.
+ * starts in its constructor, which runs before a preloaded library's
+ * (and with KINETO_LIKE_SUBSCRIBE=1 also subscribes there, alone).
  * With KINETO_LIKE_TS=1 it registers a timestamp callback of its own
  * first, as Kineto does (a clock of its own: CLOCK_MONOTONIC ns, 7e15
  * ahead, in no one else's unit). */
@@ -138,6 +139,8 @@ __attribute__((constructor)) static void early(void)
 {
 	const char *m = getenv("KINETO_LIKE_FIRST");
 
+	const char *sub = getenv("KINETO_LIKE_SUBSCRIBE");
+
 	if (m && *m == '1')
-		kclient_start(0);
+		kclient_start(sub && *sub == '1');
 }
