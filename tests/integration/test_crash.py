@@ -171,8 +171,11 @@ def kill_case():
     ready, rc, counts = killed_run(outdir)
     check("SIGKILL: the program got ready", ready)
     eq("SIGKILL: killed", rc, -signal.SIGKILL)
-    eq("SIGKILL: only the .tmp is left", listing(outdir),
+    eq("SIGKILL: only the .tmp and the rings file are left",
+       [f for f in listing(outdir) if not f.startswith(".tprof-rings.")],
        ["counts", "tprof-rank0.trace.json.gz.tmp"])
+    eq("SIGKILL: one rings file",
+       len([f for f in listing(outdir) if f.startswith(".tprof-rings.")]), 1)
     p = subprocess.run([CLI, "recover", outdir], capture_output=True, text=True)
     eq("recover: exit 0", p.returncode, 0)
     path = os.path.join(outdir, "tprof-rank0.trace.json.gz")
