@@ -128,7 +128,7 @@ static void thread_name(struct dec *d, const struct tp_thread *t)
 	tp_buf_lit(&d->b, ",\"args\":{\"name\":");
 	tp_json_str(&d->b, name);
 	tp_buf_lit(&d->b, ",\"dropped\":");
-	tp_json_u64(&d->b, t->ring.dropped);
+	tp_json_u64(&d->b, t->ring.dropped - t->dropped_base);
 	tp_buf_lit(&d->b, "}}");
 }
 
@@ -148,7 +148,8 @@ static int put_region(struct dec *d, unsigned i)
 	pos = reg->sync_pos[h->gen & 1];
 	head = t->ring.head;
 	d->c->threads++;
-	d->c->dropped += t->ring.dropped;
+	/* since this trace began (an earlier one: a failed exec) */
+	d->c->dropped += t->ring.dropped - t->dropped_base;
 	d->head_len = (size_t)snprintf(d->head, sizeof(d->head),
 				       "\"pid\":%d,\"tid\":%d,\"ts\":",
 				       (int)h->pid, (int)t->tid);

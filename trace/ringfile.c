@@ -110,7 +110,6 @@ static int create(void)
 	h->version = TP_RF_VERSION;
 	h->layout = TP_RF_LAYOUT;
 	h->pid = (int32_t)getpid();
-	h->n_slots = 0;
 	F.fd = tp_fd_high(fd);
 	F.h = h;
 	return 0;

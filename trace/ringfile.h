@@ -76,7 +76,6 @@ struct tp_rf_hdr {
 
 struct tp_rf_region {
 	uint64_t sync_pos[2];	/* the ring's read position per generation */
-	uint64_t dropped_base;	/* drops counted in an earlier file */
 	uint32_t index;		/* the region's number */
 };
 
