@@ -182,11 +182,12 @@ rm -rf "$tmp"/trace-*
 # --- 1b. rings file vs rings in memory --------------------------------------
 
 echo "bench: rings file vs rings in memory, $RF_ROUNDS alternating pairs"
-round=1
-while [ $round -le $RF_ROUNDS ]; do
-	calls on rf$round
-	calls memring rf$round
-	round=$((round + 1))
+# calls() sets round: a loop variable of its own.
+pair=1
+while [ $pair -le $RF_ROUNDS ]; do
+	calls on rf$pair
+	calls memring rf$pair
+	pair=$((pair + 1))
 done
 rf_file_med=$(values warm "$tmp"/calls-on-rf*.out | median)
 rf_mem_med=$(values warm "$tmp"/calls-memring-rf*.out | median)
