@@ -5,10 +5,10 @@
  * inflates up to at least its last sync, and every event that inflates
  * completely is a valid event. So the trace is cut after its last
  * complete event, the traceEvents array is closed, and a "tprof" object
- * says it was recovered and from what. What the process recorded but had
- * not yet written (its rings, the compressor's buffer since the last
- * sync) is not in the file and is not recovered; the trailer's thread
- * names and drop counts are missing too.
+ * says it was recovered and from what. When the process left its rings
+ * file (trace/ringfile.h, recover_rings.c), the .tmp is cut at its last
+ * sync point instead and every record since is appended from the rings,
+ * so only records that cannot be decoded are lost, and counted.
  *
  * The recovered trace is written by tprof's own gzip writer under the
  * final name the process would have used, and its summary is computed
@@ -30,6 +30,7 @@
 #include "trace/json.h"
 #include "recover.h"
 #include "recover_cut.h"
+#include "recover_rings.h"
 #include "trace_summary.h"
 
 #define TMP_SUFFIX ".trace.json.gz.tmp"
@@ -66,8 +67,30 @@ static int read_origin(int fd, struct origin *o)
 	return 0;
 }
 
+/* What the rings file added (rings.path "" when there was none). */
+struct from_rings {
+	struct tp_rings_found found;
+	struct tp_rf_counts c;
+	int used;		/* decoded and appended */
+	char why[512];		/* why not, when found but not used */
+};
+
+static void put_rings(struct tp_buf *b, const struct from_rings *fr)
+{
+	tp_buf_lit(b, ",\n \"from_rings\": {\"records\": ");
+	tp_json_u64(b, fr->c.records);
+	tp_buf_lit(b, ", \"threads\": ");
+	tp_json_u64(b, fr->c.threads);
+	tp_buf_lit(b, ", \"unreadable\": ");
+	tp_json_u64(b, fr->c.unreadable);
+	tp_buf_lit(b, ", \"dropped\": ");
+	tp_json_u64(b, fr->c.dropped);
+	tp_buf_lit(b, "}");
+}
+
 static void put_trailer(struct tp_buf *b, const struct origin *o,
-			const struct tp_cut_result *r, const char *tmp_name)
+			const struct tp_cut_result *r, const char *tmp_name,
+			const struct from_rings *fr)
 {
 	tp_buf_lit(b, "\n],\n\"deviceProperties\": [],\n"
 		   "\"distributedInfo\": {\"rank\": ");
@@ -83,11 +106,24 @@ static void put_trailer(struct tp_buf *b, const struct origin *o,
 	tp_buf_lit(b, ",\n \"events_written\": ");
 	tp_json_u64(b, r->events);
 	tp_buf_lit(b, ", \"events_recovered\": ");
-	tp_json_u64(b, r->events);
-	/* Whatever was still in the rings or in the compressor since the
-	 * last sync: not in the file, and not counted by anyone. */
-	tp_buf_lit(b, ", \"events_lost\": null, \"bytes_cut\": ");
+	/* and a thread_name event per ring */
+	tp_json_u64(b, r->events + fr->c.records + fr->c.threads);
+	if (fr->used) {
+		/* The .tmp up to its last sync and the rings from there:
+		 * only records the decoder could not read are lost. */
+		tp_buf_lit(b, ", \"events_lost\": ");
+		tp_json_u64(b, fr->c.unreadable);
+		tp_buf_lit(b, ", \"events_dropped\": ");
+		tp_json_u64(b, fr->c.dropped);
+	} else {
+		/* Whatever was still in the rings or in the compressor
+		 * since the last sync: not in the file, not counted. */
+		tp_buf_lit(b, ", \"events_lost\": null");
+	}
+	tp_buf_lit(b, ", \"bytes_cut\": ");
 	tp_json_u64(b, r->bytes_cut);
+	if (fr->used)
+		put_rings(b, fr);
 	tp_buf_lit(b, "}}\n");
 }
 
@@ -96,7 +132,8 @@ enum { CUT_FAILED = -1, CUT_WRITTEN, CUT_EMPTY, CUT_WHOLE };
 /* The cut trace streamed into final: CUT_WRITTEN; CUT_EMPTY (no whole
  * event) and CUT_WHOLE (the stream was complete) leave no file. */
 static int write_trace(int fd, const char *final, const struct origin *o,
-		       const char *tmp_name, struct tp_cut_result *r)
+		       const char *tmp_name, struct tp_cut_result *r,
+		       struct from_rings *fr)
 {
 	struct tp_out_file f;
 	struct tp_buf tail = { 0 };
@@ -108,13 +145,25 @@ static int write_trace(int fd, const char *final, const struct origin *o,
 		return CUT_FAILED;
 	}
 	if (tp_gz_open_codec(g, f.fd, 1, o->comment, TP_GZ_ZLIB) < 0 ||
-	    tp_recover_cut(fd, g, r) < 0)
+	    tp_recover_cut_at(fd, g, fr->found.path[0] ? fr->found.tmp_len : 0,
+			      r) < 0)
 		goto fail;
 	if (r->ended || !r->events) {
 		rc = r->ended ? CUT_WHOLE : CUT_EMPTY;
 		goto fail;
 	}
-	put_trailer(&tail, o, r, tmp_name);
+	if (fr->found.path[0]) {
+		if (tp_rings_append(fr->found.path, g, &fr->c, fr->why,
+				    sizeof(fr->why)) == 0)
+			fr->used = 1;
+		else if (g->err)
+			goto fail;
+		else
+			/* Cut at the sync point all the same: the events
+			 * past it may be whole, but are not known to be. */
+			memset(&fr->c, 0, sizeof(fr->c));
+	}
+	put_trailer(&tail, o, r, tmp_name, fr);
 	if (tail.oom || tp_gz_write(g, tail.p, tail.len) < 0 ||
 	    tp_gz_finish(g) < 0)
 		goto fail;
@@ -250,11 +299,13 @@ static int recover_one(const char *dir, const char *name)
 {
 	char tmp[4096], final[4096];
 	struct tp_cut_result r;
+	struct from_rings fr;
 	struct origin o;
 	int fd, rc;
 
 	memset(&o, 0, sizeof(o));
 	memset(&r, 0, sizeof(r));
+	memset(&fr, 0, sizeof(fr));
 	snprintf(tmp, sizeof(tmp), "%s/%s", dir, name);
 	snprintf(final, sizeof(final), "%s/%.*s", dir,
 		 (int)(strlen(name) - strlen(".tmp")), name);
@@ -274,8 +325,16 @@ static int recover_one(const char *dir, const char *name)
 		close(fd);
 		return 0;
 	}
-	rc = write_trace(fd, final, &o, name, &r);
+	tp_rings_find(dir, o.pid, name, &fr.found);
+	rc = write_trace(fd, final, &o, name, &r, &fr);
 	close(fd);
+	if (rc != CUT_FAILED && fr.found.path[0] && rc != CUT_WHOLE) {
+		if (!fr.used)
+			fprintf(stderr, "tprof: %s: its rings could not be "
+				"read (%s); what they held is lost\n",
+				fr.found.path, fr.why);
+		unlink(fr.found.path);
+	}
 	switch (rc) {
 	case CUT_WHOLE:
 		return rename_whole(dir, tmp, final);
@@ -291,9 +350,16 @@ static int recover_one(const char *dir, const char *name)
 	}
 	unlink(tmp);
 	write_summary(dir, strrchr(final, '/') + 1, final);
-	fprintf(stderr, "tprof: recovered %s (%llu events) from process %d "
-		"killed mid-run; what it had not yet written is lost\n", final,
-		(unsigned long long)r.events, o.pid);
+	if (fr.used)
+		fprintf(stderr, "tprof: recovered %s (%llu events, %llu of "
+			"them from its rings file) from process %d killed "
+			"mid-run\n", final, (unsigned long long)(r.events +
+			fr.c.records), (unsigned long long)fr.c.records, o.pid);
+	else
+		fprintf(stderr, "tprof: recovered %s (%llu events) from "
+			"process %d killed mid-run; what it had not yet "
+			"written is lost\n", final,
+			(unsigned long long)r.events, o.pid);
 	return 1;
 }
 
@@ -318,6 +384,7 @@ int tp_recover_dir(const char *dir)
 			n++;
 	}
 	closedir(d);
+	tp_rings_remove_orphans(dir);
 	return n;
 }
 

@@ -19,7 +19,9 @@
 
 struct cutter {
 	int depth, in_str, esc, in_events, closed;
+	int at_limit;		/* limit reached: read no further */
 	uint64_t events;
+	uint64_t total, limit;	/* inflated bytes; 0: no limit */
 	struct tp_buf pend;	/* inflated, not yet written */
 	size_t scanned;		/* of pend */
 	size_t last;		/* end of the last whole event in pend */
@@ -81,6 +83,7 @@ static int emit(struct cutter *c, struct tp_gz *out)
  * zlib's last code. */
 static int take(struct cutter *c, z_stream *zs, struct tp_gz *out, int *err)
 {
+	size_t n;
 	int rc;
 
 	do {
@@ -91,17 +94,29 @@ static int take(struct cutter *c, z_stream *zs, struct tp_gz *out, int *err)
 		zs->next_out = (Bytef *)c->pend.p + c->pend.len;
 		zs->avail_out = CHUNK;
 		rc = inflate(zs, Z_SYNC_FLUSH);
-		c->pend.len += CHUNK - zs->avail_out;
+		n = CHUNK - zs->avail_out;
+		if (c->limit && c->total + n >= c->limit) {
+			n = (size_t)(c->limit - c->total);
+			c->at_limit = 1;
+		}
+		c->total += n;
+		c->pend.len += n;
 		scan(c);
 		if (emit(c, out) < 0) {
 			*err = errno;
 			return Z_ERRNO;
 		}
-	} while (rc == Z_OK && zs->avail_out == 0);
+	} while (rc == Z_OK && zs->avail_out == 0 && !c->at_limit);
 	return rc == Z_BUF_ERROR ? Z_OK : rc;	/* Z_BUF_ERROR: more input */
 }
 
 int tp_recover_cut(int fd, struct tp_gz *out, struct tp_cut_result *r)
+{
+	return tp_recover_cut_at(fd, out, 0, r);
+}
+
+int tp_recover_cut_at(int fd, struct tp_gz *out, uint64_t limit,
+		      struct tp_cut_result *r)
 {
 	unsigned char in[CHUNK];
 	struct cutter c;
@@ -111,11 +126,13 @@ int tp_recover_cut(int fd, struct tp_gz *out, struct tp_cut_result *r)
 
 	memset(&c, 0, sizeof(c));
 	memset(&zs, 0, sizeof(zs));
+	c.limit = limit;
 	if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK) {
 		errno = ENOMEM;
 		return -1;
 	}
-	while (rc == Z_OK && (n = read(fd, in, sizeof(in))) > 0) {
+	while (rc == Z_OK && !c.at_limit &&
+	       (n = read(fd, in, sizeof(in))) > 0) {
 		zs.next_in = in;
 		zs.avail_in = (uInt)n;
 		rc = take(&c, &zs, out, &err);
@@ -124,7 +141,7 @@ int tp_recover_cut(int fd, struct tp_gz *out, struct tp_cut_result *r)
 		err = errno;
 	r->events = c.events;
 	r->bytes_cut = c.pend.len;
-	r->ended = rc == Z_STREAM_END;
+	r->ended = rc == Z_STREAM_END && !c.at_limit;
 	inflateEnd(&zs);
 	tp_buf_free(&c.pend);
 	if (err) {

@@ -20,5 +20,9 @@ struct tp_cut_result {
  * Returns 0, or -1 with errno (a read or write error; a cut or corrupt
  * stream is no error: it ends the input). */
 int tp_recover_cut(int fd, struct tp_gz *out, struct tp_cut_result *r);
+/* As tp_recover_cut, reading no more than limit inflated bytes (the
+ * length at the writer's last sync point, from its rings file). */
+int tp_recover_cut_at(int fd, struct tp_gz *out, uint64_t limit,
+		      struct tp_cut_result *r);
 
 #endif

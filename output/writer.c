@@ -23,10 +23,12 @@
 #include "trace/naming.h"
 #include "trace/owned_fd.h"
 #include "trace/ring_budget.h"
+#include "trace/ringfile.h"
 #include "stacks/perfmap.h"
 #include "summary/proc_summary.h"
 #include "trace/session.h"
 #include "stacks/stacks.h"
+#include "stacks/symbols.h"
 #include "trace/thread.h"
 #include "trace/timeline.h"
 #include "flight.h"
@@ -84,6 +86,9 @@ static struct {
 	uint64_t events;
 	uint64_t synced_in;	/* gz.in_bytes at the last sync point */
 	uint64_t synced_at;	/* CLOCK_MONOTONIC ns of that sync */
+	/* ended threads whose rings are in the rings file: freed after the
+	 * next sync point covers what was read from them */
+	struct tp_thread *ended;
 	struct tp_thread_stats stats;
 	const struct tp_gpu_source *gpu;
 	const struct tp_writer_ext *ext[TP_WRITER_MAX_EXT];
@@ -103,6 +108,7 @@ static void mark_failed(const char *what, int err)
 	tp_gz_abandon(&W.gz);
 	tp_fd_close(&W.own);
 	unlink(W.out.tmp);
+	tp_rf_remove();
 }
 
 /* The program closed the trace's descriptor or dup2'd over it: open the
@@ -216,6 +222,7 @@ static void calibrate(int final)
 		now = tp_clock_sample();
 	}
 	tp_clock_map_from(&tp_tl.map, tp_sess.anchor, now);
+	tp_rf_set_clock(&tp_tl.map, tp_sess.base_ns);
 	/* Release: the exit path reads the map from another thread once it
 	 * sees ready (cupti/finish.c). */
 	__atomic_store_n(&tp_tl.ready, 1, __ATOMIC_RELEASE);
@@ -375,6 +382,86 @@ static const struct tp_event *record_at(struct tp_ring *r, uint64_t pos,
 	return W.scratch;
 }
 
+static void publish_list(struct tp_thread *t, uint64_t g)
+{
+	for (; t; t = t->next)
+		if (tp_rf_owns(t))
+			tp_rf_sync_ring(t, g);
+}
+
+static void release_list(struct tp_thread *t)
+{
+	for (; t; t = t->next)
+		if (tp_rf_owns(t))
+			tp_ring_publish(&t->ring);
+}
+
+/* A sync point: what was formatted goes through gzip to a byte boundary
+ * of the .tmp, then the rings file records where it ends and where each
+ * ring was read up to, and only then do the slots read go back to their
+ * producers (a ring in the rings file holds them: see ringfile.h). So
+ * after a kill every record is either before the .tmp's synced length or
+ * still in its ring. Without new text, no gzip flush is needed. */
+static void sync_now(void)
+{
+	uint64_t g;
+
+	if (!W.opened || W.failed || (tp_flight_on() && !W.dumping))
+		return;
+	if (W.gz.in_bytes + W.buf.len != W.synced_in) {
+		flush_buf(1);
+		if (W.failed || !trace_fd_ok())
+			return;
+		if (tp_gz_sync(&W.gz) < 0) {
+			mark_failed("cannot write", W.gz.err);
+			return;
+		}
+		W.synced_in = W.gz.in_bytes;
+	}
+	if (!tp_rf_active())
+		return;
+	g = tp_rf_sync_begin();
+	publish_list(tp_thread_list(), g);
+	publish_list(W.ended, g);
+	tp_rf_sync_end(g, W.synced_in);
+	release_list(tp_thread_list());
+	release_list(W.ended);
+}
+
+/* A ring of the rings file read a quarter of its size past the last
+ * sync: the producer gets its slots back only at a sync. */
+static void sync_if_held(struct tp_ring *r)
+{
+	if (r->hold && r->rd - __atomic_load_n(&r->tail, __ATOMIC_RELAXED) >=
+	    (r->mask + 1) / 4)
+		sync_now();
+}
+
+/* Ended threads of the rings file, once a sync covers them: each one's
+ * drop count is noted in the file (the trailer that would hold it may
+ * never be written), and its region goes back. */
+static void free_ended(void)
+{
+	struct tp_thread *t, *next;
+
+	if (!W.ended)
+		return;
+	sync_now();
+	for (t = W.ended; t; t = next) {
+		uint64_t tid = (uint64_t)t->tid, dropped = thread_dropped(t);
+		char name[sizeof(t->name)];
+
+		next = t->next;
+		memcpy(name, t->name, sizeof(name));
+		name[sizeof(name) - 1] = '\0';
+		/* Freed first: a kill between the two loses the count
+		 * rather than counting it twice (region and note). */
+		tp_thread_free(t);
+		tp_rf_note(TP_RF_NOTE_ENDED, tid, dropped, name);
+	}
+	W.ended = NULL;
+}
+
 /* Drains what was published when it started, no more: a thread that
  * records faster than the writer writes must not keep it from the other
  * rings or from a stop request. Slots go back to the producer in batches,
@@ -383,7 +470,7 @@ static const struct tp_event *record_at(struct tp_ring *r, uint64_t pos,
 static void drain_thread(struct tp_thread *t)
 {
 	int exited = __atomic_load_n(&t->exited, __ATOMIC_ACQUIRE);
-	uint64_t head = tp_ring_head(&t->ring), pos = t->ring.tail;
+	uint64_t head = tp_ring_head(&t->ring), pos = t->ring.rd;
 	unsigned batch = 0;
 
 	tp_capture_sync();
@@ -399,11 +486,13 @@ static void drain_thread(struct tp_thread *t)
 		pos += n;
 		if (++batch == POP_BATCH) {
 			tp_ring_release(&t->ring, pos);
+			sync_if_held(&t->ring);
 			batch = 0;
 		}
 		flush_buf(0);
 	}
 	tp_ring_release(&t->ring, pos);
+	sync_if_held(&t->ring);
 	__atomic_add_fetch(&W.progress, 1, __ATOMIC_RELAXED);
 	if (!exited)
 		return;
@@ -412,6 +501,11 @@ static void drain_thread(struct tp_thread *t)
 			    thread_dropped(t));
 	tp_psum_thread_drops(t, &tp_tl.map);
 	tp_thread_unlink(t);
+	if (tp_rf_owns(t) && W.opened && !W.failed) {
+		t->next = W.ended;
+		W.ended = t;
+		return;
+	}
 	tp_thread_free(t);
 }
 
@@ -488,6 +582,7 @@ static void drain(int final)
 		W.gpu->teardown();
 		W.torn_down = 1;
 	}
+	free_ended();
 	/* Flight recorder: a chunk per cycle at least, so the window is
 	 * trimmed to the cycle. */
 	flush_buf(tp_flight_on() && !W.dumping);
@@ -530,8 +625,16 @@ static int open_named(const char *name)
 
 int tp_writer_open(void)
 {
-	if (open_named(tp_sess.cfg.name) < 0) {
+	if (open_named(tp_sess.cfg.name) == 0) {
+		/* The rings file names its .tmp, and the names registered
+		 * before it existed; a first sync covers the header. */
+		tp_rf_set_trace(W.out.tmp);
+		tp_sym_note_all_to_ringfile();
+		sync_now();
+	}
+	if (!W.opened) {
 		W.failed = 1;
+		tp_rf_remove();
 		__atomic_store_n(&tp_recording, 0, __ATOMIC_RELAXED);
 		tp_error("cannot create a trace file in TPROF_OUTPUT_DIR='%s': "
 			 "%s; tracing is off for this process (%s)",
@@ -771,6 +874,7 @@ int tp_writer_finish(void)
 		return -1;
 	}
 	W.opened = 0;
+	tp_rf_remove();	/* the trace is whole: nothing to recover */
 	note[0] = '\0';
 	if (W.gpu)
 		W.gpu->exit_note(note, sizeof(note));
@@ -843,16 +947,7 @@ static void sync_due(void)
 	if (now - W.synced_at < SYNC_NS)
 		return;
 	W.synced_at = now;
-	if (!W.opened || W.failed || W.gz.in_bytes + W.buf.len == W.synced_in)
-		return;
-	flush_buf(1);
-	if (W.failed || !trace_fd_ok())
-		return;
-	if (tp_gz_sync(&W.gz) < 0) {
-		mark_failed("cannot write", W.gz.err);
-		return;
-	}
-	W.synced_in = W.gz.in_bytes;
+	sync_now();
 }
 
 static void *writer_main(void *arg)
@@ -1031,6 +1126,22 @@ void tp_writer_stop(int stall_ms)
 	W.started = 0;
 }
 
+/* Ended threads still waiting for a sync: freed (a restart), or only
+ * unmapped in a fork child, whose regions are the parent's. */
+static void forget_ended(int child)
+{
+	struct tp_thread *t, *next;
+
+	for (t = W.ended; t; t = next) {
+		next = t->next;
+		if (child)
+			tp_rf_thread_forget(t);
+		else
+			tp_thread_free(t);
+	}
+	W.ended = NULL;
+}
+
 /* After a failed exec the program goes on in the same image: the file
  * the stop completed stays as it is, and a new writer (with a new file,
  * the next -exec<N> name) takes over the live threads' rings where the
@@ -1049,6 +1160,7 @@ int tp_writer_restart(void)
 	if (W.claimed && !__atomic_load_n(&W.done, __ATOMIC_ACQUIRE))
 		return -1;
 	memcpy(ext, W.ext, sizeof(ext));
+	forget_ended(0);
 	for (t = tp_thread_list(); t; t = t->next) {
 		t->written = 0;
 		t->dropped_base = tp_ring_dropped(&t->ring);
@@ -1071,6 +1183,7 @@ int tp_writer_restart(void)
 /* The parent's writer does not exist here; its file is the parent's. */
 void tp_writer_after_fork_child(void)
 {
+	forget_ended(1);
 	if (W.opened) {
 		tp_gz_abandon(&W.gz);
 		tp_fd_close(&W.own);

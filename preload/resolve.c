@@ -50,6 +50,15 @@ static int already_reported(const char *name)
 }
 
 static int used;
+/* The rings decoder (rings_decode.c) runs in tprof recover, where the
+ * program's libraries are normally absent: an error name it cannot find
+ * is left out of the event without a line. */
+static int quiet;
+
+void tp_resolve_set_quiet(void)
+{
+	quiet = 1;
+}
 
 int tp_resolve_used(void)
 {
@@ -61,6 +70,9 @@ int tp_resolve(void **slot, const char *name, const char *const *libs)
 	struct tp_thread *self = tp_self;
 	void *p;
 
+	/* Tried once: the decoder formats millions of records. */
+	if (quiet && already_reported(name))
+		return 0;
 	__atomic_store_n(&used, 1, __ATOMIC_RELAXED);
 	/* dlsym may call back into hooked code (malloc interposers...):
 	 * nothing is recorded meanwhile. */
@@ -72,7 +84,7 @@ int tp_resolve(void **slot, const char *name, const char *const *libs)
 		__atomic_store_n(slot, p, __ATOMIC_RELAXED);
 		return 1;
 	}
-	if (!already_reported(name))
+	if (!quiet && !already_reported(name))
 		tp_error("cannot find the real %s (is %s loaded?); the call "
 			 "returns the library's 'not initialized' error", name,
 			 libs[0]);

@@ -25,4 +25,7 @@ int tp_resolve(void **slot, const char *name, const char *const *libs);
 			  != NULL, 1) ||                                 \
 	 tp_resolve((void **)&real_##name, #name, libs))
 
+/* No error line for a function not found (the rings decoder). */
+void tp_resolve_set_quiet(void);
+
 #endif

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "trace/json.h"
+#include "trace/ringfile.h"
 #include "symbols.h"
 
 /* An insert-only open-addressing map, uint64 -> uintptr, under `lock`. */
@@ -111,6 +112,9 @@ void tp_sym_note_function(const void *host_fn, const char *device_name)
 	pthread_mutex_lock(&lock);
 	map_put(&fn_names, (uintptr_t)host_fn, (uintptr_t)copy);
 	pthread_mutex_unlock(&lock);
+	/* A launch record holds only the stub: the name goes to the rings
+	 * file too, for tprof recover after a kill. */
+	tp_rf_note(TP_RF_NOTE_FN, (uintptr_t)host_fn, 0, device_name);
 }
 
 void tp_sym_note_kernel_handle(const void *handle, const void *host_fn)
@@ -120,6 +124,37 @@ void tp_sym_note_kernel_handle(const void *handle, const void *host_fn)
 	pthread_mutex_lock(&lock);
 	map_put(&handles, (uintptr_t)handle, (uintptr_t)host_fn);
 	pthread_mutex_unlock(&lock);
+	tp_rf_note(TP_RF_NOTE_HANDLE, (uintptr_t)handle, (uintptr_t)host_fn,
+		   NULL);
+}
+
+/* Names registered before the rings file was made, into it (the writer,
+ * once it exists). Notes are copied under the lock: the file's log takes
+ * no lock of ours. */
+void tp_sym_note_all_to_ringfile(void)
+{
+	size_t i;
+
+	pthread_mutex_lock(&lock);
+	for (i = 0; i < fn_names.cap; i++)
+		if (fn_names.keys[i])
+			tp_rf_note(TP_RF_NOTE_FN, fn_names.keys[i], 0,
+				   (const char *)fn_names.vals[i]);
+	for (i = 0; i < handles.cap; i++)
+		if (handles.keys[i])
+			tp_rf_note(TP_RF_NOTE_HANDLE, handles.keys[i],
+				   handles.vals[i], NULL);
+	pthread_mutex_unlock(&lock);
+}
+
+/* The decoder of a killed process's rings file runs in another process:
+ * an address not registered there must not be looked up in this one's
+ * ELF files (it would name some unrelated function). */
+static int offline;
+
+void tp_sym_set_offline(void)
+{
+	offline = 1;
 }
 
 /* The function symbol holding addr in the ELF file of the object that
@@ -242,7 +277,7 @@ static char *resolve(uintptr_t func, char *name)
 {
 	char buf[32];
 
-	if (!name)
+	if (!name && !offline)
 		name = elf_symbol(func);
 	if (!name) {
 		snprintf(buf, sizeof(buf), "kernel@0x%lx", (unsigned long)func);

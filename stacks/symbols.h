@@ -17,6 +17,11 @@
 
 void tp_sym_note_function(const void *host_fn, const char *device_name);
 void tp_sym_note_kernel_handle(const void *handle, const void *host_fn);
+/* Every name noted so far, into the rings file (trace/ringfile.h). */
+void tp_sym_note_all_to_ringfile(void);
+/* Names only from notes, never from this process's ELF files (the rings
+ * decoder, for another process's addresses). */
+void tp_sym_set_offline(void);
 /* The name of func (a host stub or a kernel handle) as a quoted, escaped
  * JSON string of *len bytes, resolved once and cached: the writer copies
  * it into every launch event. Never NULL; valid for the process's life. */

@@ -200,6 +200,19 @@ static int parse_buffer(const char *v, struct tp_config *c, char *err,
 	return 0;
 }
 
+static int parse_ring_file(const char *v, struct tp_config *c, char *err,
+			   size_t errlen)
+{
+	if (strcmp(v, "0") && strcmp(v, "1")) {
+		snprintf(err, errlen, "TPROF_RING_FILE='%s' is not valid: "
+			 "expected 1 (rings in a file that survives a kill, "
+			 "the default) or 0 (rings in memory only)", v);
+		return -1;
+	}
+	c->ring_file = v[0] == '1';
+	return 0;
+}
+
 static int parse_cupti(tp_getenv_fn get, struct tp_config *c, char *err,
 		       size_t errlen)
 {
@@ -303,6 +316,7 @@ int tp_config_parse(struct tp_config *c, tp_getenv_fn get, char *err,
 	c->sources = TP_SRC_ALL;
 	c->buffer_mb = TP_DEFAULT_BUFFER_MB;
 	c->cupti_buffer_mb = TP_DEFAULT_CUPTI_BUFFER_MB;
+	c->ring_file = 1;
 	c->log_level = TP_LOG_WARN;
 	c->world_size = 1;
 
@@ -332,6 +346,9 @@ int tp_config_parse(struct tp_config *c, tp_getenv_fn get, char *err,
 		return -1;
 	v = get("TPROF_BUFFER_MB");
 	if (v && parse_buffer(v, c, err, errlen) < 0)
+		return -1;
+	v = get("TPROF_RING_FILE");
+	if (v && parse_ring_file(v, c, err, errlen) < 0)
 		return -1;
 	if (parse_cupti(get, c, err, errlen) < 0)
 		return -1;

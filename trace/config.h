@@ -58,6 +58,8 @@ struct tp_config {
 	struct tp_capture_config cap;
 	struct tp_flight_config fl;	/* TPROF_FLIGHT, TPROF_HANG */
 	int summary;		/* TPROF_SUMMARY: who prints the table */
+	int ring_file;		/* TPROF_RING_FILE: rings in a file mapping
+				 * that outlives a kill (default 1) */
 };
 
 /* TPROF_SUMMARY: the summary table on stderr at exit. The files are

@@ -11,29 +11,44 @@
 
 /* mmap rather than malloc: pages a thread never fills are never touched,
  * so a large per-thread size costs only address space until used. */
-int tp_ring_init(struct tp_ring *r, size_t bytes)
+size_t tp_ring_slots_for(size_t bytes)
 {
 	size_t n = 1;
-	void *p;
 
 	while (n * 2 * sizeof(struct tp_event) <= bytes)
 		n *= 2;
-	if (n < 2)
-		n = 2;
+	return n < 2 ? 2 : n;
+}
+
+void tp_ring_init_at(struct tp_ring *r, struct tp_event *slots,
+		     size_t n_slots)
+{
+	r->head = 0;
+	r->tail_cache = 0;
+	r->limit = n_slots / 2;
+	r->woke_tail = ~0ull;
+	r->dropped = 0;
+	r->tail = 0;
+	r->rd = 0;
+	r->hold = 0;
+	r->mask = n_slots - 1;
+	r->slots = slots;
+	r->map_bytes = n_slots * sizeof(struct tp_event);
+	r->faulted = 0;
+	r->external = 1;
+}
+
+int tp_ring_init(struct tp_ring *r, size_t bytes)
+{
+	size_t n = tp_ring_slots_for(bytes);
+	void *p;
+
 	p = mmap(NULL, n * sizeof(struct tp_event), PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (p == MAP_FAILED)
 		return -1;
-	r->head = 0;
-	r->tail_cache = 0;
-	r->limit = n / 2;
-	r->woke_tail = ~0ull;
-	r->dropped = 0;
-	r->tail = 0;
-	r->mask = n - 1;
-	r->slots = p;
-	r->map_bytes = n * sizeof(struct tp_event);
-	r->faulted = 0;
+	tp_ring_init_at(r, p, n);
+	r->external = 0;
 	return 0;
 }
 
@@ -81,7 +96,7 @@ struct tp_event *tp_ring_reserve_slow(struct tp_ring *r, unsigned n)
 
 void tp_ring_destroy(struct tp_ring *r)
 {
-	if (r->slots)
+	if (r->slots && !r->external)
 		munmap(r->slots, r->map_bytes);
 	r->slots = NULL;
 }

@@ -26,16 +26,30 @@ struct tp_ring {
 	uint64_t limit;
 	uint64_t woke_tail;	/* the tail when the writer was last woken */
 	uint64_t dropped;
-	/* consumer side */
+	/* consumer side: tail is what the producer may reuse, rd what the
+	 * consumer has read. They are one unless hold is set (a ring in the
+	 * rings file, trace/ringfile.h): then slots read since the last
+	 * sync point of the trace go back only at the next one
+	 * (tp_ring_publish), so a kill never loses a record that is neither
+	 * in the file's synced part nor in the ring. */
 	uint64_t tail __attribute__((aligned(64)));
+	uint64_t rd;
+	int hold;
 	/* fixed */
 	uint64_t mask __attribute__((aligned(64)));
 	struct tp_event *slots;
 	size_t map_bytes;
 	size_t faulted;		/* bytes made resident ahead of the producer */
+	int external;		/* slots belong to the rings file */
 };
 
 int tp_ring_init(struct tp_ring *r, size_t bytes);
+/* A ring over n_slots (a power of two) slots the caller mapped: released
+ * by the caller, never by tp_ring_destroy. */
+void tp_ring_init_at(struct tp_ring *r, struct tp_event *slots,
+		     size_t n_slots);
+/* The largest power-of-two number of slots that fits in bytes (>= 2). */
+size_t tp_ring_slots_for(size_t bytes);
 void tp_ring_destroy(struct tp_ring *r);
 size_t tp_ring_capacity(const struct tp_ring *r);
 void tp_ring_trim(struct tp_ring *r);
@@ -108,6 +122,7 @@ static inline const struct tp_event *tp_ring_peek(struct tp_ring *r)
 /* Consumer: release the record returned by tp_ring_peek. */
 static inline void tp_ring_pop_n(struct tp_ring *r, unsigned n)
 {
+	r->rd = r->tail + n;
 	__atomic_store_n(&r->tail, r->tail + n, __ATOMIC_RELEASE);
 }
 
@@ -133,7 +148,15 @@ static inline const struct tp_event *tp_ring_at(struct tp_ring *r,
 /* Consumer: every slot before pos is read and may be reused. */
 static inline void tp_ring_release(struct tp_ring *r, uint64_t pos)
 {
-	__atomic_store_n(&r->tail, pos, __ATOMIC_RELEASE);
+	r->rd = pos;
+	if (!r->hold)
+		__atomic_store_n(&r->tail, pos, __ATOMIC_RELEASE);
+}
+
+/* Consumer, at a sync point of the trace: what was read goes back. */
+static inline void tp_ring_publish(struct tp_ring *r)
+{
+	__atomic_store_n(&r->tail, r->rd, __ATOMIC_RELEASE);
 }
 
 static inline uint64_t tp_ring_dropped(const struct tp_ring *r)

@@ -11,6 +11,7 @@
 
 #include "log.h"
 #include "naming.h"
+#include "ringfile.h"
 #include "session.h"
 #include "thread.h"
 
@@ -96,6 +97,9 @@ int tp_session_init(void)
 		strcpy(tp_sess.host, "unknown");
 	set_run_id();
 	tp_thread_set_ring_bytes((size_t)tp_sess.cfg.buffer_mb << 20);
+	tp_rf_configure(tp_sess.cfg.dir, !tp_sess.cfg.ring_file ?
+			"TPROF_RING_FILE=0" : tp_sess.cfg.fl.flight_ns ?
+			"flight mode keeps its window in memory" : NULL);
 	tp_sess.active = 1;
 	return 0;
 }

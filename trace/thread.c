@@ -13,6 +13,7 @@
 
 #include "log.h"
 #include "ring_budget.h"
+#include "ringfile.h"
 #include "thread.h"
 
 __thread struct tp_thread *tp_self __attribute__((tls_model("initial-exec")));
@@ -143,23 +144,38 @@ static struct tp_thread *no_ring_for_thread(void)
 	return NULL;
 }
 
-struct tp_thread *tp_thread_attach(void)
+/* A thread and its ring in memory; NULL when neither can be had. */
+static struct tp_thread *attach_in_memory(void)
 {
-	struct tp_thread *t;
+	struct tp_thread *t = thread_alloc();
 	size_t bytes;
 
-	tp_self = &no_ring;	/* recursion guard while we set up */
-	t = thread_alloc();
 	if (!t)
-		return no_ring_for_thread();
+		return NULL;
 	bytes = tp_ring_budget_take(ring_bytes);
 	if (!bytes || tp_ring_init(&t->ring, bytes) < 0) {
 		tp_ring_budget_give(bytes);
 		thread_release(t);
-		return no_ring_for_thread();
+		return NULL;
 	}
 	/* What the ring really maps (a power of two of records). */
 	tp_ring_budget_give(bytes - t->ring.map_bytes);
+	return t;
+}
+
+struct tp_thread *tp_thread_attach(void)
+{
+	struct tp_thread *t;
+
+	tp_self = &no_ring;	/* recursion guard while we set up */
+	/* In the rings file when there is one (it outlives a SIGKILL),
+	 * else in memory. The file is never under an address-space limit,
+	 * so the ring budget is not involved. */
+	t = tp_rf_thread_alloc(ring_bytes);
+	if (!t)
+		t = attach_in_memory();
+	if (!t)
+		return no_ring_for_thread();
 	tp_ring_prefault(&t->ring, TP_RING_PREFAULT_FIRST);
 	t->tid = (pid_t)syscall(SYS_gettid);
 	prctl(PR_GET_NAME, t->name, 0, 0, 0);
@@ -199,11 +215,27 @@ void tp_thread_unlink(struct tp_thread *t)
 
 void tp_thread_free(struct tp_thread *t)
 {
+	tp_drops_free(t->drops);
+	if (tp_rf_owns(t)) {
+		tp_rf_thread_free(t);
+		return;
+	}
 	if (t->ring.slots)
 		tp_ring_budget_give(t->ring.map_bytes);
 	tp_ring_destroy(&t->ring);
-	tp_drops_free(t->drops);
 	thread_release(t);
+}
+
+/* A fork child: the parent's regions of the rings file are unmapped,
+ * never written. */
+static void free_in_child(struct tp_thread *t)
+{
+	if (!tp_rf_owns(t)) {
+		tp_thread_free(t);
+		return;
+	}
+	tp_drops_free(t->drops);
+	tp_rf_thread_forget(t);
 }
 
 /* In a fork child only the forking thread exists: every ring is the
@@ -214,8 +246,9 @@ void tp_thread_reset_after_fork(void)
 
 	for (; t; t = next) {
 		next = t->next;
-		tp_thread_free(t);
+		free_in_child(t);
 	}
+	tp_rf_after_fork();
 	registry = NULL;
 	first_attach_done = 0;
 	unrecorded = 0;

@@ -171,8 +171,11 @@ def kill_case():
     ready, rc, counts = killed_run(outdir)
     check("SIGKILL: the program got ready", ready)
     eq("SIGKILL: killed", rc, -signal.SIGKILL)
-    eq("SIGKILL: only the .tmp is left", listing(outdir),
+    eq("SIGKILL: only the .tmp and the rings file are left",
+       [f for f in listing(outdir) if not f.startswith(".tprof-rings.")],
        ["counts", "tprof-rank0.trace.json.gz.tmp"])
+    eq("SIGKILL: one rings file",
+       len([f for f in listing(outdir) if f.startswith(".tprof-rings.")]), 1)
     p = subprocess.run([CLI, "recover", outdir], capture_output=True, text=True)
     eq("recover: exit 0", p.returncode, 0)
     path = os.path.join(outdir, "tprof-rank0.trace.json.gz")
@@ -194,6 +197,19 @@ def kill_case():
        {"rank": 0, "world_size": 1})
     check("recover: nesting holds", nesting_ok(t))
     check_counts("recover", t, counts, False)
+    # With the rings file, nothing recorded is lost: each worker's
+    # recorded + dropped (its thread_name's count) is at least what it
+    # finished.
+    got = per_thread(t, counts)
+    drops = {e["tid"]: e["args"]["dropped"] for e in t["traceEvents"]
+             if e.get("ph") == "M" and e.get("name") == "thread_name"
+             and "dropped" in e.get("args", {})}
+    for i in range(1, WORKERS + 1):
+        started, finished, _, tid = counts[i]
+        check("recover: worker %d recorded + dropped within [finished %d, "
+              "started %d]" % (i, finished, started),
+              tid in drops and finished <= got[i] + drops[tid] <= started,
+              "recorded %d dropped %s" % (got[i], drops.get(tid)))
     s = load(os.path.join(outdir, "summaries", "tprof-rank0.summary.json"))
     eq("recover: the summary counts the recovered calls",
        s["calls"][0]["count"] if s.get("calls") else None,

@@ -240,9 +240,38 @@ static void test_wake(void)
 	tp_ring_destroy(&r);
 }
 
+/* A held ring (the rings file): slots read go back to the producer only
+ * at tp_ring_publish, so nothing read since the last sync is overwritten;
+ * a full ring still drops the newest and counts it. */
+static void test_hold(void)
+{
+	struct tp_ring r;
+	uint64_t head;
+
+	tp_ring_init(&r, 16 * sizeof(struct tp_event));
+	r.hold = 1;
+	put(&r, 16);
+	head = tp_ring_head(&r);
+	tp_ring_release(&r, head);
+	TP_CHECK_INT("ring hold: read position moves", r.rd, 16);
+	TP_CHECK_INT("ring hold: tail does not before a sync", r.tail, 0);
+	put(&r, 3);
+	TP_CHECK_INT("ring hold: read slots are not reused: drops counted",
+		     tp_ring_dropped(&r), 3);
+	TP_CHECK_INT("ring hold: nothing written over", tp_ring_head(&r), 16);
+	tp_ring_publish(&r);
+	TP_CHECK_INT("ring hold: the sync gives them back", r.tail, 16);
+	put(&r, 3);
+	TP_CHECK_INT("ring hold: then the producer writes again",
+		     tp_ring_head(&r), 19);
+	TP_CHECK_INT("ring hold: no more drops", tp_ring_dropped(&r), 3);
+	tp_ring_destroy(&r);
+}
+
 int main(void)
 {
 	test_wake();
+	test_hold();
 	test_concurrent();
 	test_drops();
 	test_extension();

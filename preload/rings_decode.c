@@ -1,0 +1,211 @@
+/* preload/: the hooks and the library's life in the process (constructor,
+ * signals, fork, exec); the top layer. */
+/* tprof_rings_decode: a killed process's rings file (trace/ringfile.h)
+ * turned into trace events by this library's own formatters, for `tprof
+ * recover` (cli/recover_rings.c), which dlopens libtprof.so with
+ * TPROF_DISABLE=1 so that the constructor only registers the API tables.
+ *
+ * Each ring is read from its position at the file's published sync point
+ * (what the .tmp holds before its synced length) to its head; kernel
+ * names come from the file's notes, never from this process's symbols.
+ * Not decoded (counted as unreadable): records whose API writes its own
+ * events (NVTX ranges: their strings and open ranges were the writer's
+ * state) and records cut by the kill. Call stacks are not in the file. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <string.h>
+
+#include "stacks/symbols.h"
+#include "trace/api.h"
+#include "trace/json.h"
+#include "trace/ringfile.h"
+#include "resolve.h"
+
+struct dec {
+	const struct tp_rf_view *v;
+	tp_rf_out_fn out;
+	void *arg;
+	struct tp_rf_counts *c;
+	struct tp_buf b;
+	char head[64];		/* "pid":P,"tid":T,"ts": */
+	size_t head_len;
+	/* a record and its extension, contiguous where they wrap */
+	struct tp_event scratch[1 + TP_EV_EXT_MAX];
+};
+
+static int64_t trace_ns(const struct tp_rf_hdr *h, uint64_t ticks)
+{
+	return (int64_t)(tp_clock_to_unix(&h->map, ticks) -
+			 (uint64_t)h->base_ns);
+}
+
+static void put_names(const struct tp_rf_view *v, struct tp_rf_counts *c)
+{
+	const struct tp_rf_note *n;
+	uint64_t off = 0;
+
+	while ((n = tp_rf_view_next_note(v, &off))) {
+		if (n->type == TP_RF_NOTE_FN && n->len > sizeof(*n))
+			tp_sym_note_function((const void *)(uintptr_t)n->a,
+					     n->s);
+		else if (n->type == TP_RF_NOTE_HANDLE)
+			tp_sym_note_kernel_handle((const void *)(uintptr_t)
+						  n->a, (const void *)
+						  (uintptr_t)n->b);
+		else if (n->type == TP_RF_NOTE_ENDED)
+			c->dropped += n->b;
+	}
+}
+
+static int flush(struct dec *d)
+{
+	int rc = 0;
+
+	if (d->b.oom)
+		return -1;
+	if (d->b.len)
+		rc = d->out(d->b.p, d->b.len, d->arg);
+	d->b.len = 0;
+	return rc;
+}
+
+/* One X event as the writer's put_event makes it, less what needs the
+ * live process (capture gates, call stacks, the summary). */
+static void put_record(struct dec *d, const struct tp_event *e)
+{
+	const struct tp_api *api = tp_api_get(e->api);
+	const struct tp_rf_hdr *h = d->v->h;
+	int64_t s, f;
+
+	if (!api || api->emit) {
+		d->c->unreadable++;
+		return;
+	}
+	s = trace_ns(h, e->start);
+	f = trace_ns(h, e->end);
+	tp_buf_lit(&d->b, ",\n{\"ph\":\"X\",\"cat\":");
+	tp_json_str(&d->b, api->cat);
+	tp_buf_lit(&d->b, ",\"name\":");
+	tp_json_str(&d->b, api->name);
+	tp_buf_char(&d->b, ',');
+	tp_buf_put(&d->b, d->head, d->head_len);
+	tp_json_us(&d->b, s);
+	tp_buf_lit(&d->b, ",\"dur\":");
+	tp_json_us(&d->b, f > s ? f - s : 0);
+	tp_buf_lit(&d->b, ",\"args\":{\"ret\":");
+	tp_json_i64(&d->b, e->ret);
+	if (e->corr) {
+		tp_buf_lit(&d->b, ",\"correlation\":");
+		tp_json_u64(&d->b, e->corr);
+	}
+	if (api->args)
+		api->args(&d->b, e);
+	tp_buf_lit(&d->b, ",\"from_rings\":true}}");
+	d->c->records++;
+}
+
+static const struct tp_event *record_at(struct dec *d,
+					const struct tp_event *slots,
+					uint64_t mask, uint64_t pos, unsigned n)
+{
+	unsigned i;
+
+	if ((pos & mask) + n <= mask + 1)
+		return &slots[pos & mask];
+	for (i = 0; i < n; i++)
+		d->scratch[i] = slots[(pos + i) & mask];
+	return d->scratch;
+}
+
+static void thread_name(struct dec *d, const struct tp_thread *t)
+{
+	char name[sizeof(t->name) + 1];
+
+	memcpy(name, t->name, sizeof(t->name));
+	name[sizeof(t->name)] = '\0';
+	tp_buf_lit(&d->b, ",\n{\"ph\":\"M\",\"name\":\"thread_name\",");
+	tp_buf_put(&d->b, d->head, d->head_len - 6);	/* less ,"ts": */
+	tp_buf_lit(&d->b, ",\"args\":{\"name\":");
+	tp_json_str(&d->b, name);
+	tp_buf_lit(&d->b, ",\"dropped\":");
+	tp_json_u64(&d->b, t->ring.dropped - t->dropped_base);
+	tp_buf_lit(&d->b, "}}");
+}
+
+/* The records of region i from its synced position to its head. */
+static int put_region(struct dec *d, unsigned i)
+{
+	const struct tp_rf_hdr *h = d->v->h;
+	const struct tp_rf_region *reg = tp_rf_view_region(d->v, i);
+	const struct tp_thread *t;
+	const struct tp_event *slots, *e;
+	uint64_t pos, head, mask = h->n_slots - 1;
+
+	if (!reg || h->state[i] != TP_RF_USED)
+		return 0;
+	t = (const struct tp_thread *)((const char *)reg + TP_RF_THREAD_OFF);
+	slots = (const struct tp_event *)((const char *)reg + TP_RF_SLOTS_OFF);
+	pos = reg->sync_pos[h->gen & 1];
+	head = t->ring.head;
+	d->c->threads++;
+	/* since this trace began (an earlier one: a failed exec) */
+	d->c->dropped += t->ring.dropped - t->dropped_base;
+	d->head_len = (size_t)snprintf(d->head, sizeof(d->head),
+				       "\"pid\":%d,\"tid\":%d,\"ts\":",
+				       (int)h->pid, (int)t->tid);
+	thread_name(d, t);
+	if (head < pos || head - pos > h->n_slots) {
+		d->c->unreadable += head > pos ? head - pos : 0;
+		return flush(d);
+	}
+	while (pos < head) {
+		unsigned n = 1 + (slots[pos & mask].flags & TP_EV_EXT_MASK);
+
+		if (n > head - pos) {		/* cut: cannot be */
+			d->c->unreadable++;
+			break;
+		}
+		e = record_at(d, slots, mask, pos, n);
+		put_record(d, e);
+		pos += n;
+		if (d->b.len >= 65536 && flush(d) < 0)
+			return -1;
+	}
+	return flush(d);
+}
+
+__attribute__((visibility("default")))
+int tprof_rings_decode(const char *path, tp_rf_out_fn out, void *arg,
+		       struct tp_rf_counts *c, char *why, size_t whylen)
+{
+	struct tp_rf_view v;
+	struct dec d;
+	unsigned i;
+	int rc = 0;
+
+	memset(c, 0, sizeof(*c));
+	if (tp_rf_open_view(path, &v, why, whylen) < 0)
+		return -1;
+	if (!v.h->clock_ready || !v.h->gen ||
+	    v.h->n_slots < 2 || (v.h->n_slots & (v.h->n_slots - 1))) {
+		snprintf(why, whylen, "the process died before its first "
+			 "sync point");
+		tp_rf_close_view(&v);
+		return -1;
+	}
+	memset(&d, 0, sizeof(d));
+	d.v = &v;
+	d.out = out;
+	d.arg = arg;
+	d.c = c;
+	tp_sym_set_offline();
+	tp_resolve_set_quiet();
+	put_names(&v, c);
+	for (i = 0; i < v.h->n_regions && i < TP_RF_MAX_REGIONS && !rc; i++)
+		rc = put_region(&d, i);
+	if (rc < 0)
+		snprintf(why, whylen, "cannot write the decoded events");
+	tp_buf_free(&d.b);
+	tp_rf_close_view(&v);
+	return rc;
+}
