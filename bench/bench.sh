@@ -455,15 +455,19 @@ printf '    %-10s %-10s %-9s %-16s %s\n' offered achieved dropped \
 for rate in $DROP_RATES; do
 	awk -v r=$rate '{ v[$1] = $2 } END {
 		c = v["written"] + v["dropped"]
-		printf "    %-10s %-10s %-9s %-16s %s\n",
+		printf "    %-10s %-10s %-9s %-16s %s\n", \
 			r ? sprintf("%.1f M/s", r / 1e6) : "unpaced",
 			sprintf("%.2f M/s", v["achieved"] / 1e6),
 			c ? sprintf("%.2f %%", 100 * v["dropped"] / c) : "?",
 			sprintf("%.0f %% of wall", 100 * v["writer_cpu_ns"] / v["wall_ns"]),
-			v["writer_wait_ns"] < 0 ? "?" :
-			sprintf("%.1f ms", v["writer_wait_ns"] / 1e6)
+			(v["writer_wait_ns"] < 0 ? "?" : sprintf("%.1f ms", v["writer_wait_ns"] / 1e6))
 	}' "$tmp/drops-$rate.out"
 done
+# Unpaced, the thread's own time per call, most of them dropped.
+awk '{ v[$1] = $2 } END {
+	printf "    (unpaced: %.1f ns per hooked call, %.0f %% of them dropped)\n", \
+		1e9 / v["achieved"], 100 * v["dropped"] / (v["written"] + v["dropped"])
+}' "$tmp/drops-0.out"
 printf '  %-34s %6.0f ns   (libunwind + interning; only calls over the threshold)\n' \
 	"one captured stack, depth 32" "$stack_ns"
 printf '  %-34s %6.0f ns   (through Python perf trampolines: frame by frame)\n' \
