@@ -22,32 +22,10 @@ static int add(struct tp_drops *d, struct tp_hist *h, uint64_t ticks)
 	return 0;
 }
 
-/* One dropped call into its API's histogram. */
-static void fold_one(struct tp_drops *d, uint16_t api, uint64_t ticks)
-{
-	unsigned i;
-
-	for (i = 0; i < d->n; i++)
-		if (d->slot[i].api == api)
-			break;
-	if (i == d->n && d->n < TP_DROP_SLOTS)
-		d->slot[d->n++].api = api;
-	if (i == TP_DROP_SLOTS || add(d, &d->slot[i].ticks, ticks) < 0)
-		d->other++;
-}
-
-void tp_drops_fold(struct tp_drops *d)
-{
-	unsigned i;
-
-	for (i = 0; i < d->logged; i++)
-		fold_one(d, d->log_api[i], d->log_ticks[i]);
-	d->logged = 0;
-}
-
 void tp_drops_note(struct tp_thread *t, uint16_t api, uint64_t ticks)
 {
 	struct tp_drops *d = t->drops;
+	unsigned i;
 
 	if (!d) {
 		d = mmap(NULL, sizeof(*d), PROT_READ | PROT_WRITE,
@@ -58,10 +36,13 @@ void tp_drops_note(struct tp_thread *t, uint16_t api, uint64_t ticks)
 		 * has stopped. */
 		__atomic_store_n(&t->drops, d, __ATOMIC_RELEASE);
 	}
-	tp_drops_fold(d);
-	d->log_api[0] = api;
-	d->log_ticks[0] = ticks;
-	d->logged = 1;
+	for (i = 0; i < d->n; i++)
+		if (d->slot[i].api == api)
+			break;
+	if (i == d->n && d->n < TP_DROP_SLOTS)
+		d->slot[d->n++].api = api;
+	if (i == TP_DROP_SLOTS || add(d, &d->slot[i].ticks, ticks) < 0)
+		d->other++;
 }
 
 void tp_drops_free(struct tp_drops *d)

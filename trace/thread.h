@@ -129,7 +129,7 @@ static inline struct tp_event *tp_rec_at(struct tp_rec *r, uint16_t api,
 	struct tp_event *e = tp_ring_reserve_n(&r->t->ring, 1 + n_ext);
 
 	if (!e) {
-		tp_drops_log(r->t->drops, r->t, api, t1 - r->t0);
+		tp_drops_note(r->t, api, t1 - r->t0);
 		return NULL;
 	}
 	e->start = r->t0;
