@@ -203,7 +203,7 @@ echo "bench: ring append, $RING_REPS rings of $RING_EVENTS events"
 ring_warm=$(values warm "$tmp/ring" | median)
 ring_fresh=$(values fresh "$tmp/ring" | median)
 ring_dropped=$(values dropped "$tmp/ring")
-echo "bench:   dropped $ring_dropped"
+echo "bench:   dropped $ring_dropped (the third passes', on full rings)"
 
 # --- 3. writer -------------------------------------------------------------
 
@@ -260,6 +260,38 @@ wz_meps=$(values meps "$tmp/writerzlib.sum" | median)
 wz_mbps=$(values mbps "$tmp/writerzlib.sum" | median)
 wz_bpe=$(values bpe "$tmp/writerzlib.sum" | median)
 rm -rf "$tmp"/writer-*/ "$tmp"/writerzlib-*/
+
+# --- 3b. drops vs offered rate ---------------------------------------------
+
+# One thread records cudaStreamSynchronize calls paced by the clock at
+# DROP_RATES calls/s (0: unpaced) for about a second each, into the
+# default ring (16 MiB, 131,072 slots); the writer is woken by the ring's
+# fill mark. The trace's own account gives what was dropped. Beside it:
+# the writer's CPU time in the loop and its time runnable but waiting for
+# a core (schedstat): drops where it waited are the machine's, not tprof's.
+DROP_RATES="500000 1000000 2000000 4000000 0"
+DROP_UNPACED_CALLS=4000000
+echo "bench: drops vs offered rate, one thread, default ring," \
+	"rates $DROP_RATES (0: unpaced)"
+for rate in $DROP_RATES; do
+	n=$rate
+	[ "$rate" = 0 ] && n=$DROP_UNPACED_CALLS
+	out=$tmp/drops-$rate.out
+	LD_PRELOAD=$lib TPROF_OUTPUT_DIR=$tmp/trace-drops \
+		"$bin/bench_drops" $rate $n >"$out" 2>"${out%.out}.err" || {
+		cat "${out%.out}.err" >&2
+		die "bench_drops $rate failed"
+	}
+	sed -n 's/^tprof: wrote .* (\([0-9]*\) events, \([0-9]*\) dropped.*/written \1\ndropped \2/p' \
+		"${out%.out}.err" >>"$out"
+	[ "$(values written "$out")" ] ||
+		echo "bench:   WARNING: no trace at rate $rate:" \
+			"$(head -1 "${out%.out}.err")"
+	rm -rf "$tmp"/trace-drops
+done
+# The cost of one dropped event against a recorded one, at the ring (the
+# recording thread's own work, no cudart around it).
+ring_full=$(values full "$tmp/ring" | median)
 
 # --- 4. call stack capture ------------------------------------------------
 
@@ -446,6 +478,28 @@ printf '  %-34s %6.1f B   (target <= %s; %.0f B of JSON; %.1f B with zlib)%s\n' 
 	"on-disk bytes per launch event" "$w_bpe" $TARGET_BYTES "$w_rawpe" \
 	"$wz_bpe" "$(verdict "$w_bpe <= $TARGET_BYTES && $wz_bpe <= $TARGET_BYTES")"
 printf '  (writer CPU time alone: %.2f M events/s)\n' "$w_cpu_meps"
+printf '  %-34s %6.1f ns   (%+.1f ns vs a recorded one: the drop path)\n' \
+	"ring append to a full ring" "$ring_full" \
+	"$(calc %.1f "$ring_full - $ring_warm")"
+echo "  drops vs offered rate, one thread, default ring (writer: $(calc %.2f "$w_meps") M events/s on 1 core above):"
+printf '    %-10s %-10s %-9s %-16s %s\n' offered achieved dropped \
+	"writer CPU" "writer waited for a core"
+for rate in $DROP_RATES; do
+	awk -v r=$rate '{ v[$1] = $2 } END {
+		c = v["written"] + v["dropped"]
+		printf "    %-10s %-10s %-9s %-16s %s\n", \
+			r ? sprintf("%.1f M/s", r / 1e6) : "unpaced",
+			sprintf("%.2f M/s", v["achieved"] / 1e6),
+			c ? sprintf("%.2f %%", 100 * v["dropped"] / c) : "?",
+			sprintf("%.0f %% of wall", 100 * v["writer_cpu_ns"] / v["wall_ns"]),
+			(v["writer_wait_ns"] < 0 ? "?" : sprintf("%.1f ms", v["writer_wait_ns"] / 1e6))
+	}' "$tmp/drops-$rate.out"
+done
+# Unpaced, the thread's own time per call, most of them dropped.
+awk '{ v[$1] = $2 } END {
+	printf "    (unpaced: %.1f ns per hooked call, %.0f %% of them dropped)\n", \
+		1e9 / v["achieved"], 100 * v["dropped"] / (v["written"] + v["dropped"])
+}' "$tmp/drops-0.out"
 printf '  %-34s %6.0f ns   (libunwind + interning; only calls over the threshold)\n' \
 	"one captured stack, depth 32" "$stack_ns"
 printf '  %-34s %6.0f ns   (through Python perf trampolines: frame by frame)\n' \

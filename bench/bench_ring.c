@@ -5,14 +5,18 @@
  * usage: bench_ring EVENTS REPS
  *
  * Each repetition runs on a new thread, so it gets a new ring of EVENTS
- * slots (rounded down to a power of two) and times two passes over it:
+ * slots (rounded down to a power of two) and times passes over it:
  * the first also faults in the ring's pages, as the first pass of a real
  * run does; the second runs on pages already touched (the steady state
  * once the ring has wrapped). Before each pass the thread empties its own
- * ring as the writer would, so nothing is ever dropped.
+ * ring as the writer would, so these two passes drop nothing.
  *
- * Prints "fresh NS" and "warm NS" (ns per append) once per repetition,
- * and "dropped N" at the end.
+ * A third pass then appends as many events again to the ring left full,
+ * which nobody empties: every one takes the drop path.
+ *
+ * Prints "fresh NS", "warm NS" and "full NS" (ns per append; full: per
+ * dropped event) once per repetition, and "dropped N" at the end (the
+ * third passes' drops, checked to be all of them).
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -29,6 +33,7 @@ struct sample {
 	unsigned long events;
 	double fresh;
 	double warm;
+	double full;
 	unsigned long long dropped;
 };
 
@@ -92,6 +97,9 @@ static void *rep_main(void *arg)
 	s->fresh = pass(s->events);
 	empty_ring(&tp_self->ring);
 	s->warm = pass(s->events);
+	/* The ring is full now and nobody empties it: every append of this
+	 * pass takes the drop path (issue 17: it must be the cheap one). */
+	s->full = pass(s->events);
 	s->dropped = tp_ring_dropped(&tp_self->ring);
 	return NULL;
 }
@@ -123,7 +131,12 @@ static int run_rep(unsigned long events, unsigned long long *dropped)
 		fprintf(stderr, "bench_ring: no ring was made\n");
 		return -1;
 	}
-	printf("fresh %.3f\nwarm %.3f\n", s.fresh, s.warm);
+	if (s.dropped != s.events) {
+		fprintf(stderr, "bench_ring: %llu of %lu appends to a full "
+			"ring dropped\n", s.dropped, s.events);
+		return -1;
+	}
+	printf("fresh %.3f\nwarm %.3f\nfull %.3f\n", s.fresh, s.warm, s.full);
 	*dropped += s.dropped;
 	return 0;
 }

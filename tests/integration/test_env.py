@@ -129,6 +129,22 @@ def tprof_run_checks():
            ("cuda", 8, 32))
     shutil.rmtree(out, ignore_errors=True)
 
+    # Issue 17 item 8: tprof-run refuses a non-finite number before it
+    # starts the program, with the library's one line.
+    for flag, var in (("--delay", "TPROF_DELAY"),
+                      ("--duration", "TPROF_DURATION")):
+        out = tempfile.mkdtemp(prefix="tprof-it-")
+        p = tprof_run(["-o", out, flag, "nan", "--", prog("calls"), "1",
+                       "2"])
+        eq("tprof-run %s nan: refused, program not started" % flag,
+           (p.returncode, p.stdout), (2, ""))
+        lines = p.stderr.splitlines()
+        check("tprof-run %s nan: one error line naming %s='nan'"
+              % (flag, var), len(lines) == 1 and lines[0].startswith(
+                  "tprof: error: %s='nan' is not valid" % var), p.stderr)
+        eq("tprof-run %s nan: no file" % flag, listing(out), [])
+        shutil.rmtree(out, ignore_errors=True)
+
     p = tprof_run(["bash", "-c", "echo $LD_PRELOAD"], env={"LD_PRELOAD": (SAN_RT + ":" if SAN_RT else "") + "libother.so"})
     check("tprof-run: prepends to an existing LD_PRELOAD",
           p.stdout.strip().endswith("libtprof.so:libother.so"), p.stdout)
