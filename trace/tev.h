@@ -28,7 +28,7 @@
 enum tp_tev_track_kind {
 	TP_TEV_THREAD,		/* pid, tid */
 	TP_TEV_GPU_STREAM,	/* pid = device, tid = stream */
-	TP_TEV_COUNTER,		/* pid (process or device), name */
+	TP_TEV_COUNTER,		/* pid, name; tid -1: pid is a GPU device */
 	TP_TEV_ASYNC,		/* pid, id, name of the begin event */
 };
 
