@@ -463,7 +463,7 @@ static int pf_trailer(struct tp_enc *e, const char *json, size_t len)
 {
 	struct pf_enc *p = (struct pf_enc *)e;
 	struct pf_track *t;
-	size_t m;
+	size_t m, body;
 
 	t = track(p, TK_META, 0, 0, "tprof metadata", 14, 0, 0, 0);
 	if (!t)
@@ -473,7 +473,13 @@ static int pf_trailer(struct tp_enc *e, const char *json, size_t len)
 	tp_pb_bytes(&p->ev, PF_TE_NAME, "tprof metadata", 14);
 	m = tp_pb_open(&p->ev, PF_TE_DEBUG_ANNOTATIONS);
 	tp_pb_bytes(&p->ev, PF_DA_NAME, "trailer", 7);
-	tp_pb_bytes(&p->ev, PF_DA_LEGACY_JSON, json, len);
+	/* The pairs, made one JSON object. */
+	tp_pb_tag(&p->ev, PF_DA_LEGACY_JSON, TP_PB_LEN);
+	body = len + 2;
+	tp_pb_varint(&p->ev, body);
+	tp_buf_char(&p->ev, '{');
+	tp_buf_put(&p->ev, json, len);
+	tp_buf_char(&p->ev, '}');
 	tp_pb_close(&p->ev, m);
 	emit(p, 0);
 	return e->out.oom ? -1 : 0;
