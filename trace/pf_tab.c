@@ -7,16 +7,25 @@
 
 #include "trace/pf_tab.h"
 
+/* Eight bytes a step: kernel names are long, and hashed per event. */
 static uint64_t hash_key(uint32_t kind, int64_t k1, int64_t k2,
 			 const char *p, size_t n)
 {
-	uint64_t h = 1469598103934665603ull ^ kind;
-	size_t i;
+	const uint64_t mul = 0x9e3779b97f4a7c15ull;
+	uint64_t h = (kind + 1) * mul, w;
+	size_t i = 0;
 
-	h = (h ^ (uint64_t)k1) * 1099511628211ull;
-	h = (h ^ (uint64_t)k2) * 1099511628211ull;
-	for (i = 0; i < n; i++)
-		h = (h ^ (unsigned char)p[i]) * 1099511628211ull;
+	h = (h ^ (uint64_t)k1) * mul;
+	h = (h ^ (uint64_t)k2) * mul;
+	for (; i + 8 <= n; i += 8) {
+		memcpy(&w, p + i, 8);
+		h = (h ^ w) * mul;
+		h ^= h >> 32;
+	}
+	w = n;
+	if (i < n)
+		memcpy(&w, p + i, n - i);	/* the tail, length in the rest */
+	h = (h ^ w ^ ((uint64_t)n << 56)) * mul;
 	h ^= h >> 29;
 	return h ? h : 1;
 }
