@@ -69,6 +69,11 @@ struct pf_enc {
 	struct tp_buf ev;	/* the TrackEvent being built */
 	struct tp_buf in[4];	/* its new interned entries, by kind */
 	uint64_t dropped;	/* events on tracks past TRACKS_MAX */
+	/* The thread or stream of the last event: launches come in runs
+	 * on one thread, so most events skip both table lookups. */
+	int64_t last_pid, last_tid;
+	uint32_t last_kind, last_idx;
+	int last_valid;
 };
 
 /* A packet: Trace.packet, a length-delimited TracePacket. */
@@ -254,16 +259,29 @@ static struct pf_track *parent_of(struct pf_enc *p, const struct tp_tev *ev)
 static struct pf_track *track_of(struct pf_enc *p, const struct tp_tev *ev,
 				 const char *cname, size_t cn)
 {
-	struct pf_track *par = parent_of(p, ev);
 	const struct tp_tev_track *k = &ev->track;
+	struct pf_track *par, *t;
+	int plain = k->kind == TP_TEV_THREAD || k->kind == TP_TEV_GPU_STREAM;
 
+	if (plain && p->last_valid && p->last_kind == k->kind &&
+	    p->last_pid == k->pid && p->last_tid == k->tid)
+		return &p->trk[p->last_idx];
+	par = parent_of(p, ev);
 	if (!par)
 		return NULL;
 	switch (k->kind) {
 	case TP_TEV_THREAD:
 	case TP_TEV_GPU_STREAM:
-		return track(p, k->kind, k->pid, k->tid, NULL, 0, par->uuid,
-			     k->pid, k->tid);
+		t = track(p, k->kind, k->pid, k->tid, NULL, 0, par->uuid,
+			  k->pid, k->tid);
+		if (t) {
+			p->last_valid = 1;
+			p->last_kind = k->kind;
+			p->last_pid = k->pid;
+			p->last_tid = k->tid;
+			p->last_idx = (uint32_t)(t - p->trk);
+		}
+		return t;
 	case TP_TEV_COUNTER:
 		return track(p, k->kind, k->pid, 0, cname, cn, par->uuid,
 			     k->pid, 0);
@@ -291,11 +309,12 @@ static void put_ts(struct pf_enc *p, uint64_t t)
 }
 
 /* Writes the packet around p->ev (the TrackEvent) and the interned data
- * it introduced, at ts. The timestamp goes last in a slice's begin and
+ * it introduced, at ts. The timestamp goes last in a slice's end and
  * first in every other packet (protobuf fields may come in any order):
- * a begin's and its end's timestamps, the only bytes that differ
- * between launches of the same kernel, then sit together, which gzip
- * compresses as one short literal run between two long matches. */
+ * an end's timestamp and the next begin's, bytes that differ between
+ * launches of the same kernel, then sit together, one literal run for
+ * gzip between longer matches (bench_enc: 11.9 instead of 12.2 B per
+ * launch with ISA-L). */
 static void emit(struct pf_enc *p, int64_t ts, int ts_last)
 {
 	struct tp_buf *b = &p->e.out;
@@ -358,7 +377,7 @@ static void simple(struct pf_enc *p, const struct tp_tev *ev,
 		tp_pb_fixed64(&p->ev, PF_TE_FLOW_IDS, ev->flow_id);
 	else if (ev->phase == TP_TEV_FLOW_END)
 		tp_pb_fixed64(&p->ev, PF_TE_TERMINATING_FLOW_IDS, ev->flow_id);
-	emit(p, ts, type == PF_TYPE_SLICE_BEGIN);
+	emit(p, ts, type == PF_TYPE_SLICE_END);
 }
 
 /* One counter track per numeric arg, named "NAME KEY". */
