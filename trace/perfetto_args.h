@@ -19,9 +19,9 @@ static uint32_t put_children(struct pf_enc *p, const struct tp_targ *a,
 
 	f = dict ? PF_DA_DICT_ENTRIES : PF_DA_ARRAY_VALUES;
 	for (k = 0; k < a[i].v.n && j < n; k++) {
-		m = tp_pb_open(&p->ev, f);
+		m = tp_pb_open(&p->e.out, f);
 		j = put_annotation(p, a, n, j, dict);
-		tp_pb_close(&p->ev, m);
+		tp_pb_close(&p->e.out, m);
 	}
 	return j;
 }
@@ -31,7 +31,7 @@ static uint32_t put_annotation(struct pf_enc *p, const struct tp_targ *a,
 			       uint32_t n, uint32_t i, int named)
 {
 	const struct tp_targ *t = &a[i];
-	struct tp_buf *b = &p->ev;
+	struct tp_buf *b = &p->e.out;
 	uint64_t iid;
 	char u128[64];
 
@@ -100,9 +100,9 @@ static void put_annotations(struct pf_enc *p, const struct tp_targ *a,
 	size_t m;
 
 	while (i < n) {
-		m = tp_pb_open(&p->ev, PF_TE_DEBUG_ANNOTATIONS);
+		m = tp_pb_open(&p->e.out, PF_TE_DEBUG_ANNOTATIONS);
 		i = put_annotation(p, a, n, i, 1);
-		tp_pb_close(&p->ev, m);
+		tp_pb_close(&p->e.out, m);
 	}
 }
 

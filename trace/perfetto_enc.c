@@ -66,7 +66,6 @@ struct pf_enc {
 	uint32_t next_iid;
 	uint64_t inc_ts;	/* clock 64's value after the last packet */
 	int64_t base_unix_ns;
-	struct tp_buf ev;	/* the TrackEvent being built */
 	struct tp_buf in[4];	/* its new interned entries, by kind */
 	uint64_t dropped;	/* events on tracks past TRACKS_MAX */
 	/* The thread or stream of the last event: launches come in runs
@@ -308,39 +307,57 @@ static void put_ts(struct pf_enc *p, uint64_t t)
 	tp_pb_u64(b, PF_PKT_TIMESTAMP_CLOCK_ID, PF_CLOCK_TRACE);
 }
 
-/* Writes the packet around p->ev (the TrackEvent) and the interned data
- * it introduced, at ts. The timestamp goes last in a slice's end and
- * first in every other packet (protobuf fields may come in any order):
- * an end's timestamp and the next begin's, bytes that differ between
- * launches of the same kernel, then sit together, one literal run for
- * gzip between longer matches (bench_enc: 11.9 instead of 12.2 B per
- * launch with ISA-L). */
-static void emit(struct pf_enc *p, int64_t ts, int ts_last)
+/* A packet holding one TrackEvent, written in place: pkt_start opens
+ * the packet and its track_event, the caller writes the event's fields
+ * into p->e.out, pkt_finish closes it and adds the interned data the
+ * event introduced. The timestamp goes last in a slice's end and first in
+ * every other packet (protobuf fields may come in any order): an end's
+ * timestamp and the next begin's, bytes that differ between launches of
+ * the same kernel, then sit together, one literal run for gzip between
+ * longer matches (bench_enc: 11.9 instead of 12.2 B per launch with
+ * ISA-L). Nothing else may write to p->e.out in between (declare tracks
+ * first). */
+struct pkt {
+	size_t m, te;
+	uint64_t ts;
+	int ts_last;
+};
+
+static void pkt_start(struct pf_enc *p, struct pkt *k, int64_t ts,
+		      int ts_last)
 {
 	struct tp_buf *b = &p->e.out;
-	size_t m = tp_pb_open(b, PF_TRACE_PACKET), d;
-	int k, any = 0;
-	uint64_t t = ts < 0 ? 0 : (uint64_t)ts;
 
+	k->ts = ts < 0 ? 0 : (uint64_t)ts;
+	k->ts_last = ts_last;
+	k->m = tp_pb_open(b, PF_TRACE_PACKET);
 	if (!ts_last)
-		put_ts(p, t);
+		put_ts(p, k->ts);
 	tp_pb_u64(b, PF_PKT_SEQ_ID, SEQ_ID);
-	tp_pb_bytes(b, PF_PKT_TRACK_EVENT, p->ev.p, p->ev.len);
-	for (k = 0; k < 4; k++)
-		any |= p->in[k].len != 0;
+	k->te = tp_pb_open(b, PF_PKT_TRACK_EVENT);
+}
+
+static void pkt_finish(struct pf_enc *p, struct pkt *k)
+{
+	struct tp_buf *b = &p->e.out;
+	int i, any = 0;
+	size_t d;
+
+	tp_pb_close(b, k->te);
+	for (i = 0; i < 4; i++)
+		any |= p->in[i].len != 0;
 	if (any) {
 		d = tp_pb_open(b, PF_PKT_INTERNED_DATA);
-		for (k = 0; k < 4; k++) {
-			tp_buf_put(b, p->in[k].p, p->in[k].len);
-			p->in[k].len = 0;
+		for (i = 0; i < 4; i++) {
+			tp_buf_put(b, p->in[i].p, p->in[i].len);
+			p->in[i].len = 0;
 		}
 		tp_pb_close(b, d);
 	}
 	tp_pb_u64(b, PF_PKT_SEQUENCE_FLAGS, PF_SEQ_NEEDS_INCREMENTAL_STATE);
-	if (ts_last)
-		put_ts(p, t);
-	tp_pb_close(b, m);
-	p->ev.len = 0;
+	if (k->ts_last)
+		put_ts(p, k->ts);
+	tp_pb_close(b, k->m);
 }
 
 static void put_name_cat(struct pf_enc *p, const struct tp_tev *ev)
@@ -350,40 +367,44 @@ static void put_name_cat(struct pf_enc *p, const struct tp_tev *ev)
 	if (ev->cat) {
 		iid = intern(p, IK_CAT, ev->cat, ev->catlen);
 		if (iid)
-			tp_pb_u64(&p->ev, PF_TE_CATEGORY_IIDS, iid);
+			tp_pb_u64(&p->e.out, PF_TE_CATEGORY_IIDS, iid);
 		else
-			tp_pb_bytes(&p->ev, PF_TE_CATEGORIES, ev->cat,
+			tp_pb_bytes(&p->e.out, PF_TE_CATEGORIES, ev->cat,
 				    ev->catlen);
 	}
 	if (!ev->name)
 		return;
 	iid = intern(p, IK_NAME, ev->name, ev->namelen);
 	if (iid)
-		tp_pb_u64(&p->ev, PF_TE_NAME_IID, iid);
+		tp_pb_u64(&p->e.out, PF_TE_NAME_IID, iid);
 	else
-		tp_pb_bytes(&p->ev, PF_TE_NAME, ev->name, ev->namelen);
+		tp_pb_bytes(&p->e.out, PF_TE_NAME, ev->name, ev->namelen);
 }
 
 static void simple(struct pf_enc *p, const struct tp_tev *ev,
 		   struct pf_track *t, int type, int64_t ts, int full)
 {
-	tp_pb_u64(&p->ev, PF_TE_TYPE, (uint64_t)type);
-	tp_pb_u64(&p->ev, PF_TE_TRACK_UUID, t->uuid);
+	struct pkt k;
+
+	pkt_start(p, &k, ts, type == PF_TYPE_SLICE_END);
+	tp_pb_u64(&p->e.out, PF_TE_TYPE, (uint64_t)type);
+	tp_pb_u64(&p->e.out, PF_TE_TRACK_UUID, t->uuid);
 	if (full) {
 		put_name_cat(p, ev);
 		put_annotations(p, ev->args, ev->nargs);
 	}
 	if (ev->phase == TP_TEV_FLOW_START)
-		tp_pb_fixed64(&p->ev, PF_TE_FLOW_IDS, ev->flow_id);
+		tp_pb_fixed64(&p->e.out, PF_TE_FLOW_IDS, ev->flow_id);
 	else if (ev->phase == TP_TEV_FLOW_END)
-		tp_pb_fixed64(&p->ev, PF_TE_TERMINATING_FLOW_IDS, ev->flow_id);
-	emit(p, ts, type == PF_TYPE_SLICE_END);
+		tp_pb_fixed64(&p->e.out, PF_TE_TERMINATING_FLOW_IDS, ev->flow_id);
+	pkt_finish(p, &k);
 }
 
 /* One counter track per numeric arg, named "NAME KEY". */
 static void counters(struct pf_enc *p, const struct tp_tev *ev)
 {
 	char name[512];
+	struct pkt k;
 	uint32_t i;
 	int n;
 
@@ -403,16 +424,17 @@ static void counters(struct pf_enc *p, const struct tp_tev *ev)
 			p->dropped++;
 			continue;
 		}
-		tp_pb_u64(&p->ev, PF_TE_TYPE, PF_TYPE_COUNTER);
-		tp_pb_u64(&p->ev, PF_TE_TRACK_UUID, t->uuid);
+		pkt_start(p, &k, ev->ts_ns, 0);
+		tp_pb_u64(&p->e.out, PF_TE_TYPE, PF_TYPE_COUNTER);
+		tp_pb_u64(&p->e.out, PF_TE_TRACK_UUID, t->uuid);
 		if (a->type == TP_TARG_DOUBLE)
-			tp_pb_double(&p->ev, PF_TE_DOUBLE_COUNTER_VALUE, a->v.d);
+			tp_pb_double(&p->e.out, PF_TE_DOUBLE_COUNTER_VALUE, a->v.d);
 		else if (a->type == TP_TARG_U128)
-			tp_pb_double(&p->ev, PF_TE_DOUBLE_COUNTER_VALUE,
+			tp_pb_double(&p->e.out, PF_TE_DOUBLE_COUNTER_VALUE,
 				     (double)a->v.u128);
 		else
-			tp_pb_i64(&p->ev, PF_TE_COUNTER_VALUE, a->v.i);
-		emit(p, ev->ts_ns, 0);
+			tp_pb_i64(&p->e.out, PF_TE_COUNTER_VALUE, a->v.i);
+		pkt_finish(p, &k);
 	}
 }
 
@@ -498,24 +520,26 @@ static int pf_trailer(struct tp_enc *e, const char *json, size_t len)
 	struct pf_enc *p = (struct pf_enc *)e;
 	struct pf_track *t;
 	size_t m, body;
+	struct pkt k;
 
 	t = track(p, TK_META, 0, 0, "tprof metadata", 14, 0, 0, 0);
 	if (!t)
 		return 0;
-	tp_pb_u64(&p->ev, PF_TE_TYPE, PF_TYPE_INSTANT);
-	tp_pb_u64(&p->ev, PF_TE_TRACK_UUID, t->uuid);
-	tp_pb_bytes(&p->ev, PF_TE_NAME, "tprof metadata", 14);
-	m = tp_pb_open(&p->ev, PF_TE_DEBUG_ANNOTATIONS);
-	tp_pb_bytes(&p->ev, PF_DA_NAME, "trailer", 7);
+	pkt_start(p, &k, 0, 0);
+	tp_pb_u64(&p->e.out, PF_TE_TYPE, PF_TYPE_INSTANT);
+	tp_pb_u64(&p->e.out, PF_TE_TRACK_UUID, t->uuid);
+	tp_pb_bytes(&p->e.out, PF_TE_NAME, "tprof metadata", 14);
+	m = tp_pb_open(&p->e.out, PF_TE_DEBUG_ANNOTATIONS);
+	tp_pb_bytes(&p->e.out, PF_DA_NAME, "trailer", 7);
 	/* The pairs, made one JSON object. */
-	tp_pb_tag(&p->ev, PF_DA_LEGACY_JSON, TP_PB_LEN);
+	tp_pb_tag(&p->e.out, PF_DA_LEGACY_JSON, TP_PB_LEN);
 	body = len + 2;
-	tp_pb_varint(&p->ev, body);
-	tp_buf_char(&p->ev, '{');
-	tp_buf_put(&p->ev, json, len);
-	tp_buf_char(&p->ev, '}');
-	tp_pb_close(&p->ev, m);
-	emit(p, 0, 0);
+	tp_pb_varint(&p->e.out, body);
+	tp_buf_char(&p->e.out, '{');
+	tp_buf_put(&p->e.out, json, len);
+	tp_buf_char(&p->e.out, '}');
+	tp_pb_close(&p->e.out, m);
+	pkt_finish(p, &k);
 	return e->out.oom ? -1 : 0;
 }
 
@@ -535,7 +559,6 @@ static void pf_free(struct tp_enc *e)
 	free(p->trk);
 	tp_pf_tab_free(&p->intern);
 	tp_pf_tab_free(&p->tracks);
-	tp_buf_free(&p->ev);
 	for (k = 0; k < 4; k++)
 		tp_buf_free(&p->in[k]);
 	tp_buf_free(&e->out);
