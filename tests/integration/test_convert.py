@@ -248,6 +248,31 @@ def test_perfetto(d, src, want, pb, gz):
                                    "tprof": {"version": "x"}}])
 
 
+def test_clear(d, pb):
+    """Past the intern table's 65536 strings the sequence's incremental
+    state is cleared and interning starts over: every name and time still
+    resolves."""
+    n = 70000
+    ev = [{"ph": "X", "cat": "c", "name": "k%d" % i, "pid": 4242,
+           "tid": 4242, "ts": i * 1.0, "dur": 0.5} for i in range(n)]
+    src = os.path.join(d, "many.json")
+    with open(src, "w") as f:
+        json.dump({"baseTimeNanoseconds": BASE, "traceEvents": ev}, f)
+    out = os.path.join(d, "many.pftrace")
+    rc, so, se = convert(src, out)
+    eq("convert_pf_clear_rc", rc, 0)
+    res, why = decode(pb, out)
+    if not check("convert_pf_clear_decodes", res is not None, why):
+        return
+    tracks, evs, flags, clocks = res
+    eq("convert_pf_clear_count", flags.count(1), 2)
+    got = [(e["name"], e["cat"], e["ts"]) for e in evs if e["type"] == 1]
+    eq("convert_pf_clear_names", got,
+       [("k%d" % i, "c", i * 1000) for i in range(n)])
+    ends = [e["ts"] for e in evs if e["type"] == 2]
+    eq("convert_pf_clear_ends", ends, [i * 1000 + 500 for i in range(n)])
+
+
 def main():
     want = fixture()
     with tempfile.TemporaryDirectory() as d:
@@ -269,6 +294,7 @@ def main():
             tplib.done()
         for gz in (False, True):
             test_perfetto(d, src, want, perfetto_trace_pb2, gz)
+        test_clear(d, perfetto_trace_pb2)
     tplib.done()
 
 
