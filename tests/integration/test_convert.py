@@ -273,6 +273,53 @@ def test_clear(d, pb):
     eq("convert_pf_clear_ends", ends, [i * 1000 + 500 for i in range(n)])
 
 
+def test_kineto(d, pb):
+    """A torch.profiler trace (kineto_fixture: pretty-printed, metadata
+    last, a "Record Window End" instant with empty pid and tid): every X
+    event becomes one slice with its name, category, ts, dur and args, on
+    the CPU thread or the GPU stream its pid/tid names."""
+    import kineto_fixture
+    trace, _ = kineto_fixture.make()
+    src = kineto_fixture.write(os.path.join(d, "kineto.json.gz"), trace)
+    out = os.path.join(d, "kineto.pftrace.gz")
+    rc, so, se = convert(src, out)
+    eq("convert_kineto_rc", rc, 0)
+    res, why = decode(pb, out)
+    if not check("convert_kineto_decodes", res is not None, why):
+        return
+    tracks, evs, flags, clocks = res
+    got = []
+    for i, e in enumerate(evs):
+        if e["type"] == 1 and evs[i + 1]["type"] == 2:
+            t = tracks[e["track"]]
+            where = (t.thread.pid, t.thread.tid) if t.HasField("thread") \
+                else ("gpu", tracks[t.parent_uuid].name, t.name)
+            got.append((e["name"], e["cat"], where, e["ts"],
+                        evs[i + 1]["ts"] - e["ts"], e["args"]))
+    names = {e["pid"]: e["args"]["name"] for e in trace["traceEvents"]
+             if e["ph"] == "M" and e["name"] == "process_name"}
+    tnames = {(e["pid"], e["tid"]): e["args"]["name"]
+              for e in trace["traceEvents"]
+              if e["ph"] == "M" and e["name"] == "thread_name"}
+    want = []
+    for e in trace["traceEvents"]:
+        if e["ph"] != "X":
+            continue
+        if e["pid"] < 256:
+            where = ("gpu", names.get(e["pid"], "GPU %d" % e["pid"]),
+                     tnames.get((e["pid"], e["tid"]),
+                                "stream %d" % e["tid"]))
+        else:
+            where = (e["pid"], e["tid"])
+        want.append((e["name"], e["cat"], where, ns(e["ts"]),
+                     ns(e["ts"] + e["dur"]) - ns(e["ts"]),
+                     e.get("args", {})))
+    check("convert_kineto_has_gpu", any(w[2][0] == "gpu" for w in want),
+          "no GPU events in the fixture")
+    eq("convert_kineto_slices", sorted(got, key=repr),
+       sorted(want, key=repr))
+
+
 def main():
     want = fixture()
     with tempfile.TemporaryDirectory() as d:
@@ -295,6 +342,7 @@ def main():
         for gz in (False, True):
             test_perfetto(d, src, want, perfetto_trace_pb2, gz)
         test_clear(d, perfetto_trace_pb2)
+        test_kineto(d, perfetto_trace_pb2)
     tplib.done()
 
 
