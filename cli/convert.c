@@ -147,25 +147,37 @@ static int other(struct conv *c, const char *key, size_t keylen)
 	return 0;
 }
 
+/* A member name, copied: the parser's text is gone once it reads on. */
+static char *key_copy(struct conv *c, size_t *len)
+{
+	const char *k = tp_json_text(c->j, len);
+	char *d = malloc(*len + 1);
+
+	if (d) {
+		memcpy(d, k, *len);
+		d[*len] = 0;
+	}
+	return d;
+}
+
 static int walk(struct conv *c)
 {
-	char key[64];
-	const char *k;
+	char *key;
 	size_t len;
-	int tok;
+	int tok, rc;
 
 	if (tp_json_next(c->j) != TP_JSON_OBJECT)
 		return -1;
 	while ((tok = tp_json_next(c->j)) == TP_JSON_KEY) {
-		k = tp_json_text(c->j, &len);
-		snprintf(key, sizeof(key), "%s", k);
-		if (!strcmp(key, "traceEvents")) {
-			if (tp_json_next(c->j) != TP_JSON_ARRAY ||
-			    events(c))
-				return -1;
-			continue;
-		}
-		if (other(c, key, len))
+		key = key_copy(c, &len);
+		if (!key)
+			return -1;
+		if (!strcmp(key, "traceEvents"))
+			rc = tp_json_next(c->j) != TP_JSON_ARRAY || events(c);
+		else
+			rc = other(c, key, len);
+		free(key);
+		if (rc)
 			return -1;
 	}
 	if (tok != TP_JSON_OBJECT_END || begin(c))
@@ -281,7 +293,7 @@ int tp_cmd_convert(int argc, char **argv)
 		fprintf(stderr, "tprof: converted %s to %s (%llu events, "
 			"%llu skipped)\n", in, c.out_path,
 			(unsigned long long)c.events,
-			(unsigned long long)c.skipped);
+			(unsigned long long)(c.skipped + c.enc->dropped));
 out:
 	if (c.j)
 		tp_json_close(c.j);

@@ -67,7 +67,6 @@ struct pf_enc {
 	uint64_t inc_ts;	/* clock 64's value after the last packet */
 	int64_t base_unix_ns;
 	struct tp_buf in[4];	/* its new interned entries, by kind */
-	uint64_t dropped;	/* events on tracks past TRACKS_MAX */
 	/* The thread or stream of the last event: launches come in runs
 	 * on one thread, so most events skip both table lookups. */
 	int64_t last_pid, last_tid;
@@ -421,7 +420,7 @@ static void counters(struct pf_enc *p, const struct tp_tev *ev)
 			continue;
 		t = track_of(p, ev, name, (size_t)n);
 		if (!t) {
-			p->dropped++;
+			p->e.dropped++;
 			continue;
 		}
 		pkt_start(p, &k, ev->ts_ns, 0);
@@ -482,7 +481,7 @@ static int pf_event(struct tp_enc *e, const struct tp_tev *ev)
 	}
 	t = track_of(p, ev, ev->name, ev->name ? ev->namelen : 0);
 	if (!t) {
-		p->dropped++;
+		p->e.dropped++;
 		return 0;
 	}
 	switch (ev->phase) {

@@ -163,6 +163,7 @@ struct tp_enc {
 	const struct tp_enc_ops *ops;
 	struct tp_buf out;
 	uint64_t events;
+	uint64_t dropped;	/* events it could not place (table full) */
 };
 
 struct tp_enc *tp_enc_json_new(void);
