@@ -184,7 +184,9 @@ static int json_event(struct tp_enc *e, const struct tp_tev *ev)
 	tp_json_key(b, "pid");
 	tp_json_i64(b, ev->track.pid);
 	tp_json_key(b, "tid");
-	tp_json_i64(b, ev->track.tid);
+	/* A device's counter says so with tid -1; the JSON's is 0. */
+	tp_json_i64(b, ev->track.kind == TP_TEV_COUNTER && ev->track.tid < 0 ?
+		    0 : ev->track.tid);
 	tp_json_key(b, "ts");
 	tp_json_us(b, ev->ts_ns);
 	if (ev->phase == TP_TEV_COMPLETE) {
