@@ -25,63 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trace/pb.h"
-#include "trace/perfetto_ids.h"
-#include "trace/pf_tab.h"
-#include "trace/tev.h"
-
-#define SEQ_ID 1
-#define INTERN_MAX (1u << 16)
-#define INTERN_BYTES (16u << 20)
-#define TRACKS_MAX (1u << 20)
-
-enum { IK_NAME, IK_CAT, IK_ANAME, IK_STR };
-static const uint32_t intern_field[] = {
-	[IK_NAME] = PF_ID_EVENT_NAMES,
-	[IK_CAT] = PF_ID_EVENT_CATEGORIES,
-	[IK_ANAME] = PF_ID_DEBUG_ANNOTATION_NAMES,
-	[IK_STR] = PF_ID_DEBUG_ANNOTATION_STRINGS,
-};
-
-/* Strings longer than this are written inline, not interned. */
-#define INTERN_LEN_MAX 4096
-
-/* Track kinds of the track table: the typed model's, plus the parents. */
-enum { TK_PROCESS = 16, TK_DEVICE, TK_META };
-
-struct pf_track {
-	uint64_t uuid;
-	uint64_t parent;
-	char *name;
-	int64_t sort;
-	int has_sort;
-};
-
-struct pf_enc {
-	struct tp_enc e;
-	struct tp_pf_tab intern;
-	struct tp_pf_tab tracks;
-	struct pf_track *trk;
-	uint32_t ntrk, captrk;
-	uint32_t next_iid;
-	uint64_t inc_ts;	/* clock 64's value after the last packet */
-	int64_t base_unix_ns;
-	struct tp_buf in[4];	/* its new interned entries, by kind */
-	/* The thread or stream of the last event: launches come in runs
-	 * on one thread, so most events skip both table lookups. */
-	int64_t last_pid, last_tid;
-	uint32_t last_kind, last_idx;
-	int last_valid;
-};
-
-/* A packet: Trace.packet, a length-delimited TracePacket. */
-static size_t packet_open(struct pf_enc *p)
-{
-	size_t m = tp_pb_open(&p->e.out, PF_TRACE_PACKET);
-
-	tp_pb_u64(&p->e.out, PF_PKT_SEQ_ID, SEQ_ID);
-	return m;
-}
+#include "trace/perfetto_int.h"
 
 static void clock(struct tp_buf *b, uint32_t id, uint64_t ts, int inc)
 {
@@ -120,178 +64,6 @@ static void clear_state(struct pf_enc *p)
 	tp_pb_close(b, c);
 	tp_pb_close(b, m);
 }
-
-/* The iid of s, interning it (into the packet's interned data) if new;
- * 0 when it must be written inline (too long, or the table is full: the
- * state is cleared before the next event). */
-static uint64_t intern(struct pf_enc *p, int kind, const char *s, size_t n)
-{
-	struct tp_pf_slot *sl;
-	struct tp_buf *b;
-	size_t m;
-
-	if (n > INTERN_LEN_MAX)
-		return 0;
-	sl = tp_pf_tab_get(&p->intern, kind, 0, 0, s, n);
-	if (sl)
-		return sl->val;
-	sl = tp_pf_tab_put(&p->intern, kind, 0, 0, s, n, p->next_iid);
-	if (!sl)
-		return 0;
-	p->next_iid++;
-	b = &p->in[kind];
-	m = tp_pb_open(b, intern_field[kind]);
-	tp_pb_u64(b, PF_INTERNED_IID, sl->val);
-	tp_pb_bytes(b, PF_INTERNED_NAME, s, n);
-	tp_pb_close(b, m);
-	return sl->val;
-}
-
-static void descriptor(struct pf_enc *p, uint32_t kind, const struct pf_track *t,
-		       int64_t pid, int64_t tid)
-{
-	struct tp_buf *b = &p->e.out;
-	size_t m = packet_open(p), d = tp_pb_open(b, PF_PKT_TRACK_DESCRIPTOR);
-	size_t s;
-
-	tp_pb_u64(b, PF_TD_UUID, t->uuid);
-	if (t->parent)
-		tp_pb_u64(b, PF_TD_PARENT_UUID, t->parent);
-	if (kind == TK_PROCESS) {
-		s = tp_pb_open(b, PF_TD_PROCESS);
-		tp_pb_i64(b, PF_PD_PID, pid);
-		if (t->name)
-			tp_pb_bytes(b, PF_PD_PROCESS_NAME, t->name,
-				    strlen(t->name));
-		if (t->has_sort)
-			tp_pb_i64(b, PF_PD_LEGACY_SORT_INDEX, t->sort);
-		tp_pb_close(b, s);
-	} else if (kind == TP_TEV_THREAD) {
-		s = tp_pb_open(b, PF_TD_THREAD);
-		tp_pb_i64(b, PF_THD_PID, pid);
-		tp_pb_i64(b, PF_THD_TID, tid);
-		if (t->name)
-			tp_pb_bytes(b, PF_THD_THREAD_NAME, t->name,
-				    strlen(t->name));
-		tp_pb_close(b, s);
-	} else if (t->name) {
-		tp_pb_bytes(b, PF_TD_NAME, t->name, strlen(t->name));
-	}
-	if (kind == TP_TEV_COUNTER) {
-		s = tp_pb_open(b, PF_TD_COUNTER);
-		tp_pb_close(b, s);
-	}
-	tp_pb_close(b, d);
-	tp_pb_close(b, m);
-}
-
-static char *dup_name(const char *s, size_t n)
-{
-	char *d = malloc(n + 1);
-
-	if (d) {
-		memcpy(d, s, n);
-		d[n] = 0;
-	}
-	return d;
-}
-
-/* Default names of tracks not named (yet) by metadata. */
-static char *default_name(uint32_t kind, int64_t pid, int64_t tid,
-			  const char *s, size_t n)
-{
-	char tmp[64];
-
-	if (kind == TK_DEVICE)
-		snprintf(tmp, sizeof(tmp), "GPU %lld", (long long)pid);
-	else if (kind == TP_TEV_GPU_STREAM)
-		snprintf(tmp, sizeof(tmp), "stream %lld", (long long)tid);
-	else if (s)
-		return dup_name(s, n);
-	else
-		return NULL;
-	return dup_name(tmp, strlen(tmp));
-}
-
-/* The track of (kind, k1, k2, s), declared on first use; NULL when the
- * table is full. */
-static struct pf_track *track(struct pf_enc *p, uint32_t kind, int64_t k1,
-			      int64_t k2, const char *s, size_t n,
-			      uint64_t parent, int64_t pid, int64_t tid)
-{
-	struct tp_pf_slot *sl = tp_pf_tab_get(&p->tracks, kind, k1, k2, s, n);
-	struct pf_track *t, *nt;
-
-	if (sl)
-		return &p->trk[sl->val];
-	if (p->ntrk == p->captrk) {
-		uint32_t cap = p->captrk ? p->captrk * 2 : 64;
-
-		nt = realloc(p->trk, cap * sizeof(*nt));
-		if (!nt)
-			return NULL;
-		p->trk = nt;
-		p->captrk = cap;
-	}
-	if (!tp_pf_tab_put(&p->tracks, kind, k1, k2, s, n, p->ntrk))
-		return NULL;
-	t = &p->trk[p->ntrk++];
-	memset(t, 0, sizeof(*t));
-	t->uuid = p->ntrk;	/* 1, 2, ...: short varints */
-	t->parent = parent;
-	t->name = default_name(kind, pid, tid, s, n);
-	descriptor(p, kind, t, pid, tid);
-	return t;
-}
-
-/* The process or device track that holds ev's track. */
-static struct pf_track *parent_of(struct pf_enc *p, const struct tp_tev *ev)
-{
-	int dev = ev->track.kind == TP_TEV_GPU_STREAM ||
-		  (ev->track.kind == TP_TEV_COUNTER && ev->track.tid < 0);
-	uint32_t kind = dev ? TK_DEVICE : TK_PROCESS;
-
-	return track(p, kind, ev->track.pid, 0, NULL, 0, 0, ev->track.pid, 0);
-}
-
-static struct pf_track *track_of(struct pf_enc *p, const struct tp_tev *ev,
-				 const char *cname, size_t cn)
-{
-	const struct tp_tev_track *k = &ev->track;
-	struct pf_track *par, *t;
-	int plain = k->kind == TP_TEV_THREAD || k->kind == TP_TEV_GPU_STREAM;
-
-	if (plain && p->last_valid && p->last_kind == k->kind &&
-	    p->last_pid == k->pid && p->last_tid == k->tid)
-		return &p->trk[p->last_idx];
-	par = parent_of(p, ev);
-	if (!par)
-		return NULL;
-	switch (k->kind) {
-	case TP_TEV_THREAD:
-	case TP_TEV_GPU_STREAM:
-		t = track(p, k->kind, k->pid, k->tid, NULL, 0, par->uuid,
-			  k->pid, k->tid);
-		if (t) {
-			p->last_valid = 1;
-			p->last_kind = k->kind;
-			p->last_pid = k->pid;
-			p->last_tid = k->tid;
-			p->last_idx = (uint32_t)(t - p->trk);
-		}
-		return t;
-	case TP_TEV_COUNTER:
-		return track(p, k->kind, k->pid, 0, cname, cn, par->uuid,
-			     k->pid, 0);
-	case TP_TEV_ASYNC:
-		return track(p, k->kind, k->pid, (int64_t)k->id,
-			     ev->cat ? ev->cat : "", ev->cat ? ev->catlen : 0,
-			     par->uuid, k->pid, 0);
-	}
-	return NULL;
-}
-
-#include "trace/perfetto_args.h"
 
 static void put_ts(struct pf_enc *p, uint64_t t)
 {
@@ -364,7 +136,7 @@ static void put_name_cat(struct pf_enc *p, const struct tp_tev *ev)
 	uint64_t iid;
 
 	if (ev->cat) {
-		iid = intern(p, IK_CAT, ev->cat, ev->catlen);
+		iid = pf_intern(p, IK_CAT, ev->cat, ev->catlen);
 		if (iid)
 			tp_pb_u64(&p->e.out, PF_TE_CATEGORY_IIDS, iid);
 		else
@@ -373,7 +145,7 @@ static void put_name_cat(struct pf_enc *p, const struct tp_tev *ev)
 	}
 	if (!ev->name)
 		return;
-	iid = intern(p, IK_NAME, ev->name, ev->namelen);
+	iid = pf_intern(p, IK_NAME, ev->name, ev->namelen);
 	if (iid)
 		tp_pb_u64(&p->e.out, PF_TE_NAME_IID, iid);
 	else
@@ -390,7 +162,7 @@ static void simple(struct pf_enc *p, const struct tp_tev *ev,
 	tp_pb_u64(&p->e.out, PF_TE_TRACK_UUID, t->uuid);
 	if (full) {
 		put_name_cat(p, ev);
-		put_annotations(p, ev->args, ev->nargs);
+		pf_put_annotations(p, ev->args, ev->nargs);
 	}
 	if (ev->phase == TP_TEV_FLOW_START)
 		tp_pb_fixed64(&p->e.out, PF_TE_FLOW_IDS, ev->flow_id);
@@ -418,7 +190,7 @@ static void counters(struct pf_enc *p, const struct tp_tev *ev)
 			     (int)a->keylen, a->key);
 		if (n < 0 || (size_t)n >= sizeof(name))
 			continue;
-		t = track_of(p, ev, name, (size_t)n);
+		t = pf_track_of(p, ev, name, (size_t)n);
 		if (!t) {
 			p->e.dropped++;
 			continue;
@@ -444,10 +216,10 @@ static int naming(struct pf_enc *p, const struct tp_tev *ev)
 	uint32_t kind;
 
 	if (ev->phase == TP_TEV_THREAD_NAME) {
-		t = track_of(p, ev, NULL, 0);
+		t = pf_track_of(p, ev, NULL, 0);
 		kind = ev->track.kind;
 	} else {
-		t = parent_of(p, ev);
+		t = pf_parent_of(p, ev);
 		kind = ev->track.kind == TP_TEV_GPU_STREAM ? TK_DEVICE :
 			TK_PROCESS;
 	}
@@ -458,9 +230,9 @@ static int naming(struct pf_enc *p, const struct tp_tev *ev)
 		t->has_sort = 1;
 	} else {
 		free(t->name);
-		t->name = dup_name(ev->name ? ev->name : "", ev->namelen);
+		t->name = pf_dup_name(ev->name ? ev->name : "", ev->namelen);
 	}
-	descriptor(p, kind, t, ev->track.pid, ev->track.tid);
+	pf_descriptor(p, kind, t, ev->track.pid, ev->track.tid);
 	return 0;
 }
 
@@ -479,7 +251,7 @@ static int pf_event(struct tp_enc *e, const struct tp_tev *ev)
 		counters(p, ev);
 		return e->out.oom ? -1 : 0;
 	}
-	t = track_of(p, ev, ev->name, ev->name ? ev->namelen : 0);
+	t = pf_track_of(p, ev, ev->name, ev->name ? ev->namelen : 0);
 	if (!t) {
 		p->e.dropped++;
 		return 0;
@@ -521,7 +293,7 @@ static int pf_trailer(struct tp_enc *e, const char *json, size_t len)
 	size_t m, body;
 	struct pkt k;
 
-	t = track(p, TK_META, 0, 0, "tprof metadata", 14, 0, 0, 0);
+	t = pf_track_get(p, TK_META, 0, 0, "tprof metadata", 14, 0, 0, 0);
 	if (!t)
 		return 0;
 	pkt_start(p, &k, 0, 0);

@@ -1,11 +1,10 @@
 /* trace/: the recording core: records, per-thread rings, threads, clock and
  * timeline, configuration, JSON and gzip, file naming; calls no other
  * folder. */
-/* Typed args as DebugAnnotations, included by perfetto_enc.c only (it
- * needs the encoder's interning): names interned, string values interned
- * when short, arrays and dicts nested. */
-#ifndef TP_PERFETTO_ARGS_H
-#define TP_PERFETTO_ARGS_H
+/* Typed args as the Perfetto encoder's DebugAnnotations (perfetto_int.h):
+ * names interned, string values interned when short, arrays and dicts
+ * nested, integers past 64 bits as legacy JSON. */
+#include "trace/perfetto_int.h"
 
 static uint32_t put_annotation(struct pf_enc *p, const struct tp_targ *a,
 			       uint32_t n, uint32_t i, int named);
@@ -36,7 +35,7 @@ static uint32_t put_annotation(struct pf_enc *p, const struct tp_targ *a,
 	char u128[64];
 
 	if (named) {
-		iid = intern(p, IK_ANAME, t->key, t->keylen);
+		iid = pf_intern(p, IK_ANAME, t->key, t->keylen);
 		if (iid)
 			tp_pb_u64(b, PF_DA_NAME_IID, iid);
 		else
@@ -77,7 +76,7 @@ static uint32_t put_annotation(struct pf_enc *p, const struct tp_targ *a,
 		tp_pb_double(b, PF_DA_DOUBLE, t->v.d);
 		break;
 	case TP_TARG_STRING:
-		iid = intern(p, IK_STR, t->v.str.s, t->v.str.len);
+		iid = pf_intern(p, IK_STR, t->v.str.s, t->v.str.len);
 		if (iid)
 			tp_pb_u64(b, PF_DA_STRING_IID, iid);
 		else
@@ -93,7 +92,7 @@ static uint32_t put_annotation(struct pf_enc *p, const struct tp_targ *a,
 	return i + 1;
 }
 
-static void put_annotations(struct pf_enc *p, const struct tp_targ *a,
+void pf_put_annotations(struct pf_enc *p, const struct tp_targ *a,
 			    uint32_t n)
 {
 	uint32_t i = 0;
@@ -105,5 +104,3 @@ static void put_annotations(struct pf_enc *p, const struct tp_targ *a,
 		tp_pb_close(&p->e.out, m);
 	}
 }
-
-#endif
