@@ -6,7 +6,8 @@ BENCH_B := $(B)/bench
 BENCH_BIN := $(BENCH_B)/bench_calls $(BENCH_B)/bench_drops \
 	     $(BENCH_B)/bench_ring \
 	     $(BENCH_B)/bench_writer $(BENCH_B)/bench_stack \
-	     $(BENCH_B)/bench_libcalls $(BENCH_B)/bench_gpu
+	     $(BENCH_B)/bench_libcalls $(BENCH_B)/bench_gpu \
+	     $(BENCH_B)/bench_enc
 BENCH_HDR := $(wildcard trace/*.h stacks/*.h summary/*.h capture/*.h output/*.h \
 		     preload/*.h include/*.h bench/*.h)
 # The launch formatter and what it needs, but not lifecycle.o: its
@@ -29,7 +30,7 @@ $(BENCH_B)/bench_libcalls: bench/bench_libcalls.c
 		-Wl,-rpath,$(CUDA_HOME)/lib64
 
 $(BENCH_B)/bench_ring $(BENCH_B)/bench_writer $(BENCH_B)/bench_stack \
-		$(BENCH_B)/bench_gpu: \
+		$(BENCH_B)/bench_gpu $(BENCH_B)/bench_enc: \
 		$(BENCH_B)/%: bench/%.c \
 		$(CORE_OBJ) $(BENCH_PRELOAD_OBJ) $(CUPTI_OBJ) $(BENCH_HDR)
 	@mkdir -p $(dir $@)

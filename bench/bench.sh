@@ -34,6 +34,8 @@ RING_EVENTS=1048576
 RING_REPS=7
 # Writer: WRITER_EVENTS launch records per process, WRITER_RUNS processes.
 WRITER_EVENTS=2000000
+ENC_EVENTS=${ENC_EVENTS:-1000000}
+ENC_RUNS=${ENC_RUNS:-3}
 WRITER_RUNS=3
 
 # Targets from the issue.
@@ -292,6 +294,35 @@ done
 # The cost of one dropped event against a recorded one, at the ring (the
 # recording thread's own work, no cudart around it).
 ring_full=$(values full "$tmp/ring" | median)
+# --- 3b. the typed-model encoders (issue 20) --------------------------------
+
+# The same launch events as bench_writer's through the JSON and Perfetto
+# encoders of trace/tev.h, each gzipped the writer's way; the targets are
+# the issue's: Perfetto on disk <= half the JSON's, raw <= 40 B, encoder
+# throughput >= the JSON encoder's.
+echo "bench: typed-model encoders (bench_enc), $ENC_EVENTS launch events"
+i=1
+while [ $i -le $ENC_RUNS ]; do
+	mkdir -p "$tmp/enc-$i"
+	"$bin/bench_enc" "$tmp/enc-$i" $ENC_EVENTS >"$tmp/enc-$i.out" ||
+		die "bench_enc failed"
+	awk '{ v[$1] = $2 } END {
+		n = v["events"]
+		printf "jbpe %.6f\npbpe %.6f\njraw %.6f\npraw %.6f\n",
+			v["json_file"] / n, v["perfetto_file"] / n,
+			v["json_raw"] / n, v["perfetto_raw"] / n
+		printf "jmeps %.6f\npmeps %.6f\n",
+			n / v["json_enc_ns"] * 1000, n / v["perfetto_enc_ns"] * 1000
+		printf "jtmeps %.6f\nptmeps %.6f\n",
+			n / v["json_total_ns"] * 1000, n / v["perfetto_total_ns"] * 1000
+	}' "$tmp/enc-$i.out" >>"$tmp/enc.sum"
+	rm -rf "$tmp/enc-$i"
+	i=$((i + 1))
+done
+enc_codec=$(values perfetto_codec "$tmp/enc-1.out")
+for k in jbpe pbpe jraw praw jmeps pmeps jtmeps ptmeps; do
+	eval "enc_$k=\$(values $k \"\$tmp/enc.sum\" | median)"
+done
 
 # --- 4. call stack capture ------------------------------------------------
 
@@ -500,6 +531,15 @@ awk '{ v[$1] = $2 } END {
 	printf "    (unpaced: %.1f ns per hooked call, %.0f %% of them dropped)\n", \
 		1e9 / v["achieved"], 100 * v["dropped"] / (v["written"] + v["dropped"])
 }' "$tmp/drops-0.out"
+printf '  %-34s %6.1f B   (%s; JSON %.1f B; target <= half, aim <= 6)%s\n' \
+	"Perfetto bytes per launch event" "$enc_pbpe" "$enc_codec" "$enc_jbpe" \
+	"$(verdict "$enc_pbpe * 2 <= $enc_jbpe")"
+printf '  %-34s %6.1f B   (JSON %.1f B; target <= 40)%s\n' \
+	"Perfetto raw bytes per launch event" "$enc_praw" "$enc_jraw" \
+	"$(verdict "$enc_praw <= 40")"
+printf '  %-34s %6.2f M events/s  (JSON encoder %.2f M; with gzip %.2f vs %.2f M; target >= JSON)%s\n' \
+	"Perfetto encoder (CPU, 1 core)" "$enc_pmeps" "$enc_jmeps" \
+	"$enc_ptmeps" "$enc_jtmeps" "$(verdict "$enc_pmeps >= $enc_jmeps")"
 printf '  %-34s %6.0f ns   (libunwind + interning; only calls over the threshold)\n' \
 	"one captured stack, depth 32" "$stack_ns"
 printf '  %-34s %6.0f ns   (through Python perf trampolines: frame by frame)\n' \

@@ -6,6 +6,7 @@
 #include <tprof.h>
 
 #include "check.h"
+#include "convert.h"
 #include "dump.h"
 #include "env_check.h"
 #include "merge.h"
@@ -18,6 +19,9 @@ static void usage(FILE *f)
 	      "commands:\n"
 	      "  check FILE...   validate traces as Perfetto and HTA read "
 	      "them\n"
+	      "  convert IN -o OUT\n"
+	      "                  a JSON(.gz) trace as Perfetto protobuf "
+	      "(.pftrace[.gz])\n"
 	      "  dump PID...     ask running processes for a flight "
 	      "recorder / hang dump\n"
 	      "  env-check       validate the TPROF_* environment (used by "
@@ -44,6 +48,8 @@ int main(int argc, char **argv)
 		return tp_cmd_report(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "merge"))
 		return tp_cmd_merge(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "convert"))
+		return tp_cmd_convert(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "dump"))
 		return tp_cmd_dump(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "recover"))

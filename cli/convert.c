@@ -1,0 +1,307 @@
+/* tprof convert IN -o OUT: a JSON(.gz) trace to Perfetto protobuf
+ * (OUT ending .pftrace or .pftrace.gz) or to JSON (.json, .json.gz),
+ * event by event: the reader holds one event's DOM at a time and the
+ * encoder's output is flushed every megabyte, so memory stays bounded
+ * however large the trace. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "convert.h"
+#include "convert_event.h"
+#include "gzread.h"
+#include "json.h"
+#include "trace/atomic_file.h"
+#include "trace/gzip.h"
+#include "trace/tev.h"
+
+#define FLUSH_BYTES (1u << 20)
+#define TRAILER_MAX (64u << 20)
+
+struct conv {
+	const char *out_path;
+	struct tp_out_file file;
+	struct tp_gz *gz;
+	struct tp_enc *enc;
+	struct tp_json *j;
+	struct tp_gzr *in;
+	struct tp_json_arena arena;
+	struct tp_targs args;
+	struct tp_buf trailer;
+	struct tp_enc_meta meta;
+	char trace_name[256];
+	uint64_t events, skipped;
+	int began;
+};
+
+static int ends_with(const char *s, const char *suf)
+{
+	size_t n = strlen(s), m = strlen(suf);
+
+	return n >= m && !strcmp(s + n - m, suf);
+}
+
+static ssize_t read_in(void *ctx, void *buf, size_t len)
+{
+	return tp_gzr_read(ctx, buf, len);
+}
+
+static int flush(struct conv *c, int all)
+{
+	struct tp_buf *b = &c->enc->out;
+	int rc;
+
+	if (b->oom) {
+		fprintf(stderr, "tprof: convert: out of memory\n");
+		return -1;
+	}
+	if (!all && b->len < FLUSH_BYTES)
+		return 0;
+	if (c->gz)
+		rc = tp_gz_write(c->gz, b->p, b->len);
+	else
+		rc = tp_write_all(c->file.fd, b->p, b->len);
+	b->len = 0;
+	if (rc < 0) {
+		fprintf(stderr, "tprof: convert: cannot write %s: %s\n",
+			c->out_path, strerror(c->gz ? c->gz->err : errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int begin(struct conv *c)
+{
+	if (c->began)
+		return 0;
+	c->began = 1;
+	c->meta.trace_name = c->trace_name[0] ? c->trace_name : "tprof";
+	return tp_enc_begin(c->enc, &c->meta);
+}
+
+static int events(struct conv *c)
+{
+	struct tp_json_node *n;
+	struct tp_tev ev;
+	int tok, rc;
+
+	if (begin(c))
+		return -1;
+	while ((tok = tp_json_next(c->j)) != TP_JSON_ARRAY_END) {
+		if (tok == TP_JSON_ERROR || tok == TP_JSON_EOF)
+			return -1;
+		tp_json_arena_reset(&c->arena);
+		if (tp_json_build(c->j, tok, &c->arena, &n))
+			return -1;
+		rc = tp_conv_event(n, &ev, &c->args);
+		if (rc <= 0) {
+			c->skipped++;
+			continue;
+		}
+		if (tp_enc_event(c->enc, &ev) || flush(c, 0))
+			return -1;
+		c->events++;
+	}
+	return 0;
+}
+
+/* A top-level member other than traceEvents: kept as JSON text for the
+ * encoder's trailer (the run's metadata). */
+static int other(struct conv *c, const char *key, size_t keylen)
+{
+	struct tp_json_node *n;
+	const char *text;
+	size_t len;
+	int tok;
+
+	tp_json_capture_start(c->j, TRAILER_MAX);
+	tok = tp_json_next(c->j);
+	if (tok == TP_JSON_ERROR)
+		return -1;
+	if (!strcmp(key, "baseTimeNanoseconds") || !strcmp(key, "traceName")) {
+		tp_json_arena_reset(&c->arena);
+		if (tp_json_build(c->j, tok, &c->arena, &n))
+			return -1;
+		tp_json_capture_end(c->j, &len);
+		if (n->type == TP_JSON_NUMBER)
+			tp_json_int64(n, &c->meta.base_unix_ns);
+		else if (n->type == TP_JSON_STRING)
+			snprintf(c->trace_name, sizeof(c->trace_name), "%s",
+				 n->str);
+		return 0;
+	}
+	if (tp_json_skip(c->j, tok))
+		return -1;
+	text = tp_json_capture_end(c->j, &len);
+	if (!text || !strcmp(key, "schemaVersion") ||
+	    !strcmp(key, "displayTimeUnit"))
+		return 0;
+	if (c->trailer.len)
+		tp_buf_lit(&c->trailer, ",\n");
+	tp_json_strn(&c->trailer, key, keylen);
+	tp_buf_lit(&c->trailer, ": ");
+	while (len && (*text == ' ' || *text == '\n'))
+		text++, len--;
+	tp_buf_put(&c->trailer, text, len);
+	return 0;
+}
+
+/* A member name, copied: the parser's text is gone once it reads on. */
+static char *key_copy(struct conv *c, size_t *len)
+{
+	const char *k = tp_json_text(c->j, len);
+	char *d = malloc(*len + 1);
+
+	if (d) {
+		memcpy(d, k, *len);
+		d[*len] = 0;
+	}
+	return d;
+}
+
+static int walk(struct conv *c)
+{
+	char *key;
+	size_t len;
+	int tok, rc;
+
+	if (tp_json_next(c->j) != TP_JSON_OBJECT)
+		return -1;
+	while ((tok = tp_json_next(c->j)) == TP_JSON_KEY) {
+		key = key_copy(c, &len);
+		if (!key)
+			return -1;
+		if (!strcmp(key, "traceEvents"))
+			rc = tp_json_next(c->j) != TP_JSON_ARRAY || events(c);
+		else
+			rc = other(c, key, len);
+		free(key);
+		if (rc)
+			return -1;
+	}
+	if (tok != TP_JSON_OBJECT_END || begin(c))
+		return -1;
+	if (c->trailer.len &&
+	    tp_enc_trailer(c->enc, c->trailer.p, c->trailer.len))
+		return -1;
+	if (tp_enc_end(c->enc) || flush(c, 1))
+		return -1;
+	return 0;
+}
+
+static int open_out(struct conv *c)
+{
+	if (tp_out_create(&c->file, c->out_path) < 0) {
+		fprintf(stderr, "tprof: convert: cannot create %s: %s\n",
+			c->out_path, tp_out_strerror(errno));
+		return -1;
+	}
+	if (!ends_with(c->out_path, ".gz"))
+		return 0;
+	c->gz = calloc(1, sizeof(*c->gz));
+	if (!c->gz || tp_gz_open(c->gz, c->file.fd, 1, NULL) < 0) {
+		fprintf(stderr, "tprof: convert: cannot start gzip for %s\n",
+			c->out_path);
+		return -1;
+	}
+	return 0;
+}
+
+static int finish(struct conv *c, int ok)
+{
+	if (ok && c->gz && tp_gz_finish(c->gz) < 0) {
+		fprintf(stderr, "tprof: convert: cannot write %s: %s\n",
+			c->out_path, strerror(c->gz->err));
+		ok = 0;
+	}
+	if (ok && tp_out_commit(&c->file) < 0) {
+		fprintf(stderr, "tprof: convert: cannot write %s: %s\n",
+			c->out_path, strerror(errno));
+		ok = 0;
+	}
+	if (!ok && c->file.fd >= 0) {
+		if (c->gz && c->gz->open)
+			tp_gz_abandon(c->gz);
+		tp_out_abandon(&c->file);
+	}
+	return ok ? 0 : 1;
+}
+
+static int usage(void)
+{
+	fputs("usage: tprof convert IN -o OUT\n"
+	      "  IN: a JSON trace (.json or .json.gz: tprof's or "
+	      "torch.profiler's)\n"
+	      "  OUT: .pftrace or .pftrace.gz (Perfetto protobuf), or "
+	      ".json / .json.gz\n", stderr);
+	return 2;
+}
+
+int tp_cmd_convert(int argc, char **argv)
+{
+	struct conv c;
+	const char *in = NULL;
+	const struct tp_json_err *je;
+	char err[256];
+	int i, rc = 1, ok = 0;
+
+	memset(&c, 0, sizeof(c));
+	c.file.fd = -1;
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-o") && i + 1 < argc)
+			c.out_path = argv[++i];
+		else if (!in && argv[i][0] != '-')
+			in = argv[i];
+		else
+			return usage();
+	}
+	if (!in || !c.out_path)
+		return usage();
+	if (ends_with(c.out_path, ".pftrace") ||
+	    ends_with(c.out_path, ".pftrace.gz"))
+		c.enc = tp_enc_perfetto_new();
+	else if (ends_with(c.out_path, ".json") ||
+		 ends_with(c.out_path, ".json.gz"))
+		c.enc = tp_enc_json_new();
+	else
+		return usage();
+	c.in = tp_gzr_open(in, err, sizeof(err));
+	if (!c.in) {
+		fprintf(stderr, "tprof: convert: %s\n", err);
+		goto out;
+	}
+	c.j = tp_json_open(read_in, c.in);
+	if (!c.enc || !c.j) {
+		fprintf(stderr, "tprof: convert: out of memory\n");
+		goto out;
+	}
+	if (open_out(&c))
+		goto out;
+	ok = walk(&c) == 0;
+	if (!ok) {
+		je = tp_json_error(c.j);
+		if (je && je->msg[0])
+			fprintf(stderr, "tprof: convert: %s:%lu:%lu: %s\n",
+				in, je->line, je->col, je->msg);
+		else
+			fprintf(stderr, "tprof: convert: %s: not a JSON trace "
+				"(an object with a traceEvents array)\n", in);
+	}
+	rc = finish(&c, ok);
+	if (!rc)
+		fprintf(stderr, "tprof: converted %s to %s (%llu events, "
+			"%llu skipped)\n", in, c.out_path,
+			(unsigned long long)c.events,
+			(unsigned long long)(c.skipped + c.enc->dropped));
+out:
+	if (c.j)
+		tp_json_close(c.j);
+	if (c.in)
+		tp_gzr_close(c.in);
+	tp_json_arena_free(&c.arena);
+	tp_buf_free(&c.trailer);
+	tp_enc_free(c.enc);
+	free(c.gz);
+	return rc;
+}

@@ -1,0 +1,344 @@
+#!/usr/bin/env python3
+"""tprof convert: a JSON trace to Perfetto protobuf (decoded with the
+official schema, perfetto_trace_pb2 from the `perfetto` PyPI package, and
+compared event for event with the JSON) and to JSON (compared with the
+input). Without the perfetto and protobuf modules the protobuf checks are
+SKIPs (pip install perfetto protobuf, or point PYTHONPATH at them)."""
+import gzip
+import json
+import os
+import subprocess
+import tempfile
+
+import tplib
+from tplib import check, eq, skip
+
+BASE = 1795500000000000000
+
+
+def fixture():
+    """Every phase the converter knows, nesting with equal starts and ends,
+    a GPU device (pid < 256), typed args of each kind."""
+    pid, tid = 4242, 4243
+    ev = [
+        {"ph": "M", "name": "process_name", "pid": pid, "tid": 0,
+         "args": {"name": "rank 0: python3 (rank 0, pid 4242)"}},
+        {"ph": "M", "name": "process_sort_index", "pid": pid, "tid": 0,
+         "args": {"sort_index": 3}},
+        {"ph": "X", "cat": "cuda_runtime", "name": "inner", "pid": pid,
+         "tid": tid, "ts": 10.0, "dur": 2.5,
+         "args": {"ret": 0, "kernel": "void k<float>(float*)",
+                  "grid": [64, 128, 1], "ratio": 0.25, "neg": -7,
+                  "big": 18446744073709551615, "ok": True,
+                  "flops": 340282366920938463463374607431768211455,
+                  "nested": {"a": 1, "b": "x\"y\n\u00e9"}, "none": None}},
+        {"ph": "X", "cat": "cuda_runtime", "name": "outer", "pid": pid,
+         "tid": tid, "ts": 10.0, "dur": 5.001},
+        {"ph": "X", "cat": "kernel", "name": "void k<float>(float*)",
+         "pid": 0, "tid": 7, "ts": 11.123, "dur": 3.0,
+         "args": {"correlation": 1000, "stream": 7}},
+        {"ph": "s", "cat": "ac2g", "name": "ac2g", "id": 1000, "pid": pid,
+         "tid": tid, "ts": 10.5},
+        {"ph": "f", "bp": "e", "cat": "ac2g", "name": "ac2g", "id": 1000,
+         "pid": 0, "tid": 7, "ts": 11.123},
+        {"ph": "C", "cat": "gpu_memory", "name": "GPU memory", "pid": 0,
+         "tid": 0, "ts": 12.0, "args": {"allocated": 1048576}},
+        {"ph": "b", "cat": "user_annotation", "name": "range", "id": 5,
+         "pid": pid, "tid": tid, "ts": 9.0},
+        {"ph": "e", "cat": "user_annotation", "id": 5, "pid": pid,
+         "tid": tid, "ts": 20.0},
+        {"ph": "i", "s": "t", "cat": "user_annotation", "name": "mark",
+         "pid": pid, "tid": tid, "ts": 8.0},
+        {"ph": "X", "cat": "cuda_runtime", "name": "early", "pid": pid,
+         "tid": tid, "ts": 1.000, "dur": 0.5},
+        {"ph": "M", "name": "process_name", "pid": 0, "tid": 0,
+         "args": {"name": "GPU 0 (H100)"}},
+        {"ph": "M", "name": "thread_name", "pid": 0, "tid": 7,
+         "args": {"name": "stream 7"}},
+        {"ph": "M", "name": "thread_name", "pid": pid, "tid": tid,
+         "args": {"name": "python3"}},
+    ]
+    return {"schemaVersion": 1, "traceName": "t", "displayTimeUnit": "ms",
+            "baseTimeNanoseconds": BASE, "traceEvents": ev,
+            "distributedInfo": {"rank": 0, "world_size": 1},
+            "tprof": {"version": "x"}}
+
+
+def convert(src, out):
+    p = subprocess.run([tplib.CLI, "convert", src, "-o", out],
+                       capture_output=True, text=True)
+    return p.returncode, p.stdout, p.stderr
+
+
+def ns(us):
+    return round(us * 1000)
+
+
+def test_json(d, src, want):
+    out = os.path.join(d, "out.json.gz")
+    rc, so, se = convert(src, out)
+    eq("convert_json_rc", (rc, so), (0, ""))
+    check("convert_json_message", "(15 events, 0 skipped)" in se, se)
+    got = json.load(gzip.open(out))
+    for e in got["traceEvents"] + want["traceEvents"]:
+        for k in ("ts", "dur"):
+            if k in e:
+                e[k] = ns(e[k])
+    eq("convert_json_events", got["traceEvents"], want["traceEvents"])
+    eq("convert_json_trailer", (got["tprof"], got["distributedInfo"]),
+       (want["tprof"], want["distributedInfo"]))
+    eq("convert_json_base", got["baseTimeNanoseconds"], BASE)
+    p = subprocess.run([tplib.CLI, "check", out], capture_output=True,
+                       text=True)
+    eq("convert_json_check", p.returncode, 0)
+
+
+def annotation(pb, a, names, strs):
+    """A DebugAnnotation as the JSON value it stands for."""
+    if len(a.dict_entries):
+        return {names[x.name_iid] if x.name_iid else x.name:
+                annotation(pb, x, names, strs) for x in a.dict_entries}
+    if len(a.array_values):
+        return [annotation(pb, x, names, strs) for x in a.array_values]
+    kind = a.WhichOneof("value")
+    if kind == "string_value_iid":
+        return strs[a.string_value_iid]
+    if kind == "legacy_json_value":
+        return json.loads(a.legacy_json_value)
+    return getattr(a, kind)
+
+
+def decode(pb, path):
+    """The packets as (tracks, events), resolving interning and the
+    incremental clock as the schema documents them."""
+    data = open(path, "rb").read()
+    if path.endswith(".gz"):
+        data = gzip.decompress(data)
+    t = pb.Trace()
+    t.ParseFromString(data)
+    names, cats, anames, strs = {}, {}, {}, {}
+    tracks, evs, flags, clocks = {}, [], [], {}
+    inc = None
+    default_clock = None
+    for p in t.packet:
+        eq_seq = p.trusted_packet_sequence_id == 1
+        if not eq_seq:
+            return None, "packet without sequence 1"
+        flags.append(p.sequence_flags)
+        if p.HasField("clock_snapshot"):
+            for c in p.clock_snapshot.clocks:
+                clocks[c.clock_id] = c.timestamp
+            inc = clocks[64]
+        if p.HasField("trace_packet_defaults"):
+            default_clock = p.trace_packet_defaults.timestamp_clock_id
+        if p.sequence_flags & 1:
+            names, cats, anames, strs = {}, {}, {}, {}
+        idata = p.interned_data
+        for x in idata.event_names:
+            names[x.iid] = x.name
+        for x in idata.event_categories:
+            cats[x.iid] = x.name
+        for x in idata.debug_annotation_names:
+            anames[x.iid] = x.name
+        for x in idata.debug_annotation_string_values:
+            strs[x.iid] = x.str.decode()
+        if p.HasField("track_descriptor"):
+            d = p.track_descriptor
+            tracks[d.uuid] = d
+        if not p.HasField("track_event"):
+            continue
+        clock = p.timestamp_clock_id or default_clock
+        if clock == 64:
+            inc += p.timestamp
+            ts = inc
+        else:
+            ts = p.timestamp
+        te = p.track_event
+        args = {}
+        for a in te.debug_annotations:
+            args[anames[a.name_iid] if a.name_iid else a.name] = \
+                annotation(pb, a, anames, strs)
+        evs.append({"type": te.type, "track": te.track_uuid, "ts": ts,
+                    "name": names.get(te.name_iid, te.name) if
+                    (te.name_iid or te.name) else None,
+                    "cat": cats[te.category_iids[0]] if
+                    len(te.category_iids) else None,
+                    "args": args, "flow": list(te.flow_ids),
+                    "term": list(te.terminating_flow_ids),
+                    "cv": te.double_counter_value if
+                    te.HasField("double_counter_value") else
+                    te.counter_value})
+    return (tracks, evs, flags, clocks), None
+
+
+def track_key(tracks, uuid):
+    d = tracks[uuid]
+    if d.HasField("thread"):
+        return ("thread", d.thread.pid, d.thread.tid, d.thread.thread_name)
+    par = tracks[d.parent_uuid] if d.parent_uuid else None
+    pname = None
+    if par is not None:
+        pname = par.process.process_name if par.HasField("process") \
+            else par.name
+    return ("track", pname, d.name, d.HasField("counter"))
+
+
+def test_perfetto(d, src, want, pb, gz):
+    name = "convert_pf" + ("_gz" if gz else "")
+    out = os.path.join(d, "out.pftrace" + (".gz" if gz else ""))
+    rc, so, se = convert(src, out)
+    eq(name + "_rc", (rc, so), (0, ""))
+    res, why = decode(pb, out)
+    if not check(name + "_decodes", res is not None, why):
+        return
+    tracks, evs, flags, clocks = res
+    eq(name + "_flags", (flags[1], set(flags[2:])), (1, {0, 2}))
+    # Only packets with a track event or interned data need the state.
+    eq(name + "_clocks", clocks, {64: 0, 65: 0, 1: BASE})
+    keyed = [dict(e, track=track_key(tracks, e["track"])) for e in evs]
+    thr = ("thread", 4242, 4243, "python3")
+    strm = ("track", "GPU 0 (H100)", "stream 7", False)
+    # Slices: each BEGIN of a complete event is followed by its END.
+    slices = []
+    for i, e in enumerate(keyed):
+        if e["type"] == 1 and keyed[i + 1]["type"] == 2 and \
+           keyed[i + 1]["track"] == e["track"] and e["cat"] != \
+           "user_annotation":
+            slices.append((e["name"], e["cat"], e["track"], e["ts"],
+                           keyed[i + 1]["ts"] - e["ts"], e["args"]))
+    wx = [(e["name"], e["cat"], thr if e["pid"] else strm, ns(e["ts"]),
+           ns(e["dur"]), e.get("args", {}))
+          for e in want["traceEvents"] if e["ph"] == "X"]
+    eq(name + "_slices", slices, wx)
+    flows = [(e["track"], e["ts"], e["flow"], e["term"]) for e in keyed
+             if e["flow"] or e["term"]]
+    eq(name + "_flows", flows, [(thr, 10500, [1000], []),
+                                (strm, 11123, [], [1000])])
+    ctr = [(e["track"], e["ts"], e["cv"]) for e in keyed if e["type"] == 4]
+    eq(name + "_counters", ctr, [(("track", "GPU 0 (H100)",
+                                   "GPU memory allocated", True), 12000,
+                                  1048576)])
+    asy = [(e["type"], e["track"][1:3], e["ts"], e["name"]) for e in keyed
+           if e["type"] != 3 and e["cat"] == "user_annotation" or
+           (e["type"] == 2 and e["track"][0] == "track" and
+            e["track"][2] == "user_annotation")]
+    eq(name + "_async", asy, [(1, ("rank 0: python3 (rank 0, pid 4242)",
+                                   "user_annotation"), 9000, "range"),
+                              (2, ("rank 0: python3 (rank 0, pid 4242)",
+                                   "user_annotation"), 20000, None)])
+    inst = [(e["track"], e["ts"], e["name"]) for e in keyed
+            if e["type"] == 3 and not e["flow"] and not e["term"]
+            and e["name"] != "tprof metadata"]
+    eq(name + "_instants", inst, [(thr, 8000, "mark")])
+    procs = {(t.process.pid, t.process.process_name,
+              t.process.legacy_sort_index)
+             for t in tracks.values() if t.HasField("process")}
+    eq(name + "_processes", procs,
+       {(4242, "rank 0: python3 (rank 0, pid 4242)", 3)})
+    meta = [e["args"]["trailer"] for e in keyed
+            if e["name"] == "tprof metadata"]
+    eq(name + "_metadata", meta, [{"distributedInfo": {"rank": 0,
+                                                       "world_size": 1},
+                                   "tprof": {"version": "x"}}])
+
+
+def test_clear(d, pb):
+    """Past the intern table's 65536 strings the sequence's incremental
+    state is cleared and interning starts over: every name and time still
+    resolves."""
+    n = 70000
+    ev = [{"ph": "X", "cat": "c", "name": "k%d" % i, "pid": 4242,
+           "tid": 4242, "ts": i * 1.0, "dur": 0.5} for i in range(n)]
+    src = os.path.join(d, "many.json")
+    with open(src, "w") as f:
+        json.dump({"baseTimeNanoseconds": BASE, "traceEvents": ev}, f)
+    out = os.path.join(d, "many.pftrace")
+    rc, so, se = convert(src, out)
+    eq("convert_pf_clear_rc", rc, 0)
+    res, why = decode(pb, out)
+    if not check("convert_pf_clear_decodes", res is not None, why):
+        return
+    tracks, evs, flags, clocks = res
+    eq("convert_pf_clear_count", flags.count(1), 2)
+    got = [(e["name"], e["cat"], e["ts"]) for e in evs if e["type"] == 1]
+    eq("convert_pf_clear_names", got,
+       [("k%d" % i, "c", i * 1000) for i in range(n)])
+    ends = [e["ts"] for e in evs if e["type"] == 2]
+    eq("convert_pf_clear_ends", ends, [i * 1000 + 500 for i in range(n)])
+
+
+def test_kineto(d, pb):
+    """A torch.profiler trace (kineto_fixture: pretty-printed, metadata
+    last, a "Record Window End" instant with empty pid and tid): every X
+    event becomes one slice with its name, category, ts, dur and args, on
+    the CPU thread or the GPU stream its pid/tid names."""
+    import kineto_fixture
+    trace, _ = kineto_fixture.make()
+    src = kineto_fixture.write(os.path.join(d, "kineto.json.gz"), trace)
+    out = os.path.join(d, "kineto.pftrace.gz")
+    rc, so, se = convert(src, out)
+    eq("convert_kineto_rc", rc, 0)
+    res, why = decode(pb, out)
+    if not check("convert_kineto_decodes", res is not None, why):
+        return
+    tracks, evs, flags, clocks = res
+    got = []
+    for i, e in enumerate(evs):
+        if e["type"] == 1 and evs[i + 1]["type"] == 2:
+            t = tracks[e["track"]]
+            where = (t.thread.pid, t.thread.tid) if t.HasField("thread") \
+                else ("gpu", tracks[t.parent_uuid].name, t.name)
+            got.append((e["name"], e["cat"], where, e["ts"],
+                        evs[i + 1]["ts"] - e["ts"], e["args"]))
+    names = {e["pid"]: e["args"]["name"] for e in trace["traceEvents"]
+             if e["ph"] == "M" and e["name"] == "process_name"}
+    tnames = {(e["pid"], e["tid"]): e["args"]["name"]
+              for e in trace["traceEvents"]
+              if e["ph"] == "M" and e["name"] == "thread_name"}
+    want = []
+    for e in trace["traceEvents"]:
+        if e["ph"] != "X":
+            continue
+        if e["pid"] < 256:
+            where = ("gpu", names.get(e["pid"], "GPU %d" % e["pid"]),
+                     tnames.get((e["pid"], e["tid"]),
+                                "stream %d" % e["tid"]))
+        else:
+            where = (e["pid"], e["tid"])
+        want.append((e["name"], e["cat"], where, ns(e["ts"]),
+                     ns(e["ts"] + e["dur"]) - ns(e["ts"]),
+                     e.get("args", {})))
+    check("convert_kineto_has_gpu", any(w[2][0] == "gpu" for w in want),
+          "no GPU events in the fixture")
+    eq("convert_kineto_slices", sorted(got, key=repr),
+       sorted(want, key=repr))
+
+
+def main():
+    want = fixture()
+    with tempfile.TemporaryDirectory() as d:
+        src = os.path.join(d, "in.json")
+        with open(src, "w") as f:
+            json.dump(want, f)
+        test_json(d, src, json.loads(json.dumps(want)))
+        rc, so, se = convert(src, os.path.join(d, "x.txt"))
+        eq("convert_bad_suffix", rc, 2)
+        open(os.path.join(d, "bad.json"), "w").write('{"traceEvents": [')
+        rc, so, se = convert(os.path.join(d, "bad.json"),
+                             os.path.join(d, "bad.pftrace"))
+        check("convert_bad_input", rc == 1 and se.startswith("tprof: ")
+              and not os.path.exists(os.path.join(d, "bad.pftrace")), se)
+        try:
+            from perfetto.protos.perfetto.trace import perfetto_trace_pb2
+        except Exception as e:
+            skip("convert_perfetto", "no perfetto/protobuf modules (%s)" % e)
+            tplib.done()
+        for gz in (False, True):
+            test_perfetto(d, src, want, perfetto_trace_pb2, gz)
+        test_clear(d, perfetto_trace_pb2)
+        test_kineto(d, perfetto_trace_pb2)
+    tplib.done()
+
+
+if __name__ == "__main__":
+    main()

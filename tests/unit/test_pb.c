@@ -1,0 +1,219 @@
+/* Protobuf wire helpers (trace/pb.h), the typed args writer and the JSON
+ * encoder (trace/tev.h): exact bytes, edge cases of varints and of
+ * nested lengths that outgrow their one-byte placeholder. */
+#include <stdlib.h>
+
+#include "trace/pb.h"
+#include "trace/tev.h"
+#include "tp_test.h"
+
+static int bytes_eq(const struct tp_buf *b, const unsigned char *want,
+		    size_t n)
+{
+	return b->len == n && !memcmp(b->p, want, n);
+}
+
+static void varints(void)
+{
+	static const struct {
+		uint64_t v;
+		size_t n;
+		unsigned char b[10];
+	} c[] = {
+		{ 0, 1, { 0 } },
+		{ 1, 1, { 1 } },
+		{ 127, 1, { 0x7f } },
+		{ 128, 2, { 0x80, 0x01 } },
+		{ 300, 2, { 0xac, 0x02 } },
+		{ 16383, 2, { 0xff, 0x7f } },
+		{ 16384, 3, { 0x80, 0x80, 0x01 } },
+		{ UINT32_MAX, 5, { 0xff, 0xff, 0xff, 0xff, 0x0f } },
+		{ UINT64_MAX, 10, { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+				    0xff, 0xff, 0x01 } },
+	};
+	char name[64];
+	size_t i;
+
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		struct tp_buf b = { 0 };
+
+		tp_pb_varint(&b, c[i].v);
+		snprintf(name, sizeof(name), "pb_varint_%zu", i);
+		TP_CHECK(name, bytes_eq(&b, c[i].b, c[i].n) &&
+			 tp_pb_varint_len(c[i].v) == c[i].n,
+			 "%" PRIu64 ": %zu bytes", c[i].v, b.len);
+		tp_buf_free(&b);
+	}
+}
+
+static void fields(void)
+{
+	/* int64 -1: ten bytes, as protobuf's int64 (not sint64) encodes. */
+	static const unsigned char neg[] = { 0x20, 0xff, 0xff, 0xff, 0xff,
+		0xff, 0xff, 0xff, 0xff, 0xff, 0x01 };
+	/* field 47 (flow_ids), fixed64 1000: tag 47<<3|1 = 377. */
+	static const unsigned char fix[] = { 0xf9, 0x02, 0xe8, 0x03, 0, 0, 0,
+		0, 0, 0 };
+	/* double 1.0 in field 44. */
+	static const unsigned char dbl[] = { 0xe1, 0x02, 0, 0, 0, 0, 0, 0,
+		0xf0, 0x3f };
+	struct tp_buf b = { 0 };
+
+	tp_pb_i64(&b, 4, -1);
+	TP_CHECK("pb_int64_negative", bytes_eq(&b, neg, sizeof(neg)),
+		 "%zu bytes", b.len);
+	b.len = 0;
+	tp_pb_fixed64(&b, 47, 1000);
+	TP_CHECK("pb_fixed64", bytes_eq(&b, fix, sizeof(fix)), "%zu bytes",
+		 b.len);
+	b.len = 0;
+	tp_pb_double(&b, 44, 1.0);
+	TP_CHECK("pb_double", bytes_eq(&b, dbl, sizeof(dbl)), "%zu bytes",
+		 b.len);
+	tp_buf_free(&b);
+}
+
+/* A nested message of body bytes: its length prefix must be the varint
+ * of body, the body intact after it, whatever its size. */
+static void nested(size_t body, const char *name)
+{
+	struct tp_buf b = { 0 };
+	size_t m, i, hdr;
+	int ok = 1;
+
+	tp_buf_char(&b, 'x');
+	m = tp_pb_open(&b, 1);
+	for (i = 0; i < body; i++)
+		tp_buf_char(&b, (char)(i * 7));
+	tp_pb_close(&b, m);
+	tp_buf_char(&b, 'y');
+	hdr = tp_pb_varint_len(body);
+	ok = b.len == 1 + 1 + hdr + body + 1 && b.p[0] == 'x' &&
+	     b.p[1] == 0x0a && b.p[b.len - 1] == 'y';
+	for (i = 0; ok && i < body; i++)
+		ok = b.p[2 + hdr + i] == (char)(i * 7);
+	if (ok) {
+		uint64_t v = 0;
+		size_t k;
+
+		for (k = 0; k < hdr; k++)
+			v |= (uint64_t)((unsigned char)b.p[2 + k] & 0x7f) <<
+			     (7 * k);
+		ok = v == body;
+	}
+	TP_CHECK(name, ok, "body %zu: %zu bytes", body, b.len);
+	tp_buf_free(&b);
+}
+
+static void nesting_twice(void)
+{
+	/* An inner message that grows its prefix inside an outer one that
+	 * must grow too. */
+	struct tp_buf b = { 0 };
+	size_t o, in, i;
+
+	o = tp_pb_open(&b, 1);
+	in = tp_pb_open(&b, 2);
+	for (i = 0; i < 200; i++)
+		tp_buf_char(&b, 'a');
+	tp_pb_close(&b, in);
+	tp_pb_close(&b, o);
+	/* outer: tag, len(203) = 2 bytes; inner: tag, len(200) = 2 bytes. */
+	TP_CHECK("pb_nested_grow_twice", b.len == 1 + 2 + 1 + 2 + 200 &&
+		 (unsigned char)b.p[1] == 0xcb && b.p[2] == 0x01 &&
+		 b.p[3] == 0x12 && (unsigned char)b.p[4] == 0xc8 &&
+		 b.p[5] == 0x01, "%zu bytes", b.len);
+	tp_buf_free(&b);
+}
+
+static void args_writer(void)
+{
+	struct tp_targs *w = calloc(1, sizeof(*w));
+	int i;
+
+	tp_targs_int(w, "a", 1);
+	tp_targs_open(w, "grid", 0);
+	tp_targs_int(w, NULL, 64);
+	tp_targs_int(w, NULL, 2);
+	tp_targs_close(w);
+	tp_targs_str(w, "s", "x", 1);
+	TP_CHECK("targs_nested", w->n == 5 && w->a[1].v.n == 2 &&
+		 tp_targ_span(w->a, w->n, 1) == 3 &&
+		 tp_targ_span(w->a, w->n, 0) == 1 && !w->overflow,
+		 "n %u", w->n);
+	/* Nine levels: the ninth is dropped with what it holds, and its
+	 * close pops only itself. */
+	tp_targs_reset(w);
+	for (i = 0; i < 9; i++)
+		tp_targs_open(w, "d", 1);
+	tp_targs_int(w, "deep", 1);
+	for (i = 0; i < 9; i++)
+		tp_targs_close(w);
+	tp_targs_int(w, "after", 2);
+	TP_CHECK("targs_too_deep", w->overflow && w->n == 9 &&
+		 w->a[7].v.n == 0 && w->a[8].type == TP_TARG_INT &&
+		 w->a[8].v.i == 2 && w->depth == 0, "n %u", w->n);
+	tp_targs_reset(w);
+	for (i = 0; i < TP_TARGS_MAX + 5; i++)
+		tp_targs_int(w, "k", i);
+	TP_CHECK("targs_full", w->overflow && w->n == TP_TARGS_MAX, "n %u",
+		 w->n);
+	free(w);
+}
+
+/* The JSON encoder writes the writer's launch line byte for byte. */
+static void json_launch(void)
+{
+	static const char want[] =
+		"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":"
+		"\"cudaLaunchKernel\",\"pid\":29802,\"tid\":29802,"
+		"\"ts\":79507282431.699,\"dur\":0.814,\"args\":{\"ret\":0,"
+		"\"kernel\":\"void k<\\\"q\\\">\",\"grid\":[64,128,1],"
+		"\"shared memory\":49152,\"stream\":\"0x55d4c3a1f2b0\","
+		"\"flops\":340282366920938463463374607431768211455}}";
+	struct tp_targs *w = calloc(1, sizeof(*w));
+	struct tp_enc *e = tp_enc_json_new();
+	struct tp_tev ev = { 0 };
+
+	tp_targs_int(w, "ret", 0);
+	tp_targs_str(w, "kernel", "void k<\"q\">", 11);
+	tp_targs_open(w, "grid", 0);
+	tp_targs_int(w, NULL, 64);
+	tp_targs_int(w, NULL, 128);
+	tp_targs_int(w, NULL, 1);
+	tp_targs_close(w);
+	tp_targs_int(w, "shared memory", 49152);
+	tp_targs_ptr(w, "stream", 0x55d4c3a1f2b0ull);
+	tp_targs_u128(w, "flops", ~(unsigned __int128)0);
+	ev.track.pid = ev.track.tid = 29802;
+	ev.phase = TP_TEV_COMPLETE;
+	ev.name = "cudaLaunchKernel";
+	ev.namelen = 16;
+	ev.cat = "cuda_runtime";
+	ev.catlen = 12;
+	ev.ts_ns = 79507282431699;
+	ev.dur_ns = 814;
+	ev.args = w->a;
+	ev.nargs = w->n;
+	tp_enc_event(e, &ev);
+	tp_buf_char(&e->out, 0);
+	TP_CHECK_STR("tev_json_launch", e->out.p, want);
+	tp_enc_free(e);
+	free(w);
+}
+
+int main(void)
+{
+	varints();
+	fields();
+	nested(0, "pb_nested_0");
+	nested(127, "pb_nested_127");
+	nested(128, "pb_nested_128");
+	nested(16383, "pb_nested_16383");
+	nested(16384, "pb_nested_16384");
+	nested(3 << 20, "pb_nested_3m");
+	nesting_twice();
+	args_writer();
+	json_launch();
+	return TP_TEST_DONE();
+}

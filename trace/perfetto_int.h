@@ -1,0 +1,84 @@
+/* trace/: the recording core: records, per-thread rings, threads, clock and
+ * timeline, configuration, JSON and gzip, file naming; calls no other
+ * folder. */
+/* The Perfetto encoder's insides, shared by its files: perfetto_enc.c
+ * (packets, clocks, events), perfetto_intern.c (interning),
+ * perfetto_tracks.c (the track table and descriptors), perfetto_args.c
+ * (typed args as debug annotations). */
+#ifndef TP_PERFETTO_INT_H
+#define TP_PERFETTO_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trace/pb.h"
+#include "trace/perfetto_ids.h"
+#include "trace/pf_tab.h"
+#include "trace/tev.h"
+
+#define SEQ_ID 1
+#define INTERN_MAX (1u << 16)
+#define INTERN_BYTES (16u << 20)
+#define TRACKS_MAX (1u << 20)
+
+enum { IK_NAME, IK_CAT, IK_ANAME, IK_STR };
+
+/* Strings longer than this are written inline, not interned. */
+#define INTERN_LEN_MAX 4096
+
+/* Track kinds of the track table: the typed model's, plus the parents. */
+enum { TK_PROCESS = 16, TK_DEVICE, TK_META };
+
+struct pf_track {
+	uint64_t uuid;
+	uint64_t parent;
+	char *name;
+	int64_t sort;
+	int has_sort;
+};
+
+struct pf_enc {
+	struct tp_enc e;
+	struct tp_pf_tab intern;
+	struct tp_pf_tab tracks;
+	struct pf_track *trk;
+	uint32_t ntrk, captrk;
+	uint32_t next_iid;
+	uint64_t inc_ts;	/* clock 64's value after the last packet */
+	int64_t base_unix_ns;
+	struct tp_buf in[4];	/* its new interned entries, by kind */
+	/* The thread or stream of the last event: launches come in runs
+	 * on one thread, so most events skip both table lookups. */
+	int64_t last_pid, last_tid;
+	uint32_t last_kind, last_idx;
+	int last_valid;
+};
+
+/* A packet: Trace.packet, a length-delimited TracePacket. */
+static inline size_t packet_open(struct pf_enc *p)
+{
+	size_t m = tp_pb_open(&p->e.out, PF_TRACE_PACKET);
+
+	tp_pb_u64(&p->e.out, PF_PKT_SEQ_ID, SEQ_ID);
+	return m;
+}
+
+/* perfetto_intern.c */
+uint64_t pf_intern(struct pf_enc *p, int kind, const char *s, size_t n);
+
+/* perfetto_tracks.c */
+struct pf_track *pf_track_get(struct pf_enc *p, uint32_t kind, int64_t k1,
+			      int64_t k2, const char *s, size_t n,
+			      uint64_t parent, int64_t pid, int64_t tid);
+struct pf_track *pf_parent_of(struct pf_enc *p, const struct tp_tev *ev);
+struct pf_track *pf_track_of(struct pf_enc *p, const struct tp_tev *ev,
+			     const char *cname, size_t cn);
+void pf_descriptor(struct pf_enc *p, uint32_t kind, const struct pf_track *t,
+		   int64_t pid, int64_t tid);
+char *pf_dup_name(const char *s, size_t n);
+
+/* perfetto_args.c */
+void pf_put_annotations(struct pf_enc *p, const struct tp_targ *a,
+			uint32_t n);
+
+#endif

@@ -1,0 +1,40 @@
+/* trace/: the recording core: records, per-thread rings, threads, clock and
+ * timeline, configuration, JSON and gzip, file naming; calls no other
+ * folder. */
+/* The Perfetto encoder's interning (perfetto_int.h): event names,
+ * categories, debug-annotation names and string values to iids of the
+ * packet sequence, new entries collected for the packet being written. */
+#include "trace/perfetto_int.h"
+
+static const uint32_t intern_field[] = {
+	[IK_NAME] = PF_ID_EVENT_NAMES,
+	[IK_CAT] = PF_ID_EVENT_CATEGORIES,
+	[IK_ANAME] = PF_ID_DEBUG_ANNOTATION_NAMES,
+	[IK_STR] = PF_ID_DEBUG_ANNOTATION_STRINGS,
+};
+
+/* The iid of s, interning it (into the packet's interned data) if new;
+ * 0 when it must be written inline (too long, or the table is full: the
+ * state is cleared before the next event). */
+uint64_t pf_intern(struct pf_enc *p, int kind, const char *s, size_t n)
+{
+	struct tp_pf_slot *sl;
+	struct tp_buf *b;
+	size_t m;
+
+	if (n > INTERN_LEN_MAX)
+		return 0;
+	sl = tp_pf_tab_get(&p->intern, kind, 0, 0, s, n);
+	if (sl)
+		return sl->val;
+	sl = tp_pf_tab_put(&p->intern, kind, 0, 0, s, n, p->next_iid);
+	if (!sl)
+		return 0;
+	p->next_iid++;
+	b = &p->in[kind];
+	m = tp_pb_open(b, intern_field[kind]);
+	tp_pb_u64(b, PF_INTERNED_IID, sl->val);
+	tp_pb_bytes(b, PF_INTERNED_NAME, s, n);
+	tp_pb_close(b, m);
+	return sl->val;
+}

@@ -1,0 +1,199 @@
+/* trace/: the recording core: records, per-thread rings, threads, clock and
+ * timeline, configuration, JSON and gzip, file naming; calls no other
+ * folder. */
+/* The typed event model and the encoder interface.
+ *
+ * An event says what happened (track, name, category, phase, time in
+ * integer ns, typed args), never how it is written: an encoder turns it
+ * into bytes. Two encoders exist: Kineto-style JSON (tev_json.c, today's
+ * trace syntax) and Perfetto protobuf (perfetto_enc.c). `tprof convert`
+ * speaks this model now; the library's writer is to speak it later.
+ *
+ * Strings are (pointer, length) pairs and are borrowed: an encoder copies
+ * what it keeps (interning tables), so callers may reuse their buffers as
+ * soon as tp_enc_event returns.
+ */
+#ifndef TP_TEV_H
+#define TP_TEV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trace/json.h"
+
+/* Where an event goes. Processes and threads are the host side; a GPU
+ * device holds streams (Kineto's JSON writes them as pid = device,
+ * tid = stream). Counter and async tracks hang under a process or device
+ * and are named by the event (and, for counters, the arg key). */
+enum tp_tev_track_kind {
+	TP_TEV_THREAD,		/* pid, tid */
+	TP_TEV_GPU_STREAM,	/* pid = device, tid = stream */
+	TP_TEV_COUNTER,		/* pid, name; tid -1: pid is a GPU device */
+	TP_TEV_ASYNC,		/* pid, id, name of the begin event */
+};
+
+struct tp_tev_track {
+	enum tp_tev_track_kind kind;
+	int64_t pid;
+	int64_t tid;
+	uint64_t id;		/* ASYNC: the range's id */
+};
+
+enum tp_tev_phase {
+	TP_TEV_COMPLETE,	/* ts, dur */
+	TP_TEV_INSTANT,
+	TP_TEV_COUNTER_SET,	/* one sample per numeric arg */
+	TP_TEV_ASYNC_BEGIN,
+	TP_TEV_ASYNC_END,
+	TP_TEV_FLOW_START,	/* flow_id */
+	TP_TEV_FLOW_END,	/* flow_id */
+	TP_TEV_PROCESS_NAME,	/* name: the process's (or device's) name */
+	TP_TEV_THREAD_NAME,	/* name: the thread's (or stream's) name */
+	TP_TEV_SORT_INDEX,	/* flow_id: the sort index */
+};
+
+enum tp_targ_type {
+	TP_TARG_NULL,
+	TP_TARG_BOOL,
+	TP_TARG_INT,
+	TP_TARG_UINT,
+	TP_TARG_U128,		/* FLOPs: can exceed 2^64 */
+	TP_TARG_DOUBLE,
+	TP_TARG_STRING,
+	TP_TARG_POINTER,	/* JSON: "0x..." string */
+	TP_TARG_ARRAY,		/* n elements follow, depth-first */
+	TP_TARG_DICT,		/* n members follow, depth-first */
+};
+
+/* One arg, or one element of an array/dict. Nested values are stored
+ * flat, in order: an ARRAY or DICT entry with n = k is followed by its k
+ * children (each possibly nested itself). Array elements have no key. */
+struct tp_targ {
+	enum tp_targ_type type;
+	uint32_t keylen;
+	const char *key;
+	union {
+		int64_t i;
+		uint64_t u;
+		unsigned __int128 u128;
+		double d;
+		struct {
+			const char *s;
+			size_t len;
+		} str;
+		uint32_t n;
+	} v;
+};
+
+/* The args-writer: a fixed array, so writing args never allocates. A
+ * full writer drops further args and sets overflow (the event is still
+ * written, its args cut). */
+#define TP_TARGS_MAX 128
+
+struct tp_targs {
+	uint32_t n;
+	uint32_t open[8];	/* indexes of open arrays/dicts */
+	uint32_t depth;
+	int overflow;
+	struct tp_targ a[TP_TARGS_MAX];
+};
+
+static inline void tp_targs_reset(struct tp_targs *w)
+{
+	w->n = 0;
+	w->depth = 0;
+	w->overflow = 0;
+}
+
+struct tp_targ *tp_targs_add(struct tp_targs *w, const char *key,
+			     size_t keylen, enum tp_targ_type type);
+void tp_targs_int(struct tp_targs *w, const char *key, int64_t v);
+void tp_targs_uint(struct tp_targs *w, const char *key, uint64_t v);
+void tp_targs_u128(struct tp_targs *w, const char *key, unsigned __int128 v);
+void tp_targs_double(struct tp_targs *w, const char *key, double v);
+void tp_targs_bool(struct tp_targs *w, const char *key, int v);
+void tp_targs_str(struct tp_targs *w, const char *key, const char *s,
+		  size_t len);
+void tp_targs_ptr(struct tp_targs *w, const char *key, uint64_t v);
+/* Opens an array (dict = 0) or dict; what is added until tp_targs_close
+ * are its elements. */
+void tp_targs_open(struct tp_targs *w, const char *key, int dict);
+void tp_targs_close(struct tp_targs *w);
+/* Entries taken by the value starting at index i (1 for a scalar). */
+uint32_t tp_targ_span(const struct tp_targ *a, uint32_t n, uint32_t i);
+
+struct tp_tev {
+	struct tp_tev_track track;
+	enum tp_tev_phase phase;
+	const char *name;
+	size_t namelen;
+	const char *cat;	/* may be NULL */
+	size_t catlen;
+	int64_t ts_ns;		/* trace clock: ns since the trace's base */
+	int64_t dur_ns;
+	uint64_t flow_id;	/* FLOW_*: the id; SORT_INDEX: the index */
+	int flow_binds_enclosing; /* FLOW_END: "bp":"e" */
+	const struct tp_targ *args;
+	uint32_t nargs;
+};
+
+/* The trace's header facts. base_unix_ns: Unix time of trace-clock 0
+ * (JSON: baseTimeNanoseconds). */
+struct tp_enc_meta {
+	const char *trace_name;
+	int64_t base_unix_ns;
+};
+
+struct tp_enc;
+
+struct tp_enc_ops {
+	int (*begin)(struct tp_enc *e, const struct tp_enc_meta *m);
+	int (*event)(struct tp_enc *e, const struct tp_tev *ev);
+	/* The top-level extras after the events (JSON: deviceProperties,
+	 * distributedInfo, tprof), as JSON text "key": value pairs without
+	 * the surrounding braces; Perfetto keeps them as a metadata event. */
+	int (*trailer)(struct tp_enc *e, const char *json, size_t len);
+	int (*end)(struct tp_enc *e);
+	void (*free)(struct tp_enc *e);
+};
+
+/* An encoder appends to out; its owner drains out (to gzip, a file)
+ * whenever it likes, typically when out.len passes a threshold. */
+struct tp_enc {
+	const struct tp_enc_ops *ops;
+	struct tp_buf out;
+	uint64_t events;
+	uint64_t dropped;	/* events it could not place (table full) */
+};
+
+struct tp_enc *tp_enc_json_new(void);
+struct tp_enc *tp_enc_perfetto_new(void);
+
+static inline int tp_enc_begin(struct tp_enc *e, const struct tp_enc_meta *m)
+{
+	return e->ops->begin(e, m);
+}
+
+static inline int tp_enc_event(struct tp_enc *e, const struct tp_tev *ev)
+{
+	e->events++;
+	return e->ops->event(e, ev);
+}
+
+static inline int tp_enc_trailer(struct tp_enc *e, const char *j, size_t n)
+{
+	return e->ops->trailer(e, j, n);
+}
+
+static inline int tp_enc_end(struct tp_enc *e)
+{
+	return e->ops->end(e);
+}
+
+static inline void tp_enc_free(struct tp_enc *e)
+{
+	if (e)
+		e->ops->free(e);
+}
+
+#endif

@@ -1,0 +1,137 @@
+/* trace/: the recording core: records, per-thread rings, threads, clock and
+ * timeline, configuration, JSON and gzip, file naming; calls no other
+ * folder. */
+/* The args-writer of the typed event model (tev.h): a flat, fixed array
+ * of typed values, nested arrays and dicts stored depth-first. */
+#include <string.h>
+
+#include "trace/tev.h"
+
+struct tp_targ *tp_targs_add(struct tp_targs *w, const char *key,
+			     size_t keylen, enum tp_targ_type type)
+{
+	struct tp_targ *a;
+	uint32_t max_depth = sizeof(w->open) / sizeof(w->open[0]);
+
+	/* Inside a container that was dropped: dropped too. */
+	if (w->depth > max_depth ||
+	    (w->depth && w->open[w->depth - 1] == UINT32_MAX)) {
+		w->overflow = 1;
+		return NULL;
+	}
+	if (w->n >= TP_TARGS_MAX) {
+		w->overflow = 1;
+		return NULL;
+	}
+	a = &w->a[w->n++];
+	a->type = type;
+	a->key = key;
+	a->keylen = (uint32_t)keylen;
+	/* The open container counts its direct children only. */
+	if (w->depth)
+		w->a[w->open[w->depth - 1]].v.n++;
+	return a;
+}
+
+static struct tp_targ *add(struct tp_targs *w, const char *key,
+			   enum tp_targ_type type)
+{
+	return tp_targs_add(w, key, key ? strlen(key) : 0, type);
+}
+
+void tp_targs_int(struct tp_targs *w, const char *key, int64_t v)
+{
+	struct tp_targ *a = add(w, key, TP_TARG_INT);
+
+	if (a)
+		a->v.i = v;
+}
+
+void tp_targs_uint(struct tp_targs *w, const char *key, uint64_t v)
+{
+	struct tp_targ *a = add(w, key, TP_TARG_UINT);
+
+	if (a)
+		a->v.u = v;
+}
+
+void tp_targs_u128(struct tp_targs *w, const char *key, unsigned __int128 v)
+{
+	struct tp_targ *a = add(w, key, TP_TARG_U128);
+
+	if (a)
+		a->v.u128 = v;
+}
+
+void tp_targs_double(struct tp_targs *w, const char *key, double v)
+{
+	struct tp_targ *a = add(w, key, TP_TARG_DOUBLE);
+
+	if (a)
+		a->v.d = v;
+}
+
+void tp_targs_bool(struct tp_targs *w, const char *key, int v)
+{
+	struct tp_targ *a = add(w, key, TP_TARG_BOOL);
+
+	if (a)
+		a->v.i = !!v;
+}
+
+void tp_targs_str(struct tp_targs *w, const char *key, const char *s,
+		  size_t len)
+{
+	struct tp_targ *a = add(w, key, TP_TARG_STRING);
+
+	if (!a)
+		return;
+	a->v.str.s = s;
+	a->v.str.len = len;
+}
+
+void tp_targs_ptr(struct tp_targs *w, const char *key, uint64_t v)
+{
+	struct tp_targ *a = add(w, key, TP_TARG_POINTER);
+
+	if (a)
+		a->v.u = v;
+}
+
+void tp_targs_open(struct tp_targs *w, const char *key, int dict)
+{
+	struct tp_targ *a;
+
+	/* Too deep: the container is dropped with everything in it, so
+	 * closing it must not pop a parent. */
+	if (w->depth >= sizeof(w->open) / sizeof(w->open[0])) {
+		w->overflow = 1;
+		w->depth++;
+		return;
+	}
+	a = add(w, key, dict ? TP_TARG_DICT : TP_TARG_ARRAY);
+	if (!a) {
+		w->depth++;
+		w->open[w->depth - 1] = UINT32_MAX;
+		return;
+	}
+	a->v.n = 0;
+	w->open[w->depth++] = (uint32_t)(a - w->a);
+}
+
+void tp_targs_close(struct tp_targs *w)
+{
+	if (w->depth)
+		w->depth--;
+}
+
+uint32_t tp_targ_span(const struct tp_targ *a, uint32_t n, uint32_t i)
+{
+	uint32_t j = i + 1, k;
+
+	if (a[i].type != TP_TARG_ARRAY && a[i].type != TP_TARG_DICT)
+		return 1;
+	for (k = 0; k < a[i].v.n && j < n; k++)
+		j += tp_targ_span(a, n, j);
+	return j - i;
+}

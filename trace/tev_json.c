@@ -1,0 +1,257 @@
+/* trace/: the recording core: records, per-thread rings, threads, clock and
+ * timeline, configuration, JSON and gzip, file naming; calls no other
+ * folder. */
+/* The JSON encoder of the typed event model (tev.h): Kineto's layout as
+ * the writer prints it today (docs/trace-format.md): one event a line,
+ * ts/dur in microseconds with three decimals, strings escaped by
+ * trace/json.c. */
+#include <stdlib.h>
+
+#include "trace/tev.h"
+
+struct tev_json {
+	struct tp_enc e;
+	int first;		/* no event written yet: no ",\n" before it */
+};
+
+static void put_u128(struct tp_buf *b, unsigned __int128 v)
+{
+	char tmp[40];
+	int n = 0;
+
+	if (v <= UINT64_MAX) {
+		tp_json_u64(b, (uint64_t)v);
+		return;
+	}
+	while (v) {
+		tmp[sizeof(tmp) - 1 - n++] = (char)('0' + (int)(v % 10));
+		v /= 10;
+	}
+	tp_buf_put(b, tmp + sizeof(tmp) - n, (size_t)n);
+}
+
+static uint32_t put_value(struct tp_buf *b, const struct tp_targ *a,
+			  uint32_t n, uint32_t i);
+
+/* The members (dict) or elements of the container at a[i]; returns the
+ * index after it. */
+static uint32_t put_children(struct tp_buf *b, const struct tp_targ *a,
+			     uint32_t n, uint32_t i, int dict)
+{
+	uint32_t j = i + 1, k;
+
+	for (k = 0; k < a[i].v.n && j < n; k++) {
+		if (k)
+			tp_buf_char(b, ',');
+		if (dict) {
+			tp_json_strn(b, a[j].key, a[j].keylen);
+			tp_buf_char(b, ':');
+		}
+		j = put_value(b, a, n, j);
+	}
+	return j;
+}
+
+static uint32_t put_value(struct tp_buf *b, const struct tp_targ *a,
+			  uint32_t n, uint32_t i)
+{
+	const struct tp_targ *t = &a[i];
+
+	switch (t->type) {
+	case TP_TARG_NULL:
+		tp_buf_lit(b, "null");
+		break;
+	case TP_TARG_BOOL:
+		if (t->v.i)
+			tp_buf_lit(b, "true");
+		else
+			tp_buf_lit(b, "false");
+		break;
+	case TP_TARG_INT:
+		tp_json_i64(b, t->v.i);
+		break;
+	case TP_TARG_UINT:
+		tp_json_u64(b, t->v.u);
+		break;
+	case TP_TARG_U128:
+		put_u128(b, t->v.u128);
+		break;
+	case TP_TARG_DOUBLE:
+		tp_json_double(b, t->v.d);
+		break;
+	case TP_TARG_STRING:
+		tp_json_strn(b, t->v.str.s, t->v.str.len);
+		break;
+	case TP_TARG_POINTER:
+		tp_json_hex(b, t->v.u);
+		break;
+	case TP_TARG_ARRAY:
+		tp_buf_char(b, '[');
+		i = put_children(b, a, n, i, 0);
+		tp_buf_char(b, ']');
+		return i;
+	case TP_TARG_DICT:
+		tp_buf_char(b, '{');
+		i = put_children(b, a, n, i, 1);
+		tp_buf_char(b, '}');
+		return i;
+	}
+	return i + 1;
+}
+
+static void put_args(struct tp_buf *b, const struct tp_tev *ev)
+{
+	uint32_t i = 0, k = 0;
+
+	if (!ev->nargs)
+		return;
+	tp_buf_lit(b, ",\"args\":{");
+	while (i < ev->nargs) {
+		if (k++)
+			tp_buf_char(b, ',');
+		tp_json_strn(b, ev->args[i].key, ev->args[i].keylen);
+		tp_buf_char(b, ':');
+		i = put_value(b, ev->args, ev->nargs, i);
+	}
+	tp_buf_char(b, '}');
+}
+
+static const char *const phase_ph[] = {
+	[TP_TEV_COMPLETE] = "X",
+	[TP_TEV_INSTANT] = "i",
+	[TP_TEV_COUNTER_SET] = "C",
+	[TP_TEV_ASYNC_BEGIN] = "b",
+	[TP_TEV_ASYNC_END] = "e",
+	[TP_TEV_FLOW_START] = "s",
+	[TP_TEV_FLOW_END] = "f",
+};
+
+static void put_meta(struct tp_buf *b, const struct tp_tev *ev)
+{
+	tp_buf_lit(b, "{\"ph\":\"M\",\"name\":");
+	if (ev->phase == TP_TEV_PROCESS_NAME)
+		tp_buf_lit(b, "\"process_name\"");
+	else if (ev->phase == TP_TEV_THREAD_NAME)
+		tp_buf_lit(b, "\"thread_name\"");
+	else
+		tp_buf_lit(b, "\"process_sort_index\"");
+	tp_json_key(b, "pid");
+	tp_json_i64(b, ev->track.pid);
+	tp_json_key(b, "tid");
+	tp_json_i64(b, ev->phase == TP_TEV_THREAD_NAME ? ev->track.tid : 0);
+	if (ev->phase == TP_TEV_SORT_INDEX) {
+		tp_buf_lit(b, ",\"args\":{\"sort_index\":");
+		tp_json_i64(b, (int64_t)ev->flow_id);
+	} else {
+		tp_buf_lit(b, ",\"args\":{\"name\":");
+		tp_json_strn(b, ev->name, ev->namelen);
+	}
+	tp_buf_lit(b, "}}");
+}
+
+static int json_event(struct tp_enc *e, const struct tp_tev *ev)
+{
+	struct tev_json *j = (struct tev_json *)e;
+	struct tp_buf *b = &e->out;
+
+	if (!j->first)
+		tp_buf_lit(b, ",\n");
+	j->first = 0;
+	if (ev->phase >= TP_TEV_PROCESS_NAME) {
+		put_meta(b, ev);
+		return b->oom ? -1 : 0;
+	}
+	tp_buf_lit(b, "{\"ph\":\"");
+	tp_buf_cstr(b, phase_ph[ev->phase]);
+	tp_buf_char(b, '"');
+	if (ev->phase == TP_TEV_INSTANT)
+		tp_buf_lit(b, ",\"s\":\"t\"");
+	if (ev->phase == TP_TEV_FLOW_END && ev->flow_binds_enclosing)
+		tp_buf_lit(b, ",\"bp\":\"e\"");
+	if (ev->cat) {
+		tp_json_key(b, "cat");
+		tp_json_strn(b, ev->cat, ev->catlen);
+	}
+	if (ev->name) {
+		tp_json_key(b, "name");
+		tp_json_strn(b, ev->name, ev->namelen);
+	}
+	if (ev->phase >= TP_TEV_ASYNC_BEGIN) {
+		tp_json_key(b, "id");
+		tp_json_u64(b, ev->phase >= TP_TEV_FLOW_START ? ev->flow_id :
+			    ev->track.id);
+	}
+	tp_json_key(b, "pid");
+	tp_json_i64(b, ev->track.pid);
+	tp_json_key(b, "tid");
+	/* A device's counter says so with tid -1; the JSON's is 0. */
+	tp_json_i64(b, ev->track.kind == TP_TEV_COUNTER && ev->track.tid < 0 ?
+		    0 : ev->track.tid);
+	tp_json_key(b, "ts");
+	tp_json_us(b, ev->ts_ns);
+	if (ev->phase == TP_TEV_COMPLETE) {
+		tp_json_key(b, "dur");
+		tp_json_us(b, ev->dur_ns);
+	}
+	put_args(b, ev);
+	tp_buf_char(b, '}');
+	return b->oom ? -1 : 0;
+}
+
+static int json_begin(struct tp_enc *e, const struct tp_enc_meta *m)
+{
+	struct tp_buf *b = &e->out;
+
+	tp_buf_lit(b, "{\"schemaVersion\": 1,\n\"traceName\": ");
+	tp_json_str(b, m->trace_name ? m->trace_name : "tprof");
+	tp_buf_lit(b, ",\n\"displayTimeUnit\": \"ms\",\n"
+		   "\"baseTimeNanoseconds\": ");
+	tp_json_i64(b, m->base_unix_ns);
+	tp_buf_lit(b, ",\n\"traceEvents\": [\n");
+	return b->oom ? -1 : 0;
+}
+
+static int json_trailer(struct tp_enc *e, const char *json, size_t len)
+{
+	struct tp_buf *b = &e->out;
+
+	tp_buf_lit(b, "\n],\n");
+	tp_buf_put(b, json, len);
+	((struct tev_json *)e)->first = -1;
+	return b->oom ? -1 : 0;
+}
+
+static int json_end(struct tp_enc *e)
+{
+	struct tp_buf *b = &e->out;
+
+	if (((struct tev_json *)e)->first != -1)
+		tp_buf_lit(b, "\n]");
+	tp_buf_lit(b, "}\n");
+	return b->oom ? -1 : 0;
+}
+
+static void json_free(struct tp_enc *e)
+{
+	tp_buf_free(&e->out);
+	free(e);
+}
+
+static const struct tp_enc_ops json_ops = {
+	.begin = json_begin,
+	.event = json_event,
+	.trailer = json_trailer,
+	.end = json_end,
+	.free = json_free,
+};
+
+struct tp_enc *tp_enc_json_new(void)
+{
+	struct tev_json *j = calloc(1, sizeof(*j));
+
+	if (!j)
+		return NULL;
+	j->e.ops = &json_ops;
+	j->first = 1;
+	return &j->e;
+}
