@@ -4,7 +4,8 @@ import os
 import sys
 import tempfile
 
-from tplib import BUILD, ROOT, load, run
+import tplib
+from tplib import BUILD, ROOT, load, run, xevents
 
 sys.path.insert(0, os.path.join(ROOT, "tests", "sim"))
 from simlog import SimLog  # noqa: E402
@@ -38,3 +39,77 @@ def sim_run(argv, env=None, mode=13, **kw):
         else None
     r.path = os.path.join(r.dir, traces[0]) if traces else None
     return r
+
+
+# The trace's GPU categories and the simulation log's kind of each.
+KIND = {"kernel": "kernel", "gpu_memcpy": "memcpy", "gpu_memset": "memset"}
+
+
+class Modal:
+    """The checks and runners of one simulation mode (13 or 12), for
+    tests that run every case in both: each PASS line names the mode.
+    Loop with `for M.mode in (13, 12):`."""
+
+    def __init__(self, mode=13):
+        self.mode = mode
+
+    def check(self, name, cond, why=""):
+        return tplib.check("CUDA %d, %s" % (self.mode, name), cond, why)
+
+    def eq(self, name, got, want):
+        return self.check(name, got == want, "got %r, want %r" % (got, want))
+
+    def tprof_check(self, path, name):
+        return tplib.tprof_check(path, "CUDA %d, %s" % (self.mode, name))
+
+    def sim_prog(self, name):
+        return sim_prog(name, self.mode)
+
+    def sim_run(self, argv, env=None, **kw):
+        return sim_run(argv, env=env, mode=self.mode, **kw)
+
+
+def report(r):
+    """A client program's "name count" lines on stdout, as a dict."""
+    out = {}
+    for line in r.stdout.splitlines():
+        p = line.split()
+        out[" ".join(p[:-1])] = int(p[-1])
+    return out
+
+
+def warnings(r):
+    return [l for l in r.stderr.splitlines() if l.startswith("tprof: warning")]
+
+
+def kernels(t, name):
+    return [e for e in xevents(t) if e.get("cat") == "kernel" and
+            e["name"] == name]
+
+
+def exact(label, r, n_ops, t=tplib):
+    """Every GPU op of the simulation's log in the trace, once, with its
+    GPU duration; t gives check/eq/tprof_check (tplib, or a Modal)."""
+    if not t.check("%s: runs, one trace, a log" % label,
+                   r.rc == 0 and r.trace and r.log, (r.rc, r.stderr[-1500:])):
+        return
+    ops = r.log.gpu_ops()
+    t.eq("%s: the simulation ran %d GPU ops" % (label, n_ops), len(ops), n_ops)
+    by = {}
+    for e in xevents(r.trace):
+        if e.get("cat") in KIND:
+            by.setdefault((e["args"]["correlation"], KIND[e["cat"]]),
+                          []).append(e)
+    bad = []
+    for o in ops:
+        evs = by.get((o["corr"], o["kind"]))
+        if not evs:
+            bad.append(("missing", o["corr"]))
+            continue
+        d = round(evs.pop(0)["dur"] * 1000)
+        if abs(d - (o["end_raw"] - o["start_raw"])) > 2 + o["dur"] * 2e-6:
+            bad.append((o["name"], o["end_raw"] - o["start_raw"], d))
+    extra = sum(len(v) for v in by.values())
+    t.eq("%s: every GPU op in the trace once, with its duration" % label,
+         (bad[:5], extra), ([], 0))
+    t.tprof_check(r.path, "%s: tprof check passes" % label)

@@ -14,56 +14,8 @@ of the whole run, each with its exact duration.
 """
 import re
 
-from simrun import sim_prog, sim_run
+from simrun import exact, kernels, report, sim_prog, sim_run, warnings
 from tplib import check, cleanup, done, eq, tprof_check, xevents
-
-KIND = {"kernel": "kernel", "gpu_memcpy": "memcpy", "gpu_memset": "memset"}
-
-
-def report(r):
-    out = {}
-    for line in r.stdout.splitlines():
-        p = line.split()
-        out[" ".join(p[:-1])] = int(p[-1])
-    return out
-
-
-def warnings(r):
-    return [l for l in r.stderr.splitlines() if l.startswith("tprof: warning")]
-
-
-def kernels(t, name):
-    return [e for e in xevents(t) if e.get("cat") == "kernel" and
-            e["name"] == name]
-
-
-def exact(label, r, n_ops):
-    """Every GPU op of the simulation's log in the trace, once, with its
-    GPU duration."""
-    if not check("%s: runs, one trace, a log" % label,
-                 r.rc == 0 and r.trace and r.log, (r.rc, r.stderr[-1500:])):
-        return
-    ops = r.log.gpu_ops()
-    eq("%s: the simulation ran %d GPU ops" % (label, n_ops), len(ops), n_ops)
-    by = {}
-    for e in xevents(r.trace):
-        if e.get("cat") in KIND:
-            by.setdefault((e["args"]["correlation"], KIND[e["cat"]]),
-                          []).append(e)
-    bad = []
-    for o in ops:
-        evs = by.get((o["corr"], o["kind"]))
-        if not evs:
-            bad.append(("missing", o["corr"]))
-            continue
-        d = round(evs.pop(0)["dur"] * 1000)
-        if abs(d - (o["end_raw"] - o["start_raw"])) > 2 + o["dur"] * 2e-6:
-            bad.append((o["name"], o["end_raw"] - o["start_raw"], d))
-    extra = sum(len(v) for v in by.values())
-    eq("%s: every GPU op in the trace once, with its duration" % label,
-       (bad[:5], extra), ([], 0))
-    tprof_check(r.path, "%s: tprof check passes" % label)
-
 
 def client(label, rep, want):
     eq("%s: the client got every kernel of its window, and only those" %

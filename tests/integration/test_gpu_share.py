@@ -11,49 +11,15 @@ which freed them: the program died (free(): invalid pointer).
 import re
 
 import simrun
-import tplib
+from simrun import kernels, report, warnings
 from tplib import cleanup, done, prog, xevents
 
 # Every case runs in both modes of the simulation (CUDA 13; CUDA 12 with
 # libcupti.so.12 at API 28); each PASS line names its mode.
-MODE = 13
+M = simrun.Modal()
+check, eq, tprof_check = M.check, M.eq, M.tprof_check
+sim_prog, sim_run = M.sim_prog, M.sim_run
 
-
-def check(name, cond, why=""):
-    return tplib.check("CUDA %d, %s" % (MODE, name), cond, why)
-
-
-def eq(name, got, want):
-    return check(name, got == want, "got %r, want %r" % (got, want))
-
-
-def tprof_check(path, name):
-    return tplib.tprof_check(path, "CUDA %d, %s" % (MODE, name))
-
-
-def sim_prog(name):
-    return simrun.sim_prog(name, MODE)
-
-
-def sim_run(argv, env=None, **kw):
-    return simrun.sim_run(argv, env=env, mode=MODE, **kw)
-
-
-def report(r):
-    out = {}
-    for line in r.stdout.splitlines():
-        p = line.split()
-        out[" ".join(p[:-1])] = int(p[-1])
-    return out
-
-
-def kernels(t, name):
-    return [e for e in xevents(t) if e.get("cat") == "kernel" and
-            e["name"] == name]
-
-
-def warnings(r):
-    return [l for l in r.stderr.splitlines() if l.startswith("tprof: warning")]
 
 
 def cases():
@@ -129,6 +95,6 @@ def cases():
     cleanup(r)
 
 
-for MODE in (13, 12):
+for M.mode in (13, 12):
     cases()
 done()

@@ -14,36 +14,19 @@ import re
 import time
 
 import simrun
-import tplib
+from simrun import KIND
 from tplib import SANITIZE, cleanup, done, skip, xevents
 
 # Every case runs in both modes of the simulation (CUDA 13, and CUDA 12:
 # libcudart.so.12, CUPTI 12.9, <<<>>> through cudaLaunchKernel); each
 # PASS line names its mode.
-MODE = 13
+M = simrun.Modal()
+check, eq, tprof_check = M.check, M.eq, M.tprof_check
+sim_prog, sim_run = M.sim_prog, M.sim_run
 
 
-def check(name, cond, why=""):
-    return tplib.check("CUDA %d, %s" % (MODE, name), cond, why)
-
-
-def eq(name, got, want):
-    return check(name, got == want, "got %r, want %r" % (got, want))
-
-
-def tprof_check(path, name):
-    return tplib.tprof_check(path, "CUDA %d, %s" % (MODE, name))
-
-
-def sim_prog(name):
-    return simrun.sim_prog(name, MODE)
-
-
-def sim_run(argv, env=None, **kw):
-    return simrun.sim_run(argv, env=env, mode=MODE, **kw)
 
 GPU_CATS = ("kernel", "gpu_memcpy", "gpu_memset")
-KIND = {"kernel": "kernel", "gpu_memcpy": "memcpy", "gpu_memset": "memset"}
 
 def ns(us):
     return round(us * 1000)
@@ -203,12 +186,12 @@ def cases():
                     if a["depth"] == 1 and "Launch" in a["name"]})),
            {12: ("libcupti.so.12", 28, [("cudaLaunchKernel_v7000", 211)]),
             13: ("libcupti.so.13", 130100,
-                 [("__cudaLaunchKernel_v13000", 505)])}[MODE])
+                 [("__cudaLaunchKernel_v13000", 505)])}[M.mode])
     cleanup(r)
 
     # CUDA 12 code compiled with __NV_LEGACY_LAUNCH (or by an older nvcc):
     # the host stub calls cudaLaunchKernel itself.
-    if MODE == 12:
+    if M.mode == 12:
         r = sim_run([sim_prog("two_threads_legacy"), "100"])
         if truth("two threads, legacy launch stub", r, 400):
             eq("two threads, legacy launch stub: launched by "
@@ -387,6 +370,6 @@ def cases():
     cleanup(r)
 
 
-for MODE in (13, 12):
+for M.mode in (13, 12):
     cases()
 done()

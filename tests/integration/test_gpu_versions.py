@@ -11,49 +11,12 @@ by the reported version, SIM_BUG_<NAME>=0|1 to force):
 - 13.2: slow when CUPTI is called repeatedly: tprof's periodic calls are
   rare (its flush every 200 ms).
 """
-from simrun import sim_prog, sim_run
+from simrun import KIND, exact, sim_prog, sim_run, warnings
 from tplib import check, cleanup, done, eq, tprof_check, xevents
-
-KIND = {"kernel": "kernel", "gpu_memcpy": "memcpy", "gpu_memset": "memset"}
-
-
-def ns(us):
-    return round(us * 1000)
-
-
-def exact(label, r, n_ops):
-    """Every GPU op of the log in the trace, with its GPU duration."""
-    if not check("%s: runs, one trace, a log" % label,
-                 r.rc == 0 and r.trace and r.log, (r.rc, r.stderr[-1500:])):
-        return
-    ops = r.log.gpu_ops()
-    eq("%s: the simulation ran %d GPU ops" % (label, n_ops), len(ops), n_ops)
-    by = {}
-    for e in xevents(r.trace):
-        if e.get("cat") in KIND:
-            by.setdefault((e["args"]["correlation"], KIND[e["cat"]]),
-                          []).append(e)
-    bad = []
-    for o in ops:
-        evs = by.get((o["corr"], o["kind"]))
-        if not evs:
-            bad.append(("missing", o["corr"]))
-            continue
-        d = ns(evs.pop(0)["dur"])
-        if abs(d - (o["end_raw"] - o["start_raw"])) > 2 + o["dur"] * 2e-6:
-            bad.append((o["name"], o["end_raw"] - o["start_raw"], d))
-    eq("%s: every GPU op in the trace, with its duration" % label,
-       bad[:5], [])
-    tprof_check(r.path, "%s: tprof check passes" % label)
-
 
 def ts_callbacks(r):
     return [e for e in r.log.of("cupti")
             if e.get("call") == "timestamp_callback" and e.get("set")]
-
-
-def warnings(r):
-    return [l for l in r.stderr.splitlines() if l.startswith("tprof: warning")]
 
 
 # CUDA 12.9 (API 28), 12.6 (API 24) and 13.0 Update 1 (130001) have the
