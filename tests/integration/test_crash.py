@@ -148,14 +148,21 @@ def python_faulthandler():
 python_faulthandler()
 
 
-def killed_run(outdir):
-    """Runs crash kill until it is ready, SIGKILLs it; its counters."""
+def start_kill(outdir):
+    """Starts `crash kill` traced into outdir; the process and the path of
+    its counters."""
     cpath = counts_file(outdir)
     e = base_env()
     e["TPROF_OUTPUT_DIR"] = outdir
     e["LD_PRELOAD"] = LIB
     p = subprocess.Popen([prog("crash"), "kill", cpath], env=e,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return p, cpath
+
+
+def killed_run(outdir):
+    """Runs crash kill until it is ready, SIGKILLs it; its counters."""
+    p, cpath = start_kill(outdir)
     ready = p.stdout.readline().strip() == "ready"
     # The early thread ended 1.6 s before "ready"; 1.5 s more leaves the
     # writer (every 50 ms) and its sync (every 1 s) room on a loaded
@@ -241,12 +248,7 @@ report_recovers()
 def live_tmp_left():
     """A .tmp whose process is still running is not touched."""
     outdir = tempfile.mkdtemp(prefix="tprof-it-")
-    cpath = counts_file(outdir)
-    e = base_env()
-    e["TPROF_OUTPUT_DIR"] = outdir
-    e["LD_PRELOAD"] = LIB
-    p = subprocess.Popen([prog("crash"), "kill", cpath], env=e,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    p, _ = start_kill(outdir)
     p.stdout.readline()
     r = subprocess.run([CLI, "recover", outdir], capture_output=True, text=True)
     check("recover: a live process's .tmp is left, with one line",
