@@ -35,6 +35,12 @@ struct tp_gpu;
 
 /* window: events held back for reordering; 0: all of them (exact). */
 struct tp_gpu *tp_gpu_new(size_t window);
+/* Exact (as window 0) with memory bounded by budget bytes: what window 0
+ * holds goes through external sorts, spilling to a temporary file past
+ * the budget (the CLI). */
+struct tp_gpu *tp_gpu_new_exact(size_t budget);
+/* NULL, or why an exact-mode sort failed (the "gpu" member is null). */
+const char *tp_gpu_error(const struct tp_gpu *g);
 void tp_gpu_free(struct tp_gpu *g);
 /* Any span the aggregator takes (not steps): a GPU slice (kernel,
  * gpu_memcpy, gpu_memset), a launch call (cuda_runtime, cuda_driver with
