@@ -3,8 +3,8 @@
 /* The external sort (xsort.h). Runs go to one temporary file, created
  * O_EXCL (mkostemp) in $TMPDIR and unlinked at once, so nothing is left
  * behind however the process ends; at the end each run is read back
- * through its own buffer (the budget shared among the runs, 4 KiB at
- * least) and a binary heap of the runs' fronts gives the records in
+ * through its own buffer (the records' half of the budget shared among
+ * the runs, 4 KiB at least) and a binary heap of the runs' fronts gives the records in
  * order. A leaf: it calls only libc.
  */
 #define _GNU_SOURCE
@@ -74,7 +74,9 @@ struct tp_xsort *tp_xsort_new(size_t rec_size, tp_xsort_cmp cmp,
 		return NULL;
 	s->rs = rec_size;
 	s->cmp = cmp;
-	s->max = budget / rec_size;
+	/* half for the records, half for qsort's scratch copy (glibc
+	 * merges through one as large as the array) */
+	s->max = budget / 2 / rec_size;
 	if (s->max < 2)
 		s->max = 2;
 	s->fd = -1;

@@ -25,7 +25,8 @@ typedef int (*tp_xsort_cmp)(const void *a, const void *b);
 
 struct tp_xsort;
 
-/* budget: bytes of records held in memory (at least 64 KiB is used). */
+/* budget: bytes of memory it may use: half for the records it holds,
+ * half for the in-memory sort's scratch copy (at least two records). */
 struct tp_xsort *tp_xsort_new(size_t rec_size, tp_xsort_cmp cmp,
 			      size_t budget);
 /* Copies one record in; -1 on failure (see tp_xsort_error). */
