@@ -31,7 +31,8 @@
 
 typedef const struct tp_json_node jnode;
 
-static size_t gpu_budget = TP_XSORT_BUDGET;
+/* 0: $TPROF_CLI_MEM_BUDGET, for a caller that reads one trace */
+static size_t gpu_budget;
 
 void tp_trace_summary_budget(size_t bytes)
 {
@@ -656,9 +657,15 @@ int tp_trace_summary(const char *path, struct tp_buf *out, char *err,
 		     size_t errlen)
 {
 	struct ts *t = calloc(1, sizeof(*t));
+	size_t budget;
 	int ret = -1;
 
 	err[0] = 0;
+	budget = gpu_budget ? gpu_budget : tp_xsort_budget(err, errlen);
+	if (!budget) {
+		free(t);
+		return -1;
+	}
 	if (!t) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
@@ -672,7 +679,7 @@ int tp_trace_summary(const char *path, struct tp_buf *out, char *err,
 		goto out;
 	t->j = tp_json_open(gz_read, t->gz);
 	t->sum = tp_sum_new();
-	if (!t->j || !t->sum || tp_sum_gpu_exact(t->sum, gpu_budget)) {
+	if (!t->j || !t->sum || tp_sum_gpu_exact(t->sum, budget)) {
 		fail(t, "out of memory");
 		goto out;
 	}

@@ -21,8 +21,9 @@
  * reason in err (gzip or JSON errors, not a trace). */
 int tp_trace_summary(const char *path, struct tp_buf *out, char *err,
 		     size_t errlen);
-/* The GPU analyses' memory budget per trace read (bytes; default
- * TP_XSORT_BUDGET); set before reading, not while traces are read. */
+/* The GPU analyses' memory budget per trace read (bytes; 0, the
+ * default: $TPROF_CLI_MEM_BUDGET's, else TP_XSORT_BUDGET); set before
+ * reading, not while traces are read. */
 void tp_trace_summary_budget(size_t bytes);
 
 /* Microseconds written as a JSON number (any decimals, an exponent) to
