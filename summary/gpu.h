@@ -10,8 +10,10 @@
  *
  * Events go through a reorder window (gpu_feed.c) and are swept in time
  * order (gpu_sweep.c, gpu_join.c), so memory does not grow with the
- * events: with window 0 (the CLI) the window holds everything and every
- * figure is exact; with a bounded window (the library) the figures are
+ * events: with window 0 the window holds everything and every figure is
+ * exact; the exact mode (tp_gpu_new_exact, the CLI) gives the same
+ * figures through external sorts within a memory budget (gpu_int.h);
+ * with a bounded window (the library) the figures are
  * exact as long as no event arrives more than the window late, and the
  * member's "approx" object counts what was not (docs/summary-format.md
  * says by how much each figure can then be off).

@@ -249,9 +249,10 @@ static void hist_add(struct tp_gpu *g, int64_t d)
 		tp_hist_add(&g->dpos, (uint64_t)d, 1);
 }
 
-/* Exact while the window is unbounded or the delays fit; then binned. */
 static int i64_cmp(const void *a, const void *b);
 
+/* Exact while the window is unbounded or the delays fit; then binned.
+ * The exact mode sorts them (delays_walk takes the percentiles). */
 static void delay_keep(struct tp_gpu *g, int64_t d)
 {
 	struct tp_xsort *s;
