@@ -113,7 +113,7 @@ static void ranges_prune(struct tp_gpu *g)
 /* A call or a slice of the exact mode's join. */
 struct jrec {
 	uint64_t corr, seq;	/* seq: sweep order */
-	int64_t a, e;		/* call: a its end; slice: its start, end */
+	int64_t a, e;		/* call: a, its end; slice: start, end */
 	uint32_t tag[GPU_TAGS];
 	uint16_t ntag, dropped;	/* tags kept, tags over GPU_TAGS */
 	uint8_t is_call;

@@ -4,8 +4,12 @@
  * O_EXCL (mkostemp) in $TMPDIR and unlinked at once, so nothing is left
  * behind however the process ends; at the end each run is read back
  * through its own buffer (the records' half of the budget shared among
- * the runs, 4 KiB at least) and a binary heap of the runs' fronts gives the records in
- * order. A leaf: it calls only libc.
+ * the runs, 4 KiB at least) and a binary heap of the runs' fronts gives
+ * the records in order. When there are more runs than the budget gives
+ * 4 KiB buffers to (a budget far below the input), the oldest are first
+ * merged in passes into longer runs at the file's end, so the buffers
+ * stay within the budget (the run list, 16 bytes a run, is all that
+ * grows). A leaf: it calls only libc.
  */
 #define _GNU_SOURCE
 #include "xsort.h"
@@ -38,7 +42,9 @@ struct tp_xsort {
 	int fd;
 	struct run *runs;
 	size_t nruns, capruns;
+	uint64_t fend;		/* the file's end, in records */
 	struct reader *rd;
+	size_t nrd, rdcap;	/* readers; records each holds */
 	size_t *heap, nheap;
 	size_t pos;		/* in-memory order: the next record */
 	int done, pending;	/* finished; the heap's top was returned */
@@ -135,10 +141,10 @@ static int spill(struct tp_xsort *s)
 	qsort(s->buf, s->n, s->rs, s->cmp);
 	if (write_all(s, s->buf, s->n * s->rs))
 		return -1;
-	s->runs[s->nruns].off = s->nruns ? s->runs[s->nruns - 1].off +
-		s->runs[s->nruns - 1].n : 0;
+	s->runs[s->nruns].off = s->fend;
 	s->runs[s->nruns].n = s->n;
 	s->nruns++;
+	s->fend += s->n;
 	s->spilled += s->n * s->rs;
 	s->n = 0;
 	return 0;
@@ -222,21 +228,20 @@ static void sift_down(struct tp_xsort *s, size_t i)
 	}
 }
 
-/* Each run's reader with its share of the budget, and the heap. */
-static int merge_start(struct tp_xsort *s)
+/* Readers of per records each for the first n runs, and their heap. */
+static int merge_open(struct tp_xsort *s, size_t n, size_t per)
 {
-	size_t per = s->max * s->rs / s->nruns, i;
+	size_t i;
 
-	if (per < MIN_READ)
-		per = MIN_READ;
-	per /= s->rs;
-	if (!per)
-		per = 1;
-	s->rd = calloc(s->nruns, sizeof(*s->rd));
-	s->heap = malloc(s->nruns * sizeof(*s->heap));
+	s->rd = calloc(n, sizeof(*s->rd));
+	s->heap = malloc(n * sizeof(*s->heap));
 	if (!s->rd || !s->heap)
 		return oom(s);
-	for (i = 0; i < s->nruns; i++) {
+	s->nrd = n;
+	s->rdcap = per;
+	s->nheap = 0;
+	s->pending = 0;
+	for (i = 0; i < n; i++) {
 		s->rd[i].b = malloc(per * s->rs);
 		if (!s->rd[i].b)
 			return oom(s);
@@ -248,8 +253,117 @@ static int merge_start(struct tp_xsort *s)
 	}
 	for (i = s->nheap / 2; i-- > 0;)
 		sift_down(s, i);
-	s->cap = per;	/* now the readers' size */
 	return 0;
+}
+
+static void merge_close(struct tp_xsort *s)
+{
+	size_t i;
+
+	if (s->rd)
+		for (i = 0; i < s->nrd; i++)
+			free(s->rd[i].b);
+	free(s->rd);
+	free(s->heap);
+	s->rd = NULL;
+	s->heap = NULL;
+	s->nrd = s->nheap = 0;
+}
+
+/* The top run's front taken: its next record, or the run is done. */
+static int advance(struct tp_xsort *s)
+{
+	size_t run = s->heap[0];
+	struct reader *r = &s->rd[run];
+
+	if (++r->pos == r->n) {
+		if (!r->left) {
+			free(r->b);
+			r->b = NULL;
+			s->heap[0] = s->heap[--s->nheap];
+			if (s->nheap)
+				sift_down(s, 0);
+			return 0;
+		}
+		if (refill(s, r, s->rdcap))
+			return -1;
+	}
+	sift_down(s, 0);
+	return 0;
+}
+
+static const void *merge_next(struct tp_xsort *s)
+{
+	if (s->pending && advance(s))
+		return NULL;
+	s->pending = 0;
+	if (!s->nheap)
+		return NULL;
+	s->pending = 1;
+	return front(s, s->heap[0]);
+}
+
+/* The first fan runs merged into one at the file's end, which takes
+ * their place at the end of the list (fan + 1 buffers of per records). */
+static int merge_pass(struct tp_xsort *s, size_t fan, size_t per)
+{
+	struct run out = { .off = s->fend };
+	char *w = malloc(per * s->rs);
+	const void *rec;
+	size_t wn = 0;
+
+	if (!w)
+		return oom(s);
+	if (merge_open(s, fan, per))
+		goto fail;
+	while ((rec = merge_next(s))) {
+		memcpy(w + wn * s->rs, rec, s->rs);
+		if (++wn < per)
+			continue;
+		if (write_all(s, w, wn * s->rs))
+			goto fail;
+		out.n += wn;
+		wn = 0;
+	}
+	if (s->err[0] || (wn && write_all(s, w, wn * s->rs)))
+		goto fail;
+	out.n += wn;
+	merge_close(s);
+	free(w);
+	s->fend += out.n;
+	s->spilled += out.n * s->rs;
+	memmove(s->runs, s->runs + fan, (s->nruns - fan) * sizeof(*s->runs));
+	s->nruns -= fan;
+	s->runs[s->nruns++] = out;
+	return 0;
+fail:
+	merge_close(s);
+	free(w);
+	return -1;
+}
+
+/* The runs merged: in passes while there are more than the records'
+ * half of the budget can give MIN_READ each (a budget far below the
+ * input), then all at once, each run's reader with its share. */
+static int merge_start(struct tp_xsort *s)
+{
+	size_t total = s->max * s->rs, fan = total / MIN_READ, per;
+
+	if (fan > 1)
+		fan--;		/* one buffer for the pass's output */
+	if (fan < 2)
+		fan = 2;
+	per = total / (fan + 1) / s->rs;
+	if (!per)
+		per = 1;
+	while (s->nruns > fan)
+		if (merge_pass(s, fan, per))
+			return -1;
+	per = total / s->nruns;
+	if (per < MIN_READ)
+		per = MIN_READ;
+	per /= s->rs;
+	return merge_open(s, s->nruns, per ? per : 1);
 }
 
 int tp_xsort_finish(struct tp_xsort *s)
@@ -269,41 +383,13 @@ int tp_xsort_finish(struct tp_xsort *s)
 	return merge_start(s);
 }
 
-/* The top run's front taken: its next record, or the run is done. */
-static int advance(struct tp_xsort *s)
-{
-	size_t run = s->heap[0];
-	struct reader *r = &s->rd[run];
-
-	if (++r->pos == r->n) {
-		if (!r->left) {
-			free(r->b);
-			r->b = NULL;
-			s->heap[0] = s->heap[--s->nheap];
-			if (s->nheap)
-				sift_down(s, 0);
-			return 0;
-		}
-		if (refill(s, r, s->cap))
-			return -1;
-	}
-	sift_down(s, 0);
-	return 0;
-}
-
 const void *tp_xsort_next(struct tp_xsort *s)
 {
 	if (s->err[0] || !s->done)
 		return NULL;
 	if (!s->nruns)
 		return s->pos < s->n ? s->buf + s->pos++ * s->rs : NULL;
-	if (s->pending && advance(s))
-		return NULL;
-	s->pending = 0;
-	if (!s->nheap)
-		return NULL;
-	s->pending = 1;
-	return front(s, s->heap[0]);
+	return merge_next(s);
 }
 
 const char *tp_xsort_error(const struct tp_xsort *s)
@@ -323,15 +409,9 @@ uint64_t tp_xsort_spilled(const struct tp_xsort *s)
 
 void tp_xsort_free(struct tp_xsort *s)
 {
-	size_t i;
-
 	if (!s)
 		return;
-	if (s->rd)
-		for (i = 0; i < s->nruns; i++)
-			free(s->rd[i].b);
-	free(s->rd);
-	free(s->heap);
+	merge_close(s);
 	free(s->runs);
 	free(s->buf);
 	if (s->fd >= 0)
