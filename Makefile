@@ -83,7 +83,7 @@ CLI_TRACE_OBJ := $(addprefix $(B)/trace/,config.o config_num.o config_capture.o 
 	perfetto_tracks.o perfetto_args.o) \
 	$(addprefix $(B)/summary/,summary.o summary_tab.o summary_args.o summary_groups.o \
 	summary_out.o summary_md.o summary_brief.o gpu_feed.o gpu_heap.o gpu_sweep.o \
-	gpu_join.o gpu_json.o gpu_intern.o)
+	gpu_join.o gpu_json.o gpu_intern.o gpu_spill.o xsort.o)
 $(CLI): $(CLI_OBJ) $(CLI_TRACE_OBJ)
 	$(CC) $(SAN_FLAGS) -o $@ $^ -lz -ldl -lpthread -lm
 

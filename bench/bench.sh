@@ -778,3 +778,59 @@ else
 	hta_compare
 	rm -rf "$tmp"/report-*
 fi
+
+# --- 8. memory of tprof check and report -------------------------------------
+
+# Peak RSS (GNU time's %M) and MB/s of check --foreign and report --json,
+# one run each on one core, on one torch.profiler-schema trace of each of MEM_SIZES
+# MB of plain JSON written by tests/integration/bigtrace.py (8 steps,
+# fixed names; launches, kernels and ac2g flows out of time order), with
+# the default budget (TPROF_CLI_MEM_BUDGET, 64 MiB): memory grows with
+# the trace until the sorts fill the budget, then stays flat.
+MEM_SIZES="100 400"
+TARGET_MEM_MB=96	# the budget, plus the parser's and inflater's buffers
+mem_rows() {
+	if [ ! -x /usr/bin/time ]; then
+		printf '  %-34s (skipped: no /usr/bin/time)\n' "check/report peak RSS"
+		return 0
+	fi
+	mem_pin=
+	command -v taskset >/dev/null && mem_pin="taskset -c 0"
+	for mb in $MEM_SIZES; do
+		f=$tmp/mem-$mb.pt.trace.json
+		bytes=$(python3 -c '
+import sys
+sys.path.insert(0, "tests/integration")
+import bigtrace
+print(bigtrace.write(sys.argv[1], float(sys.argv[2])))' "$f" $mb) ||
+			{ echo "  WARNING: could not write the trace"; return 0; }
+		for cmd in check report; do
+			opt=--foreign
+			[ $cmd = report ] && opt=--json
+			t0=$(date +%s%N)
+			$mem_pin /usr/bin/time -f %M -o "$tmp/mem.rss" \
+				"$report_cli" $cmd \
+				$opt "$f" >"$tmp/mem.out" 2>&1 || {
+				tail -3 "$tmp/mem.out" >&2
+				die "tprof $cmd failed on $f"
+			}
+			t1=$(date +%s%N)
+			ms=$(echo "$t0 $t1" | awk '{ printf "%.1f", ($2 - $1) / 1e6 }')
+			rss=$(calc %.1f "$(tail -1 "$tmp/mem.rss") / 1024")
+			mbps=$(calc %.1f "$bytes / ($ms * 1000)")
+			printf '  %-34s %6.0f MB/s  (%.0f MB of JSON in %.0f ms; target >= %s)%s\n' \
+				"tprof $cmd, ${mb} MB trace (1 core)" "$mbps" \
+				"$(calc %.1f "$bytes / 1e6")" "$ms" \
+				$TARGET_REPORT_MBPS \
+				"$(verdict "$mbps >= $TARGET_REPORT_MBPS")"
+			printf '  %-34s %6.1f MiB   (peak RSS; target <= %s)%s\n' \
+				"tprof $cmd, ${mb} MB trace" "$rss" \
+				$TARGET_MEM_MB "$(verdict "$rss <= $TARGET_MEM_MB")"
+		done
+		rm -f "$f"
+	done
+}
+
+if [ -x "$report_cli" ]; then
+	mem_rows
+fi

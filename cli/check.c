@@ -1,18 +1,29 @@
 /* tprof check: streaming trace validator.
  *
  * The trace is walked with the pull parser; each traceEvents element is
- * built into a DOM, checked and dropped. What must outlive an event (X
- * slices for the nesting sweep, flow endpoints) is kept in compact tables
- * of interned strings, about 32 bytes per X event.
+ * built into a DOM, checked and dropped. What must outlive an event is a
+ * 32-byte record: each X slice (for the nesting sweep) and each flow
+ * event (for the matching), names and tracks as interned numbers. The
+ * records go through an external sort (summary/xsort.c) within a fixed
+ * budget ($TPROF_CLI_MEM_BUDGET, half for each kind): slices by track,
+ * start, longest first, so the sweep needs only the open slices' stack;
+ * flow events by key, so each flow is judged when its group ends. Past
+ * the budget sorted runs go to a temporary file and are merged, so
+ * memory stays the same on a trace of any size; only the names and
+ * tracks tables grow, with the distinct names and tracks. The order is
+ * total (ties broken by the event's index), so the problems found and
+ * the order they are printed in do not depend on the budget. A sweep
+ * on the fly would need no file when each track's events come in time
+ * order, but tprof writes a span when it ends (a child before its
+ * parent) and Kineto groups by kind, so on real traces they do not.
  *
- * Calls only down: its tables (check_tab.c), the gzip reader (gzread.c)
- * and the pull parser (json.c).
+ * Calls only down: the checks at the end (check_sweep.c), the messages
+ * (check_out.c), its tables (check_tab.c), the external sort, the gzip
+ * reader (gzread.c) and the pull parser (json.c).
  */
 #define _GNU_SOURCE
 #include "check.h"
-#include "check_tab.h"
-#include "gzread.h"
-#include "json.h"
+#include "check_int.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -22,7 +33,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_SHOWN 20
 #define DINFO_MAX (64 * 1024)
 /* baseTimeNanoseconds is floored to this (docs/trace-format.md) */
 #define BASE_TIME_STEP 100000000000000LL
@@ -43,168 +53,6 @@ static const char *const top_keys[] = {
 	"displayTimeUnit", "distributedInfo", "tprof", "deviceProperties",
 	"traceName",
 };
-
-struct xev {
-	uint32_t track, name, idx;
-	uint32_t gpu;		/* GPU activity: kernel, memcpy, memset */
-	int64_t ts, dur;	/* ns */
-};
-
-/* Quirks every torch.profiler (Kineto) trace has, which neither HTA nor
- * Perfetto refuses: with --foreign they are counted and printed once
- * each as a warning instead of an error per occurrence. */
-enum {
-	W_UNIT,		/* no displayTimeUnit */
-	W_DINFO,	/* no distributedInfo (a single-process run) */
-	W_FLOW_NO_END,	/* ac2g launch flows whose kernel is not there */
-	W_FLOW_NO_START,
-	W_GPU_OVERLAP,	/* GPU slices on one stream overlapping */
-	W_COUNT,
-};
-
-static const char *const warn_text[W_COUNT] = {
-	[W_UNIT] = "no \"displayTimeUnit\" (viewers assume \"ms\")",
-	[W_DINFO] = "no \"distributedInfo\" (HTA takes the rank as 0; "
-		"fine for a single process)",
-	[W_FLOW_NO_END] = "\"ac2g\" flows with no end (ph \"f\"): "
-		"launches whose kernel is outside the profiling window, as "
-		"Kineto writes them",
-	[W_FLOW_NO_START] = "\"ac2g\" flows with no start (ph \"s\"): "
-		"kernels whose launch is outside the profiling window",
-	[W_GPU_OVERLAP] = "partial overlaps between GPU slices on one "
-		"stream (CUPTI's timestamps of back-to-back work; Perfetto "
-		"shows the later slice on an extra row)",
-};
-
-struct flow {
-	uint64_t id;
-	uint32_t cat, name, idx, is_str;
-	uint32_t n_start, n_end;
-	int64_t first_start, first_end;	/* earliest s and f ts, ns */
-};
-
-/* Incremental matcher for HTA's per-line regex "rank":\s+(\d+). */
-struct rank_scan {
-	int state, matched, found, overflow;
-	uint64_t val;
-};
-
-struct ck {
-	const char *path;
-	FILE *out;
-	unsigned flags;
-	unsigned long problems, nevents;
-	unsigned long warnings[W_COUNT];
-	struct tp_gzr *gz;
-	struct tp_json *j;
-	struct tp_json_arena arena;
-	struct rank_scan scan;
-	unsigned seen;
-	int have_rank;
-	int64_t rank;
-	struct strtab strs, tracks;
-	struct xev *xs;
-	size_t nx, capx;
-	struct htab flow_ht;
-	struct flow *flows;
-	size_t nflows, capflows;
-};
-
-/* Returns -1 so that a failing check can return problem(...). */
-static int problem(struct ck *ck, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static int problem(struct ck *ck, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (++ck->problems > MAX_SHOWN)
-		return -1;
-	fprintf(ck->out, "%s: error: ", ck->path);
-	va_start(ap, fmt);
-	vfprintf(ck->out, fmt, ap);
-	va_end(ap);
-	fputc('\n', ck->out);
-	return -1;
-}
-
-/* Counts a quirk with --foreign, where it is a warning; an error
- * otherwise. Returns 1 when it was only counted. */
-static int foreign_quirk(struct ck *ck, unsigned w)
-{
-	if (!(ck->flags & TP_CHECK_FOREIGN))
-		return 0;
-	ck->warnings[w]++;
-	return 1;
-}
-
-static void print_warnings(struct ck *ck)
-{
-	unsigned w;
-
-	for (w = 0; w < W_COUNT; w++)
-		if (ck->warnings[w])
-			fprintf(ck->out, "%s: warning: %lu %s\n", ck->path,
-				ck->warnings[w], warn_text[w]);
-}
-
-/* A problem with the current event, ck->nevents. */
-static int ev_problem(struct ck *ck, const struct tp_json_node *ev,
-		      const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int ev_problem(struct ck *ck, const struct tp_json_node *ev,
-		      const char *fmt, ...)
-{
-	va_list ap;
-
-	if (++ck->problems > MAX_SHOWN)
-		return -1;
-	fprintf(ck->out, "%s: error: traceEvents[%lu] (line %lu): ", ck->path,
-		ck->nevents, ev->line);
-	va_start(ap, fmt);
-	vfprintf(ck->out, fmt, ap);
-	va_end(ap);
-	fputc('\n', ck->out);
-	return -1;
-}
-
-/* Printable, truncated copy of a string for messages. */
-static const char *quote(char *buf, size_t size, const char *s, size_t len)
-{
-	size_t o = 0, i;
-	unsigned char c;
-
-	for (i = 0; i < len && o + 8 < size; i++) {
-		c = (unsigned char)s[i];
-		if (c < 0x20 || c == 0x7f)
-			o += (size_t)snprintf(buf + o, size - o, "\\x%02x", c);
-		else if (c == '"' || c == '\\')
-			o += (size_t)snprintf(buf + o, size - o, "\\%c", c);
-		else
-			buf[o++] = (char)c;
-	}
-	if (i < len) {
-		/* don't cut a UTF-8 sequence in half */
-		while (o && ((unsigned char)buf[o - 1] & 0xc0) == 0x80)
-			o--;
-		if (o && (unsigned char)buf[o - 1] >= 0xc0)
-			o--;
-		memcpy(buf + o, "...", 4);
-		return buf;
-	}
-	buf[o] = 0;
-	return buf;
-}
-
-static const char *fmt_us(char *buf, size_t size, int64_t ns)
-{
-	uint64_t a = ns < 0 ? 0 - (uint64_t)ns : (uint64_t)ns;
-
-	snprintf(buf, size, "%s%" PRIu64 ".%03" PRIu64, ns < 0 ? "-" : "",
-		 a / 1000, a % 1000);
-	return buf;
-}
 
 enum { RS_PAT, RS_WS1, RS_WS, RS_DIG };
 
@@ -348,18 +196,18 @@ static const struct tp_json_node *time_field(struct ck *ck,
 
 	if (!n) {
 		if (required)
-			ev_problem(ck, ev, "no \"%s\"", key);
+			ck_ev_problem(ck, ev, "no \"%s\"", key);
 		return NULL;
 	}
 	if (n->type != TP_JSON_NUMBER) {
-		ev_problem(ck, ev, "\"%s\" is not a number", key);
+		ck_ev_problem(ck, ev, "\"%s\" is not a number", key);
 		return NULL;
 	}
 	if (!(ck->flags & TP_CHECK_FOREIGN) && !three_decimals(n->str))
-		ev_problem(ck, ev, "\"%s\": %.40s does not have exactly "
+		ck_ev_problem(ck, ev, "\"%s\": %.40s does not have exactly "
 			   "three decimals", key, n->str);
 	if (us_to_ns(n, ns)) {
-		ev_problem(ck, ev, "\"%s\": %.40s is out of range", key,
+		ck_ev_problem(ck, ev, "\"%s\": %.40s is out of range", key,
 			   n->str);
 		return NULL;
 	}
@@ -380,7 +228,7 @@ static int track_part(struct ck *ck, const struct tp_json_node *ev,
 	buf[(*o)++] = '=';
 	if (!n) {
 		if (!(ck->flags & TP_CHECK_FOREIGN))
-			ev_problem(ck, ev, "no \"%s\"", key);
+			ck_ev_problem(ck, ev, "no \"%s\"", key);
 		memcpy(buf + *o, "(none)", 6);
 		*o += 6;
 		return 0;
@@ -392,12 +240,12 @@ static int track_part(struct ck *ck, const struct tp_json_node *ev,
 	}
 	if (n->type == TP_JSON_STRING) {
 		buf[(*o)++] = '"';
-		quote(buf + *o, 80, n->str, n->len);
+		ck_quote(buf + *o, 80, n->str, n->len);
 		*o += strlen(buf + *o);
 		buf[(*o)++] = '"';
 		return 0;
 	}
-	return ev_problem(ck, ev, "\"%s\" is not an integer or a string",
+	return ck_ev_problem(ck, ev, "\"%s\" is not an integer or a string",
 			  key);
 }
 
@@ -422,25 +270,26 @@ static void add_x(struct ck *ck, const struct tp_json_node *ev,
 {
 	const struct tp_json_node *name = tp_json_get(ev, "name");
 	int64_t tid, nid;
-	void *xs = ck->xs;
-	struct xev *x;
+	struct xev x;
 
+	if (ck->sort_failed)
+		return;
 	tid = ck_intern(&ck->tracks, track, tlen);
 	nid = name && name->type == TP_JSON_STRING ?
 		ck_intern(&ck->strs, name->str, name->len) :
 		ck_intern(&ck->strs, "", 0);
-	if (tid < 0 || nid < 0 || ck_grow(&xs, &ck->capx, ck->nx, sizeof(*x))) {
-		problem(ck, "out of memory");
+	if (tid < 0 || nid < 0) {
+		ck_sort_fail(ck, NULL);
 		return;
 	}
-	ck->xs = xs;
-	x = &ck->xs[ck->nx++];
-	x->track = (uint32_t)tid;
-	x->name = (uint32_t)nid;
-	x->idx = (uint32_t)ck->nevents;
-	x->gpu = (uint32_t)gpu_cat(tp_json_get(ev, "cat"));
-	x->ts = ts;
-	x->dur = dur;
+	x.track = (uint32_t)tid;
+	x.name = (uint32_t)nid;
+	x.idx = (uint32_t)ck->nevents;
+	x.gpu = (uint32_t)gpu_cat(tp_json_get(ev, "cat"));
+	x.ts = ts;
+	x.dur = dur;
+	if (tp_xsort_add(ck->xsort, &x))
+		ck_sort_fail(ck, ck->xsort);
 }
 
 static int check_meta(struct ck *ck, const struct tp_json_node *ev)
@@ -458,34 +307,21 @@ static int check_meta(struct ck *ck, const struct tp_json_node *ev)
 	int64_t v;
 
 	if (!name || name->type != TP_JSON_STRING)
-		return ev_problem(ck, ev, "metadata event without a name");
+		return ck_ev_problem(ck, ev, "metadata event without a name");
 	for (i = 0; i < n; i++)
 		if (!strcmp(name->str, names[i][0]))
 			break;
 	if (i == n)
-		return ev_problem(ck, ev, "unknown metadata event \"%s\"",
-				  quote(q, sizeof(q), name->str, name->len));
+		return ck_ev_problem(ck, ev, "unknown metadata event \"%s\"",
+				  ck_quote(q, sizeof(q), name->str, name->len));
 	arg = tp_json_get(tp_json_get(ev, "args"), names[i][1]);
 	if (i < 3 && (!arg || arg->type != TP_JSON_STRING))
-		return ev_problem(ck, ev, "%s needs a string args.%s",
+		return ck_ev_problem(ck, ev, "%s needs a string args.%s",
 				  names[i][0], names[i][1]);
 	if (i >= 3 && !tp_json_int64(arg, &v))
-		return ev_problem(ck, ev, "%s needs an integer args.%s",
+		return ck_ev_problem(ck, ev, "%s needs an integer args.%s",
 				  names[i][0], names[i][1]);
 	return 0;
-}
-
-struct flowkey {
-	uint64_t id;
-	uint32_t cat, name;
-};
-
-static int flow_eq(const void *owner, uint32_t idx, const void *key)
-{
-	const struct flow *f = &((const struct ck *)owner)->flows[idx];
-	const struct flowkey *k = key;
-
-	return f->id == k->id && f->cat == k->cat && f->name == k->name;
 }
 
 /* Perfetto reads a numeric id as is and a string id as hex. */
@@ -505,32 +341,6 @@ static int flow_id(const struct tp_json_node *n, uint64_t *id)
 	return errno || *end ? -1 : 0;
 }
 
-static struct flow *flow_get(struct ck *ck, const struct flowkey *k)
-{
-	struct hslot *slot;
-	void *flows = ck->flows;
-	uint32_t h = ck_hash(k, sizeof(*k));
-	struct flow *f;
-
-	if (ck_ht_reserve(&ck->flow_ht))
-		return NULL;
-	slot = ck_ht_find(&ck->flow_ht, h, flow_eq, ck, k);
-	if (slot->idx1)
-		return &ck->flows[slot->idx1 - 1];
-	if (ck_grow(&flows, &ck->capflows, ck->nflows, sizeof(*f)))
-		return NULL;
-	ck->flows = flows;
-	f = &ck->flows[ck->nflows++];
-	memset(f, 0, sizeof(*f));
-	f->id = k->id;
-	f->cat = k->cat;
-	f->name = k->name;
-	f->idx = (uint32_t)ck->nevents;
-	f->first_start = f->first_end = INT64_MAX;
-	ck_ht_take(&ck->flow_ht, slot, (uint32_t)ck->nflows, h);
-	return f;
-}
-
 /* Flows are matched on (id, cat, name), as Perfetto's v1 flow import. */
 static int check_flow(struct ck *ck, const struct tp_json_node *ev,
 		      char ph, int64_t ts, int ts_ok)
@@ -538,37 +348,30 @@ static int check_flow(struct ck *ck, const struct tp_json_node *ev,
 	const struct tp_json_node *id = tp_json_get(ev, "id");
 	const struct tp_json_node *cat = tp_json_get(ev, "cat");
 	const struct tp_json_node *name = tp_json_get(ev, "name");
-	struct flowkey k = { 0, 0, 0 };
+	struct flowev f = { .ph = ph, .idx = (uint32_t)ck->nevents };
 	int64_t c, nm;
-	struct flow *f;
 
-	if (flow_id(id, &k.id))
-		return ev_problem(ck, ev, "flow event needs an \"id\" that "
+	if (flow_id(id, &f.id))
+		return ck_ev_problem(ck, ev, "flow event needs an \"id\" that "
 				  "is a non-negative integer or a hex string");
 	if (cat && cat->type != TP_JSON_STRING)
-		return ev_problem(ck, ev, "\"cat\" is not a string");
+		return ck_ev_problem(ck, ev, "\"cat\" is not a string");
 	c = cat ? ck_intern(&ck->strs, cat->str, cat->len) :
 		  ck_intern(&ck->strs, "", 0);
 	nm = name && name->type == TP_JSON_STRING ?
 		ck_intern(&ck->strs, name->str, name->len) :
 		ck_intern(&ck->strs, "", 0);
-	k.cat = (uint32_t)c;
-	k.name = (uint32_t)nm;
-	f = c < 0 || nm < 0 ? NULL : flow_get(ck, &k);
-	if (!f)
-		return problem(ck, "out of memory");
-	f->is_str |= id->type == TP_JSON_STRING;
-	if (ph == 's') {
-		f->n_start++;
-		if (!ts_ok)
-			f->first_start = INT64_MIN;
-		else if (ts < f->first_start)
-			f->first_start = ts;
-	} else if (ph == 'f') {
-		f->n_end++;
-		if (ts_ok && ts < f->first_end)
-			f->first_end = ts;
-	}
+	if (c < 0 || nm < 0)
+		return ck_sort_fail(ck, NULL);
+	if (ck->sort_failed)
+		return -1;
+	f.cat = (uint32_t)c;
+	f.name = (uint32_t)nm;
+	f.is_str = id->type == TP_JSON_STRING;
+	f.ts_ok = (uint8_t)!!ts_ok;
+	f.ts = ts;
+	if (tp_xsort_add(ck->fsort, &f))
+		return ck_sort_fail(ck, ck->fsort);
 	return 0;
 }
 
@@ -584,17 +387,18 @@ static int check_event(struct ck *ck, const struct tp_json_node *ev)
 	char c;
 
 	if (ev->type != TP_JSON_OBJECT)
-		return ev_problem(ck, ev, "event is not an object");
+		return ck_ev_problem(ck, ev, "event is not an object");
 	ph = tp_json_get(ev, "ph");
 	if (!ph || ph->type != TP_JSON_STRING)
-		return ev_problem(ck, ev, "\"ph\" is missing or not a string");
+		return ck_ev_problem(ck, ev,
+				     "\"ph\" is missing or not a string");
 	c = ph->str[0];
 	if (ph->len != 1 || !c || !strchr(phases, c))
-		return ev_problem(ck, ev, "unknown phase \"%s\"",
-				  quote(q, sizeof(q), ph->str, ph->len));
+		return ck_ev_problem(ck, ev, "unknown phase \"%s\"",
+				  ck_quote(q, sizeof(q), ph->str, ph->len));
 	name = tp_json_get(ev, "name");
 	if (name && name->type != TP_JSON_STRING)
-		ev_problem(ck, ev, "\"name\" is not a string");
+		ck_ev_problem(ck, ev, "\"name\" is not a string");
 	bad = track_part(ck, ev, "pid", track, &o);
 	track[o++] = ' ';
 	bad |= track_part(ck, ev, "tid", track, &o);
@@ -602,7 +406,7 @@ static int check_event(struct ck *ck, const struct tp_json_node *ev)
 	ts_ok = !!time_field(ck, ev, "ts", strchr(timed, c) != NULL, &ts);
 	if (c == 'X' && time_field(ck, ev, "dur", 1, &dur)) {
 		if (dur < 0)
-			ev_problem(ck, ev, "negative \"dur\"");
+			ck_ev_problem(ck, ev, "negative \"dur\"");
 		else if (ts_ok && !bad)
 			add_x(ck, ev, track, o, ts, dur);
 	}
@@ -613,117 +417,6 @@ static int check_event(struct ck *ck, const struct tp_json_node *ev)
 	return 0;
 }
 
-static int xev_cmp(const void *a, const void *b)
-{
-	const struct xev *x = a, *y = b;
-
-	if (x->track != y->track)
-		return x->track < y->track ? -1 : 1;
-	if (x->ts != y->ts)
-		return x->ts < y->ts ? -1 : 1;
-	if (x->dur != y->dur)
-		return x->dur > y->dur ? -1 : 1;	/* parent first */
-	return x->idx < y->idx ? -1 : x->idx > y->idx;
-}
-
-static int64_t xend(const struct xev *x)
-{
-	int64_t e;
-
-	return __builtin_add_overflow(x->ts, x->dur, &e) ? INT64_MAX : e;
-}
-
-static void report_overlap(struct ck *ck, const struct xev *a,
-			   const struct xev *b)
-{
-	char qa[100], qb[100], t[4][32];
-	const char *s;
-	size_t len;
-
-	s = ck_str_at(&ck->strs, a->name, &len);
-	quote(qa, sizeof(qa), s, len);
-	s = ck_str_at(&ck->strs, b->name, &len);
-	quote(qb, sizeof(qb), s, len);
-	problem(ck, "partial overlap on track %s: \"%s\" [%s, %s] and \"%s\" "
-		"[%s, %s] (traceEvents[%u] and [%u])",
-		ck_str_at(&ck->tracks, a->track, &len), qa,
-		fmt_us(t[0], 32, a->ts), fmt_us(t[1], 32, xend(a)), qb,
-		fmt_us(t[2], 32, b->ts), fmt_us(t[3], 32, xend(b)),
-		a->idx, b->idx);
-}
-
-/* Perfetto needs X slices on a track to nest strictly; one that starts
- * inside another and ends after it goes to an overflow track. */
-static void check_nesting(struct ck *ck)
-{
-	size_t i, depth = 0;
-	uint32_t *stack;
-	struct xev *x;
-
-	if (!ck->nx)
-		return;
-	qsort(ck->xs, ck->nx, sizeof(*ck->xs), xev_cmp);
-	stack = malloc(ck->nx * sizeof(*stack));
-	if (!stack) {
-		problem(ck, "out of memory");
-		return;
-	}
-	for (i = 0; i < ck->nx; i++) {
-		x = &ck->xs[i];
-		if (i && x->track != x[-1].track)
-			depth = 0;
-		while (depth && xend(&ck->xs[stack[depth - 1]]) <= x->ts)
-			depth--;
-		if (depth && xend(x) > xend(&ck->xs[stack[depth - 1]])) {
-			if (!(x->gpu && ck->xs[stack[depth - 1]].gpu &&
-			      foreign_quirk(ck, W_GPU_OVERLAP)))
-				report_overlap(ck, &ck->xs[stack[depth - 1]],
-					       x);
-			continue;
-		}
-		stack[depth++] = (uint32_t)i;
-	}
-	free(stack);
-}
-
-static void check_flows(struct ck *ck)
-{
-	char qc[80], qn[80], id[32], t[2][32];
-	const struct flow *f;
-	const char *s;
-	size_t i, len;
-
-	for (i = 0; i < ck->nflows; i++) {
-		f = &ck->flows[i];
-		if (f->n_start && f->n_end && (f->first_start == INT64_MIN ||
-					       f->first_end >= f->first_start))
-			continue;
-		s = ck_str_at(&ck->strs, f->cat, &len);
-		if (len == 4 && !memcmp(s, "ac2g", 4) && (!f->n_start ||
-		    !f->n_end) && foreign_quirk(ck, f->n_start ? W_FLOW_NO_END :
-					      W_FLOW_NO_START))
-			continue;
-		quote(qc, sizeof(qc), s, len);
-		s = ck_str_at(&ck->strs, f->name, &len);
-		quote(qn, sizeof(qn), s, len);
-		snprintf(id, sizeof(id), f->is_str ? "0x%" PRIx64 : "%" PRIu64,
-			 f->id);
-		if (!f->n_start)
-			problem(ck, "flow id=%s cat=\"%s\" name=\"%s\" has no "
-				"start (ph \"s\") (first seen at "
-				"traceEvents[%u])", id, qc, qn, f->idx);
-		if (!f->n_end)
-			problem(ck, "flow id=%s cat=\"%s\" name=\"%s\" has no "
-				"end (ph \"f\") (first seen at "
-				"traceEvents[%u])", id, qc, qn, f->idx);
-		if (f->n_start && f->n_end)
-			problem(ck, "flow id=%s cat=\"%s\" name=\"%s\" ends at "
-				"%s before it starts at %s", id, qc, qn,
-				fmt_us(t[0], 32, f->first_end),
-				fmt_us(t[1], 32, f->first_start));
-	}
-}
-
 static void check_dinfo(struct ck *ck, const struct tp_json_node *n,
 			const char *raw, size_t rawlen)
 {
@@ -732,32 +425,33 @@ static void check_dinfo(struct ck *ck, const struct tp_json_node *n,
 	int64_t r, ws;
 
 	if (n->type != TP_JSON_OBJECT) {
-		problem(ck, "\"distributedInfo\" is not an object");
+		ck_problem(ck, "\"distributedInfo\" is not an object");
 		return;
 	}
 	if (!tp_json_int64(rank, &r) || r < 0) {
-		problem(ck, "distributedInfo.rank is missing or not a "
+		ck_problem(ck, "distributedInfo.rank is missing or not a "
 			"non-negative integer");
 		r = -1;
 	}
 	if (!tp_json_int64(tp_json_get(n, "world_size"), &ws) || ws < 1)
-		problem(ck, "distributedInfo.world_size is missing or not a "
+		ck_problem(ck, "distributedInfo.world_size is missing or not a "
 			"positive integer");
 	else if (r >= ws)
-		problem(ck, "distributedInfo.rank %" PRId64 " is not below "
+		ck_problem(ck, "distributedInfo.rank %" PRId64 " is not below "
 			"world_size %" PRId64, r, ws);
 	if (r < 0)
 		return;
 	ck->have_rank = 1;
 	ck->rank = r;
 	if (!raw) {
-		problem(ck, "\"distributedInfo\" is over %d bytes", DINFO_MAX);
+		ck_problem(ck, "\"distributedInfo\" is over %d bytes",
+			   DINFO_MAX);
 		return;
 	}
 	rank_feed(&scan, raw, rawlen);
 	rank_end(&scan);
 	if (!scan.found || scan.overflow || scan.val != (uint64_t)r)
-		problem(ck, "distributedInfo: \"rank\" is not written as "
+		ck_problem(ck, "distributedInfo: \"rank\" is not written as "
 			"\"rank\": %" PRId64 " (HTA finds the rank with the "
 			"regex \"rank\":\\s+(\\d+), which needs whitespace "
 			"after the colon)", r);
@@ -772,37 +466,38 @@ static void check_top(struct ck *ck, unsigned key,
 	switch (key) {
 	case K_SCHEMA:
 		if (!tp_json_int64(n, &v))
-			problem(ck, "\"schemaVersion\" is not an integer");
+			ck_problem(ck, "\"schemaVersion\" is not an integer");
 		break;
 	case K_BASE:
 		if (n->type != TP_JSON_NUMBER)
-			problem(ck, "\"baseTimeNanoseconds\" is not a number");
+			ck_problem(ck, "\"baseTimeNanoseconds\" is not a "
+				   "number");
 		else if (ck->flags & TP_CHECK_FOREIGN)
 			break;
 		else if (!tp_json_int64(n, &v) || v < 0)
-			problem(ck, "\"baseTimeNanoseconds\" is not a "
+			ck_problem(ck, "\"baseTimeNanoseconds\" is not a "
 				"non-negative integer");
 		else if (v % BASE_TIME_STEP)
-			problem(ck, "\"baseTimeNanoseconds\" %" PRId64 " is "
+			ck_problem(ck, "\"baseTimeNanoseconds\" %" PRId64 " is "
 				"not a multiple of 10^14", v);
 		break;
 	case K_UNIT:
 		if (n->type != TP_JSON_STRING ||
 		    (strcmp(s, "ms") && strcmp(s, "ns")))
-			problem(ck, "\"displayTimeUnit\" must be \"ms\" or "
+			ck_problem(ck, "\"displayTimeUnit\" must be \"ms\" or "
 				"\"ns\"");
 		break;
 	case K_TPROF:
 		if (n->type != TP_JSON_OBJECT)
-			problem(ck, "\"tprof\" is not an object");
+			ck_problem(ck, "\"tprof\" is not an object");
 		break;
 	case K_DEVPROPS:
 		if (n->type != TP_JSON_ARRAY)
-			problem(ck, "\"deviceProperties\" is not an array");
+			ck_problem(ck, "\"deviceProperties\" is not an array");
 		break;
 	case K_NAME:
 		if (n->type != TP_JSON_STRING)
-			problem(ck, "\"traceName\" is not a string");
+			ck_problem(ck, "\"traceName\" is not a string");
 		break;
 	}
 }
@@ -814,7 +509,7 @@ static int check_events(struct ck *ck)
 
 	if (tok != TP_JSON_ARRAY) {
 		if (tok != TP_JSON_ERROR)
-			problem(ck, "\"traceEvents\" is not an array");
+			ck_problem(ck, "\"traceEvents\" is not an array");
 		return tp_json_skip(ck->j, tok);
 	}
 	for (;;) {
@@ -843,7 +538,7 @@ static int check_member(struct ck *ck)
 		return tp_json_skip(ck->j, tp_json_next(ck->j));
 	key = 1u << i;
 	if (ck->seen & key)
-		problem(ck, "duplicate top-level key \"%s\"", top_keys[i]);
+		ck_problem(ck, "duplicate top-level key \"%s\"", top_keys[i]);
 	ck->seen |= key;
 	if (key == K_EVENTS)
 		return check_events(ck);
@@ -870,16 +565,16 @@ static void check_required(struct ck *ck)
 	for (i = 0; i < sizeof(top_keys) / sizeof(top_keys[0]); i++) {
 		if (!((need & ~ck->seen) & (1u << i)))
 			continue;
-		if ((1u << i) == K_UNIT && foreign_quirk(ck, W_UNIT))
+		if ((1u << i) == K_UNIT && ck_quirk(ck, W_UNIT))
 			continue;
-		if ((1u << i) == K_DINFO && foreign_quirk(ck, W_DINFO))
+		if ((1u << i) == K_DINFO && ck_quirk(ck, W_DINFO))
 			continue;
-		problem(ck, "missing top-level key \"%s\"", top_keys[i]);
+		ck_problem(ck, "missing top-level key \"%s\"", top_keys[i]);
 	}
 	rank_end(&ck->scan);
 	if (ck->have_rank && ck->scan.found &&
 	    (ck->scan.overflow || ck->scan.val != (uint64_t)ck->rank))
-		problem(ck, "HTA would read rank %" PRIu64 " (the first "
+		ck_problem(ck, "HTA would read rank %" PRIu64 " (the first "
 			"\"rank\": N in the file) but distributedInfo.rank "
 			"is %" PRId64, ck->scan.val, ck->rank);
 }
@@ -890,9 +585,9 @@ static int parse_error(struct ck *ck)
 	const char *gzerr = tp_gzr_error(ck->gz);
 
 	if (e->io && gzerr)
-		problem(ck, "%s", gzerr);
+		ck_problem(ck, "%s", gzerr);
 	else
-		problem(ck, "invalid JSON at line %lu, column %lu: %s",
+		ck_problem(ck, "invalid JSON at line %lu, column %lu: %s",
 			e->line, e->col, e->msg);
 	return -1;
 }
@@ -905,7 +600,7 @@ static int check_stream(struct ck *ck)
 		if (tok == TP_JSON_ERROR || tp_json_skip(ck->j, tok) ||
 		    tp_json_next(ck->j) != TP_JSON_EOF)
 			return parse_error(ck);
-		problem(ck, "top-level value is %s, not an object with "
+		ck_problem(ck, "top-level value is %s, not an object with "
 			"\"traceEvents\" (the layout HTA and Kineto use)",
 			tok == TP_JSON_ARRAY ? "an array" : "a scalar");
 		return 0;
@@ -916,8 +611,8 @@ static int check_stream(struct ck *ck)
 	if (tok != TP_JSON_OBJECT_END || tp_json_next(ck->j) != TP_JSON_EOF)
 		return parse_error(ck);
 	check_required(ck);
-	check_nesting(ck);
-	check_flows(ck);
+	ck_nesting(ck);
+	ck_flows(ck);
 	return 0;
 }
 
@@ -936,21 +631,34 @@ int tp_check_file(const char *path, unsigned flags, FILE *out)
 	struct ck ck = { .path = path, .out = out, .flags = flags };
 	char err[256];
 	int ret = -1;
+	size_t budget = tp_xsort_budget(err, sizeof(err));
 
+	if (!budget) {
+		ck_problem(&ck, "%s", err);
+		goto out;
+	}
+	/* half of the budget for each sort; each fills only what it needs */
+	ck.xsort = tp_xsort_new(sizeof(struct xev), ck_xev_cmp, budget / 2);
+	ck.fsort = tp_xsort_new(sizeof(struct flowev), ck_flowev_cmp,
+				budget / 2);
+	if (!ck.xsort || !ck.fsort) {
+		ck_problem(&ck, "out of memory");
+		goto out;
+	}
 	ck.gz = tp_gzr_open(path, err, sizeof(err));
 	if (!ck.gz) {
-		problem(&ck, "%s", err);
+		ck_problem(&ck, "%s", err);
 		goto out;
 	}
 	ck.j = tp_json_open(ck_read, &ck);
 	if (!ck.j) {
-		problem(&ck, "out of memory");
+		ck_problem(&ck, "out of memory");
 		goto out;
 	}
 	if (check_stream(&ck) == 0)
 		ret = ck.problems > INT_MAX ? INT_MAX : (int)ck.problems;
 out:
-	print_warnings(&ck);
+	ck_print_warnings(&ck);
 	if (!ck.problems)
 		fprintf(out, "%s: ok (%lu events)\n", path, ck.nevents);
 	else if (ck.problems > MAX_SHOWN)
@@ -962,9 +670,8 @@ out:
 	tp_json_arena_free(&ck.arena);
 	ck_strtab_free(&ck.strs);
 	ck_strtab_free(&ck.tracks);
-	free(ck.xs);
-	free(ck.flow_ht.s);
-	free(ck.flows);
+	tp_xsort_free(ck.xsort);
+	tp_xsort_free(ck.fsort);
 	return ret;
 }
 

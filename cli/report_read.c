@@ -5,10 +5,16 @@
  * counter; each writes only its own slot, so the results, and the error
  * printed (the first in the inputs' order), do not depend on timing.
  *
- * Calls report_input.c (one input) and the report's data helpers.
+ * The memory budget ($TPROF_CLI_MEM_BUDGET) is shared among the
+ * threads: each trace read at once gets its part.
+ *
+ * Calls report_input.c (one input), trace_summary.c (the budget) and the
+ * report's data helpers.
  */
 #include "report_read.h"
 #include "report_input.h"
+#include "trace_summary.h"
+#include "summary/xsort.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -51,7 +57,13 @@ int rp_read_inputs(char *const *paths, size_t n, struct rp_rank **ranks)
 	struct job j = { .paths = paths, .n = n, .ranks = ranks };
 	pthread_t tid[MAX_THREADS];
 	size_t i, t = nthreads(n), started = 0;
+	char berr[128];
+	size_t budget = tp_xsort_budget(berr, sizeof(berr));
 	int ret = 0;
+
+	if (!budget)
+		return rp_fail(n ? paths[0] : "-", "%s", berr);
+	tp_trace_summary_budget(budget / (t ? t : 1));
 
 	j.err = calloc(n ? n : 1, sizeof(*j.err));
 	if (!j.err)

@@ -6,8 +6,8 @@
  * raw text is captured on the way for tp_sum_span, and every other
  * member is skipped without building anything.
  *
- * The aggregator (summary/) computes the "gpu" member too, with its
- * reorder window unbounded here, so every figure is exact; it calls only
+ * The aggregator (summary/) computes the "gpu" member too, in its exact
+ * mode, so every figure is exact within a bounded memory; it calls only
  * down, into the aggregator, the gzip reader and the parser.
  */
 #include "trace_summary.h"
@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "summary/summary.h"
+#include "summary/xsort.h"
 #include "gzread.h"
 #include "json.h"
 
@@ -29,6 +30,14 @@
 #define STR_TRACK (1ll << 62)
 
 typedef const struct tp_json_node jnode;
+
+/* 0: $TPROF_CLI_MEM_BUDGET, for a caller that reads one trace */
+static size_t gpu_budget;
+
+void tp_trace_summary_budget(size_t bytes)
+{
+	gpu_budget = bytes;
+}
 
 /* An NVTX start/end range whose end has not come yet. */
 struct open_range {
@@ -648,9 +657,15 @@ int tp_trace_summary(const char *path, struct tp_buf *out, char *err,
 		     size_t errlen)
 {
 	struct ts *t = calloc(1, sizeof(*t));
+	size_t budget;
 	int ret = -1;
 
 	err[0] = 0;
+	budget = gpu_budget ? gpu_budget : tp_xsort_budget(err, errlen);
+	if (!budget) {
+		free(t);
+		return -1;
+	}
 	if (!t) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
@@ -664,7 +679,7 @@ int tp_trace_summary(const char *path, struct tp_buf *out, char *err,
 		goto out;
 	t->j = tp_json_open(gz_read, t->gz);
 	t->sum = tp_sum_new();
-	if (!t->j || !t->sum || tp_sum_gpu_window(t->sum, 0)) {
+	if (!t->j || !t->sum || tp_sum_gpu_exact(t->sum, budget)) {
 		fail(t, "out of memory");
 		goto out;
 	}
@@ -675,6 +690,10 @@ int tp_trace_summary(const char *path, struct tp_buf *out, char *err,
 		tp_sum_dropped_other(t->sum, t->dropped);
 	set_info(t);
 	tp_sum_write_json(t->sum, out, NULL, NULL);
+	if (tp_sum_gpu_error(t->sum)) {
+		fail(t, "%s", tp_sum_gpu_error(t->sum));
+		goto out;
+	}
 	ret = 0;
 out:
 	cleanup(t);

@@ -10,8 +10,10 @@
  *
  * Events go through a reorder window (gpu_feed.c) and are swept in time
  * order (gpu_sweep.c, gpu_join.c), so memory does not grow with the
- * events: with window 0 (the CLI) the window holds everything and every
- * figure is exact; with a bounded window (the library) the figures are
+ * events: with window 0 the window holds everything and every figure is
+ * exact; the exact mode (tp_gpu_new_exact, the CLI) gives the same
+ * figures through external sorts within a memory budget (gpu_int.h);
+ * with a bounded window (the library) the figures are
  * exact as long as no event arrives more than the window late, and the
  * member's "approx" object counts what was not (docs/summary-format.md
  * says by how much each figure can then be off).
@@ -35,6 +37,12 @@ struct tp_gpu;
 
 /* window: events held back for reordering; 0: all of them (exact). */
 struct tp_gpu *tp_gpu_new(size_t window);
+/* Exact (as window 0) with memory bounded by budget bytes: what window 0
+ * holds goes through external sorts, spilling to a temporary file past
+ * the budget (the CLI). */
+struct tp_gpu *tp_gpu_new_exact(size_t budget);
+/* NULL, or why an exact-mode sort failed (the "gpu" member is null). */
+const char *tp_gpu_error(const struct tp_gpu *g);
 void tp_gpu_free(struct tp_gpu *g);
 /* Any span the aggregator takes (not steps): a GPU slice (kernel,
  * gpu_memcpy, gpu_memset), a launch call (cuda_runtime, cuda_driver with

@@ -4,8 +4,11 @@
  * becomes a record (a GPU slice, a launch call, a range, a step, another
  * CPU span), counted at once where order does not matter (sums, range
  * calls and CPU time), and held in the reorder window until the window
- * is full; then the earliest record is swept (gpu_sweep.c). Calls
- * gpu_heap.c, gpu_sweep.c, gpu_join.c and the interned names.
+ * is full; then the earliest record is swept (gpu_sweep.c). In the
+ * exact mode (gpu_int.h) the records go through an external sort
+ * instead, ordered by start, kind and arrival, and are swept at the end.
+ * Calls gpu_heap.c, gpu_sweep.c, gpu_join.c, gpu_spill.c, the interned
+ * names and the external sort.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -24,10 +27,75 @@ struct tp_gpu *tp_gpu_new(size_t window)
 	return g;
 }
 
+struct tp_gpu *tp_gpu_new_exact(size_t budget)
+{
+	struct tp_gpu *g = tp_gpu_new(0);
+
+	if (g)
+		g->sp.budget = budget;
+	return g;
+}
+
+/* A record with its arrival number: the order is total, so the sweep
+ * is the same whether the sort spilled or not. */
+struct srec {
+	struct gpu_rec r;
+	uint64_t seq;
+};
+
+static int srec_cmp(const void *a, const void *b)
+{
+	const struct srec *x = a, *y = b;
+
+	if (x->r.ts != y->r.ts)
+		return x->r.ts < y->r.ts ? -1 : 1;
+	if (x->r.kind != y->r.kind)
+		return x->r.kind < y->r.kind ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static void spill_push(struct tp_gpu *g, const struct gpu_rec *r)
+{
+	struct tp_xsort *s = tp_gpu_sort(g, &g->sp.recs, sizeof(struct srec),
+					 srec_cmp);
+	struct srec x;
+
+	if (!s)
+		return;
+	memset(&x, 0, sizeof(x));	/* no padding bytes to the file */
+	x.r = *r;
+	x.seq = g->sp.rec_seq++;
+	if (tp_xsort_add(s, &x))
+		tp_gpu_sort_failed(g, s);
+}
+
+static void spill_drain(struct tp_gpu *g)
+{
+	struct tp_xsort *s = g->sp.recs;
+	const struct srec *x;
+
+	if (!s || g->oom)
+		return;
+	if (tp_xsort_finish(s)) {
+		tp_gpu_sort_failed(g, s);
+		return;
+	}
+	while ((x = tp_xsort_next(s)))
+		tp_gpu_sweep(g, &x->r);
+	if (tp_xsort_error(s))
+		tp_gpu_sort_failed(g, s);
+	tp_xsort_free(s);
+	g->sp.recs = NULL;
+}
+
 void tp_gpu_free(struct tp_gpu *g)
 {
 	if (!g)
 		return;
+	tp_xsort_free(g->sp.recs);
+	tp_xsort_free(g->sp.join);
+	tp_xsort_free(g->sp.delays);
+	tp_xsort_free(g->sp.busy);
 	tp_gpu_heap_free(&g->heap);
 	tp_intern_free(&g->strs);
 	free(g->busy);
@@ -92,6 +160,10 @@ static void sweep_one(struct tp_gpu *g)
 
 static void push(struct tp_gpu *g, const struct gpu_rec *r)
 {
+	if (g->sp.budget) {
+		spill_push(g, r);
+		return;
+	}
 	if (g->window && tp_gpu_heap_size(&g->heap) >= g->window)
 		sweep_one(g);
 	if (tp_gpu_heap_push(&g->heap, r))
@@ -100,6 +172,8 @@ static void push(struct tp_gpu *g, const struct gpu_rec *r)
 
 void tp_gpu_drain(struct tp_gpu *g)
 {
+	if (g->sp.budget)
+		spill_drain(g);
 	while (tp_gpu_heap_size(&g->heap))
 		sweep_one(g);
 	tp_gpu_sweep_end(g);

@@ -1,8 +1,8 @@
 /* summary/: the summary aggregator: per-name statistics, histograms, steps,
  * groups, memory, and its JSON/markdown output; on trace/ and stacks/. */
 /* Inside the GPU analyses (gpu.h): the records, the sweep's state and
- * the calls between gpu_feed.c, gpu_heap.c, gpu_sweep.c, gpu_join.c and
- * gpu_json.c. */
+ * the calls between gpu_feed.c, gpu_heap.c, gpu_sweep.c, gpu_join.c,
+ * gpu_spill.c and gpu_json.c. */
 #ifndef TP_GPU_INT_H
 #define TP_GPU_INT_H
 
@@ -11,6 +11,7 @@
 
 #include "gpu.h"
 #include "gpu_intern.h"
+#include "xsort.h"
 #include "trace/hist.h"
 
 /* Record kinds, in the order the sweep takes records of equal start: a
@@ -94,8 +95,25 @@ struct gpu_approx {
 	int delays_binned, util_binned;
 };
 
+/* The CLI's exact mode (budget > 0): what the unbounded window would
+ * hold in memory goes through external sorts (summary/xsort.c), each
+ * within a quarter of the budget: the records to sweep (by start, kind,
+ * arrival), the calls and slices to join (by correlation id, then sweep
+ * order), the launch delays (for exact percentiles) and the busy
+ * intervals (for exact utilisation). Same figures, memory bounded. */
+struct gpu_spill {
+	size_t budget;		/* 0: not this mode */
+	struct tp_xsort *recs, *join, *delays, *busy;
+	uint64_t rec_seq, join_seq;
+	int64_t pct[2];		/* launch delay p50, p90 */
+	int64_t util[TP_GPU_BUCKETS];
+	int have_pct, have_util;
+	char err[300];		/* a sort that failed */
+};
+
 struct tp_gpu {
 	size_t window;		/* 0: unbounded */
+	struct gpu_spill sp;
 	struct gpu_heap heap;
 	struct tp_intern strs;
 	struct {
@@ -116,7 +134,7 @@ struct tp_gpu {
 	struct gpu_gap gaps[TP_GPU_GAPS];
 	size_t ngaps;
 	/* the busy intervals, for exact utilisation, while they fit */
-	struct { int64_t a, e; } *busy;
+	struct gpu_busy { int64_t a, e; } *busy;
 	size_t nbusy, capbusy;
 	/* and coarse bins always, for when they do not */
 	int64_t *bins;
@@ -143,6 +161,13 @@ struct tp_gpu {
 
 	struct gpu_approx ap;
 };
+
+/* A sort of the exact mode, made on first use (NULL: failed, g->oom
+ * set and the reason in g->sp.err); gpu_spill.c. */
+struct tp_xsort *tp_gpu_sort(struct tp_gpu *g, struct tp_xsort **slot,
+			     size_t rec_size, tp_xsort_cmp cmp);
+/* A sort failed: its reason kept, the "gpu" member null. */
+void tp_gpu_sort_failed(struct tp_gpu *g, const struct tp_xsort *s);
 
 /* gpu_feed.c: sweeps what the window holds, then ends the sweep. */
 void tp_gpu_drain(struct tp_gpu *g);

@@ -9,8 +9,18 @@
  * A bounded window bounds the table too (CALLS_MAX calls: when full,
  * the older half goes, counted when no slice had found them) and keeps
  * the delays for exact percentiles up to DELAYS_MAX, then in log-linear
- * histograms (within 1/32 of the true value). A leaf below gpu_sweep.c:
- * it calls only the histogram helpers.
+ * histograms (within 1/32 of the true value).
+ *
+ * The exact mode (gpu_int.h) keeps no table: each call (with its tags)
+ * and each slice becomes a record numbered in sweep order, sorted by
+ * correlation id then that number; when the sweep ends each id's group
+ * is walked, and a slice joins the id's first call if that came before
+ * it in the sweep, as the table's lookup would. The delays go through a
+ * sort too, read once for the percentiles. Same figures, and memory
+ * that does not grow with the launches.
+ *
+ * Below gpu_sweep.c: it calls the histogram helpers and gpu_spill.c's
+ * sorts.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -100,11 +110,52 @@ static void ranges_prune(struct tp_gpu *g)
 	g->nranges = k;
 }
 
+/* A call or a slice of the exact mode's join. */
+struct jrec {
+	uint64_t corr, seq;	/* seq: sweep order */
+	int64_t a, e;		/* call: a, its end; slice: start, end */
+	uint32_t tag[GPU_TAGS];
+	uint16_t ntag, dropped;	/* tags kept, tags over GPU_TAGS */
+	uint8_t is_call;
+	uint8_t pad[3];
+};
+
+static int jrec_cmp(const void *a, const void *b)
+{
+	const struct jrec *x = a, *y = b;
+
+	if (x->corr != y->corr)
+		return x->corr < y->corr ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static void jrec_add(struct tp_gpu *g, struct jrec *j)
+{
+	struct tp_xsort *s = tp_gpu_sort(g, &g->sp.join, sizeof(*j),
+					 jrec_cmp);
+
+	j->seq = g->sp.join_seq++;
+	if (s && tp_xsort_add(s, j))
+		tp_gpu_sort_failed(g, s);
+}
+
+static uint16_t ranges_tag(struct tp_gpu *g, const struct gpu_rec *r,
+			   uint32_t *tag, uint16_t *ntag);
+
 void tp_gpu_join_call(struct tp_gpu *g, const struct gpu_rec *r)
 {
 	struct gpu_call c = { .corr = r->corr, .end = r->end };
-	size_t i;
+	struct jrec j;
 
+	if (g->sp.budget) {
+		memset(&j, 0, sizeof(j));
+		j.corr = r->corr;
+		j.a = r->end;
+		j.is_call = 1;
+		j.dropped = ranges_tag(g, r, j.tag, &j.ntag);
+		jrec_add(g, &j);
+		return;
+	}
 	/* a slice joins the first call of its id */
 	if (call_find(g, r->corr))
 		return;
@@ -112,20 +163,32 @@ void tp_gpu_join_call(struct tp_gpu *g, const struct gpu_rec *r)
 		g->oom = 1;
 		return;
 	}
+	g->ap.tags_dropped += ranges_tag(g, r, c.tag, &c.ntag);
+	c.seq = g->call_seq++;
+	call_put(g->calls, g->capcalls, &c);
+	g->ncalls++;
+}
+
+/* The names of the ranges open on r's thread when it started; returns
+ * how many did not fit. */
+static uint16_t ranges_tag(struct tp_gpu *g, const struct gpu_rec *r,
+			   uint32_t *tag, uint16_t *ntag)
+{
+	uint16_t dropped = 0;
+	size_t i;
+
 	ranges_prune(g);
 	for (i = 0; i < g->nranges; i++) {
 		if (g->ranges[i].pid != r->pid || g->ranges[i].tid != r->tid ||
 		    g->ranges[i].ts > r->ts || g->ranges[i].end <= r->ts)
 			continue;
-		if (c.ntag == GPU_TAGS) {
-			g->ap.tags_dropped++;
+		if (*ntag == GPU_TAGS) {
+			dropped++;
 			continue;
 		}
-		c.tag[c.ntag++] = g->ranges[i].name;
+		tag[(*ntag)++] = g->ranges[i].name;
 	}
-	c.seq = g->call_seq++;
-	call_put(g->calls, g->capcalls, &c);
-	g->ncalls++;
+	return dropped;
 }
 
 void tp_gpu_join_range(struct tp_gpu *g, const struct gpu_rec *r)
@@ -186,12 +249,22 @@ static void hist_add(struct tp_gpu *g, int64_t d)
 		tp_hist_add(&g->dpos, (uint64_t)d, 1);
 }
 
-/* Exact while the window is unbounded or the delays fit; then binned. */
+static int i64_cmp(const void *a, const void *b);
+
+/* Exact while the window is unbounded or the delays fit; then binned.
+ * The exact mode sorts them (delays_walk takes the percentiles). */
 static void delay_keep(struct tp_gpu *g, int64_t d)
 {
+	struct tp_xsort *s;
 	size_t i, cap;
 	void *v;
 
+	if (g->sp.budget) {
+		s = tp_gpu_sort(g, &g->sp.delays, sizeof(d), i64_cmp);
+		if (s && tp_xsort_add(s, &d))
+			tp_gpu_sort_failed(g, s);
+		return;
+	}
 	if (g->ap.delays_binned) {
 		hist_add(g, d);
 		return;
@@ -218,16 +291,13 @@ static void delay_keep(struct tp_gpu *g, int64_t d)
 	g->delays[g->ndelays++] = d;
 }
 
-void tp_gpu_join_slice(struct tp_gpu *g, const struct gpu_rec *r)
+/* A slice found its call (ending at end, with its tags). */
+static void join_apply(struct tp_gpu *g, int64_t end, const uint32_t *tag,
+		       unsigned ntag, const struct gpu_rec *r)
 {
-	struct gpu_call *c = r->corr ? call_find(g, r->corr) : NULL;
-	int64_t d;
+	int64_t d = r->ts - end;
 	unsigned i;
 
-	if (!c)
-		return;
-	c->joined = 1;
-	d = r->ts - c->end;
 	g->n_launch++;
 	g->delay_sum += d;
 	if (d < g->delay_min)
@@ -235,8 +305,103 @@ void tp_gpu_join_slice(struct tp_gpu *g, const struct gpu_rec *r)
 	if (d > g->delay_max)
 		g->delay_max = d;
 	delay_keep(g, d);
-	for (i = 0; i < c->ntag; i++)
-		g->names[c->tag[i]].gpu_ns += r->end - r->ts;
+	for (i = 0; i < ntag; i++)
+		g->names[tag[i]].gpu_ns += r->end - r->ts;
+}
+
+void tp_gpu_join_slice(struct tp_gpu *g, const struct gpu_rec *r)
+{
+	struct gpu_call *c;
+	struct jrec j;
+
+	if (g->sp.budget) {
+		if (!r->corr)
+			return;
+		memset(&j, 0, sizeof(j));
+		j.corr = r->corr;
+		j.a = r->ts;
+		j.e = r->end;
+		jrec_add(g, &j);
+		return;
+	}
+	c = r->corr ? call_find(g, r->corr) : NULL;
+	if (!c)
+		return;
+	c->joined = 1;
+	join_apply(g, c->end, c->tag, c->ntag, r);
+}
+
+/* The exact mode's join: each id's records in sweep order; the first
+ * call is the one the table would have kept (later ones were ignored),
+ * and the slices after it join it. */
+static void join_walk(struct tp_gpu *g)
+{
+	struct tp_xsort *s = g->sp.join;
+	const struct jrec *j;
+	struct jrec call;
+	struct gpu_rec r;
+	int have = 0;
+
+	if (!s)
+		return;
+	if (tp_xsort_finish(s)) {
+		tp_gpu_sort_failed(g, s);
+		return;
+	}
+	memset(&r, 0, sizeof(r));
+	while ((j = tp_xsort_next(s))) {
+		if (have && j->corr != call.corr)
+			have = 0;
+		if (j->is_call) {
+			if (have)
+				continue;
+			call = *j;
+			have = 1;
+			g->ap.tags_dropped += j->dropped;
+			continue;
+		}
+		if (!have)
+			continue;
+		r.ts = j->a;
+		r.end = j->e;
+		join_apply(g, call.a, call.tag, call.ntag, &r);
+	}
+	if (tp_xsort_error(s))
+		tp_gpu_sort_failed(g, s);
+	tp_xsort_free(s);
+	g->sp.join = NULL;
+}
+
+/* The exact mode's percentiles, from the sorted delays read once. */
+static void delays_walk(struct tp_gpu *g)
+{
+	static const unsigned pcts[2] = { 50, 90 };
+	struct tp_xsort *s = g->sp.delays;
+	const int64_t *d;
+	uint64_t k[2], i = 0;
+	unsigned p;
+
+	g->sp.have_pct = 1;
+	if (!s || !g->n_launch)
+		return;
+	for (p = 0; p < 2; p++)
+		k[p] = (g->n_launch * pcts[p] + 99) / 100;
+	if (tp_xsort_finish(s)) {
+		tp_gpu_sort_failed(g, s);
+		return;
+	}
+	while ((d = tp_xsort_next(s))) {
+		i++;
+		for (p = 0; p < 2; p++)
+			if (i == k[p])
+				g->sp.pct[p] = *d;
+		if (i >= k[1])
+			break;
+	}
+	if (tp_xsort_error(s))
+		tp_gpu_sort_failed(g, s);
+	tp_xsort_free(s);
+	g->sp.delays = NULL;
 }
 
 static int i64_cmp(const void *a, const void *b)
@@ -248,6 +413,13 @@ static int i64_cmp(const void *a, const void *b)
 
 void tp_gpu_join_end(struct tp_gpu *g)
 {
+	if (g->sp.budget) {
+		if (!g->sp.have_pct) {
+			join_walk(g);
+			delays_walk(g);
+		}
+		return;
+	}
 	/* delays is NULL when there are none: no qsort(NULL, 0, ...). */
 	if (!g->ap.delays_binned && g->ndelays)
 		qsort(g->delays, g->ndelays, sizeof(*g->delays), i64_cmp);
@@ -275,6 +447,8 @@ int64_t tp_gpu_delay_pct(const struct tp_gpu *g, unsigned pct)
 
 	if (!n)
 		return 0;
+	if (g->sp.budget)
+		return pct == 50 ? g->sp.pct[0] : pct == 90 ? g->sp.pct[1] : 0;
 	k = (n * pct + 99) / 100;
 	if (!g->ap.delays_binned)	/* fewer only when out of memory */
 		return k <= g->ndelays ? g->delays[k - 1] : 0;

@@ -17,7 +17,12 @@
  * way from there to now (a gap that ends at now or later has its middle
  * beyond).
  *
- * Calls gpu_join.c (launch delays, ranges) and the histogram helpers.
+ * In the exact mode (gpu_int.h) the busy intervals go through an
+ * external sort (they come in order, so it only spills them) and the
+ * utilisation is taken from them when the sweep ends.
+ *
+ * Calls gpu_join.c (launch delays, ranges), gpu_spill.c (the sorts) and the
+ * histogram helpers.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -103,6 +108,23 @@ static void bins_add(struct tp_gpu *g, int64_t a, int64_t e)
 	}
 }
 
+/* Busy intervals are disjoint: their starts order them. */
+static int busy_cmp(const void *x, const void *y)
+{
+	const struct gpu_busy *p = x, *q = y;
+
+	return p->a < q->a ? -1 : p->a > q->a;
+}
+
+static void busy_spill(struct tp_gpu *g, int64_t a, int64_t e)
+{
+	struct gpu_busy b = { a, e };
+	struct tp_xsort *s = tp_gpu_sort(g, &g->sp.busy, sizeof(b), busy_cmp);
+
+	if (s && tp_xsort_add(s, &b))
+		tp_gpu_sort_failed(g, s);
+}
+
 /* A closed busy interval, for the utilisation: kept while the list may
  * grow (exact), and in the bins when the window is bounded. */
 static void busy_keep(struct tp_gpu *g, int64_t a, int64_t e)
@@ -110,6 +132,10 @@ static void busy_keep(struct tp_gpu *g, int64_t a, int64_t e)
 	size_t cap;
 	void *v;
 
+	if (g->sp.budget) {
+		busy_spill(g, a, e);
+		return;
+	}
 	if (g->window)
 		bins_add(g, a, e);
 	if (g->ap.util_binned)
@@ -374,6 +400,8 @@ void tp_gpu_sweep(struct tp_gpu *g, const struct gpu_rec *r)
 	cpu_ctx(g, r);
 }
 
+static void util_spilled(struct tp_gpu *g);
+
 void tp_gpu_sweep_end(struct tp_gpu *g)
 {
 	int64_t a, e;
@@ -388,6 +416,8 @@ void tp_gpu_sweep_end(struct tp_gpu *g)
 	union_end(&g->comm, &a, &e);
 	union_end(&g->mem, &a, &e);
 	union_end(&g->cc, &a, &e);
+	if (g->sp.budget)
+		util_spilled(g);
 	tp_gpu_join_end(g);
 }
 
@@ -399,24 +429,65 @@ static int64_t part_lo(const struct tp_gpu *g, size_t i)
 				       TP_GPU_BUCKETS);
 }
 
-/* From the busy intervals, exactly. */
-static void util_exact(const struct tp_gpu *g, int64_t *util)
-{
-	size_t i = 0, k = 0;
-	int64_t lo, hi, a, e;
+/* The busy intervals in order: from the list, or the exact mode's sort. */
+struct busy_iter {
+	const struct tp_gpu *g;
+	struct tp_xsort *s;
+	size_t i;
+};
 
-	while (i < g->nbusy && k < TP_GPU_BUCKETS) {
+static const struct gpu_busy *busy_next(struct busy_iter *it)
+{
+	if (it->s)
+		return tp_xsort_next(it->s);
+	if (it->i >= it->g->nbusy)
+		return NULL;
+	return &it->g->busy[it->i++];
+}
+
+/* From the busy intervals, exactly. */
+static void util_exact(const struct tp_gpu *g, struct busy_iter *it,
+		       int64_t *util)
+{
+	const struct gpu_busy *b = busy_next(it);
+	int64_t lo, hi, a, e;
+	size_t k = 0;
+
+	while (b && k < TP_GPU_BUCKETS) {
 		lo = part_lo(g, k);
 		hi = part_lo(g, k + 1);
-		a = g->busy[i].a > lo ? g->busy[i].a : lo;
-		e = g->busy[i].e < hi ? g->busy[i].e : hi;
+		a = b->a > lo ? b->a : lo;
+		e = b->e < hi ? b->e : hi;
 		if (e > a)
 			util[k] += e - a;
-		if (g->busy[i].e < hi)
-			i++;
+		if (b->e < hi)
+			b = busy_next(it);
 		else
 			k++;
 	}
+}
+
+/* The exact mode's utilisation, when the sweep ends: the span is known
+ * then, and the sorted intervals are read once. */
+static void util_spilled(struct tp_gpu *g)
+{
+	struct busy_iter it = { .g = g, .s = g->sp.busy };
+
+	if (g->sp.have_util)
+		return;
+	g->sp.have_util = 1;
+	memset(g->sp.util, 0, sizeof(g->sp.util));
+	if (!it.s || !g->any_slice)
+		return;
+	if (tp_xsort_finish(it.s)) {
+		tp_gpu_sort_failed(g, it.s);
+		return;
+	}
+	util_exact(g, &it, g->sp.util);
+	if (tp_xsort_error(it.s))
+		tp_gpu_sort_failed(g, it.s);
+	tp_xsort_free(it.s);
+	g->sp.busy = NULL;
 }
 
 /* From the bins, each spread evenly over its width: a part is off by
@@ -445,11 +516,15 @@ static void util_binned(const struct tp_gpu *g, int64_t *util)
 
 void tp_gpu_util(const struct tp_gpu *g, int64_t util[TP_GPU_BUCKETS])
 {
+	struct busy_iter it = { .g = g };
+
 	memset(util, 0, TP_GPU_BUCKETS * sizeof(*util));
 	if (!g->any_slice)
 		return;
-	if (g->ap.util_binned && g->bins)
+	if (g->sp.budget)
+		memcpy(util, g->sp.util, sizeof(g->sp.util));
+	else if (g->ap.util_binned && g->bins)
 		util_binned(g, util);
 	else
-		util_exact(g, util);
+		util_exact(g, &it, util);
 }

@@ -36,6 +36,22 @@ int tp_sum_gpu_window(struct tp_sum *s, size_t window)
 	return 0;
 }
 
+int tp_sum_gpu_exact(struct tp_sum *s, size_t budget)
+{
+	struct tp_gpu *g = tp_gpu_new_exact(budget);
+
+	if (!g)
+		return -1;
+	tp_gpu_free(s->gpu);
+	s->gpu = g;
+	return 0;
+}
+
+const char *tp_sum_gpu_error(const struct tp_sum *s)
+{
+	return s->gpu ? tp_gpu_error(s->gpu) : NULL;
+}
+
 static void row_free(void *p)
 {
 	struct sum_row *r = p;

@@ -64,6 +64,11 @@ struct tp_sum *tp_sum_new(void);
  * default; 0 holds every event until the end, so every figure is exact
  * (tprof report over a trace). Call before the first event. */
 int tp_sum_gpu_window(struct tp_sum *s, size_t window);
+/* Exact as window 0, with the GPU analyses' memory bounded by budget
+ * bytes (external sorts spilling to a temporary file; gpu.h). */
+int tp_sum_gpu_exact(struct tp_sum *s, size_t budget);
+/* NULL, or why the exact mode failed (its "gpu" member is null). */
+const char *tp_sum_gpu_error(const struct tp_sum *s);
 void tp_sum_free(struct tp_sum *s);
 void tp_sum_set_info(struct tp_sum *s, const struct tp_sum_info *info);
 

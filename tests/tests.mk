@@ -21,7 +21,7 @@ PROG_BIN := $(PROG_C:tests/integration/progs/%.c=$(B)/tests/bin/%) \
 	    $(PROG_LIB:tests/integration/libs/%.c=$(B)/tests/bin/%.so) \
 	    $(B)/tests/bin/stacks_stripped
 
-$(B)/tests/unit/test_check: tests/unit/test_check.c $(addprefix $(B)/cli/,check.o check_tab.o json.o gzread.o)
+$(B)/tests/unit/test_check: tests/unit/test_check.c $(addprefix $(B)/cli/,check.o check_out.o check_sweep.o check_tab.o json.o gzread.o) $(B)/summary/xsort.o
 	@mkdir -p $(dir $@)
 	$(CC) $(UNIT_CFLAGS) -Icli -o $@ $^ -lz -lm
 
@@ -136,7 +136,7 @@ test-stress: test-build
 
 .PHONY: test-stress
 
-$(B)/tests/unit/test_check_scale: tests/unit/test_check_scale.c $(addprefix $(B)/cli/,check.o check_tab.o json.o gzread.o)
+$(B)/tests/unit/test_check_scale: tests/unit/test_check_scale.c $(addprefix $(B)/cli/,check.o check_out.o check_sweep.o check_tab.o json.o gzread.o) $(B)/summary/xsort.o
 	@mkdir -p $(dir $@)
 	$(CC) $(UNIT_CFLAGS) -Icli -o $@ $^ -lz -lm
 
