@@ -65,6 +65,12 @@ extern __thread struct tp_thread *tp_self
 /* Sources being recorded now (TPROF_TRACE bits); 0 while tracing is off,
  * so a hook costs one predictable branch when there is nothing to do. */
 extern unsigned tp_recording;
+/* Set while a terminating signal's handler completes the trace (the
+ * process dies right after): a program thread that enters a hook then
+ * waits there instead of calling on, so the writer has the cores to
+ * write what the rings hold, and its work is bounded by what was
+ * recorded, however many threads keep calling. */
+extern uint32_t tp_parking;
 
 /* Resident ring memory ahead of a thread: made at its first event, then
  * kept ahead by the writer. */
@@ -75,6 +81,11 @@ struct tp_thread *tp_thread_attach(void);
 /* A call from a thread that has no ring (it could not be mapped: an
  * address-space limit, or no memory): counted as dropped. */
 void tp_thread_note_unrecorded(void) __attribute__((cold, noinline));
+/* A program thread entering a hook while tp_parking is set: waits until
+ * it is cleared (tprof's own threads never wait). */
+void tp_thread_park(void) __attribute__((cold, noinline));
+/* Async-signal-safe: set or clear tp_parking (clearing wakes them). */
+void tp_thread_set_parking(int on);
 /* Calls counted so, and by how many threads, since the process began. */
 uint64_t tp_thread_unrecorded(unsigned *threads);
 struct tp_thread *tp_thread_list(void);
@@ -104,8 +115,12 @@ static inline int tp_rec_begin(struct tp_rec *r, unsigned source)
 	/* Relaxed: a plain load, but the capture gate and the writer
 	 * change it from other threads. */
 	if (__builtin_expect(!(__atomic_load_n(&tp_recording,
-					       __ATOMIC_RELAXED) & source), 0))
+					       __ATOMIC_RELAXED) & source), 0)) {
+		if (__builtin_expect(__atomic_load_n(&tp_parking,
+						     __ATOMIC_RELAXED), 0))
+			tp_thread_park();
 		return 0;
+	}
 	t = tp_self;
 	if (__builtin_expect(!t, 0))
 		t = tp_thread_attach();
