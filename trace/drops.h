@@ -24,9 +24,19 @@ struct tp_drop_slot {
 /* One mapped block, never malloc'd: the first malloc on a thread makes
  * glibc reserve a 64 MiB arena, address space the program may need
  * (`ulimit -v`). */
+/* Drops are first only logged, (ticks << 16) | api, and folded into the
+ * histograms TP_DROP_LOG at a time: the drop path is then an append, and
+ * the fold a tight loop over one API, mostly (issue 17: a dropped call
+ * must cost no more than a recorded one). */
+#define TP_DROP_LOG 256
+
 struct tp_drops {
+	unsigned nlog;
+	uint64_t log[TP_DROP_LOG];
 	struct tp_drop_slot slot[TP_DROP_SLOTS];
 	unsigned n;
+	unsigned last;		/* the slot of the last drop: a thread that
+				 * drops usually drops the same call again */
 	unsigned groups_used;
 	uint64_t other;		/* past the slots or groups, or no memory */
 	uint64_t group[TP_DROP_GROUPS][TP_HIST_SUB];
@@ -34,9 +44,15 @@ struct tp_drops {
 
 struct tp_thread;
 
-/* The recording thread: one call of api lasting ticks was dropped. */
-void tp_drops_note(struct tp_thread *t, uint16_t api, uint64_t ticks)
-	__attribute__((cold, noinline));
+/* The recording thread, its ring found full at tail
+ * (tp_ring_full_tail): one call of api lasting ticks was dropped. The
+ * whole drop path past the hook's inline checks, in one call: it must
+ * cost no more than recording the call would. */
+void tp_drops_note(struct tp_thread *t, uint16_t api, uint64_t ticks,
+		   uint64_t tail) __attribute__((noinline));
+/* Folds the log into the histograms: by the recording thread, or by the
+ * writer once that thread has ended or recording has stopped. */
+void tp_drops_fold(struct tp_drops *d);
 void tp_drops_free(struct tp_drops *d);
 
 #endif

@@ -141,11 +141,23 @@ static inline struct tp_event *tp_rec_at(struct tp_rec *r, uint16_t api,
 					 int32_t ret, unsigned n_ext,
 					 uint64_t t1)
 {
-	struct tp_event *e = tp_ring_reserve_n(&r->t->ring, 1 + n_ext);
+	struct tp_ring *rg = &r->t->ring;
+	struct tp_event *e;
 
-	if (!e) {
-		tp_drops_note(r->t, api, t1 - r->t0);
-		return NULL;
+	/* Past the limit, the ring is either full (the drop path: one load
+	 * of the tail, one call) or only due a look at the tail. */
+	if (__builtin_expect(rg->head + 1 + n_ext > rg->limit, 0)) {
+		uint64_t tail = tp_ring_full_tail(rg, 1 + n_ext);
+
+		if (tail != ~0ull) {
+			tp_drops_note(r->t, api, t1 - r->t0, tail);
+			return NULL;
+		}
+		e = tp_ring_reserve_slow(rg, 1 + n_ext);
+		if (__builtin_expect(!e, 0))	/* cannot be: it fits */
+			return NULL;
+	} else {
+		e = &rg->slots[rg->head & rg->mask];
 	}
 	e->start = r->t0;
 	e->end = t1;
