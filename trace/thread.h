@@ -134,6 +134,26 @@ static inline int tp_rec_begin(struct tp_rec *r, unsigned source)
 	return 1;
 }
 
+/* A call dropped on a ring found full at tail: in the usual case an
+ * append to the thread's drop log, inline (tp_drops_note for the rest:
+ * no log yet, a full one, a duration past 48 bits, a wake due). */
+static inline struct tp_event *tp_rec_drop(struct tp_thread *t,
+					   struct tp_ring *rg, uint16_t api,
+					   uint64_t ticks, uint64_t tail)
+{
+	struct tp_drops *d = t->drops;
+
+	if (__builtin_expect(d && d->nlog < TP_DROP_LOG && !(ticks >> 48) &&
+			     rg->woke_tail == tail, 1)) {
+		d->log[d->nlog++] = ticks << 16 | api;
+		__atomic_store_n(&rg->dropped, rg->dropped + 1,
+				 __ATOMIC_RELAXED);
+	} else {
+		tp_drops_note(t, api, ticks, tail);
+	}
+	return NULL;
+}
+
 /* The record to fill in, or NULL when the ring is full (counted). */
 /* A record ending at t1 with n_ext (<= TP_EV_EXT_MAX) extension slots
  * reserved after it, or NULL when the ring is full (counted). */
@@ -149,10 +169,8 @@ static inline struct tp_event *tp_rec_at(struct tp_rec *r, uint16_t api,
 	if (__builtin_expect(rg->head + 1 + n_ext > rg->limit, 0)) {
 		uint64_t tail = tp_ring_full_tail(rg, 1 + n_ext);
 
-		if (tail != ~0ull) {
-			tp_drops_note(r->t, api, t1 - r->t0, tail);
-			return NULL;
-		}
+		if (tail != ~0ull)
+			return tp_rec_drop(r->t, rg, api, t1 - r->t0, tail);
 		e = tp_ring_reserve_slow(rg, 1 + n_ext);
 		if (__builtin_expect(!e, 0))	/* cannot be: it fits */
 			return NULL;
