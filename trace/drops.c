@@ -66,27 +66,31 @@ static void add_one(struct tp_drops *d, uint16_t api, uint64_t ticks)
  * the same call again): its slot looked up once, its count added once. */
 static unsigned fold_run(struct tp_drops *d, unsigned i, unsigned n)
 {
-	uint16_t api = (uint16_t)(d->log[i] & 0xffff);
+	uint16_t api = d->log_api[i];
 	struct tp_drop_slot *s = &d->slot[d->last];
 	uint64_t count = 0;
 
 	if (!d->n || s->api != api)
 		s = find_slot(d, api);
-	for (; i < n && (uint16_t)(d->log[i] & 0xffff) == api; i++) {
-		uint64_t ticks = d->log[i] >> 16;
+	if (!s) {
+		for (; i < n && d->log_api[i] == api; i++)
+			d->other++;
+		return i;
+	}
+	for (; i < n && d->log_api[i] == api; i++) {
+		uint64_t ticks = d->log_ticks[i];
 		unsigned b = tp_hist_bucket(ticks);
-		uint64_t *g = s ? s->ticks.group[b / TP_HIST_SUB] : NULL;
+		uint64_t *g = s->ticks.group[b / TP_HIST_SUB];
 
 		if (__builtin_expect(!g, 0)) {
-			if (!s || add(d, &s->ticks, ticks) < 0)
+			if (add(d, &s->ticks, ticks) < 0)
 				d->other++;
 			continue;
 		}
 		g[b % TP_HIST_SUB]++;
 		count++;
 	}
-	if (s)
-		s->ticks.count += count;
+	s->ticks.count += count;
 	return i;
 }
 
@@ -99,9 +103,8 @@ void tp_drops_fold(struct tp_drops *d)
 	d->nlog = 0;
 }
 
-/* The log is full (every TP_DROP_LOG drops), the block is not there yet,
- * or the call lasted 2^48 ticks or more (days): folded, then this one
- * added exactly. */
+/* The log is full (every TP_DROP_LOG drops) or the block is not there
+ * yet: folded, then this one added. */
 static void __attribute__((noinline)) note_slow(struct tp_thread *t,
 						uint16_t api, uint64_t ticks,
 						uint64_t tail)
@@ -121,11 +124,12 @@ void tp_drops_note(struct tp_thread *t, uint16_t api, uint64_t ticks,
 {
 	struct tp_drops *d = t->drops;
 
-	if (__builtin_expect(!d || d->nlog == TP_DROP_LOG || ticks >> 48, 0)) {
+	if (__builtin_expect(!d || d->nlog == TP_DROP_LOG, 0)) {
 		note_slow(t, api, ticks, tail);
 		return;
 	}
-	d->log[d->nlog++] = ticks << 16 | api;
+	d->log_ticks[d->nlog] = ticks;
+	d->log_api[d->nlog++] = api;
 	tp_ring_note_full(&t->ring, tail);
 }
 

@@ -24,7 +24,7 @@ struct tp_drop_slot {
 /* One mapped block, never malloc'd: the first malloc on a thread makes
  * glibc reserve a 64 MiB arena, address space the program may need
  * (`ulimit -v`). */
-/* Drops are first only logged, (ticks << 16) | api, and folded into the
+/* Drops are first only logged, duration and API, and folded into the
  * histograms TP_DROP_LOG at a time: the drop path is then an append, and
  * the fold a tight loop over one API, mostly (issue 17: a dropped call
  * must cost no more than a recorded one). */
@@ -32,7 +32,8 @@ struct tp_drop_slot {
 
 struct tp_drops {
 	unsigned nlog;
-	uint64_t log[TP_DROP_LOG];
+	uint64_t log_ticks[TP_DROP_LOG];
+	uint16_t log_api[TP_DROP_LOG];
 	struct tp_drop_slot slot[TP_DROP_SLOTS];
 	unsigned n;
 	unsigned last;		/* the slot of the last drop: a thread that

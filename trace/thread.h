@@ -136,16 +136,17 @@ static inline int tp_rec_begin(struct tp_rec *r, unsigned source)
 
 /* A call dropped on a ring found full at tail: in the usual case an
  * append to the thread's drop log, inline (tp_drops_note for the rest:
- * no log yet, a full one, a duration past 48 bits, a wake due). */
+ * no log yet, a full one, a wake due). */
 static inline struct tp_event *tp_rec_drop(struct tp_thread *t,
 					   struct tp_ring *rg, uint16_t api,
 					   uint64_t ticks, uint64_t tail)
 {
 	struct tp_drops *d = t->drops;
 
-	if (__builtin_expect(d && d->nlog < TP_DROP_LOG && !(ticks >> 48) &&
+	if (__builtin_expect(d && d->nlog < TP_DROP_LOG &&
 			     rg->woke_tail == tail, 1)) {
-		d->log[d->nlog++] = ticks << 16 | api;
+		d->log_ticks[d->nlog] = ticks;
+		d->log_api[d->nlog++] = api;
 		__atomic_store_n(&rg->dropped, rg->dropped + 1,
 				 __ATOMIC_RELAXED);
 	} else {

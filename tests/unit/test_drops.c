@@ -1,8 +1,7 @@
 /* The drop path of a recording thread (tp_rec_at on a full ring): every
  * dropped call counted in its ring and under its API with its duration's
  * bucket, exactly, through the log and its folds (runs of one API,
- * alternating APIs, more APIs than slots, a duration past the log's 48
- * bits); the writer woken once per position of the tail; a record fits
+ * alternating APIs, more APIs than slots, a duration of days); the writer woken once per position of the tail; a record fits
  * again as soon as the tail moves. */
 #include <pthread.h>
 #include <stdlib.h>
@@ -95,7 +94,7 @@ static void *run(void *arg)
 		drop(API_A, (i * 7919u) % 100000 + 1);
 	for (i = 0; i < 700; i++)
 		drop(i % 3 ? API_A : API_B, (uint64_t)i * i + 3);
-	/* A duration that does not fit the log's 48 bits. */
+	/* A duration of 2^50 ticks (days): its bucket all the same. */
 	drop(API_B, 1ull << 50);
 	/* More APIs than slots: the last ones under "other". */
 	for (i = 0; i < 40; i++)
