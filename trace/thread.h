@@ -166,7 +166,7 @@ static inline struct tp_event *tp_rec_at(struct tp_rec *r, uint16_t api,
 	struct tp_event *e;
 
 	/* Past the limit, the ring is either full (the drop path: one load
-	 * of the tail, one call) or only due a look at the tail. */
+	 * of the tail, then tp_rec_drop) or only due a look at the tail. */
 	if (__builtin_expect(rg->head + 1 + n_ext > rg->limit, 0)) {
 		uint64_t tail = tp_ring_full_tail(rg, 1 + n_ext);
 

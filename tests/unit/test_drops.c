@@ -1,8 +1,9 @@
 /* The drop path of a recording thread (tp_rec_at on a full ring): every
  * dropped call counted in its ring and under its API with its duration's
  * bucket, exactly, through the log and its folds (runs of one API,
- * alternating APIs, more APIs than slots, a duration of days); the writer woken once per position of the tail; a record fits
- * again as soon as the tail moves. */
+ * alternating APIs, more APIs than slots, a duration of days); the writer
+ * woken once per position of the tail; a record fits again as soon as the
+ * tail moves. */
 #include <pthread.h>
 #include <stdlib.h>
 
