@@ -15,13 +15,21 @@
  * of a long run. PAUSE_MS after each chunk lets the writer drain it, so
  * the ring never fills and no call takes the cheaper drop path.
  *
- * Prints one "fresh NS" or "warm NS" line per chunk (ns per call), then
+ * Prints one "fresh NS" or "warm NS" line per chunk (ns per call), with
+ * "fresh_faults N" or "warm_faults N" after it (the calling thread's page
+ * faults over the chunk, minor and major: the rings file's and the
+ * in-memory ring's cost can differ only by the mapping), "fresh_cpu NS" or
+ * "warm_cpu NS" (the calling thread's CPU time per call: without the
+ * time it was preempted, by the writer or other jobs) and "fresh_others
+ * MS" or "warm_others MS" (CPU time of the process's other threads, the
+ * writer's, over the chunk), then
  * "calls N" (every hooked call made, to compare with the trace's event
  * count) and "ret R" (what cudart answered).
  */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include <cuda_runtime_api.h>
@@ -63,6 +71,25 @@ static double chunk(unsigned long rounds, cudaError_t *ret)
 	return (double)(t1 - t0) / (double)(rounds * 3);
 }
 
+static unsigned long long cpu_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (unsigned long long)ts.tv_sec * 1000000000ull +
+	       (unsigned long long)ts.tv_nsec;
+}
+
+/* Page faults taken by the calling thread so far. */
+static long thread_faults(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_THREAD, &ru) < 0)
+		return 0;
+	return ru.ru_minflt + ru.ru_majflt;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned long rounds, fresh, warm, i, calls = 0;
@@ -88,10 +115,20 @@ int main(int argc, char **argv)
 	calls += 3;
 	pause_ms(pause);
 	for (i = 0; i < fresh + warm; i++) {
+		long f0 = thread_faults();
+		unsigned long long c0 = cpu_ns(CLOCK_THREAD_CPUTIME_ID);
+		unsigned long long p0 = cpu_ns(CLOCK_PROCESS_CPUTIME_ID);
 		double ns = chunk(rounds, &ret);
+		unsigned long long c = cpu_ns(CLOCK_THREAD_CPUTIME_ID) - c0;
+		unsigned long long p = cpu_ns(CLOCK_PROCESS_CPUTIME_ID) - p0;
+		long faults = thread_faults() - f0;
+		const char *kind = i < fresh ? "fresh" : "warm";
 
 		calls += rounds * 3;
-		printf("%s %.3f\n", i < fresh ? "fresh" : "warm", ns);
+		printf("%s %.3f\n%s_faults %ld\n%s_cpu %.3f\n"
+		       "%s_others %.3f\n", kind, ns, kind, faults, kind,
+		       (double)c / (double)(rounds * 3), kind,
+		       (double)(p > c ? p - c : 0) / 1e6);
 		pause_ms(pause);
 	}
 	printf("calls %lu\nret %d\n", calls, (int)ret);

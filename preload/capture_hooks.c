@@ -27,6 +27,9 @@ profiler_enter(struct tp_call *k, int start)
 {
 	if (start)
 		tp_capture_profiler_api(1);
+	/* Set when recording; cleared so that the compiler sees it set on
+	 * every path to the end (it cannot tell the end runs only then). */
+	k->r.t = NULL;
 	k->rec = tp_cudart_enter(k);
 	return 1;
 }

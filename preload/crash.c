@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "trace/session.h"
+#include "trace/thread.h"
 #include "output/crash.h"
 
 /* The wait for the writer lasts while it makes progress; this bounds a
@@ -138,8 +139,13 @@ static void on_crash(int sig, siginfo_t *si, void *uc)
 		errno = saved;
 		return;
 	}
-	if (getpid() == tp_sess.pid)
+	/* The process dies next: as for SIGTERM (lifecycle.c), threads
+	 * that go on calling hooked functions wait in the hook meanwhile. */
+	if (getpid() == tp_sess.pid) {
+		tp_thread_set_parking(1);
 		tp_crash_dump(sig, CRASH_STALL_MS);
+		tp_thread_set_parking(0);
+	}
 	restore_default(sig);
 	raise(sig);
 	errno = saved;

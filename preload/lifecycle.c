@@ -53,8 +53,13 @@ static void on_term_signal(int sig)
 {
 	int saved = errno;
 
+	/* The process ends with this signal: threads that go on calling
+	 * hooked functions wait in the hook, leaving the cores to the
+	 * writer (64 busy threads on 2 cores starved it for minutes). */
+	tp_thread_set_parking(1);
 	tp_flight_trigger(term_name(sig));
 	tp_writer_stop_from_signal(SIGNAL_WAIT_MS);
+	tp_thread_set_parking(0);
 	/* Re-raise with the default action so the exit status is what it
 	 * would have been without tprof. */
 	signal(sig, SIG_DFL);

@@ -175,6 +175,7 @@ void tp_psum_thread_drops(struct tp_thread *t, const struct tp_clock_map *m)
 
 	if (!d || !sum())
 		return;
+	tp_drops_fold(d);
 	for (i = 0; i < d->n; i++)
 		slot_drops(&d->slot[i], m);
 	tp_sum_dropped_other(S, d->other);

@@ -68,6 +68,20 @@ static void wake_writer(struct tp_ring *r)
 	wake();
 }
 
+/* Once per position of the tail, like wake_writer, and marked even with
+ * no writer yet to wake (it drains every ring when it starts), so that a
+ * producer dropping on, position unchanged, never comes here again. */
+void tp_ring_wake_full(struct tp_ring *r, uint64_t tail)
+{
+	void (*wake)(void) = __atomic_load_n(&tp_ring_wake_fn,
+					     __ATOMIC_ACQUIRE);
+
+	r->tail_cache = tail;
+	r->woke_tail = tail;
+	if (wake)
+		wake();
+}
+
 /* Below half full, the next stop is the half mark; past it the writer is
  * woken and the next stop is the end of the free room, where the tail is
  * read again. So a producer the writer keeps up with reads the tail and

@@ -75,6 +75,30 @@ static inline struct tp_event *tp_ring_reserve_n(struct tp_ring *r,
 	return &r->slots[r->head & r->mask];
 }
 
+/* Producer, past its limit (head + n > limit): the tail as it is now
+ * when n slots still do not fit (the ring is full: count the drop with
+ * tp_ring_note_full), else ~0 (take tp_ring_reserve_slow). One load of
+ * the consumer's line: the drop path's whole look at the ring. */
+static inline uint64_t tp_ring_full_tail(struct tp_ring *r, unsigned n)
+{
+	uint64_t tail = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
+
+	return r->head + n > tail + r->mask + 1 ? tail : ~0ull;
+}
+
+/* The writer, woken once per position of the tail while the producer
+ * drops. */
+void tp_ring_wake_full(struct tp_ring *r, uint64_t tail)
+	__attribute__((cold, noinline));
+
+/* Producer: one more drop on a ring found full at tail. */
+static inline void tp_ring_note_full(struct tp_ring *r, uint64_t tail)
+{
+	__atomic_store_n(&r->dropped, r->dropped + 1, __ATOMIC_RELAXED);
+	if (__builtin_expect(r->woke_tail != tail, 0))
+		tp_ring_wake_full(r, tail);
+}
+
 /* Producer: a slot to fill, or NULL (and one more drop) when full. */
 static inline struct tp_event *tp_ring_reserve(struct tp_ring *r)
 {

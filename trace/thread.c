@@ -11,6 +11,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "futex.h"
 #include "log.h"
 #include "ring_budget.h"
 #include "ringfile.h"
@@ -18,6 +19,7 @@
 
 __thread struct tp_thread *tp_self __attribute__((tls_model("initial-exec")));
 unsigned tp_recording;
+uint32_t tp_parking;
 
 static struct tp_thread *registry;
 static size_t ring_bytes = 16u << 20;
@@ -38,6 +40,27 @@ static unsigned unmapped_threads;
 void tp_thread_note_unrecorded(void)
 {
 	__atomic_add_fetch(&unrecorded, 1, __ATOMIC_RELAXED);
+}
+
+/* Only threads that recorded wait: tprof's own (the writer, which may
+ * call a hooked function itself) and threads tprof knows nothing of go
+ * on. The wait is bounded by the handler, which clears the flag (or the
+ * process ends). */
+void tp_thread_park(void)
+{
+	struct tp_thread *t = tp_self;
+
+	if (!t || t->internal)
+		return;
+	while (__atomic_load_n(&tp_parking, __ATOMIC_ACQUIRE))
+		tp_futex_wait(&tp_parking, 1, 1000);
+}
+
+void tp_thread_set_parking(int on)
+{
+	__atomic_store_n(&tp_parking, on ? 1 : 0, __ATOMIC_RELEASE);
+	if (!on)
+		tp_futex_wake_all(&tp_parking);
 }
 
 uint64_t tp_thread_unrecorded(unsigned *threads)

@@ -65,6 +65,12 @@ extern __thread struct tp_thread *tp_self
 /* Sources being recorded now (TPROF_TRACE bits); 0 while tracing is off,
  * so a hook costs one predictable branch when there is nothing to do. */
 extern unsigned tp_recording;
+/* Set while a terminating signal's handler completes the trace (the
+ * process dies right after): a program thread that enters a hook then
+ * waits there instead of calling on, so the writer has the cores to
+ * write what the rings hold, and its work is bounded by what was
+ * recorded, however many threads keep calling. */
+extern uint32_t tp_parking;
 
 /* Resident ring memory ahead of a thread: made at its first event, then
  * kept ahead by the writer. */
@@ -75,6 +81,11 @@ struct tp_thread *tp_thread_attach(void);
 /* A call from a thread that has no ring (it could not be mapped: an
  * address-space limit, or no memory): counted as dropped. */
 void tp_thread_note_unrecorded(void) __attribute__((cold, noinline));
+/* A program thread entering a hook while tp_parking is set: waits until
+ * it is cleared (tprof's own threads never wait). */
+void tp_thread_park(void) __attribute__((cold, noinline));
+/* Async-signal-safe: set or clear tp_parking (clearing wakes them). */
+void tp_thread_set_parking(int on);
 /* Calls counted so, and by how many threads, since the process began. */
 uint64_t tp_thread_unrecorded(unsigned *threads);
 struct tp_thread *tp_thread_list(void);
@@ -104,8 +115,12 @@ static inline int tp_rec_begin(struct tp_rec *r, unsigned source)
 	/* Relaxed: a plain load, but the capture gate and the writer
 	 * change it from other threads. */
 	if (__builtin_expect(!(__atomic_load_n(&tp_recording,
-					       __ATOMIC_RELAXED) & source), 0))
+					       __ATOMIC_RELAXED) & source), 0)) {
+		if (__builtin_expect(__atomic_load_n(&tp_parking,
+						     __ATOMIC_RELAXED), 0))
+			tp_thread_park();
 		return 0;
+	}
 	t = tp_self;
 	if (__builtin_expect(!t, 0))
 		t = tp_thread_attach();
@@ -119,6 +134,27 @@ static inline int tp_rec_begin(struct tp_rec *r, unsigned source)
 	return 1;
 }
 
+/* A call dropped on a ring found full at tail: in the usual case an
+ * append to the thread's drop log, inline (tp_drops_note for the rest:
+ * no log yet, a full one, a wake due). */
+static inline struct tp_event *tp_rec_drop(struct tp_thread *t,
+					   struct tp_ring *rg, uint16_t api,
+					   uint64_t ticks, uint64_t tail)
+{
+	struct tp_drops *d = t->drops;
+
+	if (__builtin_expect(d && d->nlog < TP_DROP_LOG &&
+			     rg->woke_tail == tail, 1)) {
+		d->log_ticks[d->nlog] = ticks;
+		d->log_api[d->nlog++] = api;
+		__atomic_store_n(&rg->dropped, rg->dropped + 1,
+				 __ATOMIC_RELAXED);
+	} else {
+		tp_drops_note(t, api, ticks, tail);
+	}
+	return NULL;
+}
+
 /* The record to fill in, or NULL when the ring is full (counted). */
 /* A record ending at t1 with n_ext (<= TP_EV_EXT_MAX) extension slots
  * reserved after it, or NULL when the ring is full (counted). */
@@ -126,11 +162,21 @@ static inline struct tp_event *tp_rec_at(struct tp_rec *r, uint16_t api,
 					 int32_t ret, unsigned n_ext,
 					 uint64_t t1)
 {
-	struct tp_event *e = tp_ring_reserve_n(&r->t->ring, 1 + n_ext);
+	struct tp_ring *rg = &r->t->ring;
+	struct tp_event *e;
 
-	if (!e) {
-		tp_drops_note(r->t, api, t1 - r->t0);
-		return NULL;
+	/* Past the limit, the ring is either full (the drop path: one load
+	 * of the tail, then tp_rec_drop) or only due a look at the tail. */
+	if (__builtin_expect(rg->head + 1 + n_ext > rg->limit, 0)) {
+		uint64_t tail = tp_ring_full_tail(rg, 1 + n_ext);
+
+		if (tail != ~0ull)
+			return tp_rec_drop(r->t, rg, api, t1 - r->t0, tail);
+		e = tp_ring_reserve_slow(rg, 1 + n_ext);
+		if (__builtin_expect(!e, 0))	/* cannot be: it fits */
+			return NULL;
+	} else {
+		e = &rg->slots[rg->head & rg->mask];
 	}
 	e->start = r->t0;
 	e->end = t1;
