@@ -95,6 +95,7 @@ static struct {
 	unsigned n_ext;
 	/* a record and its extension, made contiguous where they wrap */
 	struct tp_event scratch[1 + TP_EV_EXT_MAX];
+	struct tp_targs args;	/* the event being written */
 } W = { .own = { .fd = -1 } };
 
 static void mark_failed(const char *what, int err)
@@ -228,40 +229,6 @@ static void calibrate(int final)
 	__atomic_store_n(&tp_tl.ready, 1, __ATOMIC_RELEASE);
 }
 
-/* The constant head of each API's events, built once:
- * ,\n{"ph":"X","cat":"...","name":"...", */
-static const char *api_json[TP_API_MAX_TABLES << TP_API_TABLE_SHIFT];
-static uint8_t api_json_len[TP_API_MAX_TABLES << TP_API_TABLE_SHIFT];
-
-static const char *api_head(uint16_t id, size_t *len)
-{
-	const struct tp_api *api;
-	struct tp_buf b = { 0 };
-
-	if (id >= TP_API_MAX_TABLES << TP_API_TABLE_SHIFT)
-		return NULL;
-	if (api_json[id]) {
-		*len = api_json_len[id];
-		return api_json[id];
-	}
-	api = tp_api_get(id);
-	if (!api)
-		return NULL;
-	tp_buf_lit(&b, ",\n{\"ph\":\"X\",\"cat\":");
-	tp_json_str(&b, api->cat);
-	tp_buf_lit(&b, ",\"name\":");
-	tp_json_str(&b, api->name);
-	tp_buf_char(&b, ',');
-	if (b.oom || b.len > 255) {
-		tp_buf_free(&b);
-		return NULL;
-	}
-	api_json[id] = b.p;
-	api_json_len[id] = (uint8_t)b.len;
-	*len = b.len;
-	return b.p;
-}
-
 /* "pid":P,"tid":T,"ts": for a thread, built once. */
 static void thread_head(struct tp_thread *t);
 
@@ -288,7 +255,7 @@ static void thread_head(struct tp_thread *t)
 	tp_buf_free(&b);
 }
 
-static void put_stack(struct tp_buf *b, const struct tp_event *e,
+static void put_stack(struct tp_targs *w, const struct tp_event *e,
 		      uint64_t dur)
 {
 	struct tp_stack_stats *st = tp_stack_stats(e->stack);
@@ -298,8 +265,7 @@ static void put_stack(struct tp_buf *b, const struct tp_event *e,
 	json = tp_stack_json(e->stack, &len);
 	if (!json || !st)
 		return;
-	tp_buf_lit(b, ",\"stack\":");
-	tp_buf_put(b, json, len);
+	tp_targs_json(w, "stack", json, len);
 	st->calls++;
 	st->total_ns += dur;
 	if (dur >= st->max_ns) {
@@ -308,14 +274,18 @@ static void put_stack(struct tp_buf *b, const struct tp_event *e,
 	}
 }
 
+/* A hooked call's record as its X event: the hook's table says what its
+ * args are (keys and typed values); the encoder writes them. */
 static void put_event(struct tp_buf *b, struct tp_thread *t,
 		      const struct tp_event *e)
 {
 	const struct tp_api *api = tp_api_get(e->api);
 	uint64_t s = tp_clock_to_unix(&tp_tl.map, e->start);
 	uint64_t f = tp_clock_to_unix(&tp_tl.map, e->end);
-	const char *head;
-	size_t len, args;
+	int64_t ts = (int64_t)(s - (uint64_t)tp_sess.base_ns);
+	int64_t dur = f > s ? (int64_t)(f - s) : 0;
+	struct tp_targs *w = &W.args;
+	struct tp_tev ev;
 
 	if (api && api->emit) {
 		W.events += api->emit(b, t, e);
@@ -324,42 +294,38 @@ static void put_event(struct tp_buf *b, struct tp_thread *t,
 	if (!tp_capture_kept(e->start)) {
 		/* Its GPU work goes with it. */
 		if (e->corr)
-			tp_corr_note(e->corr, (uint32_t)t->tid,
-				     (int64_t)(s - (uint64_t)tp_sess.base_ns),
-				     0);
+			tp_corr_note(e->corr, (uint32_t)t->tid, ts, 0);
 		return;
 	}
-	head = api_head(e->api, &len);
-	if (!head)
+	if (!api)
 		return;
-	if (!t->json_len)
-		thread_head(t);
-	tp_buf_put(b, head, len);
-	tp_buf_put(b, t->json, t->json_len);
-	tp_json_us(b, (int64_t)(s - (uint64_t)tp_sess.base_ns));
-	tp_buf_lit(b, ",\"dur\":");
-	tp_json_us(b, f > s ? (int64_t)(f - s) : 0);
-	tp_buf_lit(b, ",\"args\":");
-	args = b->len;
-	tp_buf_lit(b, "{\"ret\":");
-	tp_json_i64(b, e->ret);
+	tp_targs_reset(w);
+	tp_targs_int(w, "ret", e->ret);
 	if (e->corr) {
-		tp_buf_lit(b, ",\"correlation\":");
-		tp_json_u64(b, e->corr);
-		tp_corr_note(e->corr, (uint32_t)t->tid,
-			     (int64_t)(s - (uint64_t)tp_sess.base_ns), 1);
+		tp_targs_uint(w, "correlation", e->corr);
+		tp_corr_note(e->corr, (uint32_t)t->tid, ts, 1);
 	}
 	if (api->args)
-		api->args(b, e);
+		api->args(w, e);
 	if (e->stack)
-		put_stack(b, e, f > s ? f - s : 0);
-	tp_buf_char(b, '}');
+		put_stack(w, e, (uint64_t)dur);
+	memset(&ev, 0, sizeof(ev));
+	ev.track.kind = TP_TEV_THREAD;
+	ev.track.pid = tp_sess.pid;
+	ev.track.tid = t->tid;
+	ev.phase = TP_TEV_COMPLETE;
+	ev.name = api->name;
+	ev.namelen = strlen(api->name);
+	ev.cat = api->cat;
+	ev.catlen = strlen(api->cat);
+	ev.ts_ns = ts;
+	ev.dur_ns = dur;
+	ev.args = w->a;
+	ev.nargs = w->n;
+	tp_tev_json_put(b, &ev);
 	if (!b->oom)
-		tp_psum_api_span(api->cat, api->name, tp_sess.pid, t->tid,
-				 (int64_t)(s - (uint64_t)tp_sess.base_ns),
-				 f > s ? (int64_t)(f - s) : 0, e->corr,
-				 b->p + args, b->len - args);
-	tp_buf_char(b, '}');
+		tp_psum_api_span(api->cat, api->name, tp_sess.pid, t->tid, ts,
+				 dur, e->corr, w->a, w->n);
 	W.events++;
 }
 

@@ -50,12 +50,13 @@ void tp_psum_span(const char *cat, const char *name, int64_t pid,
 
 void tp_psum_api_span(const char *cat, const char *name, int64_t pid,
 		      int64_t tid, int64_t ts_ns, int64_t dur_ns,
-		      uint32_t corr, const char *args, size_t args_len)
+		      uint32_t corr, const struct tp_targ *args,
+		      uint32_t nargs)
 {
 	struct tp_sum_span e = {
 		.cat = cat, .name = name, .pid = pid, .tid = tid,
 		.ts_ns = ts_ns, .dur_ns = dur_ns, .corr = corr,
-		.args = args, .args_len = args_len, .static_names = 1,
+		.targs = args, .ntargs = nargs, .static_names = 1,
 	};
 
 	if (sum())

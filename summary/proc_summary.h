@@ -11,16 +11,19 @@
 #include <stdint.h>
 
 #include "trace/clock.h"
+#include "trace/tev.h"
 
 struct tp_thread;
 
 void tp_psum_span(const char *cat, const char *name, int64_t pid,
 		  int64_t tid, int64_t ts_ns, int64_t dur_ns, uint32_t corr,
 		  const char *args, size_t args_len);
-/* The same for a hooked API: cat and name are its table's, static. */
+/* The same for a hooked API: cat and name are its table's, static; the
+ * args typed, as the writer built them. */
 void tp_psum_api_span(const char *cat, const char *name, int64_t pid,
 		      int64_t tid, int64_t ts_ns, int64_t dur_ns,
-		      uint32_t corr, const char *args, size_t args_len);
+		      uint32_t corr, const struct tp_targ *args,
+		      uint32_t nargs);
 /* An async range (NVTX start/end): the summary takes it at its end. */
 void tp_psum_begin(uint64_t id, const char *name, int64_t tid,
 		   int64_t ts_ns, const char *args, size_t args_len);

@@ -63,6 +63,11 @@ enum tp_targ_type {
 	TP_TARG_POINTER,	/* JSON: "0x..." string */
 	TP_TARG_ARRAY,		/* n elements follow, depth-first */
 	TP_TARG_DICT,		/* n members follow, depth-first */
+	/* A value already encoded as JSON text (str): a kernel name or a
+	 * call stack the writer caches escaped. The JSON encoder copies it;
+	 * Perfetto shows a plain string as a string, anything else as
+	 * legacy JSON. */
+	TP_TARG_JSON,
 };
 
 /* One arg, or one element of an array/dict. Nested values are stored
@@ -115,9 +120,23 @@ void tp_targs_bool(struct tp_targs *w, const char *key, int v);
 void tp_targs_str(struct tp_targs *w, const char *key, const char *s,
 		  size_t len);
 void tp_targs_ptr(struct tp_targs *w, const char *key, uint64_t v);
+void tp_targs_json(struct tp_targs *w, const char *key, const char *json,
+		   size_t len);
+
+static inline void tp_targs_cstr(struct tp_targs *w, const char *key,
+				 const char *s)
+{
+	size_t n = 0;
+
+	while (s[n])
+		n++;
+	tp_targs_str(w, key, s, n);
+}
 /* Opens an array (dict = 0) or dict; what is added until tp_targs_close
  * are its elements. */
 void tp_targs_open(struct tp_targs *w, const char *key, int dict);
+void tp_targs_openk(struct tp_targs *w, const char *key, size_t keylen,
+		    int dict);
 void tp_targs_close(struct tp_targs *w);
 /* Entries taken by the value starting at index i (1 for a scalar). */
 uint32_t tp_targ_span(const struct tp_targ *a, uint32_t n, uint32_t i);
@@ -167,6 +186,9 @@ struct tp_enc {
 };
 
 struct tp_enc *tp_enc_json_new(void);
+/* One event as the JSON encoder writes it, with its leading ",\n": the
+ * writer's streams, whose first line is written elsewhere. */
+void tp_tev_json_put(struct tp_buf *b, const struct tp_tev *ev);
 struct tp_enc *tp_enc_perfetto_new(void);
 
 static inline int tp_enc_begin(struct tp_enc *e, const struct tp_enc_meta *m)

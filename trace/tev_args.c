@@ -98,7 +98,24 @@ void tp_targs_ptr(struct tp_targs *w, const char *key, uint64_t v)
 		a->v.u = v;
 }
 
+void tp_targs_json(struct tp_targs *w, const char *key, const char *json,
+		   size_t len)
+{
+	struct tp_targ *a = add(w, key, TP_TARG_JSON);
+
+	if (!a)
+		return;
+	a->v.str.s = json;
+	a->v.str.len = len;
+}
+
 void tp_targs_open(struct tp_targs *w, const char *key, int dict)
+{
+	tp_targs_openk(w, key, key ? strlen(key) : 0, dict);
+}
+
+void tp_targs_openk(struct tp_targs *w, const char *key, size_t keylen,
+		    int dict)
 {
 	struct tp_targ *a;
 
@@ -109,7 +126,7 @@ void tp_targs_open(struct tp_targs *w, const char *key, int dict)
 		w->depth++;
 		return;
 	}
-	a = add(w, key, dict ? TP_TARG_DICT : TP_TARG_ARRAY);
+	a = tp_targs_add(w, key, keylen, dict ? TP_TARG_DICT : TP_TARG_ARRAY);
 	if (!a) {
 		w->depth++;
 		w->open[w->depth - 1] = UINT32_MAX;

@@ -85,6 +85,9 @@ static uint32_t put_value(struct tp_buf *b, const struct tp_targ *a,
 	case TP_TARG_POINTER:
 		tp_json_hex(b, t->v.u);
 		break;
+	case TP_TARG_JSON:
+		tp_buf_put(b, t->v.str.s, t->v.str.len);
+		break;
 	case TP_TARG_ARRAY:
 		tp_buf_char(b, '[');
 		i = put_children(b, a, n, i, 0);
@@ -149,17 +152,11 @@ static void put_meta(struct tp_buf *b, const struct tp_tev *ev)
 	tp_buf_lit(b, "}}");
 }
 
-static int json_event(struct tp_enc *e, const struct tp_tev *ev)
+static void put_event(struct tp_buf *b, const struct tp_tev *ev)
 {
-	struct tev_json *j = (struct tev_json *)e;
-	struct tp_buf *b = &e->out;
-
-	if (!j->first)
-		tp_buf_lit(b, ",\n");
-	j->first = 0;
 	if (ev->phase >= TP_TEV_PROCESS_NAME) {
 		put_meta(b, ev);
-		return b->oom ? -1 : 0;
+		return;
 	}
 	tp_buf_lit(b, "{\"ph\":\"");
 	tp_buf_cstr(b, phase_ph[ev->phase]);
@@ -195,6 +192,23 @@ static int json_event(struct tp_enc *e, const struct tp_tev *ev)
 	}
 	put_args(b, ev);
 	tp_buf_char(b, '}');
+}
+
+void tp_tev_json_put(struct tp_buf *b, const struct tp_tev *ev)
+{
+	tp_buf_lit(b, ",\n");
+	put_event(b, ev);
+}
+
+static int json_event(struct tp_enc *e, const struct tp_tev *ev)
+{
+	struct tev_json *j = (struct tev_json *)e;
+	struct tp_buf *b = &e->out;
+
+	if (!j->first)
+		tp_buf_lit(b, ",\n");
+	j->first = 0;
+	put_event(b, ev);
 	return b->oom ? -1 : 0;
 }
 
