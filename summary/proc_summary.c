@@ -48,6 +48,20 @@ void tp_psum_span(const char *cat, const char *name, int64_t pid,
 		tp_sum_span(S, &e);
 }
 
+void tp_psum_tspan(const char *cat, const char *name, int64_t pid,
+		   int64_t tid, int64_t ts_ns, int64_t dur_ns, uint32_t corr,
+		   const struct tp_targ *args, uint32_t nargs)
+{
+	struct tp_sum_span e = {
+		.cat = cat, .name = name, .pid = pid, .tid = tid,
+		.ts_ns = ts_ns, .dur_ns = dur_ns, .corr = corr,
+		.targs = args, .ntargs = nargs,
+	};
+
+	if (sum())
+		tp_sum_span(S, &e);
+}
+
 void tp_psum_api_span(const char *cat, const char *name, int64_t pid,
 		      int64_t tid, int64_t ts_ns, int64_t dur_ns,
 		      uint32_t corr, const struct tp_targ *args,

@@ -18,6 +18,10 @@ struct tp_thread;
 void tp_psum_span(const char *cat, const char *name, int64_t pid,
 		  int64_t tid, int64_t ts_ns, int64_t dur_ns, uint32_t corr,
 		  const char *args, size_t args_len);
+/* The same with typed args (the writer's GPU ops). */
+void tp_psum_tspan(const char *cat, const char *name, int64_t pid,
+		   int64_t tid, int64_t ts_ns, int64_t dur_ns, uint32_t corr,
+		   const struct tp_targ *args, uint32_t nargs);
 /* The same for a hooked API: cat and name are its table's, static; the
  * args typed, as the writer built them. */
 void tp_psum_api_span(const char *cat, const char *name, int64_t pid,

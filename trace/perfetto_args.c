@@ -110,6 +110,9 @@ static uint32_t put_annotation(struct pf_enc *p, const struct tp_targ *a,
 	case TP_TARG_JSON:
 		put_json(p, t->v.str.s, t->v.str.len);
 		break;
+	case TP_TARG_MILLI:
+		tp_pb_double(b, PF_DA_DOUBLE, (double)t->v.i / 1000.0);
+		break;
 	case TP_TARG_ARRAY:
 	case TP_TARG_DICT:
 		return put_children(p, a, n, i);

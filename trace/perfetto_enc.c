@@ -215,6 +215,9 @@ static int naming(struct pf_enc *p, const struct tp_tev *ev)
 	struct pf_track *t;
 	uint32_t kind;
 
+	/* Perfetto orders a device's streams itself. */
+	if (ev->phase == TP_TEV_THREAD_SORT_INDEX)
+		return 0;
 	if (ev->phase == TP_TEV_THREAD_NAME) {
 		t = pf_track_of(p, ev, NULL, 0);
 		kind = ev->track.kind;

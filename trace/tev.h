@@ -50,6 +50,7 @@ enum tp_tev_phase {
 	TP_TEV_PROCESS_NAME,	/* name: the process's (or device's) name */
 	TP_TEV_THREAD_NAME,	/* name: the thread's (or stream's) name */
 	TP_TEV_SORT_INDEX,	/* flow_id: the sort index */
+	TP_TEV_THREAD_SORT_INDEX, /* flow_id: the thread's (stream's) index */
 };
 
 enum tp_targ_type {
@@ -68,6 +69,9 @@ enum tp_targ_type {
 	 * Perfetto shows a plain string as a string, anything else as
 	 * legacy JSON. */
 	TP_TARG_JSON,
+	/* A decimal with three places, as thousandths in i (occupancy,
+	 * bandwidth): JSON writes "12.345", Perfetto a double. */
+	TP_TARG_MILLI,
 };
 
 /* One arg, or one element of an array/dict. Nested values are stored
@@ -122,6 +126,7 @@ void tp_targs_str(struct tp_targs *w, const char *key, const char *s,
 void tp_targs_ptr(struct tp_targs *w, const char *key, uint64_t v);
 void tp_targs_json(struct tp_targs *w, const char *key, const char *json,
 		   size_t len);
+void tp_targs_milli(struct tp_targs *w, const char *key, int64_t thousandths);
 
 static inline void tp_targs_cstr(struct tp_targs *w, const char *key,
 				 const char *s)
@@ -218,4 +223,23 @@ static inline void tp_enc_free(struct tp_enc *e)
 		e->ops->free(e);
 }
 
+/* One event appended to b instead of the encoder's own out (the
+ * library's writer owns the buffer its producers fill). */
+int tp_enc_event_into(struct tp_enc *e, struct tp_buf *b,
+		      const struct tp_tev *ev);
+
+/* The library's output: every producer of the writer's events (hooks,
+ * CUPTI, NVTX, steps, metadata) hands them to tp_tev_put, which writes
+ * them in the trace's format: JSON lines (tp_tev_sink NULL, the default)
+ * or the Perfetto encoder tp_tev_sink (TPROF_FORMAT=perfetto). Only the
+ * writer thread calls it. */
+extern struct tp_enc *tp_tev_sink;
+
+static inline void tp_tev_put(struct tp_buf *b, const struct tp_tev *ev)
+{
+	if (!tp_tev_sink)
+		tp_tev_json_put(b, ev);
+	else
+		tp_enc_event_into(tp_tev_sink, b, ev);
+}
 #endif

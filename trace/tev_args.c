@@ -109,6 +109,29 @@ void tp_targs_json(struct tp_targs *w, const char *key, const char *json,
 	a->v.str.len = len;
 }
 
+void tp_targs_milli(struct tp_targs *w, const char *key, int64_t thousandths)
+{
+	struct tp_targ *a = add(w, key, TP_TARG_MILLI);
+
+	if (a)
+		a->v.i = thousandths;
+}
+
+struct tp_enc *tp_tev_sink;
+
+int tp_enc_event_into(struct tp_enc *e, struct tp_buf *b,
+		      const struct tp_tev *ev)
+{
+	struct tp_buf own = e->out;
+	int rc;
+
+	e->out = *b;
+	rc = tp_enc_event(e, ev);
+	*b = e->out;
+	e->out = own;
+	return rc;
+}
+
 void tp_targs_open(struct tp_targs *w, const char *key, int dict)
 {
 	tp_targs_openk(w, key, key ? strlen(key) : 0, dict);

@@ -88,6 +88,9 @@ static uint32_t put_value(struct tp_buf *b, const struct tp_targ *a,
 	case TP_TARG_JSON:
 		tp_buf_put(b, t->v.str.s, t->v.str.len);
 		break;
+	case TP_TARG_MILLI:
+		tp_json_us(b, t->v.i);
+		break;
 	case TP_TARG_ARRAY:
 		tp_buf_char(b, '[');
 		i = put_children(b, a, n, i, 0);
@@ -136,13 +139,17 @@ static void put_meta(struct tp_buf *b, const struct tp_tev *ev)
 		tp_buf_lit(b, "\"process_name\"");
 	else if (ev->phase == TP_TEV_THREAD_NAME)
 		tp_buf_lit(b, "\"thread_name\"");
+	else if (ev->phase == TP_TEV_THREAD_SORT_INDEX)
+		tp_buf_lit(b, "\"thread_sort_index\"");
 	else
 		tp_buf_lit(b, "\"process_sort_index\"");
 	tp_json_key(b, "pid");
 	tp_json_i64(b, ev->track.pid);
 	tp_json_key(b, "tid");
-	tp_json_i64(b, ev->phase == TP_TEV_THREAD_NAME ? ev->track.tid : 0);
-	if (ev->phase == TP_TEV_SORT_INDEX) {
+	tp_json_i64(b, ev->phase == TP_TEV_THREAD_NAME ||
+		    ev->phase == TP_TEV_THREAD_SORT_INDEX ? ev->track.tid : 0);
+	if (ev->phase == TP_TEV_SORT_INDEX ||
+	    ev->phase == TP_TEV_THREAD_SORT_INDEX) {
 		tp_buf_lit(b, ",\"args\":{\"sort_index\":");
 		tp_json_i64(b, (int64_t)ev->flow_id);
 	} else {
