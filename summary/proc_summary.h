@@ -15,10 +15,8 @@
 
 struct tp_thread;
 
-void tp_psum_span(const char *cat, const char *name, int64_t pid,
-		  int64_t tid, int64_t ts_ns, int64_t dur_ns, uint32_t corr,
-		  const char *args, size_t args_len);
-/* The same with typed args (the writer's GPU ops). */
+/* A complete event the writer wrote (a GPU op, an NVTX range), its args
+ * typed as it wrote them. */
 void tp_psum_tspan(const char *cat, const char *name, int64_t pid,
 		   int64_t tid, int64_t ts_ns, int64_t dur_ns, uint32_t corr,
 		   const struct tp_targ *args, uint32_t nargs);
@@ -30,7 +28,7 @@ void tp_psum_api_span(const char *cat, const char *name, int64_t pid,
 		      uint32_t nargs);
 /* An async range (NVTX start/end): the summary takes it at its end. */
 void tp_psum_begin(uint64_t id, const char *name, int64_t tid,
-		   int64_t ts_ns, const char *args, size_t args_len);
+		   int64_t ts_ns, const struct tp_targ *args, uint32_t nargs);
 void tp_psum_end(uint64_t id, int64_t ts_ns);
 void tp_psum_step(int64_t step, int64_t ts_ns, int64_t dur_ns);
 void tp_psum_memory(int64_t device, int64_t ts_ns, int64_t bytes);

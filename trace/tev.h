@@ -194,6 +194,8 @@ struct tp_enc *tp_enc_json_new(void);
 /* One event as the JSON encoder writes it, with its leading ",\n": the
  * writer's streams, whose first line is written elsewhere. */
 void tp_tev_json_put(struct tp_buf *b, const struct tp_tev *ev);
+/* The same without the ",\n": the first event of the writer's trace. */
+void tp_tev_json_first(struct tp_buf *b, const struct tp_tev *ev);
 struct tp_enc *tp_enc_perfetto_new(void);
 
 static inline int tp_enc_begin(struct tp_enc *e, const struct tp_enc_meta *m)

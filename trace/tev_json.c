@@ -109,8 +109,6 @@ static void put_args(struct tp_buf *b, const struct tp_tev *ev)
 {
 	uint32_t i = 0, k = 0;
 
-	if (!ev->nargs)
-		return;
 	tp_buf_lit(b, ",\"args\":{");
 	while (i < ev->nargs) {
 		if (k++)
@@ -168,8 +166,6 @@ static void put_event(struct tp_buf *b, const struct tp_tev *ev)
 	tp_buf_lit(b, "{\"ph\":\"");
 	tp_buf_cstr(b, phase_ph[ev->phase]);
 	tp_buf_char(b, '"');
-	if (ev->phase == TP_TEV_INSTANT)
-		tp_buf_lit(b, ",\"s\":\"t\"");
 	if (ev->phase == TP_TEV_FLOW_END && ev->flow_binds_enclosing)
 		tp_buf_lit(b, ",\"bp\":\"e\"");
 	if (ev->cat) {
@@ -197,8 +193,19 @@ static void put_event(struct tp_buf *b, const struct tp_tev *ev)
 		tp_json_key(b, "dur");
 		tp_json_us(b, ev->dur_ns);
 	}
-	put_args(b, ev);
+	if (ev->phase == TP_TEV_INSTANT)
+		tp_buf_lit(b, ",\"s\":\"t\"");
+	/* Slices and instants always have an args object, if empty (as
+	 * Kineto writes them); flows and metadata none. */
+	if (ev->nargs || ev->phase <= TP_TEV_INSTANT ||
+	    ev->phase == TP_TEV_ASYNC_BEGIN || ev->phase == TP_TEV_ASYNC_END)
+		put_args(b, ev);
 	tp_buf_char(b, '}');
+}
+
+void tp_tev_json_first(struct tp_buf *b, const struct tp_tev *ev)
+{
+	put_event(b, ev);
 }
 
 void tp_tev_json_put(struct tp_buf *b, const struct tp_tev *ev)
