@@ -268,7 +268,14 @@ static void put_ended_by(struct tp_buf *b)
 	tp_json_i64(b, sig);
 }
 
-void tp_trailer_put(struct tp_buf *b, const struct tp_trailer_info *info)
+void tp_trailer_put_meta(struct tp_buf *b, const struct tp_trailer_info *info)
+{
+	put_thread_names(b, info);
+	if (info->gpu)
+		info->gpu->put_meta(b);
+}
+
+void tp_trailer_put_json(struct tp_buf *b, const struct tp_trailer_info *info)
 {
 	/* Drift of the fixed tick mapping against the wall clock over the
 	 * run: how far the last events may be off in Unix time. */
@@ -277,10 +284,7 @@ void tp_trailer_put(struct tp_buf *b, const struct tp_trailer_info *info)
 
 	unsigned i;
 
-	put_thread_names(b, info);
-	if (info->gpu)
-		info->gpu->put_meta(b);
-	tp_buf_lit(b, "\n],\n\"deviceProperties\": [");
+	tp_buf_lit(b, "\"deviceProperties\": [");
 	if (info->gpu)
 		info->gpu->put_devices(b);
 	tp_buf_char(b, ']');
@@ -323,5 +327,5 @@ void tp_trailer_put(struct tp_buf *b, const struct tp_trailer_info *info)
 	put_backtraces(b);
 	tp_buf_lit(b, ",\n \"threads\": ");
 	put_threads(b, info->stats);
-	tp_buf_lit(b, "}}\n");
+	tp_buf_char(b, '}');
 }

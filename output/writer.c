@@ -229,32 +229,6 @@ static void calibrate(int final)
 	__atomic_store_n(&tp_tl.ready, 1, __ATOMIC_RELEASE);
 }
 
-/* "pid":P,"tid":T,"ts": for a thread, built once. */
-static void thread_head(struct tp_thread *t);
-
-void tp_writer_thread_head(struct tp_buf *b, struct tp_thread *t)
-{
-	if (!t->json_len)
-		thread_head(t);
-	tp_buf_put(b, t->json, t->json_len);
-}
-
-static void thread_head(struct tp_thread *t)
-{
-	struct tp_buf b = { 0 };
-
-	tp_buf_lit(&b, "\"pid\":");
-	tp_json_u64(&b, (uint64_t)tp_sess.pid);
-	tp_buf_lit(&b, ",\"tid\":");
-	tp_json_u64(&b, (uint64_t)t->tid);
-	tp_buf_lit(&b, ",\"ts\":");
-	if (!b.oom && b.len <= sizeof(t->json)) {
-		memcpy(t->json, b.p, b.len);
-		t->json_len = (uint8_t)b.len;
-	}
-	tp_buf_free(&b);
-}
-
 static void put_stack(struct tp_targs *w, const struct tp_event *e,
 		      uint64_t dur)
 {
@@ -559,12 +533,46 @@ void tp_writer_drain(void)
 	drain(0);
 }
 
-static void put_header(struct tp_buf *b)
+/* What the Perfetto encoder wrote into its own buffer (its header and
+ * trailer) goes on into the trace's. */
+static void take_enc_out(struct tp_buf *b)
+{
+	struct tp_buf *o = &tp_tev_sink->out;
+
+	tp_buf_put(b, o->p, o->len);
+	if (o->oom)
+		b->oom = 1;
+	o->len = 0;
+	o->oom = 0;
+}
+
+/* TPROF_FORMAT=perfetto: a fresh encoder per file (a fork child's or an
+ * exec'd image's file declares its own tracks and strings). */
+static int pf_begin(struct tp_buf *b, const char *name)
+{
+	struct tp_enc_meta m = { .trace_name = name,
+				 .base_unix_ns = tp_sess.base_ns };
+
+	tp_enc_free(tp_tev_sink);
+	tp_tev_sink = tp_enc_perfetto_new();
+	if (!tp_tev_sink) {
+		errno = ENOMEM;
+		return -1;
+	}
+	tp_enc_begin(tp_tev_sink, &m);
+	take_enc_out(b);
+	tp_trailer_process_name(b);
+	return 0;
+}
+
+static int put_header(struct tp_buf *b)
 {
 	char name[512];
 
 	snprintf(name, sizeof(name), "%s-rank%d", tp_sess.cfg.name,
 		 tp_sess.cfg.rank);
+	if (tp_sess.cfg.format == TP_FORMAT_PERFETTO)
+		return pf_begin(b, name);
 	tp_buf_lit(b, "{\"schemaVersion\": 1,\n\"traceName\": ");
 	tp_json_str(b, name);
 	tp_buf_lit(b, ",\n\"displayTimeUnit\": \"ms\",\n"
@@ -572,19 +580,48 @@ static void put_header(struct tp_buf *b)
 	tp_json_i64(b, tp_sess.base_ns);
 	tp_buf_lit(b, ",\n\"traceEvents\": [\n");
 	tp_trailer_process_name(b);
+	return 0;
+}
+
+/* The names and closing keys: JSON's last members, or Perfetto's
+ * metadata event. */
+static void put_trailer(struct tp_buf *b, const struct tp_trailer_info *info)
+{
+	struct tp_buf j = { 0 };
+
+	tp_trailer_put_meta(b, info);
+	if (tp_sess.cfg.format != TP_FORMAT_PERFETTO) {
+		tp_buf_lit(b, "\n],\n");
+		tp_trailer_put_json(b, info);
+		tp_buf_lit(b, "}\n");
+		return;
+	}
+	tp_trailer_put_json(&j, info);
+	if (j.oom)
+		b->oom = 1;
+	else
+		tp_enc_trailer(tp_tev_sink, j.p, j.len);
+	tp_enc_end(tp_tev_sink);
+	take_enc_out(b);
+	tp_buf_free(&j);
 }
 
 /* The trace file (or a flight dump) named name, its header written;
  * 0, or -1 with errno. A fork child never takes the rank's own name. */
 static int open_named(const char *name)
 {
+	tp_output_suffix = tp_sess.cfg.format == TP_FORMAT_PERFETTO ?
+		".pftrace.gz" : ".trace.json.gz";
 	if (tp_output_open(&W.out, &W.gz, tp_sess.cfg.dir, name,
 			   tp_sess.cfg.rank, tp_sess.cfg.world_size,
 			   tp_sess.run_id, tp_sess.pid, !tp_sess.forked, 1) < 0)
 		return -1;
 	tp_fd_own(&W.own, W.gz.fd);
 	W.opened = 1;
-	put_header(&W.buf);
+	if (put_header(&W.buf) < 0) {
+		mark_failed("cannot start", errno);
+		return 0;	/* said: failed */
+	}
 	flush_buf(1);
 	return 0;
 }
@@ -709,7 +746,7 @@ static const char *flight_dump(const char *why, uint64_t at)
 	info.ext = W.ext;
 	info.n_ext = W.n_ext;
 	info.compressor = tp_gz_codec_name(&W.gz);
-	tp_trailer_put(&W.buf, &info);
+	put_trailer(&W.buf, &info);
 	flush_buf(1);
 	tp_thread_stats_free(&st);
 	path[0] = '\0';
@@ -825,7 +862,7 @@ int tp_writer_finish(void)
 	info.ext = W.ext;
 	info.n_ext = W.n_ext;
 	info.compressor = tp_gz_codec_name(&W.gz);
-	tp_trailer_put(&W.buf, &info);
+	put_trailer(&W.buf, &info);
 	flush_buf(1);
 	if (W.failed)
 		return -1;

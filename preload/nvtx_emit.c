@@ -159,6 +159,7 @@ static void put(struct tp_buf *b, struct tp_thread *t, enum tp_tev_phase ph,
 	ev.dur_ns = dur;
 	ev.args = A.a;
 	ev.nargs = A.n;
+	ev.args_always = 1;
 	tp_tev_put(b, &ev);
 }
 

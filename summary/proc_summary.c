@@ -19,6 +19,7 @@
 #include "trace/thread.h"
 
 #define TRACE_SUFFIX ".trace.json.gz"
+#define PF_SUFFIX ".pftrace.gz"
 #define BRIEF_TOP 5
 #define TOP_STACKS 10
 
@@ -223,14 +224,17 @@ void tp_psum_thread_drops(struct tp_thread *t, const struct tp_clock_map *m)
 #define SUMMARY_DIR "summaries"
 
 /* The directory part of trace ("." when none) and the stem, the file
- * name without TRACE_SUFFIX. */
+ * name without TRACE_SUFFIX (or PF_SUFFIX). */
 static int split_trace(const char *trace, char *dir, size_t dlen,
 		       const char **stem, size_t *stemlen)
 {
 	const char *slash = strrchr(trace, '/');
 	size_t n = strlen(trace), sl = sizeof(TRACE_SUFFIX) - 1;
 
-	if (n < sl || strcmp(trace + n - sl, TRACE_SUFFIX))
+	if (n >= sizeof(PF_SUFFIX) - 1 &&
+	    !strcmp(trace + n - (sizeof(PF_SUFFIX) - 1), PF_SUFFIX))
+		sl = sizeof(PF_SUFFIX) - 1;
+	else if (n < sl || strcmp(trace + n - sl, TRACE_SUFFIX))
 		return -1;
 	*stem = slash ? slash + 1 : trace;
 	*stemlen = (size_t)(trace + n - sl - *stem);

@@ -159,6 +159,9 @@ struct tp_tev {
 	int flow_binds_enclosing; /* FLOW_END: "bp":"e" */
 	const struct tp_targ *args;
 	uint32_t nargs;
+	/* The event has an args object even when it is empty (NVTX ranges
+	 * always do; a converted event may not): JSON writes "args":{}. */
+	int args_always;
 };
 
 /* The trace's header facts. base_unix_ns: Unix time of trace-clock 0

@@ -195,10 +195,7 @@ static void put_event(struct tp_buf *b, const struct tp_tev *ev)
 	}
 	if (ev->phase == TP_TEV_INSTANT)
 		tp_buf_lit(b, ",\"s\":\"t\"");
-	/* Slices and instants always have an args object, if empty (as
-	 * Kineto writes them); flows and metadata none. */
-	if (ev->nargs || ev->phase <= TP_TEV_INSTANT ||
-	    ev->phase == TP_TEV_ASYNC_BEGIN || ev->phase == TP_TEV_ASYNC_END)
+	if (ev->nargs || ev->args_always)
 		put_args(b, ev);
 	tp_buf_char(b, '}');
 }
