@@ -296,7 +296,7 @@ static void put_event(struct tp_buf *b, struct tp_thread *t,
 	ev.dur_ns = dur;
 	ev.args = w->a;
 	ev.nargs = w->n;
-	tp_tev_json_put(b, &ev);
+	tp_tev_put(b, &ev);
 	if (!b->oom)
 		tp_psum_api_span(api->cat, api->name, tp_sess.pid, t->tid, ts,
 				 dur, e->corr, w->a, w->n);
