@@ -7,7 +7,8 @@
  * integer ns, typed args), never how it is written: an encoder turns it
  * into bytes. Two encoders exist: Kineto-style JSON (tev_json.c, today's
  * trace syntax) and Perfetto protobuf (perfetto_enc.c). `tprof convert`
- * speaks this model now; the library's writer is to speak it later.
+ * and the library's writer both speak it: every producer of the writer's
+ * events hands them to tp_tev_put (below).
  *
  * Strings are (pointer, length) pairs and are borrowed: an encoder copies
  * what it keeps (interning tables), so callers may reuse their buffers as
