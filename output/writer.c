@@ -248,6 +248,24 @@ static void put_stack(struct tp_targs *w, const struct tp_event *e,
 	}
 }
 
+/* The lengths of an API's name (returned) and category, measured once. */
+static size_t api_len(uint16_t id, const struct tp_api *api, size_t *catlen)
+{
+	static uint16_t name_len[TP_API_MAX_TABLES << TP_API_TABLE_SHIFT];
+	static uint16_t cat_len[TP_API_MAX_TABLES << TP_API_TABLE_SHIFT];
+
+	if (id >= TP_API_MAX_TABLES << TP_API_TABLE_SHIFT) {
+		*catlen = strlen(api->cat);
+		return strlen(api->name);
+	}
+	if (!name_len[id]) {
+		name_len[id] = (uint16_t)strlen(api->name);
+		cat_len[id] = (uint16_t)strlen(api->cat);
+	}
+	*catlen = cat_len[id];
+	return name_len[id];
+}
+
 /* A hooked call's record as its X event: the hook's table says what its
  * args are (keys and typed values); the encoder writes them. */
 static void put_event(struct tp_buf *b, struct tp_thread *t,
@@ -289,13 +307,14 @@ static void put_event(struct tp_buf *b, struct tp_thread *t,
 	ev.track.tid = t->tid;
 	ev.phase = TP_TEV_COMPLETE;
 	ev.name = api->name;
-	ev.namelen = strlen(api->name);
+	ev.namelen = api_len(e->api, api, &ev.catlen);
 	ev.cat = api->cat;
-	ev.catlen = strlen(api->cat);
 	ev.ts_ns = ts;
 	ev.dur_ns = dur;
 	ev.args = w->a;
 	ev.nargs = w->n;
+	ev.static_names = 1;	/* the API tables' */
+	ev.static_keys = 1;	/* the formatters' literals */
 	tp_tev_put(b, &ev);
 	if (!b->oom)
 		tp_psum_api_span(api->cat, api->name, tp_sess.pid, t->tid, ts,

@@ -115,29 +115,134 @@ static inline void tp_targs_reset(struct tp_targs *w)
 	w->overflow = 0;
 }
 
-struct tp_targ *tp_targs_add(struct tp_targs *w, const char *key,
-			     size_t keylen, enum tp_targ_type type);
-void tp_targs_int(struct tp_targs *w, const char *key, int64_t v);
-void tp_targs_uint(struct tp_targs *w, const char *key, uint64_t v);
-void tp_targs_u128(struct tp_targs *w, const char *key, unsigned __int128 v);
-void tp_targs_double(struct tp_targs *w, const char *key, double v);
-void tp_targs_bool(struct tp_targs *w, const char *key, int v);
-void tp_targs_str(struct tp_targs *w, const char *key, const char *s,
-		  size_t len);
-void tp_targs_ptr(struct tp_targs *w, const char *key, uint64_t v);
-void tp_targs_json(struct tp_targs *w, const char *key, const char *json,
-		   size_t len);
-void tp_targs_milli(struct tp_targs *w, const char *key, int64_t thousandths);
+/* The slow path of tp_targs_add: a full writer, a dropped container. */
+struct tp_targ *tp_targs_add_slow(struct tp_targs *w, const char *key,
+				  size_t keylen, enum tp_targ_type type);
+
+/* The next entry, keyed (NULL in an array), or NULL when dropped. The
+ * adders below are inline, so a literal key's length is folded. */
+static inline struct tp_targ *tp_targs_add(struct tp_targs *w,
+					   const char *key, size_t keylen,
+					   enum tp_targ_type type)
+{
+	struct tp_targ *a;
+	uint32_t d = w->depth;
+
+	if (__builtin_expect(w->n >= TP_TARGS_MAX || d > 8 ||
+			     (d && w->open[d - 1] == UINT32_MAX), 0))
+		return tp_targs_add_slow(w, key, keylen, type);
+	/* The open container counts its direct children only. */
+	if (d)
+		w->a[w->open[d - 1]].v.n++;
+	a = &w->a[w->n++];
+	a->type = type;
+	a->key = key;
+	a->keylen = (uint32_t)keylen;
+	return a;
+}
+
+#define TP_TARGS_KEYLEN(k) ((k) ? __builtin_strlen(k) : 0)
+
+static inline void tp_targs_int(struct tp_targs *w, const char *key,
+				int64_t v)
+{
+	struct tp_targ *a = tp_targs_add(w, key, TP_TARGS_KEYLEN(key),
+					 TP_TARG_INT);
+
+	if (a)
+		a->v.i = v;
+}
+
+static inline void tp_targs_uint(struct tp_targs *w, const char *key,
+				 uint64_t v)
+{
+	struct tp_targ *a = tp_targs_add(w, key, TP_TARGS_KEYLEN(key),
+					 TP_TARG_UINT);
+
+	if (a)
+		a->v.u = v;
+}
+
+static inline void tp_targs_u128(struct tp_targs *w, const char *key,
+				 unsigned __int128 v)
+{
+	struct tp_targ *a = tp_targs_add(w, key, TP_TARGS_KEYLEN(key),
+					 TP_TARG_U128);
+
+	if (a)
+		a->v.u128 = v;
+}
+
+static inline void tp_targs_double(struct tp_targs *w, const char *key,
+				   double v)
+{
+	struct tp_targ *a = tp_targs_add(w, key, TP_TARGS_KEYLEN(key),
+					 TP_TARG_DOUBLE);
+
+	if (a)
+		a->v.d = v;
+}
+
+static inline void tp_targs_bool(struct tp_targs *w, const char *key, int v)
+{
+	struct tp_targ *a = tp_targs_add(w, key, TP_TARGS_KEYLEN(key),
+					 TP_TARG_BOOL);
+
+	if (a)
+		a->v.i = !!v;
+}
+
+static inline void tp_targs_ptr(struct tp_targs *w, const char *key,
+				uint64_t v)
+{
+	struct tp_targ *a = tp_targs_add(w, key, TP_TARGS_KEYLEN(key),
+					 TP_TARG_POINTER);
+
+	if (a)
+		a->v.u = v;
+}
+
+static inline void tp_targs_milli(struct tp_targs *w, const char *key,
+				  int64_t thousandths)
+{
+	struct tp_targ *a = tp_targs_add(w, key, TP_TARGS_KEYLEN(key),
+					 TP_TARG_MILLI);
+
+	if (a)
+		a->v.i = thousandths;
+}
+
+/* s (len bytes) as a string; JSON: text already encoded as JSON. */
+static inline void tp_targs_str(struct tp_targs *w, const char *key,
+				const char *s, size_t len)
+{
+	struct tp_targ *a = tp_targs_add(w, key, TP_TARGS_KEYLEN(key),
+					 TP_TARG_STRING);
+
+	if (!a)
+		return;
+	a->v.str.s = s;
+	a->v.str.len = len;
+}
+
+static inline void tp_targs_json(struct tp_targs *w, const char *key,
+				 const char *json, size_t len)
+{
+	struct tp_targ *a = tp_targs_add(w, key, TP_TARGS_KEYLEN(key),
+					 TP_TARG_JSON);
+
+	if (!a)
+		return;
+	a->v.str.s = json;
+	a->v.str.len = len;
+}
 
 static inline void tp_targs_cstr(struct tp_targs *w, const char *key,
 				 const char *s)
 {
-	size_t n = 0;
-
-	while (s[n])
-		n++;
-	tp_targs_str(w, key, s, n);
+	tp_targs_str(w, key, s, __builtin_strlen(s));
 }
+
 /* Opens an array (dict = 0) or dict; what is added until tp_targs_close
  * are its elements. */
 void tp_targs_open(struct tp_targs *w, const char *key, int dict);
@@ -163,6 +268,12 @@ struct tp_tev {
 	/* The event has an args object even when it is empty (NVTX ranges
 	 * always do; a converted event may not): JSON writes "args":{}. */
 	int args_always;
+	/* name and cat live as long as the process and never change (the
+	 * hooks' tables): the JSON encoder keeps their text by address. */
+	int static_names;
+	/* The args' keys are literals of the code, plain printable ASCII
+	 * without quotes or backslashes: written as they are. */
+	int static_keys;
 };
 
 /* The trace's header facts. base_unix_ns: Unix time of trace-clock 0

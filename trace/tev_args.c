@@ -7,8 +7,8 @@
 
 #include "trace/tev.h"
 
-struct tp_targ *tp_targs_add(struct tp_targs *w, const char *key,
-			     size_t keylen, enum tp_targ_type type)
+struct tp_targ *tp_targs_add_slow(struct tp_targs *w, const char *key,
+				  size_t keylen, enum tp_targ_type type)
 {
 	struct tp_targ *a;
 	uint32_t max_depth = sizeof(w->open) / sizeof(w->open[0]);
@@ -31,90 +31,6 @@ struct tp_targ *tp_targs_add(struct tp_targs *w, const char *key,
 	if (w->depth)
 		w->a[w->open[w->depth - 1]].v.n++;
 	return a;
-}
-
-static struct tp_targ *add(struct tp_targs *w, const char *key,
-			   enum tp_targ_type type)
-{
-	return tp_targs_add(w, key, key ? strlen(key) : 0, type);
-}
-
-void tp_targs_int(struct tp_targs *w, const char *key, int64_t v)
-{
-	struct tp_targ *a = add(w, key, TP_TARG_INT);
-
-	if (a)
-		a->v.i = v;
-}
-
-void tp_targs_uint(struct tp_targs *w, const char *key, uint64_t v)
-{
-	struct tp_targ *a = add(w, key, TP_TARG_UINT);
-
-	if (a)
-		a->v.u = v;
-}
-
-void tp_targs_u128(struct tp_targs *w, const char *key, unsigned __int128 v)
-{
-	struct tp_targ *a = add(w, key, TP_TARG_U128);
-
-	if (a)
-		a->v.u128 = v;
-}
-
-void tp_targs_double(struct tp_targs *w, const char *key, double v)
-{
-	struct tp_targ *a = add(w, key, TP_TARG_DOUBLE);
-
-	if (a)
-		a->v.d = v;
-}
-
-void tp_targs_bool(struct tp_targs *w, const char *key, int v)
-{
-	struct tp_targ *a = add(w, key, TP_TARG_BOOL);
-
-	if (a)
-		a->v.i = !!v;
-}
-
-void tp_targs_str(struct tp_targs *w, const char *key, const char *s,
-		  size_t len)
-{
-	struct tp_targ *a = add(w, key, TP_TARG_STRING);
-
-	if (!a)
-		return;
-	a->v.str.s = s;
-	a->v.str.len = len;
-}
-
-void tp_targs_ptr(struct tp_targs *w, const char *key, uint64_t v)
-{
-	struct tp_targ *a = add(w, key, TP_TARG_POINTER);
-
-	if (a)
-		a->v.u = v;
-}
-
-void tp_targs_json(struct tp_targs *w, const char *key, const char *json,
-		   size_t len)
-{
-	struct tp_targ *a = add(w, key, TP_TARG_JSON);
-
-	if (!a)
-		return;
-	a->v.str.s = json;
-	a->v.str.len = len;
-}
-
-void tp_targs_milli(struct tp_targs *w, const char *key, int64_t thousandths)
-{
-	struct tp_targ *a = add(w, key, TP_TARG_MILLI);
-
-	if (a)
-		a->v.i = thousandths;
 }
 
 struct tp_enc *tp_tev_sink;
