@@ -21,7 +21,7 @@ static void put_json(struct pf_enc *p, const char *s, size_t len)
 
 	if (len >= 2 && s[0] == '"' && s[len - 1] == '"' &&
 	    !memchr(s + 1, '\\', len - 2)) {
-		iid = pf_intern(p, IK_STR, s + 1, len - 2);
+		iid = pf_intern_at(p, IK_STR, s + 1, len - 2, 0);
 		if (iid)
 			tp_pb_u64(b, PF_DA_STRING_IID, iid);
 		else
@@ -57,7 +57,8 @@ static uint32_t put_annotation(struct pf_enc *p, const struct tp_targ *a,
 	char u128[64];
 
 	if (named) {
-		iid = pf_intern(p, IK_ANAME, t->key, t->keylen);
+		iid = pf_intern_at(p, IK_ANAME, t->key, t->keylen,
+				   p->static_keys);
 		if (iid)
 			tp_pb_u64(b, PF_DA_NAME_IID, iid);
 		else
@@ -98,7 +99,7 @@ static uint32_t put_annotation(struct pf_enc *p, const struct tp_targ *a,
 		tp_pb_double(b, PF_DA_DOUBLE, t->v.d);
 		break;
 	case TP_TARG_STRING:
-		iid = pf_intern(p, IK_STR, t->v.str.s, t->v.str.len);
+		iid = pf_intern_at(p, IK_STR, t->v.str.s, t->v.str.len, 0);
 		if (iid)
 			tp_pb_u64(b, PF_DA_STRING_IID, iid);
 		else
