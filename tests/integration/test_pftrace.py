@@ -254,6 +254,55 @@ def compare(label, argv, env, pb):
     cleanup(j1, j2, p)
 
 
+def self_contained(label, path, pb):
+    """A file read alone: it decodes, every event's track is declared in
+    it, and its metadata event is there. Returns the slice names."""
+    res, why = decode(pb, path)
+    if not check(label + ": decodes", res is not None, why):
+        return []
+    tracks, evs, flags, clocks = res
+    check(label + ": every event's track declared in the file",
+          all(e["track"] in tracks for e in evs),
+          [e for e in evs if e["track"] not in tracks][:3])
+    check(label + ": its metadata event",
+          sum(1 for e in evs if e["name"] == "tprof metadata") == 1)
+    return sorted(e["name"] for e in evs if e["type"] == 1)
+
+
+def lifecycle(pb):
+    """fork and exec: each process or image writes its own file with
+    its own encoder (its own tracks and strings)."""
+    env = {"TPROF_FORMAT": "perfetto"}
+    r = run([prog("lifecycle"), "fork"], env=env, timeout=60)
+    m = re.search(r"child (\d+)", r.stdout)
+    child = m.group(1) if m else "?"
+    eq("fork: parent's and child's .pftrace.gz", (r.rc, r.files()),
+       (0, sorted(["tprof-rank0.pftrace.gz",
+                   "tprof-rank0-pid%s.pftrace.gz" % child])))
+    if pb is not None and len(r.files()) == 2:
+        names = self_contained("fork child", os.path.join(
+            r.dir, "tprof-rank0-pid%s.pftrace.gz" % child), pb)
+        eq("fork child: exactly its calls", names, ["cudaFree"] * 3)
+        names = self_contained("fork parent", os.path.join(
+            r.dir, "tprof-rank0.pftrace.gz"), pb)
+        eq("fork parent: its mallocs, no child call",
+           (names.count("cudaMalloc"), names.count("cudaFree")), (5, 0))
+    cleanup(r)
+    r = run([prog("lifecycle"), "exec"], env=env)
+    files = r.files()
+    eq("exec: two .pftrace.gz", (r.rc, len(files),
+                                 all(f.endswith(".pftrace.gz")
+                                     for f in files)), (0, 2, True))
+    if pb is not None and len(files) == 2:
+        other = [f for f in files if "-pid" in f][0]
+        n1 = self_contained("exec image 1", os.path.join(
+            r.dir, "tprof-rank0.pftrace.gz"), pb)
+        n2 = self_contained("exec image 2", os.path.join(r.dir, other), pb)
+        eq("exec: each image's calls", (n1.count("cudaMalloc"),
+                                        n2.count("cudaFree")), (2, 4))
+    cleanup(r)
+
+
 def tprof_run(flags):
     e = base_env()
     d = tempfile.mkdtemp(prefix="tprof-it-")
@@ -287,6 +336,7 @@ def main():
              "perfetto protobuf, or put them on PYTHONPATH")
     for label, argv, env in FIXTURES:
         compare(label, argv, env, pb)
+    lifecycle(pb)
     r = run([prog("calls")], env={"TPROF_FORMAT": "protobuf"})
     lines = r.lines("tprof: error")
     check("bad TPROF_FORMAT: one clear error, no trace, exit code kept",
