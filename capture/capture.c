@@ -442,6 +442,7 @@ static void put_step(struct tp_buf *b, const struct step *s)
 	ev.dur_ns = t1 > t0 ? t1 - t0 : 0;
 	ev.args = w.a;
 	ev.nargs = w.n;
+	ev.static_keys = 1;
 	tp_tev_put(b, &ev);
 	tp_psum_step(s->n, t0, t1 > t0 ? t1 - t0 : 0);
 }

@@ -35,7 +35,7 @@ static int64_t mem_allocated[TP_MAX_DEVICES];
 static uint64_t dev_seen;	/* devices with events: their tracks get names */
 
 /* Kernel names: CUPTI shares one name pointer among a kernel's records,
- * so the demangled name is cached by that pointer; but the
+ * so the demangled name (and its JSON string) is cached by that pointer; but the
  * pointer is CUPTI's and a module unload frees it (a later module's name
  * may get the same address), so a hit also compares the name itself,
  * copied when it was converted. */
@@ -43,6 +43,8 @@ static uint64_t dev_seen;	/* devices with events: their tracks get names */
 static struct {
 	const char *key;
 	char *mangled;	/* the name as CUPTI gave it, copied */
+	char *json;	/* demangled, as a JSON string */
+	size_t len;
 	char *raw;	/* demangled */
 } names[NAMES];
 static int64_t clock_lo = INT64_MIN, clock_hi = INT64_MAX;
@@ -91,11 +93,14 @@ void tp_cupti_convert_window(int64_t lo_ns, int64_t hi_ns)
 	clock_hi = hi_ns;
 }
 
-/* The name demangled; NULL when out of memory. */
-static const char *kernel_name(const char *name)
+/* The name demangled, and as a JSON string (*json, *len); NULL when out
+ * of memory. */
+static const char *kernel_name(const char *name, const char **json,
+			       size_t *len)
 {
 	uintptr_t h = ((uintptr_t)name >> 4) * 0x9e3779b97f4a7c15ull;
 	unsigned i = (unsigned)(h >> 40) & (NAMES - 1);
+	struct tp_buf e = { 0 };
 	char *dem;
 
 	if (!name)
@@ -110,25 +115,36 @@ static const char *kernel_name(const char *name)
 			dem = tp_sym_demangle(dem);
 		if (!dem)
 			dem = strdup(name);
-		if (!dem) {
+		if (dem)
+			tp_json_str(&e, dem);
+		if (!dem || e.oom) {
+			free(dem);
 			free(mangled);
+			tp_buf_free(&e);
 			return NULL;
 		}
+		free(names[i].json);
 		free(names[i].raw);
 		free(names[i].mangled);
 		names[i].key = name;
 		names[i].mangled = mangled;
+		names[i].json = e.p;
+		names[i].len = e.len;
 		names[i].raw = dem;
 	}
+	*json = names[i].json;
+	*len = names[i].len;
 	return names[i].raw;
 }
 
 /* The op being written: its args, then the event. */
 static struct tp_targs A;
 
+/* name_json: the name as a JSON string (a kernel's, cached), or NULL. */
 static void put_x(struct tp_buf *b, enum tp_tev_track_kind kind,
-		  const char *cat, const char *name, uint32_t pid,
-		  uint32_t tid, int64_t s, int64_t e)
+		  const char *cat, const char *name, const char *name_json,
+		  size_t json_len, uint32_t pid, uint32_t tid, int64_t s,
+		  int64_t e)
 {
 	struct tp_tev ev;
 
@@ -139,12 +155,15 @@ static void put_x(struct tp_buf *b, enum tp_tev_track_kind kind,
 	ev.phase = TP_TEV_COMPLETE;
 	ev.name = name;
 	ev.namelen = strlen(name);
+	ev.name_json = name_json;
+	ev.name_json_len = json_len;
 	ev.cat = cat;
 	ev.catlen = strlen(cat);
 	ev.ts_ns = s;
 	ev.dur_ns = e - s;
 	ev.args = A.a;
 	ev.nargs = A.n;
+	ev.static_keys = 1;	/* literals */
 	tp_tev_put(b, &ev);
 }
 
@@ -290,14 +309,15 @@ static uint64_t kernel(struct tp_buf *b, const struct tp_clock_map *m,
 	struct tp_corr *launch = tp_corr_find(k->correlationId);
 	struct tp_occupancy o;
 	struct tp_track *tr;
-	const char *name;
+	const char *name, *json;
+	size_t len;
 	int64_t s, e;
 
 	tp_context_note(k->contextId, k->deviceId);
 	if (dropped(m, launch, k->correlationId, k->start))
 		return 0;
 	/* Copied now: the name is CUPTI's until its module is unloaded. */
-	name = kernel_name(k->name);
+	name = kernel_name(k->name, &json, &len);
 	if (!name)
 		return 0;
 	tr = place(m, k->deviceId, k->streamId, launch, k->start, k->end, &s,
@@ -318,8 +338,8 @@ static uint64_t kernel(struct tp_buf *b, const struct tp_clock_map *m,
 			      (uint64_t)o.occupancy_pct);
 	}
 	put_graph(k->graphId, k->graphNodeId);
-	put_x(b, TP_TEV_GPU_STREAM, "kernel", name, k->deviceId, tr->tid, s,
-	      e);
+	put_x(b, TP_TEV_GPU_STREAM, "kernel", name, json, len, k->deviceId,
+	      tr->tid, s, e);
 	summarize(b, "kernel", name, k->deviceId, tr->tid, s, e,
 		  k->correlationId);
 	link(b, launch, k->correlationId, k->deviceId, tr->tid, s);
@@ -389,7 +409,8 @@ static uint64_t copy(struct tp_buf *b, const struct tp_clock_map *m,
 	}
 	put_bandwidth(c->bytes, e - s);
 	put_graph(c->graph, c->graph_node);
-	put_x(b, TP_TEV_GPU_STREAM, "gpu_memcpy", name, c->dev, tr->tid, s, e);
+	put_x(b, TP_TEV_GPU_STREAM, "gpu_memcpy", name, NULL, 0, c->dev,
+	      tr->tid, s, e);
 	summarize(b, "gpu_memcpy", name, c->dev, tr->tid, s, e, c->corr);
 	link(b, launch, c->corr, c->dev, tr->tid, s);
 	return 1;
@@ -446,8 +467,8 @@ static uint64_t memset4(struct tp_buf *b, const struct tp_clock_map *m,
 	tp_targs_uint(&A, "value", r->value);
 	put_bandwidth(r->bytes, e - s);
 	put_graph(r->graphId, r->graphNodeId);
-	put_x(b, TP_TEV_GPU_STREAM, "gpu_memset", name, r->deviceId, tr->tid,
-	      s, e);
+	put_x(b, TP_TEV_GPU_STREAM, "gpu_memset", name, NULL, 0, r->deviceId,
+	      tr->tid, s, e);
 	summarize(b, "gpu_memset", name, r->deviceId, tr->tid, s, e,
 		  r->correlationId);
 	link(b, launch, r->correlationId, r->deviceId, tr->tid, s);
@@ -497,7 +518,8 @@ static uint64_t sync2(struct tp_buf *b, const struct tp_clock_map *m,
 		   r->correlationId);
 	if (r->cudaEventId != CUPTI_SYNCHRONIZATION_INVALID_VALUE)
 		tp_targs_uint(&A, "event", r->cudaEventId);
-	put_x(b, TP_TEV_GPU_STREAM, "cuda_sync", name, dev, tr->tid, s, e);
+	put_x(b, TP_TEV_GPU_STREAM, "cuda_sync", name, NULL, 0, dev, tr->tid, s,
+	      e);
 	summarize(b, "cuda_sync", name, dev, tr->tid, s, e, r->correlationId);
 	return 1;
 }
@@ -551,6 +573,7 @@ static uint64_t memory4(struct tp_buf *b, const struct tp_clock_map *m,
 	tp_targs_int(&A, "allocated", *total);
 	ev.args = A.a;
 	ev.nargs = A.n;
+	ev.static_keys = 1;
 	tp_tev_put(b, &ev);
 	tp_psum_memory(r->deviceId, rel_ns(m, r->timestamp), *total);
 	return 1;
@@ -600,7 +623,7 @@ static uint64_t overhead3(struct tp_buf *b, const struct tp_clock_map *m,
 	if (r->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD ||
 	    r->objectKind == CUPTI_ACTIVITY_OBJECT_PROCESS)
 		tp_targs_uint(&A, "thread", r->objectId.pt.threadId);
-	put_x(b, TP_TEV_THREAD, "overhead", name, pid, tr->tid, s, e);
+	put_x(b, TP_TEV_THREAD, "overhead", name, NULL, 0, pid, tr->tid, s, e);
 	return 1;
 }
 

@@ -174,6 +174,7 @@ static void put_open_call(struct tp_buf *b, struct tp_thread *t,
 	ev.dur_ns = ns;
 	ev.args = w.a;
 	ev.nargs = w.n;
+	ev.static_keys = 1;
 	tp_tev_put(b, &ev);
 }
 

@@ -160,6 +160,7 @@ static void put(struct tp_buf *b, struct tp_thread *t, enum tp_tev_phase ph,
 	ev.args = A.a;
 	ev.nargs = A.n;
 	ev.args_always = 1;
+	ev.static_keys = 1;	/* literals */
 	tp_tev_put(b, &ev);
 }
 

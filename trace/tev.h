@@ -274,6 +274,10 @@ struct tp_tev {
 	/* The args' keys are literals of the code, plain printable ASCII
 	 * without quotes or backslashes: written as they are. */
 	int static_keys;
+	/* Optional: the name already as a JSON string, quoted and escaped
+	 * (the writer caches kernel names so): JSON copies it. */
+	const char *name_json;
+	size_t name_json_len;
 };
 
 /* The trace's header facts. base_unix_ns: Unix time of trace-clock 0

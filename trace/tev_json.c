@@ -215,7 +215,10 @@ static void put_head(struct tp_buf *b, const struct tp_tev *ev)
 		tp_json_key(b, "cat");
 		tp_json_strn(b, ev->cat, ev->catlen);
 	}
-	if (ev->name) {
+	if (ev->name_json) {
+		tp_json_key(b, "name");
+		tp_buf_put(b, ev->name_json, ev->name_json_len);
+	} else if (ev->name) {
 		tp_json_key(b, "name");
 		tp_json_strn(b, ev->name, ev->namelen);
 	}
