@@ -291,16 +291,6 @@ static void put_event(struct tp_buf *b, struct tp_thread *t,
 	}
 	if (!api)
 		return;
-	tp_targs_reset(w);
-	tp_targs_int(w, "ret", e->ret);
-	if (e->corr) {
-		tp_targs_uint(w, "correlation", e->corr);
-		tp_corr_note(e->corr, (uint32_t)t->tid, ts, 1);
-	}
-	if (api->args)
-		api->args(w, e);
-	if (e->stack)
-		put_stack(w, e, (uint64_t)dur);
 	memset(&ev, 0, sizeof(ev));
 	ev.track.kind = TP_TEV_THREAD;
 	ev.track.pid = tp_sess.pid;
@@ -311,11 +301,27 @@ static void put_event(struct tp_buf *b, struct tp_thread *t,
 	ev.cat = api->cat;
 	ev.ts_ns = ts;
 	ev.dur_ns = dur;
-	ev.args = w->a;
-	ev.nargs = w->n;
 	ev.static_names = 1;	/* the API tables' */
 	ev.static_keys = 1;	/* the formatters' literals */
-	tp_tev_put(b, &ev);
+	tp_targs_reset(w);
+	/* JSON: each arg is appended as the formatter writes it. */
+	if (!tp_tev_sink)
+		tp_tev_json_open(b, &ev, w);
+	tp_targs_int(w, "ret", e->ret);
+	if (e->corr) {
+		tp_targs_uint(w, "correlation", e->corr);
+		tp_corr_note(e->corr, (uint32_t)t->tid, ts, 1);
+	}
+	if (api->args)
+		api->args(w, e);
+	if (e->stack)
+		put_stack(w, e, (uint64_t)dur);
+	ev.args = w->a;
+	ev.nargs = w->n;
+	if (!tp_tev_sink)
+		tp_tev_json_close(b, &ev, w);
+	else
+		tp_tev_put(b, &ev);
 	if (!b->oom)
 		tp_psum_api_span(api->cat, api->name, tp_sess.pid, t->tid, ts,
 				 dur, e->corr, w->a, w->n);

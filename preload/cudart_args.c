@@ -30,11 +30,7 @@ static void put_stream(struct tp_targs *w, const struct tp_event *e)
 /* [x,y,z] */
 static void put_dim3(struct tp_targs *w, const char *key, const uint32_t *d)
 {
-	tp_targs_open(w, key, 0);
-	tp_targs_uint(w, NULL, d[0]);
-	tp_targs_uint(w, NULL, d[1]);
-	tp_targs_uint(w, NULL, d[2]);
-	tp_targs_close(w);
+	tp_targs_uint3(w, key, d);
 }
 
 static void fmt_launch(struct tp_targs *w, const struct tp_event *e)

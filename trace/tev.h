@@ -105,6 +105,13 @@ struct tp_targs {
 	uint32_t open[8];	/* indexes of open arrays/dicts */
 	uint32_t depth;
 	int overflow;
+	/* JSON streaming (tp_tev_json_open): each arg kept is also appended
+	 * to json as it arrives, so the JSON writer never walks the array
+	 * again. jseen: bit d set when the container at depth d has an
+	 * element (a comma goes before the next). Keys are written as they
+	 * are: only for static keys (tp_tev's static_keys). */
+	struct tp_buf *json;
+	uint32_t jseen;
 	struct tp_targ a[TP_TARGS_MAX];
 };
 
@@ -113,7 +120,35 @@ static inline void tp_targs_reset(struct tp_targs *w)
 	w->n = 0;
 	w->depth = 0;
 	w->overflow = 0;
+	w->json = NULL;
 }
+
+/* JSON streaming: the separator and "key": of the entry just kept. */
+static inline void tp_targs_jkey(struct tp_targs *w, const char *key,
+				 size_t keylen)
+{
+	struct tp_buf *b = w->json;
+	uint32_t bit = 1u << w->depth;
+	char *p;
+
+	if (tp_buf_reserve(b, keylen + 4))
+		return;
+	p = b->p + b->len;
+	if (w->jseen & bit)
+		*p++ = ',';
+	w->jseen |= bit;
+	if (key) {
+		*p++ = '"';
+		memcpy(p, key, keylen);
+		p += keylen;
+		*p++ = '"';
+		*p++ = ':';
+	}
+	b->len = (size_t)(p - b->p);
+}
+
+/* JSON streaming of the less common types (tev_json.c). */
+void tp_targs_json_value(struct tp_targs *w, const struct tp_targ *a);
 
 /* The slow path of tp_targs_add: a full writer, a dropped container. */
 struct tp_targ *tp_targs_add_slow(struct tp_targs *w, const char *key,
@@ -149,8 +184,13 @@ static inline void tp_targs_int(struct tp_targs *w, const char *key,
 	struct tp_targ *a = tp_targs_add(w, key, TP_TARGS_KEYLEN(key),
 					 TP_TARG_INT);
 
-	if (a)
-		a->v.i = v;
+	if (!a)
+		return;
+	a->v.i = v;
+	if (!w->json)
+		return;
+	tp_targs_jkey(w, key, TP_TARGS_KEYLEN(key));
+	tp_json_i64(w->json, v);
 }
 
 static inline void tp_targs_uint(struct tp_targs *w, const char *key,
@@ -159,8 +199,13 @@ static inline void tp_targs_uint(struct tp_targs *w, const char *key,
 	struct tp_targ *a = tp_targs_add(w, key, TP_TARGS_KEYLEN(key),
 					 TP_TARG_UINT);
 
-	if (a)
-		a->v.u = v;
+	if (!a)
+		return;
+	a->v.u = v;
+	if (!w->json)
+		return;
+	tp_targs_jkey(w, key, TP_TARGS_KEYLEN(key));
+	tp_json_u64(w->json, v);
 }
 
 static inline void tp_targs_u128(struct tp_targs *w, const char *key,
@@ -169,8 +214,13 @@ static inline void tp_targs_u128(struct tp_targs *w, const char *key,
 	struct tp_targ *a = tp_targs_add(w, key, TP_TARGS_KEYLEN(key),
 					 TP_TARG_U128);
 
-	if (a)
-		a->v.u128 = v;
+	if (!a)
+		return;
+	a->v.u128 = v;
+	if (!w->json)
+		return;
+	tp_targs_jkey(w, key, TP_TARGS_KEYLEN(key));
+	tp_targs_json_value(w, a);
 }
 
 static inline void tp_targs_double(struct tp_targs *w, const char *key,
@@ -179,8 +229,13 @@ static inline void tp_targs_double(struct tp_targs *w, const char *key,
 	struct tp_targ *a = tp_targs_add(w, key, TP_TARGS_KEYLEN(key),
 					 TP_TARG_DOUBLE);
 
-	if (a)
-		a->v.d = v;
+	if (!a)
+		return;
+	a->v.d = v;
+	if (!w->json)
+		return;
+	tp_targs_jkey(w, key, TP_TARGS_KEYLEN(key));
+	tp_json_double(w->json, v);
 }
 
 static inline void tp_targs_bool(struct tp_targs *w, const char *key, int v)
@@ -188,8 +243,13 @@ static inline void tp_targs_bool(struct tp_targs *w, const char *key, int v)
 	struct tp_targ *a = tp_targs_add(w, key, TP_TARGS_KEYLEN(key),
 					 TP_TARG_BOOL);
 
-	if (a)
-		a->v.i = !!v;
+	if (!a)
+		return;
+	a->v.i = !!v;
+	if (!w->json)
+		return;
+	tp_targs_jkey(w, key, TP_TARGS_KEYLEN(key));
+	tp_targs_json_value(w, a);
 }
 
 static inline void tp_targs_ptr(struct tp_targs *w, const char *key,
@@ -198,8 +258,13 @@ static inline void tp_targs_ptr(struct tp_targs *w, const char *key,
 	struct tp_targ *a = tp_targs_add(w, key, TP_TARGS_KEYLEN(key),
 					 TP_TARG_POINTER);
 
-	if (a)
-		a->v.u = v;
+	if (!a)
+		return;
+	a->v.u = v;
+	if (!w->json)
+		return;
+	tp_targs_jkey(w, key, TP_TARGS_KEYLEN(key));
+	tp_json_hex(w->json, v);
 }
 
 static inline void tp_targs_milli(struct tp_targs *w, const char *key,
@@ -208,8 +273,13 @@ static inline void tp_targs_milli(struct tp_targs *w, const char *key,
 	struct tp_targ *a = tp_targs_add(w, key, TP_TARGS_KEYLEN(key),
 					 TP_TARG_MILLI);
 
-	if (a)
-		a->v.i = thousandths;
+	if (!a)
+		return;
+	a->v.i = thousandths;
+	if (!w->json)
+		return;
+	tp_targs_jkey(w, key, TP_TARGS_KEYLEN(key));
+	tp_json_us(w->json, thousandths);
 }
 
 /* s (len bytes) as a string; JSON: text already encoded as JSON. */
@@ -223,6 +293,10 @@ static inline void tp_targs_str(struct tp_targs *w, const char *key,
 		return;
 	a->v.str.s = s;
 	a->v.str.len = len;
+	if (!w->json)
+		return;
+	tp_targs_jkey(w, key, TP_TARGS_KEYLEN(key));
+	tp_json_strn(w->json, s, len);
 }
 
 static inline void tp_targs_json(struct tp_targs *w, const char *key,
@@ -235,6 +309,10 @@ static inline void tp_targs_json(struct tp_targs *w, const char *key,
 		return;
 	a->v.str.s = json;
 	a->v.str.len = len;
+	if (!w->json)
+		return;
+	tp_targs_jkey(w, key, TP_TARGS_KEYLEN(key));
+	tp_buf_put(w->json, json, len);
 }
 
 static inline void tp_targs_cstr(struct tp_targs *w, const char *key,
@@ -245,12 +323,57 @@ static inline void tp_targs_cstr(struct tp_targs *w, const char *key,
 
 /* Opens an array (dict = 0) or dict; what is added until tp_targs_close
  * are its elements. */
-void tp_targs_open(struct tp_targs *w, const char *key, int dict);
 void tp_targs_openk(struct tp_targs *w, const char *key, size_t keylen,
 		    int dict);
+
+static inline void tp_targs_open(struct tp_targs *w, const char *key,
+				 int dict)
+{
+	tp_targs_openk(w, key, TP_TARGS_KEYLEN(key), dict);
+}
+
 void tp_targs_close(struct tp_targs *w);
 /* Entries taken by the value starting at index i (1 for a scalar). */
 uint32_t tp_targ_span(const struct tp_targ *a, uint32_t n, uint32_t i);
+
+/* An array of three unsigned (a CUDA dim3: grid, block), as open, three
+ * tp_targs_uint and close would write it, in one step: launches have two. */
+static inline void tp_targs_uint3(struct tp_targs *w, const char *key,
+				  const uint32_t *d)
+{
+	struct tp_targ *a = &w->a[w->n];
+	struct tp_buf *b = w->json;
+	int k;
+
+	if (__builtin_expect(w->depth || w->n + 4 > TP_TARGS_MAX, 0)) {
+		tp_targs_open(w, key, 0);
+		for (k = 0; k < 3; k++)
+			tp_targs_uint(w, NULL, d[k]);
+		tp_targs_close(w);
+		return;
+	}
+	w->n += 4;
+	a[0].type = TP_TARG_ARRAY;
+	a[0].key = key;
+	a[0].keylen = (uint32_t)TP_TARGS_KEYLEN(key);
+	a[0].v.n = 3;
+	for (k = 1; k < 4; k++) {
+		a[k].type = TP_TARG_UINT;
+		a[k].key = NULL;
+		a[k].keylen = 0;
+		a[k].v.u = d[k - 1];
+	}
+	if (!b)
+		return;
+	tp_targs_jkey(w, key, TP_TARGS_KEYLEN(key));
+	tp_buf_char(b, '[');
+	tp_json_u64(b, d[0]);
+	tp_buf_char(b, ',');
+	tp_json_u64(b, d[1]);
+	tp_buf_char(b, ',');
+	tp_json_u64(b, d[2]);
+	tp_buf_char(b, ']');
+}
 
 struct tp_tev {
 	struct tp_tev_track track;
@@ -315,6 +438,15 @@ struct tp_enc *tp_enc_json_new(void);
 void tp_tev_json_put(struct tp_buf *b, const struct tp_tev *ev);
 /* The same without the ",\n": the first event of the writer's trace. */
 void tp_tev_json_first(struct tp_buf *b, const struct tp_tev *ev);
+/* tp_tev_json_put in two halves, the args streamed between them: open
+ * writes ev up to its args object (ev's args and nargs are not read) and
+ * points w at b; each arg w keeps is appended as it arrives (ev must
+ * have static_keys); close ends the event and stops the streaming. The
+ * bytes are tp_tev_json_put's for the same event. */
+void tp_tev_json_open(struct tp_buf *b, const struct tp_tev *ev,
+		      struct tp_targs *w);
+void tp_tev_json_close(struct tp_buf *b, const struct tp_tev *ev,
+		       struct tp_targs *w);
 struct tp_enc *tp_enc_perfetto_new(void);
 
 static inline int tp_enc_begin(struct tp_enc *e, const struct tp_enc_meta *m)

@@ -48,11 +48,6 @@ int tp_enc_event_into(struct tp_enc *e, struct tp_buf *b,
 	return rc;
 }
 
-void tp_targs_open(struct tp_targs *w, const char *key, int dict)
-{
-	tp_targs_openk(w, key, key ? strlen(key) : 0, dict);
-}
-
 void tp_targs_openk(struct tp_targs *w, const char *key, size_t keylen,
 		    int dict)
 {
@@ -72,13 +67,27 @@ void tp_targs_openk(struct tp_targs *w, const char *key, size_t keylen,
 		return;
 	}
 	a->v.n = 0;
+	if (w->json) {
+		tp_targs_jkey(w, key, keylen);
+		tp_buf_char(w->json, dict ? '{' : '[');
+	}
 	w->open[w->depth++] = (uint32_t)(a - w->a);
+	w->jseen &= ~(1u << w->depth);
 }
 
 void tp_targs_close(struct tp_targs *w)
 {
-	if (w->depth)
-		w->depth--;
+	uint32_t d = w->depth;
+
+	if (!d)
+		return;
+	w->depth--;
+	/* A dropped container was never opened in the JSON. */
+	if (!w->json || d > sizeof(w->open) / sizeof(w->open[0]) ||
+	    w->open[d - 1] == UINT32_MAX)
+		return;
+	tp_buf_char(w->json,
+		    w->a[w->open[d - 1]].type == TP_TARG_DICT ? '}' : ']');
 }
 
 uint32_t tp_targ_span(const struct tp_targ *a, uint32_t n, uint32_t i)

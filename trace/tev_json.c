@@ -167,6 +167,11 @@ static uint32_t put_value(struct tp_buf *b, const struct tp_targ *a,
 	return i + 1;
 }
 
+void tp_targs_json_value(struct tp_targs *w, const struct tp_targ *a)
+{
+	put_value(w->json, a, 1, 0, 1);
+}
+
 static void put_args(struct tp_buf *b, const struct tp_tev *ev)
 {
 	uint32_t i = 0, k = 0;
@@ -275,12 +280,9 @@ static void put_meta(struct tp_buf *b, const struct tp_tev *ev)
 	tp_buf_lit(b, "}}");
 }
 
-static void put_event(struct tp_buf *b, const struct tp_tev *ev)
+/* The event up to its args. */
+static void put_front(struct tp_buf *b, const struct tp_tev *ev)
 {
-	if (ev->phase >= TP_TEV_PROCESS_NAME) {
-		put_meta(b, ev);
-		return;
-	}
 	put_head(b, ev);
 	if (ev->phase >= TP_TEV_ASYNC_BEGIN) {
 		tp_json_key(b, "id");
@@ -298,6 +300,15 @@ static void put_event(struct tp_buf *b, const struct tp_tev *ev)
 	}
 	if (ev->phase == TP_TEV_INSTANT)
 		tp_buf_lit(b, ",\"s\":\"t\"");
+}
+
+static void put_event(struct tp_buf *b, const struct tp_tev *ev)
+{
+	if (ev->phase >= TP_TEV_PROCESS_NAME) {
+		put_meta(b, ev);
+		return;
+	}
+	put_front(b, ev);
 	if (ev->nargs || ev->args_always)
 		put_args(b, ev);
 	tp_buf_char(b, '}');
@@ -312,6 +323,31 @@ void tp_tev_json_put(struct tp_buf *b, const struct tp_tev *ev)
 {
 	tp_buf_lit(b, ",\n");
 	put_event(b, ev);
+}
+
+#define ARGS_OPEN ",\"args\":{"
+
+void tp_tev_json_open(struct tp_buf *b, const struct tp_tev *ev,
+		      struct tp_targs *w)
+{
+	tp_buf_lit(b, ",\n");
+	put_front(b, ev);
+	tp_buf_lit(b, ARGS_OPEN);
+	w->json = b;
+	w->jseen = 0;
+}
+
+void tp_tev_json_close(struct tp_buf *b, const struct tp_tev *ev,
+		       struct tp_targs *w)
+{
+	/* No arg kept: no args object, as put_event writes it. */
+	if (!(w->jseen & 1) && !ev->args_always && !b->oom &&
+	    b->len >= sizeof(ARGS_OPEN) - 1)
+		b->len -= sizeof(ARGS_OPEN) - 1;
+	else
+		tp_buf_char(b, '}');
+	tp_buf_char(b, '}');
+	w->json = NULL;
 }
 
 static int json_event(struct tp_enc *e, const struct tp_tev *ev)
