@@ -111,16 +111,28 @@ void tp_sum_args(const char *args, size_t len, struct sum_arg *want,
 	}
 }
 
+/* Keys compared by length and first byte before memcmp: every hooked
+ * call's args pass here, with a few keys asked for each (an empty key is
+ * never asked for). */
+#define WANT_MAX 16
+
 static void typed_args(const struct tp_targ *a, uint32_t n,
 		       struct sum_arg *want, unsigned n_want)
 {
+	size_t klen[WANT_MAX];
 	uint32_t i = 0;
 	unsigned k;
 
-	for (; i < n; i += tp_targ_span(a, n, i))
+	if (n_want > WANT_MAX)
+		n_want = WANT_MAX;
+	for (k = 0; k < n_want; k++)
+		klen[k] = strlen(want[k].key);
+	for (; i < n; i += a[i].type == TP_TARG_ARRAY ||
+		       a[i].type == TP_TARG_DICT ? tp_targ_span(a, n, i) : 1)
 		for (k = 0; k < n_want; k++)
-			if (!want[k].t && a[i].keylen == strlen(want[k].key) &&
-			    !memcmp(a[i].key, want[k].key, a[i].keylen)) {
+			if (!want[k].t && a[i].keylen == klen[k] &&
+			    klen[k] && a[i].key[0] == want[k].key[0] &&
+			    !memcmp(a[i].key, want[k].key, klen[k])) {
 				want[k].t = &a[i];
 				break;
 			}

@@ -100,6 +100,10 @@ struct tp_targ {
  * written, its args cut). */
 #define TP_TARGS_MAX 128
 
+/* The adders are forced inline, so a literal key's length is folded
+ * (a copy not inlined would call strlen for every arg). */
+#define TP_TARGS_INLINE static inline __attribute__((always_inline))
+
 struct tp_targs {
 	uint32_t n;
 	uint32_t open[8];	/* indexes of open arrays/dicts */
@@ -124,7 +128,7 @@ static inline void tp_targs_reset(struct tp_targs *w)
 }
 
 /* JSON streaming: the separator and "key": of the entry just kept. */
-static inline void tp_targs_jkey(struct tp_targs *w, const char *key,
+TP_TARGS_INLINE void tp_targs_jkey(struct tp_targs *w, const char *key,
 				 size_t keylen)
 {
 	struct tp_buf *b = w->json;
@@ -156,7 +160,7 @@ struct tp_targ *tp_targs_add_slow(struct tp_targs *w, const char *key,
 
 /* The next entry, keyed (NULL in an array), or NULL when dropped. The
  * adders below are inline, so a literal key's length is folded. */
-static inline struct tp_targ *tp_targs_add(struct tp_targs *w,
+TP_TARGS_INLINE struct tp_targ *tp_targs_add(struct tp_targs *w,
 					   const char *key, size_t keylen,
 					   enum tp_targ_type type)
 {
@@ -178,7 +182,7 @@ static inline struct tp_targ *tp_targs_add(struct tp_targs *w,
 
 #define TP_TARGS_KEYLEN(k) ((k) ? __builtin_strlen(k) : 0)
 
-static inline void tp_targs_int(struct tp_targs *w, const char *key,
+TP_TARGS_INLINE void tp_targs_int(struct tp_targs *w, const char *key,
 				int64_t v)
 {
 	struct tp_targ *a = tp_targs_add(w, key, TP_TARGS_KEYLEN(key),
@@ -193,7 +197,7 @@ static inline void tp_targs_int(struct tp_targs *w, const char *key,
 	tp_json_i64(w->json, v);
 }
 
-static inline void tp_targs_uint(struct tp_targs *w, const char *key,
+TP_TARGS_INLINE void tp_targs_uint(struct tp_targs *w, const char *key,
 				 uint64_t v)
 {
 	struct tp_targ *a = tp_targs_add(w, key, TP_TARGS_KEYLEN(key),
@@ -208,7 +212,7 @@ static inline void tp_targs_uint(struct tp_targs *w, const char *key,
 	tp_json_u64(w->json, v);
 }
 
-static inline void tp_targs_u128(struct tp_targs *w, const char *key,
+TP_TARGS_INLINE void tp_targs_u128(struct tp_targs *w, const char *key,
 				 unsigned __int128 v)
 {
 	struct tp_targ *a = tp_targs_add(w, key, TP_TARGS_KEYLEN(key),
@@ -223,7 +227,7 @@ static inline void tp_targs_u128(struct tp_targs *w, const char *key,
 	tp_targs_json_value(w, a);
 }
 
-static inline void tp_targs_double(struct tp_targs *w, const char *key,
+TP_TARGS_INLINE void tp_targs_double(struct tp_targs *w, const char *key,
 				   double v)
 {
 	struct tp_targ *a = tp_targs_add(w, key, TP_TARGS_KEYLEN(key),
@@ -238,7 +242,7 @@ static inline void tp_targs_double(struct tp_targs *w, const char *key,
 	tp_json_double(w->json, v);
 }
 
-static inline void tp_targs_bool(struct tp_targs *w, const char *key, int v)
+TP_TARGS_INLINE void tp_targs_bool(struct tp_targs *w, const char *key, int v)
 {
 	struct tp_targ *a = tp_targs_add(w, key, TP_TARGS_KEYLEN(key),
 					 TP_TARG_BOOL);
@@ -252,7 +256,7 @@ static inline void tp_targs_bool(struct tp_targs *w, const char *key, int v)
 	tp_targs_json_value(w, a);
 }
 
-static inline void tp_targs_ptr(struct tp_targs *w, const char *key,
+TP_TARGS_INLINE void tp_targs_ptr(struct tp_targs *w, const char *key,
 				uint64_t v)
 {
 	struct tp_targ *a = tp_targs_add(w, key, TP_TARGS_KEYLEN(key),
@@ -267,7 +271,7 @@ static inline void tp_targs_ptr(struct tp_targs *w, const char *key,
 	tp_json_hex(w->json, v);
 }
 
-static inline void tp_targs_milli(struct tp_targs *w, const char *key,
+TP_TARGS_INLINE void tp_targs_milli(struct tp_targs *w, const char *key,
 				  int64_t thousandths)
 {
 	struct tp_targ *a = tp_targs_add(w, key, TP_TARGS_KEYLEN(key),
@@ -283,7 +287,7 @@ static inline void tp_targs_milli(struct tp_targs *w, const char *key,
 }
 
 /* s (len bytes) as a string; JSON: text already encoded as JSON. */
-static inline void tp_targs_str(struct tp_targs *w, const char *key,
+TP_TARGS_INLINE void tp_targs_str(struct tp_targs *w, const char *key,
 				const char *s, size_t len)
 {
 	struct tp_targ *a = tp_targs_add(w, key, TP_TARGS_KEYLEN(key),
@@ -299,7 +303,7 @@ static inline void tp_targs_str(struct tp_targs *w, const char *key,
 	tp_json_strn(w->json, s, len);
 }
 
-static inline void tp_targs_json(struct tp_targs *w, const char *key,
+TP_TARGS_INLINE void tp_targs_json(struct tp_targs *w, const char *key,
 				 const char *json, size_t len)
 {
 	struct tp_targ *a = tp_targs_add(w, key, TP_TARGS_KEYLEN(key),
@@ -315,7 +319,7 @@ static inline void tp_targs_json(struct tp_targs *w, const char *key,
 	tp_buf_put(w->json, json, len);
 }
 
-static inline void tp_targs_cstr(struct tp_targs *w, const char *key,
+TP_TARGS_INLINE void tp_targs_cstr(struct tp_targs *w, const char *key,
 				 const char *s)
 {
 	tp_targs_str(w, key, s, __builtin_strlen(s));
@@ -326,7 +330,7 @@ static inline void tp_targs_cstr(struct tp_targs *w, const char *key,
 void tp_targs_openk(struct tp_targs *w, const char *key, size_t keylen,
 		    int dict);
 
-static inline void tp_targs_open(struct tp_targs *w, const char *key,
+TP_TARGS_INLINE void tp_targs_open(struct tp_targs *w, const char *key,
 				 int dict)
 {
 	tp_targs_openk(w, key, TP_TARGS_KEYLEN(key), dict);
@@ -338,41 +342,13 @@ uint32_t tp_targ_span(const struct tp_targ *a, uint32_t n, uint32_t i);
 
 /* An array of three unsigned (a CUDA dim3: grid, block), as open, three
  * tp_targs_uint and close would write it, in one step: launches have two. */
-static inline void tp_targs_uint3(struct tp_targs *w, const char *key,
-				  const uint32_t *d)
-{
-	struct tp_targ *a = &w->a[w->n];
-	struct tp_buf *b = w->json;
-	int k;
+void tp_targs_uint3k(struct tp_targs *w, const char *key, size_t keylen,
+		     const uint32_t *d);
 
-	if (__builtin_expect(w->depth || w->n + 4 > TP_TARGS_MAX, 0)) {
-		tp_targs_open(w, key, 0);
-		for (k = 0; k < 3; k++)
-			tp_targs_uint(w, NULL, d[k]);
-		tp_targs_close(w);
-		return;
-	}
-	w->n += 4;
-	a[0].type = TP_TARG_ARRAY;
-	a[0].key = key;
-	a[0].keylen = (uint32_t)TP_TARGS_KEYLEN(key);
-	a[0].v.n = 3;
-	for (k = 1; k < 4; k++) {
-		a[k].type = TP_TARG_UINT;
-		a[k].key = NULL;
-		a[k].keylen = 0;
-		a[k].v.u = d[k - 1];
-	}
-	if (!b)
-		return;
-	tp_targs_jkey(w, key, TP_TARGS_KEYLEN(key));
-	tp_buf_char(b, '[');
-	tp_json_u64(b, d[0]);
-	tp_buf_char(b, ',');
-	tp_json_u64(b, d[1]);
-	tp_buf_char(b, ',');
-	tp_json_u64(b, d[2]);
-	tp_buf_char(b, ']');
+TP_TARGS_INLINE void tp_targs_uint3(struct tp_targs *w, const char *key,
+				    const uint32_t *d)
+{
+	tp_targs_uint3k(w, key, TP_TARGS_KEYLEN(key), d);
 }
 
 struct tp_tev {
