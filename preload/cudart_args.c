@@ -27,12 +27,6 @@ static void put_stream(struct tp_targs *w, const struct tp_event *e)
 	tp_targs_ptr(w, "stream", e->stream);
 }
 
-/* [x,y,z] */
-static void put_dim3(struct tp_targs *w, const char *key, const uint32_t *d)
-{
-	tp_targs_uint3(w, key, d);
-}
-
 static void fmt_launch(struct tp_targs *w, const struct tp_event *e)
 {
 	const struct tp_launch_args *l = &e->a.launch;
@@ -42,8 +36,8 @@ static void fmt_launch(struct tp_targs *w, const struct tp_event *e)
 	put_ret(w, e);
 	name = tp_sym_kernel_json(l->func, &len);
 	tp_targs_json(w, "kernel", name, len);
-	put_dim3(w, "grid", l->grid);
-	put_dim3(w, "block", l->block);
+	tp_targs_uint3(w, "grid", l->grid);	/* [x,y,z] */
+	tp_targs_uint3(w, "block", l->block);
 	tp_targs_uint(w, "shared memory", l->shmem);
 	put_stream(w, e);
 }

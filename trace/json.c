@@ -132,19 +132,20 @@ static const char digit_pairs[] =
 	"6869707172737475767778798081828384858687888990919293949596979899";
 
 /* v in decimal at p, which has room for 20 bytes; returns the end:
- * the digits are counted first, then written back to front two at a
- * time, with no copy. */
+ * the digits are counted first (from the bit length, one compare), then
+ * written back to front two at a time, with no copy. */
 char *tp_json_u64_at(char *p, uint64_t v)
 {
-	static const uint64_t pow10[19] = {
-		1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+	static const uint64_t pow10[20] = {
+		1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
 		1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19,
 	};
+	/* floor(log10(2^bits)): v has n or n + 1 digits (v | 1: 0 has
+	 * one, and no power of ten is odd). */
+	int n = (64 - __builtin_clzll(v | 1)) * 1233 >> 12;
 	uint64_t t;
-	int n = 1;
 
-	while (n < 20 && v >= pow10[n - 1])
-		n++;
+	n += (v | 1) >= pow10[n];
 	p += n;
 	t = (uint64_t)n;
 	while (v >= 100) {
@@ -212,6 +213,7 @@ void tp_json_hex(struct tp_buf *b, uint64_t v)
 void tp_json_us(struct tp_buf *b, int64_t ns)
 {
 	uint64_t u;
+	unsigned r;
 	char *p;
 
 	if (ns < 0) {
@@ -223,10 +225,11 @@ void tp_json_us(struct tp_buf *b, int64_t ns)
 	if (tp_buf_reserve(b, 20 + 4))
 		return;
 	p = tp_json_u64_at(b->p + b->len, u / 1000);
+	r = (unsigned)(u % 1000);
 	p[0] = '.';
-	p[1] = (char)('0' + u / 100 % 10);
-	p[2] = (char)('0' + u / 10 % 10);
-	p[3] = (char)('0' + u % 10);
+	p[1] = (char)('0' + r / 100);
+	p[2] = digit_pairs[r % 100 * 2];
+	p[3] = digit_pairs[r % 100 * 2 + 1];
 	b->len = (size_t)(p + 4 - b->p);
 }
 

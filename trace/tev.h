@@ -341,14 +341,23 @@ void tp_targs_close(struct tp_targs *w);
 uint32_t tp_targ_span(const struct tp_targ *a, uint32_t n, uint32_t i);
 
 /* An array of three unsigned (a CUDA dim3: grid, block), as open, three
- * tp_targs_uint and close would write it, in one step: launches have two. */
+ * tp_targs_uint and close would write it, in one step: launches have two.
+ * The key is written here, inline, so its length is a constant. */
 void tp_targs_uint3k(struct tp_targs *w, const char *key, size_t keylen,
 		     const uint32_t *d);
+void tp_targs_uint3_fill(struct tp_targs *w, const char *key,
+			 size_t keylen, const uint32_t *d);
 
 TP_TARGS_INLINE void tp_targs_uint3(struct tp_targs *w, const char *key,
 				    const uint32_t *d)
 {
-	tp_targs_uint3k(w, key, TP_TARGS_KEYLEN(key), d);
+	if (__builtin_expect(w->depth || w->n + 4 > TP_TARGS_MAX, 0)) {
+		tp_targs_uint3k(w, key, TP_TARGS_KEYLEN(key), d);
+		return;
+	}
+	if (w->json)
+		tp_targs_jkey(w, key, TP_TARGS_KEYLEN(key));
+	tp_targs_uint3_fill(w, key, TP_TARGS_KEYLEN(key), d);
 }
 
 struct tp_tev {

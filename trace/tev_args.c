@@ -101,21 +101,28 @@ uint32_t tp_targ_span(const struct tp_targ *a, uint32_t n, uint32_t i)
 	return j - i;
 }
 
+/* tp_targs_uint3 inside a container or near the end: the general way. */
 void tp_targs_uint3k(struct tp_targs *w, const char *key, size_t keylen,
 		     const uint32_t *d)
+{
+	int k;
+
+	tp_targs_openk(w, key, keylen, 0);
+	for (k = 0; k < 3; k++)
+		tp_targs_uint(w, NULL, d[k]);
+	tp_targs_close(w);
+}
+
+/* tp_targs_uint3 at the top level with room: the four entries, and the
+ * JSON after the key tp_targs_uint3 wrote. */
+void tp_targs_uint3_fill(struct tp_targs *w, const char *key,
+			 size_t keylen, const uint32_t *d)
 {
 	struct tp_targ *a = &w->a[w->n];
 	struct tp_buf *b = w->json;
 	char *p;
 	int k;
 
-	if (w->depth || w->n + 4 > TP_TARGS_MAX) {
-		tp_targs_openk(w, key, keylen, 0);
-		for (k = 0; k < 3; k++)
-			tp_targs_uint(w, NULL, d[k]);
-		tp_targs_close(w);
-		return;
-	}
 	w->n += 4;
 	a[0].type = TP_TARG_ARRAY;
 	a[0].key = key;
@@ -127,11 +134,8 @@ void tp_targs_uint3k(struct tp_targs *w, const char *key, size_t keylen,
 		a[k].keylen = 0;
 		a[k].v.u = d[k - 1];
 	}
-	if (!b)
-		return;
-	tp_targs_jkey(w, key, keylen);
 	/* [x,y,z]: room for three 20-digit numbers (tp_json_u64_at). */
-	if (tp_buf_reserve(b, 3 * 20 + 4))
+	if (!b || tp_buf_reserve(b, 3 * 20 + 4))
 		return;
 	p = b->p + b->len;
 	*p++ = '[';
