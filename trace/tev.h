@@ -112,10 +112,12 @@ struct tp_targs {
 	/* JSON streaming (tp_tev_json_open): each arg kept is also appended
 	 * to json as it arrives, so the JSON writer never walks the array
 	 * again. jseen: bit d set when the container at depth d has an
-	 * element (a comma goes before the next). Keys are written as they
-	 * are: only for static keys (tp_tev's static_keys). */
+	 * element (a comma goes before the next); jarr: bit d set when it
+	 * is an array (its elements' keys are not written). Keys are
+	 * written as they are: only for static keys (tp_tev's static_keys). */
 	struct tp_buf *json;
 	uint32_t jseen;
+	uint32_t jarr;
 	struct tp_targ a[TP_TARGS_MAX];
 };
 
@@ -141,7 +143,7 @@ TP_TARGS_INLINE void tp_targs_jkey(struct tp_targs *w, const char *key,
 	if (w->jseen & bit)
 		*p++ = ',';
 	w->jseen |= bit;
-	if (key) {
+	if (key && !(w->jarr & bit)) {
 		*p++ = '"';
 		memcpy(p, key, keylen);
 		p += keylen;

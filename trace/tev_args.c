@@ -73,6 +73,10 @@ void tp_targs_openk(struct tp_targs *w, const char *key, size_t keylen,
 	}
 	w->open[w->depth++] = (uint32_t)(a - w->a);
 	w->jseen &= ~(1u << w->depth);
+	if (dict)
+		w->jarr &= ~(1u << w->depth);
+	else
+		w->jarr |= 1u << w->depth;
 }
 
 void tp_targs_close(struct tp_targs *w)

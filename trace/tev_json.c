@@ -335,6 +335,7 @@ void tp_tev_json_open(struct tp_buf *b, const struct tp_tev *ev,
 	tp_buf_lit(b, ARGS_OPEN);
 	w->json = b;
 	w->jseen = 0;
+	w->jarr = 0;
 }
 
 void tp_tev_json_close(struct tp_buf *b, const struct tp_tev *ev,
