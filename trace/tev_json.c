@@ -59,6 +59,19 @@ static void keep(struct slot *sl, const struct tp_buf *b, size_t from,
 	sl->n = n;
 }
 
+/* Kept text (len bytes of the cap-byte array text) appended by copying
+ * the whole array: a constant size is a few vector moves, where a
+ * variable one is a rep movs or a call; the bytes past len are
+ * overwritten by what follows. */
+static inline void put_kept(struct tp_buf *b, const char *text, size_t cap,
+			    size_t len)
+{
+	if (tp_buf_reserve(b, cap))
+		return;
+	memcpy(b->p + b->len, text, cap);
+	b->len += len;
+}
+
 static void put_u128(struct tp_buf *b, unsigned __int128 v)
 {
 	char tmp[40];
@@ -207,7 +220,7 @@ static void put_head(struct tp_buf *b, const struct tp_tev *ev)
 		sl = &heads[slot_of(ev->name, HEAD_SLOTS)];
 		if (sl->a == ev->name && sl->b == ev->cat &&
 		    sl->n == (uint32_t)ev->phase) {
-			tp_buf_put(b, sl->text, sl->len);
+			put_kept(b, sl->text, SLOT_TEXT, sl->len);
 			return;
 		}
 	}
@@ -238,7 +251,8 @@ static void put_track(struct tp_buf *b, int64_t pid, int64_t tid)
 	size_t from = b->len;
 
 	if (pid == last_track.pid && tid == last_track.tid) {
-		tp_buf_put(b, last_track.text, last_track.len);
+		put_kept(b, last_track.text, sizeof(last_track.text),
+			 last_track.len);
 		return;
 	}
 	tp_json_key(b, "pid");
