@@ -164,19 +164,11 @@ static void put_common(struct tp_targs *w, const struct tp_event *e)
 static void put_enum(struct tp_targs *w, const char *key, size_t len,
 		     struct names t, uint32_t v)
 {
-	struct tp_targ *a;
-
 	if (v < t.n) {
-		a = tp_targs_add(w, key, len, TP_TARG_STRING);
-		if (a) {
-			a->v.str.s = t.v[v];
-			a->v.str.len = strlen(t.v[v]);
-		}
+		tp_targs_strk(w, key, len, t.v[v], strlen(t.v[v]));
 		return;
 	}
-	a = tp_targs_add(w, key, len, TP_TARG_UINT);
-	if (a)
-		a->v.u = v;
+	tp_targs_uintk(w, key, len, v);
 }
 
 #define PUT_ENUM(w, key, t, v) put_enum((w), key, sizeof(key) - 1, (t), (v))
@@ -352,12 +344,8 @@ static void put_seq(struct tp_targs *w, const struct tp_event *e,
 		    const struct op_names *n, const char *desc_key,
 		    size_t desc_len)
 {
-	struct tp_targ *a;
-
 	put_op(w, e, n);
-	a = tp_targs_add(w, desc_key, desc_len, TP_TARG_POINTER);
-	if (a)
-		a->v.u = e->a.raw[TP_CUDNN_DESC];
+	tp_targs_ptrk(w, desc_key, desc_len, e->a.raw[TP_CUDNN_DESC]);
 	tp_targs_uint(w, "weight bytes", e->a.raw[TP_CUDNN_MORE]);
 }
 

@@ -160,7 +160,9 @@ void tp_targs_json_value(struct tp_targs *w, const struct tp_targ *a);
 struct tp_targ *tp_targs_add_slow(struct tp_targs *w, const char *key,
 				  size_t keylen, enum tp_targ_type type);
 
-/* The next entry, keyed (NULL in an array), or NULL when dropped. The
+/* The next entry, keyed (NULL in an array), or NULL when dropped. It is
+ * not streamed as JSON (tp_tev_json_open): the writer's formatters use
+ * the typed adders below (the *k forms take a key's length). The
  * adders below are inline, so a literal key's length is folded. */
 TP_TARGS_INLINE struct tp_targ *tp_targs_add(struct tp_targs *w,
 					   const char *key, size_t keylen,
@@ -199,10 +201,10 @@ TP_TARGS_INLINE void tp_targs_int(struct tp_targs *w, const char *key,
 	tp_json_i64(w->json, v);
 }
 
-TP_TARGS_INLINE void tp_targs_uint(struct tp_targs *w, const char *key,
-				 uint64_t v)
+TP_TARGS_INLINE void tp_targs_uintk(struct tp_targs *w, const char *key,
+				 size_t keylen, uint64_t v)
 {
-	struct tp_targ *a = tp_targs_add(w, key, TP_TARGS_KEYLEN(key),
+	struct tp_targ *a = tp_targs_add(w, key, keylen,
 					 TP_TARG_UINT);
 
 	if (!a)
@@ -210,8 +212,14 @@ TP_TARGS_INLINE void tp_targs_uint(struct tp_targs *w, const char *key,
 	a->v.u = v;
 	if (!w->json)
 		return;
-	tp_targs_jkey(w, key, TP_TARGS_KEYLEN(key));
+	tp_targs_jkey(w, key, keylen);
 	tp_json_u64(w->json, v);
+}
+
+TP_TARGS_INLINE void tp_targs_uint(struct tp_targs *w, const char *key,
+				uint64_t v)
+{
+	tp_targs_uintk(w, key, TP_TARGS_KEYLEN(key), v);
 }
 
 TP_TARGS_INLINE void tp_targs_u128(struct tp_targs *w, const char *key,
@@ -258,10 +266,10 @@ TP_TARGS_INLINE void tp_targs_bool(struct tp_targs *w, const char *key, int v)
 	tp_targs_json_value(w, a);
 }
 
-TP_TARGS_INLINE void tp_targs_ptr(struct tp_targs *w, const char *key,
-				uint64_t v)
+TP_TARGS_INLINE void tp_targs_ptrk(struct tp_targs *w, const char *key,
+				 size_t keylen, uint64_t v)
 {
-	struct tp_targ *a = tp_targs_add(w, key, TP_TARGS_KEYLEN(key),
+	struct tp_targ *a = tp_targs_add(w, key, keylen,
 					 TP_TARG_POINTER);
 
 	if (!a)
@@ -269,8 +277,14 @@ TP_TARGS_INLINE void tp_targs_ptr(struct tp_targs *w, const char *key,
 	a->v.u = v;
 	if (!w->json)
 		return;
-	tp_targs_jkey(w, key, TP_TARGS_KEYLEN(key));
+	tp_targs_jkey(w, key, keylen);
 	tp_json_hex(w->json, v);
+}
+
+TP_TARGS_INLINE void tp_targs_ptr(struct tp_targs *w, const char *key,
+				uint64_t v)
+{
+	tp_targs_ptrk(w, key, TP_TARGS_KEYLEN(key), v);
 }
 
 TP_TARGS_INLINE void tp_targs_milli(struct tp_targs *w, const char *key,
@@ -289,10 +303,10 @@ TP_TARGS_INLINE void tp_targs_milli(struct tp_targs *w, const char *key,
 }
 
 /* s (len bytes) as a string; JSON: text already encoded as JSON. */
-TP_TARGS_INLINE void tp_targs_str(struct tp_targs *w, const char *key,
-				const char *s, size_t len)
+TP_TARGS_INLINE void tp_targs_strk(struct tp_targs *w, const char *key,
+				 size_t keylen, const char *s, size_t len)
 {
-	struct tp_targ *a = tp_targs_add(w, key, TP_TARGS_KEYLEN(key),
+	struct tp_targ *a = tp_targs_add(w, key, keylen,
 					 TP_TARG_STRING);
 
 	if (!a)
@@ -301,8 +315,14 @@ TP_TARGS_INLINE void tp_targs_str(struct tp_targs *w, const char *key,
 	a->v.str.len = len;
 	if (!w->json)
 		return;
-	tp_targs_jkey(w, key, TP_TARGS_KEYLEN(key));
+	tp_targs_jkey(w, key, keylen);
 	tp_json_strn(w->json, s, len);
+}
+
+TP_TARGS_INLINE void tp_targs_str(struct tp_targs *w, const char *key,
+				const char *s, size_t len)
+{
+	tp_targs_strk(w, key, TP_TARGS_KEYLEN(key), s, len);
 }
 
 TP_TARGS_INLINE void tp_targs_json(struct tp_targs *w, const char *key,
