@@ -228,12 +228,18 @@ echo "bench:   dropped $ring_dropped (the third passes', on full rings)"
 
 echo "bench: writer, $WRITER_RUNS runs of $WRITER_EVENTS launch events," \
 	"with the compressor it finds and with zlib only"
-# One writer process: codec "" (what it finds) or "zlib"; its figures are
-# added to writer<codec>.sum.
+# One writer process: codec "" (what it finds) or "zlib", or "pf" (what
+# it finds, TPROF_FORMAT=perfetto); its figures are added to
+# writer<codec>.sum.
 writer_run() {
-	local out="$tmp/writer$1-$2"
+	local out="$tmp/writer$1-$2" codec=$1 format=json
 
-	"$bin/bench_writer" "$out" $WRITER_EVENTS $1 >"$out.out" 2>"$out.err" || {
+	if [ "$1" = pf ]; then
+		codec=
+		format=perfetto
+	fi
+	TPROF_FORMAT=$format "$bin/bench_writer" "$out" $WRITER_EVENTS $codec \
+		>"$out.out" 2>"$out.err" || {
 		cat "$out.err" >&2
 		die "bench_writer $1 failed"
 	}
@@ -247,10 +253,13 @@ writer_run() {
 }
 i=1
 while [ $i -le $WRITER_RUNS ]; do
-	writer_run "" $i	# alternated, so that drift hits both alike
+	writer_run "" $i	# alternated, so that drift hits all alike
 	writer_run zlib $i
+	writer_run pf $i
 	i=$((i + 1))
 done
+[ -n "$(ls "$tmp"/writerpf-1/*.pftrace.gz 2>/dev/null)" ] ||
+	echo "bench:   WARNING: the writer (perfetto) left no trace file"
 # The first trace of each must parse back to every event written: the
 # figures are worthless if the output is not a complete trace.
 for codec in "" zlib; do
@@ -278,7 +287,11 @@ w_rawpe=$(values rawpe "$tmp/writer.sum" | median)
 wz_meps=$(values meps "$tmp/writerzlib.sum" | median)
 wz_mbps=$(values mbps "$tmp/writerzlib.sum" | median)
 wz_bpe=$(values bpe "$tmp/writerzlib.sum" | median)
-rm -rf "$tmp"/writer-*/ "$tmp"/writerzlib-*/
+wp_meps=$(values meps "$tmp/writerpf.sum" | median)
+wp_cpu_meps=$(values cpu_meps "$tmp/writerpf.sum" | median)
+wp_bpe=$(values bpe "$tmp/writerpf.sum" | median)
+wp_rawpe=$(values rawpe "$tmp/writerpf.sum" | median)
+rm -rf "$tmp"/writer-*/ "$tmp"/writerzlib-*/ "$tmp"/writerpf-*/
 
 # --- 3b. drops vs offered rate ---------------------------------------------
 
@@ -530,6 +543,12 @@ printf '  %-34s %6.1f B   (target <= %s; %.0f B of JSON; %.1f B with zlib)%s\n' 
 	"on-disk bytes per launch event" "$w_bpe" $TARGET_BYTES "$w_rawpe" \
 	"$wz_bpe" "$(verdict "$w_bpe <= $TARGET_BYTES && $wz_bpe <= $TARGET_BYTES")"
 printf '  (writer CPU time alone: %.2f M events/s)\n' "$w_cpu_meps"
+printf '  %-34s %6.2f M events/s  (CPU alone %.2f M; JSON writer %.2f M, CPU %.2f M; target >= JSON)%s\n' \
+	"writer, TPROF_FORMAT=perfetto" "$wp_meps" "$wp_cpu_meps" "$w_meps" \
+	"$w_cpu_meps" "$(verdict "$wp_cpu_meps >= $w_cpu_meps")"
+printf '  %-34s %6.1f B   (%.1f B raw; JSON %.1f B, %.0f B raw; target <= half, raw <= 40)%s\n' \
+	"writer, perfetto: bytes per launch" "$wp_bpe" "$wp_rawpe" "$w_bpe" \
+	"$w_rawpe" "$(verdict "$wp_bpe * 2 <= $w_bpe && $wp_rawpe <= 40")"
 printf '  %-34s %6.1f ns   (%+.1f ns vs a recorded one: the drop path)\n' \
 	"ring append to a full ring" "$ring_full" \
 	"$(calc %.1f "$ring_full - $ring_warm")"

@@ -421,24 +421,29 @@ int tp_capture_kept_ns(int64_t ts_ns)
 
 static void put_step(struct tp_buf *b, const struct step *s)
 {
+	static struct tp_targs w;
 	char name[48];
 	int64_t t0 = tp_trace_ns(s->start), t1 = tp_trace_ns(s->end);
+	struct tp_tev ev;
 
 	snprintf(name, sizeof(name), "ProfilerStep#%ld", s->n);
-	tp_buf_lit(b, ",\n{\"ph\":\"X\",\"cat\":\"user_annotation\","
-		   "\"name\":\"");
-	tp_buf_cstr(b, name);
-	tp_buf_lit(b, "\",\"pid\":");
-	tp_json_u64(b, (uint64_t)tp_sess.pid);
-	tp_buf_lit(b, ",\"tid\":");
-	tp_json_u64(b, TP_STEPS_TID);
-	tp_buf_lit(b, ",\"ts\":");
-	tp_json_us(b, t0);
-	tp_buf_lit(b, ",\"dur\":");
-	tp_json_us(b, t1 > t0 ? t1 - t0 : 0);
-	tp_buf_lit(b, ",\"args\":{\"step\":");
-	tp_json_i64(b, s->n);
-	tp_buf_lit(b, "}}");
+	tp_targs_reset(&w);
+	tp_targs_int(&w, "step", s->n);
+	memset(&ev, 0, sizeof(ev));
+	ev.track.kind = TP_TEV_THREAD;
+	ev.track.pid = tp_sess.pid;
+	ev.track.tid = TP_STEPS_TID;
+	ev.phase = TP_TEV_COMPLETE;
+	ev.name = name;
+	ev.namelen = strlen(name);
+	ev.cat = "user_annotation";
+	ev.catlen = sizeof("user_annotation") - 1;
+	ev.ts_ns = t0;
+	ev.dur_ns = t1 > t0 ? t1 - t0 : 0;
+	ev.args = w.a;
+	ev.nargs = w.n;
+	ev.static_keys = 1;
+	tp_tev_put(b, &ev);
 	tp_psum_step(s->n, t0, t1 > t0 ? t1 - t0 : 0);
 }
 
@@ -457,14 +462,8 @@ void tp_capture_put_meta(struct tp_buf *b)
 {
 	if (!C.n_steps)
 		return;
-	tp_buf_lit(b, ",\n");
 	tp_meta_thread_name(b, (pid_t)TP_STEPS_TID, "steps");
-	tp_buf_lit(b, ",\n{\"ph\":\"M\",\"name\":\"thread_sort_index\","
-		   "\"pid\":");
-	tp_json_u64(b, (uint64_t)tp_sess.pid);
-	tp_buf_lit(b, ",\"tid\":");
-	tp_json_u64(b, TP_STEPS_TID);
-	tp_buf_lit(b, ",\"args\":{\"sort_index\":-1}}");
+	tp_meta_thread_sort(b, (pid_t)TP_STEPS_TID, -1);
 }
 
 static void put_schedule(struct tp_buf *b)

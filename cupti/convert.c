@@ -35,7 +35,7 @@ static int64_t mem_allocated[TP_MAX_DEVICES];
 static uint64_t dev_seen;	/* devices with events: their tracks get names */
 
 /* Kernel names: CUPTI shares one name pointer among a kernel's records,
- * so the demangled, escaped name is cached by that pointer; but the
+ * so the demangled name (and its JSON string) is cached by that pointer; but the
  * pointer is CUPTI's and a module unload frees it (a later module's name
  * may get the same address), so a hit also compares the name itself,
  * copied when it was converted. */
@@ -43,9 +43,9 @@ static uint64_t dev_seen;	/* devices with events: their tracks get names */
 static struct {
 	const char *key;
 	char *mangled;	/* the name as CUPTI gave it, copied */
-	char *json;
+	char *json;	/* demangled, as a JSON string */
 	size_t len;
-	char *raw;	/* demangled, for the summary */
+	char *raw;	/* demangled */
 } names[NAMES];
 static int64_t clock_lo = INT64_MIN, clock_hi = INT64_MAX;
 static int64_t cupti_offset;	/* CUPTI's clock to Unix time */
@@ -93,10 +93,10 @@ void tp_cupti_convert_window(int64_t lo_ns, int64_t hi_ns)
 	clock_hi = hi_ns;
 }
 
-/* The name as a JSON string, demangled, and in raw as it is; NULL when
- * out of memory. */
-static const char *kernel_name_json(const char *name, size_t *len,
-				    const char **raw)
+/* The name demangled, and as a JSON string (*json, *len); NULL when out
+ * of memory. */
+static const char *kernel_name(const char *name, const char **json,
+			       size_t *len)
 {
 	uintptr_t h = ((uintptr_t)name >> 4) * 0x9e3779b97f4a7c15ull;
 	unsigned i = (unsigned)(h >> 40) & (NAMES - 1);
@@ -132,75 +132,70 @@ static const char *kernel_name_json(const char *name, size_t *len,
 		names[i].len = e.len;
 		names[i].raw = dem;
 	}
-	*raw = names[i].raw;
+	*json = names[i].json;
 	*len = names[i].len;
-	return names[i].json;
+	return names[i].raw;
 }
 
-/* Start of an X event up to its args, the name given as JSON:
- * ,\n{"ph":"X","cat":C,"name":N,"pid":P,"tid":T,"ts":S,"dur":D,"args":{ */
-static void put_head(struct tp_buf *b, const char *cat, const char *name_json,
-		     size_t name_len, uint32_t pid, uint32_t tid, int64_t s,
-		     int64_t e)
+/* The op being written: its args, then the event. */
+static struct tp_targs A;
+
+/* name_json: the name as a JSON string (a kernel's, cached), or NULL. */
+static void put_x(struct tp_buf *b, enum tp_tev_track_kind kind,
+		  const char *cat, const char *name, const char *name_json,
+		  size_t json_len, uint32_t pid, uint32_t tid, int64_t s,
+		  int64_t e)
 {
-	tp_buf_lit(b, ",\n{\"ph\":\"X\",\"cat\":\"");
-	tp_buf_cstr(b, cat);
-	tp_buf_lit(b, "\",\"name\":");
-	tp_buf_put(b, name_json, name_len);
-	tp_buf_lit(b, ",\"pid\":");
-	tp_json_u64(b, pid);
-	tp_buf_lit(b, ",\"tid\":");
-	tp_json_u64(b, tid);
-	tp_buf_lit(b, ",\"ts\":");
-	tp_json_us(b, s);
-	tp_buf_lit(b, ",\"dur\":");
-	tp_json_us(b, e - s);
-	tp_buf_lit(b, ",\"args\":{");
+	struct tp_tev ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.track.kind = kind;
+	ev.track.pid = pid;
+	ev.track.tid = tid;
+	ev.phase = TP_TEV_COMPLETE;
+	ev.name = name;
+	ev.namelen = strlen(name);
+	ev.name_json = name_json;
+	ev.name_json_len = json_len;
+	ev.cat = cat;
+	ev.catlen = strlen(cat);
+	ev.ts_ns = s;
+	ev.dur_ns = e - s;
+	ev.args = A.a;
+	ev.nargs = A.n;
+	ev.static_keys = 1;	/* literals */
+	tp_tev_put(b, &ev);
 }
 
-/* The summary takes each GPU op as the trace has it; args is where the
- * op's args object starts in b, and the op is complete up to its last
- * '}'. name_json: one of the fixed names, quoted. */
-static void summarize(struct tp_buf *b, size_t args, const char *cat,
-		      const char *name, uint32_t pid, uint32_t tid, int64_t s,
-		      int64_t e, uint32_t corr)
+/* The summary takes each GPU op as the trace has it, args typed. */
+static void summarize(struct tp_buf *b, const char *cat, const char *name,
+		      uint32_t pid, uint32_t tid, int64_t s, int64_t e,
+		      uint32_t corr)
 {
-	if (b->oom || b->len <= args)
+	if (b->oom)
 		return;
-	tp_psum_span(cat, name, pid, tid, s, e - s, corr, b->p + args,
-		     b->len - 1 - args);
+	tp_psum_tspan(cat, name, pid, tid, s, e - s, corr, A.a, A.n);
 }
 
-/* A fixed name without its quotes. */
-static const char *unquoted(const char *json, char *out, size_t len)
-{
-	snprintf(out, len, "%.*s", (int)strlen(json) - 2, json + 1);
-	return out;
-}
-
-static void put_arg_u64(struct tp_buf *b, const char *key, uint64_t v)
-{
-	tp_buf_lit(b, ",\"");
-	tp_buf_cstr(b, key);
-	tp_buf_lit(b, "\":");
-	tp_json_u64(b, v);
-}
-
-static void put_flow(struct tp_buf *b, char ph, uint32_t id, uint32_t pid,
+static void put_flow(struct tp_buf *b, int end, uint32_t id, uint32_t pid,
 		     uint32_t tid, int64_t ts)
 {
-	tp_buf_lit(b, ",\n{\"ph\":\"");
-	tp_buf_char(b, ph);
-	tp_buf_cstr(b, ph == 'f' ? "\",\"bp\":\"e" : "");
-	tp_buf_lit(b, "\",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"id\":");
-	tp_json_u64(b, id);
-	tp_buf_lit(b, ",\"pid\":");
-	tp_json_u64(b, pid);
-	tp_buf_lit(b, ",\"tid\":");
-	tp_json_u64(b, tid);
-	tp_buf_lit(b, ",\"ts\":");
-	tp_json_us(b, ts);
-	tp_buf_lit(b, "}");
+	struct tp_tev ev;
+
+	memset(&ev, 0, sizeof(ev));
+	/* The launch's side is a CPU thread, the op's a GPU stream. */
+	ev.track.kind = end ? TP_TEV_GPU_STREAM : TP_TEV_THREAD;
+	ev.track.pid = pid;
+	ev.track.tid = tid;
+	ev.phase = end ? TP_TEV_FLOW_END : TP_TEV_FLOW_START;
+	ev.name = "ac2g";
+	ev.namelen = 4;
+	ev.cat = "ac2g";
+	ev.catlen = 4;
+	ev.ts_ns = ts;
+	ev.flow_id = id;
+	ev.flow_binds_enclosing = end;
+	tp_tev_put(b, &ev);
 }
 
 /* Whether the schedule drops this op: with its launch when the launch
@@ -272,45 +267,40 @@ static void link(struct tp_buf *b, struct tp_corr *launch, uint32_t corr,
 		return;
 	}
 	if (!launch->flowed) {
-		put_flow(b, 's', corr, (uint32_t)tp_sess.pid, launch->tid,
+		put_flow(b, 0, corr, (uint32_t)tp_sess.pid, launch->tid,
 			 launch->ts_ns);
 		launch->flowed = 1;
 	}
-	put_flow(b, 'f', corr, pid, tid, s);
+	put_flow(b, 1, corr, pid, tid, s);
 }
 
-static void put_common(struct tp_buf *b, uint32_t dev, uint32_t ctx,
-		       uint32_t stream, uint32_t corr)
+static void put_common(uint32_t dev, uint32_t ctx, uint32_t stream,
+		       uint32_t corr)
 {
 	if (dev < TP_MAX_DEVICES)
 		dev_seen |= 1ull << dev;
-	tp_buf_lit(b, "\"device\":");
-	tp_json_u64(b, dev);
-	put_arg_u64(b, "context", ctx);
-	put_arg_u64(b, "stream", stream);
-	put_arg_u64(b, "correlation", corr);
+	tp_targs_reset(&A);
+	tp_targs_uint(&A, "device", dev);
+	tp_targs_uint(&A, "context", ctx);
+	tp_targs_uint(&A, "stream", stream);
+	tp_targs_uint(&A, "correlation", corr);
 }
 
-static void put_graph(struct tp_buf *b, uint32_t graph, uint64_t node)
+static void put_graph(uint32_t graph, uint64_t node)
 {
 	if (!graph && !node)
 		return;
-	put_arg_u64(b, "graph id", graph);
-	put_arg_u64(b, "graph node id", node);
+	tp_targs_uint(&A, "graph id", graph);
+	tp_targs_uint(&A, "graph node id", node);
 }
 
-static void put_dim3(struct tp_buf *b, const char *key, int32_t x, int32_t y,
-		     int32_t z)
+static void put_dim3(const char *key, int32_t x, int32_t y, int32_t z)
 {
-	tp_buf_lit(b, ",\"");
-	tp_buf_cstr(b, key);
-	tp_buf_lit(b, "\":[");
-	tp_json_i64(b, x);
-	tp_buf_char(b, ',');
-	tp_json_i64(b, y);
-	tp_buf_char(b, ',');
-	tp_json_i64(b, z);
-	tp_buf_char(b, ']');
+	tp_targs_open(&A, key, 0);
+	tp_targs_int(&A, NULL, x);
+	tp_targs_int(&A, NULL, y);
+	tp_targs_int(&A, NULL, z);
+	tp_targs_close(&A);
 }
 
 static uint64_t kernel(struct tp_buf *b, const struct tp_clock_map *m,
@@ -319,15 +309,15 @@ static uint64_t kernel(struct tp_buf *b, const struct tp_clock_map *m,
 	struct tp_corr *launch = tp_corr_find(k->correlationId);
 	struct tp_occupancy o;
 	struct tp_track *tr;
-	const char *name, *raw;
-	size_t len, args;
+	const char *name, *json;
+	size_t len;
 	int64_t s, e;
 
 	tp_context_note(k->contextId, k->deviceId);
 	if (dropped(m, launch, k->correlationId, k->start))
 		return 0;
 	/* Copied now: the name is CUPTI's until its module is unloaded. */
-	name = kernel_name_json(k->name, &len, &raw);
+	name = kernel_name(k->name, &json, &len);
 	if (!name)
 		return 0;
 	tr = place(m, k->deviceId, k->streamId, launch, k->start, k->end, &s,
@@ -335,26 +325,22 @@ static uint64_t kernel(struct tp_buf *b, const struct tp_clock_map *m,
 	if (!tr)
 		return 0;
 	N.kernels++;
-	put_head(b, "kernel", name, len, k->deviceId, tr->tid, s, e);
-	args = b->len - 1;
-	put_common(b, k->deviceId, k->contextId, k->streamId,
-		   k->correlationId);
-	put_dim3(b, "grid", k->gridX, k->gridY, k->gridZ);
-	put_dim3(b, "block", k->blockX, k->blockY, k->blockZ);
-	put_arg_u64(b, "registers per thread", k->registersPerThread);
-	put_arg_u64(b, "shared memory", (uint64_t)k->staticSharedMemory +
-		    (uint64_t)k->dynamicSharedMemory);
+	put_common(k->deviceId, k->contextId, k->streamId, k->correlationId);
+	put_dim3("grid", k->gridX, k->gridY, k->gridZ);
+	put_dim3("block", k->blockX, k->blockY, k->blockZ);
+	tp_targs_uint(&A, "registers per thread", k->registersPerThread);
+	tp_targs_uint(&A, "shared memory", (uint64_t)k->staticSharedMemory +
+		      (uint64_t)k->dynamicSharedMemory);
 	if (tp_occupancy(k, &o) == 0) {
-		tp_buf_lit(b, ",\"blocks per SM\":");
-		tp_json_us(b, o.blocks_per_sm_milli);
-		tp_buf_lit(b, ",\"warps per SM\":");
-		tp_json_us(b, o.warps_per_sm_milli);
-		put_arg_u64(b, "est. achieved occupancy %",
-			    (uint64_t)o.occupancy_pct);
+		tp_targs_milli(&A, "blocks per SM", o.blocks_per_sm_milli);
+		tp_targs_milli(&A, "warps per SM", o.warps_per_sm_milli);
+		tp_targs_uint(&A, "est. achieved occupancy %",
+			      (uint64_t)o.occupancy_pct);
 	}
-	put_graph(b, k->graphId, k->graphNodeId);
-	tp_buf_lit(b, "}}");
-	summarize(b, args, "kernel", raw, k->deviceId, tr->tid, s, e,
+	put_graph(k->graphId, k->graphNodeId);
+	put_x(b, TP_TEV_GPU_STREAM, "kernel", name, json, len, k->deviceId,
+	      tr->tid, s, e);
+	summarize(b, "kernel", name, k->deviceId, tr->tid, s, e,
 		  k->correlationId);
 	link(b, launch, k->correlationId, k->deviceId, tr->tid, s);
 	return 1;
@@ -383,10 +369,10 @@ static const char *mem_kind(unsigned k)
 }
 
 /* bytes per ns is GB/s; written with three decimals. */
-static void put_bandwidth(struct tp_buf *b, uint64_t bytes, int64_t dur)
+static void put_bandwidth(uint64_t bytes, int64_t dur)
 {
-	tp_buf_lit(b, ",\"memory bandwidth (GB/s)\":");
-	tp_json_us(b, dur > 0 ? (int64_t)((double)bytes * 1000.0 / dur) : 0);
+	tp_targs_milli(&A, "memory bandwidth (GB/s)",
+		       dur > 0 ? (int64_t)((double)bytes * 1000.0 / dur) : 0);
 }
 
 struct copy {
@@ -402,8 +388,7 @@ static uint64_t copy(struct tp_buf *b, const struct tp_clock_map *m,
 {
 	struct tp_corr *launch = tp_corr_find(c->corr);
 	struct tp_track *tr;
-	char name[96], raw[96];
-	size_t args;
+	char name[96];
 	int64_t s, e;
 
 	tp_context_note(c->ctx, c->dev);
@@ -413,25 +398,20 @@ static uint64_t copy(struct tp_buf *b, const struct tp_clock_map *m,
 	if (!tr)
 		return 0;
 	N.memcpys++;
-	/* Built from fixed words only: already a JSON string. */
-	snprintf(name, sizeof(name), "\"Memcpy %s (%s -> %s)\"",
+	snprintf(name, sizeof(name), "Memcpy %s (%s -> %s)",
 		 copy_kind(c->kind), mem_kind(c->src), mem_kind(c->dst));
-	put_head(b, "gpu_memcpy", name, strlen(name), c->dev, tr->tid, s, e);
-	args = b->len - 1;
-	put_common(b, c->dev, c->ctx, c->stream, c->corr);
-	put_arg_u64(b, "bytes", c->bytes);
-	tp_buf_lit(b, ",\"kind\":\"");
-	tp_buf_cstr(b, copy_kind(c->kind));
-	tp_buf_char(b, '"');
+	put_common(c->dev, c->ctx, c->stream, c->corr);
+	tp_targs_uint(&A, "bytes", c->bytes);
+	tp_targs_cstr(&A, "kind", copy_kind(c->kind));
 	if (c->peer) {
-		put_arg_u64(b, "src device", c->src_dev);
-		put_arg_u64(b, "dst device", c->dst_dev);
+		tp_targs_uint(&A, "src device", c->src_dev);
+		tp_targs_uint(&A, "dst device", c->dst_dev);
 	}
-	put_bandwidth(b, c->bytes, e - s);
-	put_graph(b, c->graph, c->graph_node);
-	tp_buf_lit(b, "}}");
-	summarize(b, args, "gpu_memcpy", unquoted(name, raw, sizeof(raw)),
-		  c->dev, tr->tid, s, e, c->corr);
+	put_bandwidth(c->bytes, e - s);
+	put_graph(c->graph, c->graph_node);
+	put_x(b, TP_TEV_GPU_STREAM, "gpu_memcpy", name, NULL, 0, c->dev,
+	      tr->tid, s, e);
+	summarize(b, "gpu_memcpy", name, c->dev, tr->tid, s, e, c->corr);
 	link(b, launch, c->corr, c->dev, tr->tid, s);
 	return 1;
 }
@@ -470,8 +450,7 @@ static uint64_t memset4(struct tp_buf *b, const struct tp_clock_map *m,
 {
 	struct tp_corr *launch = tp_corr_find(r->correlationId);
 	struct tp_track *tr;
-	char name[64], raw[64];
-	size_t args;
+	char name[64];
 	int64_t s, e;
 
 	tp_context_note(r->contextId, r->deviceId);
@@ -482,19 +461,16 @@ static uint64_t memset4(struct tp_buf *b, const struct tp_clock_map *m,
 	if (!tr)
 		return 0;
 	N.memsets++;
-	snprintf(name, sizeof(name), "\"Memset (%s)\"", mem_kind(r->memoryKind));
-	put_head(b, "gpu_memset", name, strlen(name), r->deviceId, tr->tid,
-		 s, e);
-	args = b->len - 1;
-	put_common(b, r->deviceId, r->contextId, r->streamId,
-		   r->correlationId);
-	put_arg_u64(b, "bytes", r->bytes);
-	put_arg_u64(b, "value", r->value);
-	put_bandwidth(b, r->bytes, e - s);
-	put_graph(b, r->graphId, r->graphNodeId);
-	tp_buf_lit(b, "}}");
-	summarize(b, args, "gpu_memset", unquoted(name, raw, sizeof(raw)),
-		  r->deviceId, tr->tid, s, e, r->correlationId);
+	snprintf(name, sizeof(name), "Memset (%s)", mem_kind(r->memoryKind));
+	put_common(r->deviceId, r->contextId, r->streamId, r->correlationId);
+	tp_targs_uint(&A, "bytes", r->bytes);
+	tp_targs_uint(&A, "value", r->value);
+	put_bandwidth(r->bytes, e - s);
+	put_graph(r->graphId, r->graphNodeId);
+	put_x(b, TP_TEV_GPU_STREAM, "gpu_memset", name, NULL, 0, r->deviceId,
+	      tr->tid, s, e);
+	summarize(b, "gpu_memset", name, r->deviceId, tr->tid, s, e,
+		  r->correlationId);
 	link(b, launch, r->correlationId, r->deviceId, tr->tid, s);
 	return 1;
 }
@@ -503,15 +479,15 @@ static const char *sync_name(unsigned type)
 {
 	switch (type) {
 	case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE:
-		return "\"Event Sync\"";
+		return "Event Sync";
 	case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT:
-		return "\"Stream Wait Event\"";
+		return "Stream Wait Event";
 	case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE:
-		return "\"Stream Sync\"";
+		return "Stream Sync";
 	case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE:
-		return "\"Context Sync\"";
+		return "Context Sync";
 	}
-	return "\"Sync\"";
+	return "Sync";
 }
 
 /* Syncs are CPU-side waits: a track of their own per stream (and one per
@@ -526,8 +502,6 @@ static uint64_t sync2(struct tp_buf *b, const struct tp_clock_map *m,
 				 : TP_SYNC_TID_DEVICE;
 	const char *name = sync_name(r->type);
 	struct tp_track *tr;
-	char raw[64];
-	size_t args;
 	int64_t s, e;
 
 	/* The wait starts with its call: no launch floor applies. tprof's
@@ -540,15 +514,13 @@ static uint64_t sync2(struct tp_buf *b, const struct tp_clock_map *m,
 	if (!tr)
 		return 0;
 	N.syncs++;
-	put_head(b, "cuda_sync", name, strlen(name), dev, tr->tid, s, e);
-	args = b->len - 1;
-	put_common(b, dev, r->contextId, on_stream ? r->streamId : 0,
+	put_common(dev, r->contextId, on_stream ? r->streamId : 0,
 		   r->correlationId);
 	if (r->cudaEventId != CUPTI_SYNCHRONIZATION_INVALID_VALUE)
-		put_arg_u64(b, "event", r->cudaEventId);
-	tp_buf_lit(b, "}}");
-	summarize(b, args, "cuda_sync", unquoted(name, raw, sizeof(raw)), dev,
-		  tr->tid, s, e, r->correlationId);
+		tp_targs_uint(&A, "event", r->cudaEventId);
+	put_x(b, TP_TEV_GPU_STREAM, "cuda_sync", name, NULL, 0, dev, tr->tid, s,
+	      e);
+	summarize(b, "cuda_sync", name, dev, tr->tid, s, e, r->correlationId);
 	return 1;
 }
 
@@ -557,6 +529,7 @@ static uint64_t sync2(struct tp_buf *b, const struct tp_clock_map *m,
 static uint64_t memory4(struct tp_buf *b, const struct tp_clock_map *m,
 			const CUpti_ActivityMemory4 *r)
 {
+	struct tp_tev ev;
 	int64_t *total;
 
 	if (r->deviceId >= TP_MAX_DEVICES ||
@@ -586,14 +559,22 @@ static uint64_t memory4(struct tp_buf *b, const struct tp_clock_map *m,
 		return 0;
 	N.memory++;
 	dev_seen |= 1ull << r->deviceId;
-	tp_buf_lit(b, ",\n{\"ph\":\"C\",\"cat\":\"gpu_memory\",\"name\":"
-		   "\"GPU memory\",\"pid\":");
-	tp_json_u64(b, r->deviceId);
-	tp_buf_lit(b, ",\"tid\":0,\"ts\":");
-	tp_json_us(b, rel_ns(m, r->timestamp));
-	tp_buf_lit(b, ",\"args\":{\"allocated\":");
-	tp_json_i64(b, *total);
-	tp_buf_lit(b, "}}");
+	memset(&ev, 0, sizeof(ev));
+	ev.track.kind = TP_TEV_COUNTER;
+	ev.track.pid = r->deviceId;
+	ev.track.tid = -1;	/* a device's */
+	ev.phase = TP_TEV_COUNTER_SET;
+	ev.name = "GPU memory";
+	ev.namelen = 10;
+	ev.cat = "gpu_memory";
+	ev.catlen = 10;
+	ev.ts_ns = rel_ns(m, r->timestamp);
+	tp_targs_reset(&A);
+	tp_targs_int(&A, "allocated", *total);
+	ev.args = A.a;
+	ev.nargs = A.n;
+	ev.static_keys = 1;
+	tp_tev_put(b, &ev);
 	tp_psum_memory(r->deviceId, rel_ns(m, r->timestamp), *total);
 	return 1;
 }
@@ -602,23 +583,23 @@ static const char *overhead_name(unsigned kind)
 {
 	switch (kind) {
 	case CUPTI_ACTIVITY_OVERHEAD_DRIVER_COMPILER:
-		return "\"Driver compiler\"";
+		return "Driver compiler";
 	case CUPTI_ACTIVITY_OVERHEAD_CUPTI_BUFFER_FLUSH:
-		return "\"CUPTI buffer flush\"";
+		return "CUPTI buffer flush";
 	case CUPTI_ACTIVITY_OVERHEAD_CUPTI_INSTRUMENTATION:
-		return "\"CUPTI instrumentation\"";
+		return "CUPTI instrumentation";
 	case CUPTI_ACTIVITY_OVERHEAD_CUPTI_RESOURCE:
-		return "\"CUPTI resource\"";
+		return "CUPTI resource";
 	case CUPTI_ACTIVITY_OVERHEAD_RUNTIME_TRIGGERED_MODULE_LOADING:
-		return "\"Module loading\"";
+		return "Module loading";
 	case CUPTI_ACTIVITY_OVERHEAD_LAZY_FUNCTION_LOADING:
-		return "\"Lazy function loading\"";
+		return "Lazy function loading";
 	case CUPTI_ACTIVITY_OVERHEAD_COMMAND_BUFFER_FULL:
-		return "\"Command buffer full\"";
+		return "Command buffer full";
 	case CUPTI_ACTIVITY_OVERHEAD_ACTIVITY_BUFFER_REQUEST:
-		return "\"Activity buffer request\"";
+		return "Activity buffer request";
 	}
-	return "\"CUPTI overhead\"";
+	return "CUPTI overhead";
 }
 
 /* Time CUPTI and the driver spent on their own work, on one track of the
@@ -637,13 +618,12 @@ static uint64_t overhead3(struct tp_buf *b, const struct tp_clock_map *m,
 	if (!tr)
 		return 0;
 	N.overhead++;
-	put_head(b, "overhead", name, strlen(name), pid, tr->tid, s, e);
-	tp_buf_lit(b, "\"correlation\":");
-	tp_json_u64(b, r->correlationId);
+	tp_targs_reset(&A);
+	tp_targs_uint(&A, "correlation", r->correlationId);
 	if (r->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD ||
 	    r->objectKind == CUPTI_ACTIVITY_OBJECT_PROCESS)
-		put_arg_u64(b, "thread", r->objectId.pt.threadId);
-	tp_buf_lit(b, "}}");
+		tp_targs_uint(&A, "thread", r->objectId.pt.threadId);
+	put_x(b, TP_TEV_THREAD, "overhead", name, NULL, 0, pid, tr->tid, s, e);
 	return 1;
 }
 
@@ -682,24 +662,23 @@ uint64_t tp_cupti_convert(struct tp_buf *b, const struct tp_clock_map *m,
 	}
 }
 
-static void put_meta(struct tp_buf *b, const char *what, uint32_t pid,
-		     uint32_t tid, const char *name, int64_t sort)
+static void put_meta(struct tp_buf *b, enum tp_tev_phase what,
+		     enum tp_tev_track_kind kind, uint32_t pid, uint32_t tid,
+		     const char *name, int64_t sort)
 {
-	tp_buf_lit(b, ",\n{\"ph\":\"M\",\"name\":\"");
-	tp_buf_cstr(b, what);
-	tp_buf_lit(b, "\",\"pid\":");
-	tp_json_u64(b, pid);
-	tp_buf_lit(b, ",\"tid\":");
-	tp_json_u64(b, tid);
-	tp_buf_lit(b, ",\"args\":{");
+	struct tp_tev ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.track.kind = kind;
+	ev.track.pid = pid;
+	ev.track.tid = tid;
+	ev.phase = what;
 	if (name) {
-		tp_buf_lit(b, "\"name\":");
-		tp_json_str(b, name);
-	} else {
-		tp_buf_lit(b, "\"sort_index\":");
-		tp_json_i64(b, sort);
+		ev.name = name;
+		ev.namelen = strlen(name);
 	}
-	tp_buf_lit(b, "}}");
+	ev.flow_id = (uint64_t)sort;
+	tp_tev_put(b, &ev);
 }
 
 /* GPUs sort after the CPU process (whose index is its rank). */
@@ -727,10 +706,16 @@ static void put_track_meta(const struct tp_track *t, void *arg)
 		n = snprintf(name, sizeof(name), "stream %u", base);
 	if (n > 0 && (size_t)n < sizeof(name))
 		snprintf(name + n, sizeof(name) - (size_t)n, "%s", lane);
-	put_meta(b, "thread_name", t->pid, t->tid, name, 0);
-	if (base == TP_OVERHEAD_TID && t->pid == (uint32_t)tp_sess.pid)
+	/* The overhead track is the process's, the others a device's. */
+	if (base == TP_OVERHEAD_TID && t->pid == (uint32_t)tp_sess.pid) {
+		put_meta(b, TP_TEV_THREAD_NAME, TP_TEV_THREAD, t->pid, t->tid,
+			 name, 0);
 		return;
-	put_meta(b, "thread_sort_index", t->pid, t->tid, NULL, t->tid);
+	}
+	put_meta(b, TP_TEV_THREAD_NAME, TP_TEV_GPU_STREAM, t->pid, t->tid,
+		 name, 0);
+	put_meta(b, TP_TEV_THREAD_SORT_INDEX, TP_TEV_GPU_STREAM, t->pid,
+		 t->tid, NULL, t->tid);
 }
 
 void tp_cupti_put_meta(struct tp_buf *b)
@@ -749,8 +734,9 @@ void tp_cupti_put_meta(struct tp_buf *b)
 				 d->name);
 		else
 			snprintf(name, sizeof(name), "GPU %u", dev);
-		put_meta(b, "process_name", dev, 0, name, 0);
-		put_meta(b, "process_sort_index", dev, 0, NULL,
+		put_meta(b, TP_TEV_PROCESS_NAME, TP_TEV_GPU_STREAM, dev, 0,
+			 name, 0);
+		put_meta(b, TP_TEV_SORT_INDEX, TP_TEV_GPU_STREAM, dev, 0, NULL,
 			 GPU_SORT_BASE + dev);
 	}
 }

@@ -16,6 +16,7 @@
 #include "trace/json.h"
 #include "trace/log.h"
 #include "trace/session.h"
+#include "trace/tev.h"
 #include "trace/thread.h"
 #include "trace/timeline.h"
 #include "stacks/stacks.h"
@@ -144,30 +145,37 @@ static void put_args(struct tp_buf *b, const struct tp_inflight *s)
 static void put_open_call(struct tp_buf *b, struct tp_thread *t,
 			  const struct tp_inflight *s, uint64_t now)
 {
+	static struct tp_targs w;
 	int64_t ns = running_ns(s->t0, now);
 	const char *stack;
+	struct tp_tev ev;
 	size_t len;
 
-	tp_buf_lit(b, ",\n{\"ph\":\"X\",\"cat\":\"unfinished\",\"name\":");
-	tp_json_str(b, s->name);
-	put_i(b, ",\"pid\":", tp_sess.pid);
-	put_i(b, ",\"tid\":", t->tid);
-	tp_buf_lit(b, ",\"ts\":");
-	tp_json_us(b, tp_trace_ns(s->t0));
-	tp_buf_lit(b, ",\"dur\":");
-	tp_json_us(b, ns);
-	put_i(b, ",\"args\":{\"unfinished\":1,\"stuck\":",
-	      ns >= (int64_t)tp_sess.cfg.fl.hang_ns);
+	tp_targs_reset(&w);
+	tp_targs_int(&w, "unfinished", 1);
+	tp_targs_int(&w, "stuck", ns >= (int64_t)tp_sess.cfg.fl.hang_ns);
 	if (s->kind == TP_INF_COLL || s->kind == TP_INF_P2P ||
 	    s->kind == TP_INF_GROUP)
-		put_i(b, s->kind == TP_INF_P2P ? ",\"p2p_seq\":" : ",\"seq\":",
-		      (int64_t)s->a[5]);
+		tp_targs_int(&w, s->kind == TP_INF_P2P ? "p2p_seq" : "seq",
+			     (int64_t)s->a[5]);
 	stack = s->stack ? tp_stack_json(s->stack, &len) : NULL;
-	if (stack) {
-		tp_buf_lit(b, ",\"stack\":");
-		tp_buf_put(b, stack, len);
-	}
-	tp_buf_lit(b, "}}");
+	if (stack)
+		tp_targs_json(&w, "stack", stack, len);
+	memset(&ev, 0, sizeof(ev));
+	ev.track.kind = TP_TEV_THREAD;
+	ev.track.pid = tp_sess.pid;
+	ev.track.tid = t->tid;
+	ev.phase = TP_TEV_COMPLETE;
+	ev.name = s->name;
+	ev.namelen = strlen(s->name);
+	ev.cat = "unfinished";
+	ev.catlen = sizeof("unfinished") - 1;
+	ev.ts_ns = tp_trace_ns(s->t0);
+	ev.dur_ns = ns;
+	ev.args = w.a;
+	ev.nargs = w.n;
+	ev.static_keys = 1;
+	tp_tev_put(b, &ev);
 }
 
 unsigned tp_hang_put_open_calls(struct tp_buf *b)

@@ -80,13 +80,7 @@ void tp_trailer_process_name(struct tp_buf *b)
 	comm[strcspn(comm, "\n")] = '\0';
 	snprintf(name, sizeof(name), "%s (rank %d, pid %d)", comm,
 		 tp_sess.cfg.rank, (int)tp_sess.pid);
-	tp_meta_put(b, "process_name", 0, name);
-	tp_buf_lit(b, ",\n{\"ph\":\"M\",\"name\":\"process_sort_index\","
-		   "\"pid\":");
-	tp_json_u64(b, (uint64_t)tp_sess.pid);
-	tp_buf_lit(b, ",\"tid\":0,\"args\":{\"sort_index\":");
-	tp_json_i64(b, tp_sess.cfg.rank);
-	tp_buf_lit(b, "}}");
+	tp_meta_process(b, name, tp_sess.cfg.rank);
 }
 
 static void put_command(struct tp_buf *b)
@@ -175,8 +169,7 @@ static void put_thread_names(struct tp_buf *b,
 	for (i = 0; i < s->n; i++) {
 		if (named_by_ext(info, s->v[i].tid))
 			continue;
-		tp_buf_lit(b, ",\n");
-		tp_meta_put(b, "thread_name", s->v[i].tid, s->v[i].name);
+		tp_meta_thread_name(b, s->v[i].tid, s->v[i].name);
 	}
 	for (i = 0; i < info->n_ext; i++)
 		if (info->ext[i]->put_meta)
@@ -275,7 +268,14 @@ static void put_ended_by(struct tp_buf *b)
 	tp_json_i64(b, sig);
 }
 
-void tp_trailer_put(struct tp_buf *b, const struct tp_trailer_info *info)
+void tp_trailer_put_meta(struct tp_buf *b, const struct tp_trailer_info *info)
+{
+	put_thread_names(b, info);
+	if (info->gpu)
+		info->gpu->put_meta(b);
+}
+
+void tp_trailer_put_json(struct tp_buf *b, const struct tp_trailer_info *info)
 {
 	/* Drift of the fixed tick mapping against the wall clock over the
 	 * run: how far the last events may be off in Unix time. */
@@ -284,10 +284,7 @@ void tp_trailer_put(struct tp_buf *b, const struct tp_trailer_info *info)
 
 	unsigned i;
 
-	put_thread_names(b, info);
-	if (info->gpu)
-		info->gpu->put_meta(b);
-	tp_buf_lit(b, "\n],\n\"deviceProperties\": [");
+	tp_buf_lit(b, "\"deviceProperties\": [");
 	if (info->gpu)
 		info->gpu->put_devices(b);
 	tp_buf_char(b, ']');
@@ -330,5 +327,5 @@ void tp_trailer_put(struct tp_buf *b, const struct tp_trailer_info *info)
 	put_backtraces(b);
 	tp_buf_lit(b, ",\n \"threads\": ");
 	put_threads(b, info->stats);
-	tp_buf_lit(b, "}}\n");
+	tp_buf_char(b, '}');
 }

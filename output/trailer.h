@@ -50,7 +50,12 @@ struct tp_trailer_info {
 };
 
 void tp_trailer_process_name(struct tp_buf *b);
-/* {"ph":"M","name":"thread_name",...} for a thread of this process. */
-void tp_trailer_put(struct tp_buf *b, const struct tp_trailer_info *info);
+/* The end of the events: thread names (this process's, the extensions',
+ * the GPU's), as typed events through tp_tev_put. */
+void tp_trailer_put_meta(struct tp_buf *b, const struct tp_trailer_info *info);
+/* The closing keys as JSON text, "deviceProperties": [...], ...,
+ * "tprof": {...}, without the braces around them: the JSON trace's last
+ * members, Perfetto's metadata event. */
+void tp_trailer_put_json(struct tp_buf *b, const struct tp_trailer_info *info);
 
 #endif

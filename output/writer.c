@@ -95,6 +95,7 @@ static struct {
 	unsigned n_ext;
 	/* a record and its extension, made contiguous where they wrap */
 	struct tp_event scratch[1 + TP_EV_EXT_MAX];
+	struct tp_targs args;	/* the event being written */
 } W = { .own = { .fd = -1 } };
 
 static void mark_failed(const char *what, int err)
@@ -228,67 +229,7 @@ static void calibrate(int final)
 	__atomic_store_n(&tp_tl.ready, 1, __ATOMIC_RELEASE);
 }
 
-/* The constant head of each API's events, built once:
- * ,\n{"ph":"X","cat":"...","name":"...", */
-static const char *api_json[TP_API_MAX_TABLES << TP_API_TABLE_SHIFT];
-static uint8_t api_json_len[TP_API_MAX_TABLES << TP_API_TABLE_SHIFT];
-
-static const char *api_head(uint16_t id, size_t *len)
-{
-	const struct tp_api *api;
-	struct tp_buf b = { 0 };
-
-	if (id >= TP_API_MAX_TABLES << TP_API_TABLE_SHIFT)
-		return NULL;
-	if (api_json[id]) {
-		*len = api_json_len[id];
-		return api_json[id];
-	}
-	api = tp_api_get(id);
-	if (!api)
-		return NULL;
-	tp_buf_lit(&b, ",\n{\"ph\":\"X\",\"cat\":");
-	tp_json_str(&b, api->cat);
-	tp_buf_lit(&b, ",\"name\":");
-	tp_json_str(&b, api->name);
-	tp_buf_char(&b, ',');
-	if (b.oom || b.len > 255) {
-		tp_buf_free(&b);
-		return NULL;
-	}
-	api_json[id] = b.p;
-	api_json_len[id] = (uint8_t)b.len;
-	*len = b.len;
-	return b.p;
-}
-
-/* "pid":P,"tid":T,"ts": for a thread, built once. */
-static void thread_head(struct tp_thread *t);
-
-void tp_writer_thread_head(struct tp_buf *b, struct tp_thread *t)
-{
-	if (!t->json_len)
-		thread_head(t);
-	tp_buf_put(b, t->json, t->json_len);
-}
-
-static void thread_head(struct tp_thread *t)
-{
-	struct tp_buf b = { 0 };
-
-	tp_buf_lit(&b, "\"pid\":");
-	tp_json_u64(&b, (uint64_t)tp_sess.pid);
-	tp_buf_lit(&b, ",\"tid\":");
-	tp_json_u64(&b, (uint64_t)t->tid);
-	tp_buf_lit(&b, ",\"ts\":");
-	if (!b.oom && b.len <= sizeof(t->json)) {
-		memcpy(t->json, b.p, b.len);
-		t->json_len = (uint8_t)b.len;
-	}
-	tp_buf_free(&b);
-}
-
-static void put_stack(struct tp_buf *b, const struct tp_event *e,
+static void put_stack(struct tp_targs *w, const struct tp_event *e,
 		      uint64_t dur)
 {
 	struct tp_stack_stats *st = tp_stack_stats(e->stack);
@@ -298,8 +239,7 @@ static void put_stack(struct tp_buf *b, const struct tp_event *e,
 	json = tp_stack_json(e->stack, &len);
 	if (!json || !st)
 		return;
-	tp_buf_lit(b, ",\"stack\":");
-	tp_buf_put(b, json, len);
+	tp_targs_json(w, "stack", json, len);
 	st->calls++;
 	st->total_ns += dur;
 	if (dur >= st->max_ns) {
@@ -308,14 +248,44 @@ static void put_stack(struct tp_buf *b, const struct tp_event *e,
 	}
 }
 
+/* The lengths of an API's name (returned) and category, measured once. */
+static size_t api_len(uint16_t id, const struct tp_api *api, size_t *catlen)
+{
+	static uint16_t name_len[TP_API_MAX_TABLES << TP_API_TABLE_SHIFT];
+	static uint16_t cat_len[TP_API_MAX_TABLES << TP_API_TABLE_SHIFT];
+
+	if (id >= TP_API_MAX_TABLES << TP_API_TABLE_SHIFT) {
+		*catlen = strlen(api->cat);
+		return strlen(api->name);
+	}
+	if (!name_len[id]) {
+		name_len[id] = (uint16_t)strlen(api->name);
+		cat_len[id] = (uint16_t)strlen(api->cat);
+	}
+	*catlen = cat_len[id];
+	return name_len[id];
+}
+
+/* A hooked call's record as its X event: the hook's table says what its
+ * args are (keys and typed values); the encoder writes them. */
 static void put_event(struct tp_buf *b, struct tp_thread *t,
 		      const struct tp_event *e)
 {
 	const struct tp_api *api = tp_api_get(e->api);
 	uint64_t s = tp_clock_to_unix(&tp_tl.map, e->start);
 	uint64_t f = tp_clock_to_unix(&tp_tl.map, e->end);
-	const char *head;
-	size_t len, args;
+	int64_t ts = (int64_t)(s - (uint64_t)tp_sess.base_ns);
+	int64_t dur = f > s ? (int64_t)(f - s) : 0;
+	struct tp_targs *w = &W.args;
+	/* What every record's event shares is set once (a memset of the
+	 * whole event per record was a third of drain's time); only the
+	 * writer thread writes events, as with W.args. */
+	static struct tp_tev ev = {
+		.track.kind = TP_TEV_THREAD,
+		.phase = TP_TEV_COMPLETE,
+		.static_names = 1,	/* the API tables' */
+		.static_keys = 1,	/* the formatters' literals */
+	};
 
 	if (api && api->emit) {
 		W.events += api->emit(b, t, e);
@@ -324,42 +294,40 @@ static void put_event(struct tp_buf *b, struct tp_thread *t,
 	if (!tp_capture_kept(e->start)) {
 		/* Its GPU work goes with it. */
 		if (e->corr)
-			tp_corr_note(e->corr, (uint32_t)t->tid,
-				     (int64_t)(s - (uint64_t)tp_sess.base_ns),
-				     0);
+			tp_corr_note(e->corr, (uint32_t)t->tid, ts, 0);
 		return;
 	}
-	head = api_head(e->api, &len);
-	if (!head)
+	if (!api)
 		return;
-	if (!t->json_len)
-		thread_head(t);
-	tp_buf_put(b, head, len);
-	tp_buf_put(b, t->json, t->json_len);
-	tp_json_us(b, (int64_t)(s - (uint64_t)tp_sess.base_ns));
-	tp_buf_lit(b, ",\"dur\":");
-	tp_json_us(b, f > s ? (int64_t)(f - s) : 0);
-	tp_buf_lit(b, ",\"args\":");
-	args = b->len;
-	tp_buf_lit(b, "{\"ret\":");
-	tp_json_i64(b, e->ret);
+	ev.track.pid = tp_sess.pid;
+	ev.track.tid = t->tid;
+	ev.name = api->name;
+	ev.namelen = api_len(e->api, api, &ev.catlen);
+	ev.cat = api->cat;
+	ev.ts_ns = ts;
+	ev.dur_ns = dur;
+	tp_targs_reset(w);
+	/* JSON: each arg is appended as the formatter writes it. */
+	if (!tp_tev_sink)
+		tp_tev_json_open(b, &ev, w);
+	tp_targs_int(w, "ret", e->ret);
 	if (e->corr) {
-		tp_buf_lit(b, ",\"correlation\":");
-		tp_json_u64(b, e->corr);
-		tp_corr_note(e->corr, (uint32_t)t->tid,
-			     (int64_t)(s - (uint64_t)tp_sess.base_ns), 1);
+		tp_targs_uint(w, "correlation", e->corr);
+		tp_corr_note(e->corr, (uint32_t)t->tid, ts, 1);
 	}
 	if (api->args)
-		api->args(b, e);
+		api->args(w, e);
 	if (e->stack)
-		put_stack(b, e, f > s ? f - s : 0);
-	tp_buf_char(b, '}');
+		put_stack(w, e, (uint64_t)dur);
+	ev.args = w->a;
+	ev.nargs = w->n;
+	if (!tp_tev_sink)
+		tp_tev_json_close(b, &ev, w);
+	else
+		tp_tev_put(b, &ev);
 	if (!b->oom)
-		tp_psum_api_span(api->cat, api->name, tp_sess.pid, t->tid,
-				 (int64_t)(s - (uint64_t)tp_sess.base_ns),
-				 f > s ? (int64_t)(f - s) : 0, e->corr,
-				 b->p + args, b->len - args);
-	tp_buf_char(b, '}');
+		tp_psum_api_span(api->cat, api->name, tp_sess.pid, t->tid, ts,
+				 dur, e->corr, w->a, w->n);
 	W.events++;
 }
 
@@ -593,12 +561,46 @@ void tp_writer_drain(void)
 	drain(0);
 }
 
-static void put_header(struct tp_buf *b)
+/* What the Perfetto encoder wrote into its own buffer (its header and
+ * trailer) goes on into the trace's. */
+static void take_enc_out(struct tp_buf *b)
+{
+	struct tp_buf *o = &tp_tev_sink->out;
+
+	tp_buf_put(b, o->p, o->len);
+	if (o->oom)
+		b->oom = 1;
+	o->len = 0;
+	o->oom = 0;
+}
+
+/* TPROF_FORMAT=perfetto: a fresh encoder per file (a fork child's or an
+ * exec'd image's file declares its own tracks and strings). */
+static int pf_begin(struct tp_buf *b, const char *name)
+{
+	struct tp_enc_meta m = { .trace_name = name,
+				 .base_unix_ns = tp_sess.base_ns };
+
+	tp_enc_free(tp_tev_sink);
+	tp_tev_sink = tp_enc_perfetto_new();
+	if (!tp_tev_sink) {
+		errno = ENOMEM;
+		return -1;
+	}
+	tp_enc_begin(tp_tev_sink, &m);
+	take_enc_out(b);
+	tp_trailer_process_name(b);
+	return 0;
+}
+
+static int put_header(struct tp_buf *b)
 {
 	char name[512];
 
 	snprintf(name, sizeof(name), "%s-rank%d", tp_sess.cfg.name,
 		 tp_sess.cfg.rank);
+	if (tp_sess.cfg.format == TP_FORMAT_PERFETTO)
+		return pf_begin(b, name);
 	tp_buf_lit(b, "{\"schemaVersion\": 1,\n\"traceName\": ");
 	tp_json_str(b, name);
 	tp_buf_lit(b, ",\n\"displayTimeUnit\": \"ms\",\n"
@@ -606,19 +608,48 @@ static void put_header(struct tp_buf *b)
 	tp_json_i64(b, tp_sess.base_ns);
 	tp_buf_lit(b, ",\n\"traceEvents\": [\n");
 	tp_trailer_process_name(b);
+	return 0;
+}
+
+/* The names and closing keys: JSON's last members, or Perfetto's
+ * metadata event. */
+static void put_trailer(struct tp_buf *b, const struct tp_trailer_info *info)
+{
+	struct tp_buf j = { 0 };
+
+	tp_trailer_put_meta(b, info);
+	if (tp_sess.cfg.format != TP_FORMAT_PERFETTO) {
+		tp_buf_lit(b, "\n],\n");
+		tp_trailer_put_json(b, info);
+		tp_buf_lit(b, "}\n");
+		return;
+	}
+	tp_trailer_put_json(&j, info);
+	if (j.oom)
+		b->oom = 1;
+	else
+		tp_enc_trailer(tp_tev_sink, j.p, j.len);
+	tp_enc_end(tp_tev_sink);
+	take_enc_out(b);
+	tp_buf_free(&j);
 }
 
 /* The trace file (or a flight dump) named name, its header written;
  * 0, or -1 with errno. A fork child never takes the rank's own name. */
 static int open_named(const char *name)
 {
+	tp_output_suffix = tp_sess.cfg.format == TP_FORMAT_PERFETTO ?
+		".pftrace.gz" : ".trace.json.gz";
 	if (tp_output_open(&W.out, &W.gz, tp_sess.cfg.dir, name,
 			   tp_sess.cfg.rank, tp_sess.cfg.world_size,
 			   tp_sess.run_id, tp_sess.pid, !tp_sess.forked, 1) < 0)
 		return -1;
 	tp_fd_own(&W.own, W.gz.fd);
 	W.opened = 1;
-	put_header(&W.buf);
+	if (put_header(&W.buf) < 0) {
+		mark_failed("cannot start", errno);
+		return 0;	/* said: failed */
+	}
 	flush_buf(1);
 	return 0;
 }
@@ -743,7 +774,7 @@ static const char *flight_dump(const char *why, uint64_t at)
 	info.ext = W.ext;
 	info.n_ext = W.n_ext;
 	info.compressor = tp_gz_codec_name(&W.gz);
-	tp_trailer_put(&W.buf, &info);
+	put_trailer(&W.buf, &info);
 	flush_buf(1);
 	tp_thread_stats_free(&st);
 	path[0] = '\0';
@@ -859,7 +890,7 @@ int tp_writer_finish(void)
 	info.ext = W.ext;
 	info.n_ext = W.n_ext;
 	info.compressor = tp_gz_codec_name(&W.gz);
-	tp_trailer_put(&W.buf, &info);
+	put_trailer(&W.buf, &info);
 	flush_buf(1);
 	if (W.failed)
 		return -1;

@@ -78,8 +78,5 @@ struct tp_writer_ext {
 #define TP_WRITER_MAX_EXT 4
 
 void tp_writer_add_ext(const struct tp_writer_ext *x);
-/* For formatters: the "pid":P,"tid":T,"ts": head of a thread's events
- * (trace time of a tick: tp_trace_ns in trace/timeline.h). */
-void tp_writer_thread_head(struct tp_buf *b, struct tp_thread *t);
 
 #endif

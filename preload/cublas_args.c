@@ -73,57 +73,35 @@ static const char *data_type(int32_t v)
 	return name_of(data_types, N_OF(data_types), v);
 }
 
-static void put_name(struct tp_buf *b, const char *s)
-{
-	tp_buf_char(b, '"');
-	tp_buf_cstr(b, s);
-	tp_buf_char(b, '"');
-}
-
-/* A name from the table, else the raw value. The caller wrote the key. */
-static void put_enum(struct tp_buf *b, const char *s, int32_t v)
+/* A name from the table, else the raw value. */
+static void put_enum(struct tp_targs *w, const char *key, const char *s,
+		     int32_t v)
 {
 	if (s)
-		put_name(b, s);
+		tp_targs_cstr(w, key, s);
 	else
-		tp_json_i64(b, v);
+		tp_targs_int(w, key, v);
 }
 
-static void put_op(struct tp_buf *b, int32_t v)
+static void put_op(struct tp_targs *w, const char *key, int32_t v)
 {
-	put_enum(b, name_of(ops, N_OF(ops), v), v);
+	put_enum(w, key, name_of(ops, N_OF(ops), v), v);
 }
 
 /* computeType: a cublasComputeType_t, or the cudaDataType that C callers
  * of the Ex calls may still pass. */
-static void put_compute(struct tp_buf *b, int32_t v)
+static void put_compute(struct tp_targs *w, int32_t v)
 {
 	const char *s = name_of(compute_types, N_OF(compute_types),
 				(int64_t)v - COMPUTE_BASE);
 
-	put_enum(b, s ? s : data_type(v), v);
+	put_enum(w, "compute type", s ? s : data_type(v), v);
 }
 
 /* 2mnk per matrix, 8mnk when complex (a complex multiply-add is four
  * real multiplies and four real adds). The product of four 64-bit
- * values can exceed 64 bits: it is kept in 128 and printed exactly, and
- * left out only when even that overflows. */
-static void put_u128(struct tp_buf *b, unsigned __int128 v)
-{
-	char tmp[40];
-	int n = sizeof(tmp);
-
-	if (v <= UINT64_MAX) {
-		tp_json_u64(b, (uint64_t)v);
-		return;
-	}
-	while (v) {
-		tmp[--n] = (char)('0' + (int)(v % 10));
-		v /= 10;
-	}
-	tp_buf_put(b, tmp + n, sizeof(tmp) - (size_t)n);
-}
-
+ * values can exceed 64 bits: it is kept in 128 bits (written exactly),
+ * and left out only when even that overflows. */
 static int flops(const struct tp_cublas_args *g,
 		 const struct tp_cublas_dims *d, unsigned __int128 *out)
 {
@@ -156,20 +134,18 @@ static int flops(const struct tp_cublas_args *g,
 #define PUT_DIM(bit, key, v)                                             \
 	do {                                                             \
 		if (d->known & (bit)) {                                  \
-			tp_json_key(b, key);                             \
-			tp_json_i64(b, (v));                             \
+			tp_targs_int(w, key, (v));                       \
 		}                                                        \
 	} while (0)
 
 #define PUT_TYPE(bit, key, v)                                            \
 	do {                                                             \
 		if (d->known & (bit)) {                                  \
-			tp_json_key(b, key);                             \
-			put_enum(b, data_type(v), (v));                  \
+			put_enum(w, key, data_type(v), (v));             \
 		}                                                        \
 	} while (0)
 
-static void put_shape(struct tp_buf *b, const struct tp_cublas_args *g,
+static void put_shape(struct tp_targs *w, const struct tp_cublas_args *g,
 		      const struct tp_cublas_dims *d)
 {
 	PUT_DIM(TP_GEMM_M, "m", d->m);
@@ -177,20 +153,17 @@ static void put_shape(struct tp_buf *b, const struct tp_cublas_args *g,
 	PUT_DIM(TP_GEMM_K, "k", d->k);
 	PUT_DIM(TP_GEMM_BATCH, "batch", d->batch);
 	if (d->known & TP_GEMM_TRANSA) {
-		tp_json_key(b, "transa");
-		put_op(b, g->transa);
+		put_op(w, "transa", g->transa);
 	}
 	if (d->known & TP_GEMM_TRANSB) {
-		tp_json_key(b, "transb");
-		put_op(b, g->transb);
+		put_op(w, "transb", g->transb);
 	}
 	PUT_TYPE(TP_GEMM_ATYPE, "a type", g->atype);
 	PUT_TYPE(TP_GEMM_BTYPE, "b type", g->btype);
 	PUT_TYPE(TP_GEMM_CTYPE, "c type", g->ctype);
 	PUT_TYPE(TP_GEMM_DTYPE, "d type", g->dtype);
 	if (d->known & TP_GEMM_COMPUTE) {
-		tp_json_key(b, "compute type");
-		put_compute(b, g->compute);
+		put_compute(w, g->compute);
 	}
 	PUT_TYPE(TP_GEMM_SCALE, "scale type", g->scale);
 	PUT_DIM(TP_GEMM_LDA, "lda", d->lda);
@@ -199,7 +172,7 @@ static void put_shape(struct tp_buf *b, const struct tp_cublas_args *g,
 	PUT_DIM(TP_GEMM_LDD, "ldd", d->ldd);
 }
 
-static void fmt_gemm(struct tp_buf *b, const struct tp_event *e)
+static void fmt_gemm(struct tp_targs *w, const struct tp_event *e)
 {
 	const struct tp_cublas_args *g = (const void *)&e->a;
 	const struct tp_cublas_dims *d = tp_event_ext(e);
@@ -207,25 +180,19 @@ static void fmt_gemm(struct tp_buf *b, const struct tp_event *e)
 
 	if ((e->flags & TP_EV_EXT_MASK) < 1)
 		return;
-	put_shape(b, g, d);
-	if (flops(g, d, &f)) {
-		tp_json_key(b, "flops");
-		put_u128(b, f);
-	}
+	put_shape(w, g, d);
+	if (flops(g, d, &f))
+		tp_targs_u128(w, "flops", f);
 	if (e->ret) {
 		const char *s = name_of(statuses, N_OF(statuses), e->ret);
 
-		tp_json_key(b, "status");
-		put_name(b, s ? s : "unknown status");
+		tp_targs_cstr(w, "status", s ? s : "unknown status");
 	}
-	tp_json_key(b, "handle");
-	tp_json_hex(b, g->handle);
-	if (e->api == TP_CUBLAS_ID(LT_MATMUL)) {
-		tp_json_key(b, "stream");
-		tp_json_hex(b, e->stream);
-	}
+	tp_targs_ptr(w, "handle", g->handle);
+	if (e->api == TP_CUBLAS_ID(LT_MATMUL))
+		tp_targs_ptr(w, "stream", e->stream);
 	if (d->nested)
-		tp_buf_lit(b, ",\"nested\":1");
+		tp_targs_int(w, "nested", 1);
 }
 
 static const struct tp_api cublas_apis[] = {

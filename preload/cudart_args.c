@@ -11,7 +11,7 @@
 
 static const char *(*real_cudaGetErrorName)(cudaError_t);
 
-static void put_ret(struct tp_buf *b, const struct tp_event *e)
+static void put_ret(struct tp_targs *w, const struct tp_event *e)
 {
 	const char *name = NULL;
 
@@ -19,162 +19,119 @@ static void put_ret(struct tp_buf *b, const struct tp_event *e)
 		return;
 	if (TP_REAL_OK(cudaGetErrorName, tp_libs_cudart))
 		name = TP_REAL(cudaGetErrorName)((cudaError_t)e->ret);
-	tp_json_key(b, "error");
-	if (name)
-		tp_json_str(b, name);
-	else
-		tp_buf_lit(b, "\"unknown error\"");
+	tp_targs_cstr(w, "error", name ? name : "unknown error");
 }
 
-static void put_stream(struct tp_buf *b, const struct tp_event *e)
+static void put_stream(struct tp_targs *w, const struct tp_event *e)
 {
-	tp_json_key(b, "stream");
-	tp_json_hex(b, e->stream);
+	tp_targs_ptr(w, "stream", e->stream);
 }
 
-/* [x,y,z]; the caller writes the key. */
-static void put_dim3(struct tp_buf *b, const uint32_t *d)
-{
-	tp_buf_char(b, '[');
-	tp_json_u64(b, d[0]);
-	tp_buf_char(b, ',');
-	tp_json_u64(b, d[1]);
-	tp_buf_char(b, ',');
-	tp_json_u64(b, d[2]);
-	tp_buf_char(b, ']');
-}
-
-static void fmt_launch(struct tp_buf *b, const struct tp_event *e)
+static void fmt_launch(struct tp_targs *w, const struct tp_event *e)
 {
 	const struct tp_launch_args *l = &e->a.launch;
 	const char *name;
 	size_t len;
 
-	put_ret(b, e);
+	put_ret(w, e);
 	name = tp_sym_kernel_json(l->func, &len);
-	tp_buf_lit(b, ",\"kernel\":");
-	tp_buf_put(b, name, len);
-	tp_json_key(b, "grid");
-	put_dim3(b, l->grid);
-	tp_json_key(b, "block");
-	put_dim3(b, l->block);
-	tp_json_key(b, "shared memory");
-	tp_json_u64(b, l->shmem);
-	put_stream(b, e);
+	tp_targs_json(w, "kernel", name, len);
+	tp_targs_uint3(w, "grid", l->grid);	/* [x,y,z] */
+	tp_targs_uint3(w, "block", l->block);
+	tp_targs_uint(w, "shared memory", l->shmem);
+	put_stream(w, e);
 }
 
-static void fmt_graph(struct tp_buf *b, const struct tp_event *e)
+static void fmt_graph(struct tp_targs *w, const struct tp_event *e)
 {
-	put_ret(b, e);
-	tp_json_key(b, "graph exec");
-	tp_json_hex(b, e->a.ev.handle);
-	put_stream(b, e);
+	put_ret(w, e);
+	tp_targs_ptr(w, "graph exec", e->a.ev.handle);
+	put_stream(w, e);
 }
 
 static const char *const copy_kinds[] = {
 	"HtoH", "HtoD", "DtoH", "DtoD", "Default",
 };
 
-static void fmt_copy(struct tp_buf *b, const struct tp_event *e)
+static void fmt_copy(struct tp_targs *w, const struct tp_event *e)
 {
 	const struct tp_copy_args *c = &e->a.copy;
 
-	put_ret(b, e);
-	tp_json_key(b, "bytes");
-	tp_json_u64(b, c->bytes);
-	tp_json_key(b, "kind");
+	put_ret(w, e);
+	tp_targs_uint(w, "bytes", c->bytes);
 	if (c->kind < sizeof(copy_kinds) / sizeof(copy_kinds[0]))
-		tp_json_str(b, copy_kinds[c->kind]);
+		tp_targs_cstr(w, "kind", copy_kinds[c->kind]);
 	else
-		tp_json_u64(b, c->kind);
-	if (c->height) {
-		tp_json_key(b, "height");
-		tp_json_u64(b, c->height);
-	}
-	tp_json_key(b, "dst");
-	tp_json_hex(b, c->dst);
-	tp_json_key(b, "src");
-	tp_json_hex(b, c->src);
-	put_stream(b, e);
+		tp_targs_uint(w, "kind", c->kind);
+	if (c->height)
+		tp_targs_uint(w, "height", c->height);
+	tp_targs_ptr(w, "dst", c->dst);
+	tp_targs_ptr(w, "src", c->src);
+	put_stream(w, e);
 }
 
-static void fmt_peer(struct tp_buf *b, const struct tp_event *e)
+static void fmt_peer(struct tp_targs *w, const struct tp_event *e)
 {
 	const struct tp_copy_args *c = &e->a.copy;
 
-	put_ret(b, e);
-	tp_json_key(b, "bytes");
-	tp_json_u64(b, c->bytes);
-	tp_buf_lit(b, ",\"kind\":\"PtoP\",\"dst device\":");
-	tp_json_i64(b, c->dst_dev);
-	tp_json_key(b, "src device");
-	tp_json_i64(b, c->src_dev);
-	tp_json_key(b, "dst");
-	tp_json_hex(b, c->dst);
-	tp_json_key(b, "src");
-	tp_json_hex(b, c->src);
-	put_stream(b, e);
+	put_ret(w, e);
+	tp_targs_uint(w, "bytes", c->bytes);
+	tp_targs_cstr(w, "kind", "PtoP");
+	tp_targs_int(w, "dst device", c->dst_dev);
+	tp_targs_int(w, "src device", c->src_dev);
+	tp_targs_ptr(w, "dst", c->dst);
+	tp_targs_ptr(w, "src", c->src);
+	put_stream(w, e);
 }
 
-static void fmt_memset(struct tp_buf *b, const struct tp_event *e)
+static void fmt_memset(struct tp_targs *w, const struct tp_event *e)
 {
-	put_ret(b, e);
-	tp_json_key(b, "bytes");
-	tp_json_u64(b, e->a.mem.bytes);
-	tp_json_key(b, "value");
-	tp_json_i64(b, e->a.mem.value);
-	tp_json_key(b, "ptr");
-	tp_json_hex(b, e->a.mem.ptr);
-	put_stream(b, e);
+	put_ret(w, e);
+	tp_targs_uint(w, "bytes", e->a.mem.bytes);
+	tp_targs_int(w, "value", e->a.mem.value);
+	tp_targs_ptr(w, "ptr", e->a.mem.ptr);
+	put_stream(w, e);
 }
 
-static void fmt_alloc(struct tp_buf *b, const struct tp_event *e)
+static void fmt_alloc(struct tp_targs *w, const struct tp_event *e)
 {
-	put_ret(b, e);
-	tp_json_key(b, "bytes");
-	tp_json_u64(b, e->a.mem.bytes);
-	tp_json_key(b, "ptr");
-	tp_json_hex(b, e->a.mem.ptr);
-	if (e->a.mem.flags) {
-		tp_json_key(b, "flags");
-		tp_json_u64(b, e->a.mem.flags);
-	}
+	put_ret(w, e);
+	tp_targs_uint(w, "bytes", e->a.mem.bytes);
+	tp_targs_ptr(w, "ptr", e->a.mem.ptr);
+	if (e->a.mem.flags)
+		tp_targs_uint(w, "flags", e->a.mem.flags);
 	if (e->stream || e->api == TP_CUDART_MALLOC_ASYNC)
-		put_stream(b, e);
+		put_stream(w, e);
 }
 
-static void fmt_free(struct tp_buf *b, const struct tp_event *e)
+static void fmt_free(struct tp_targs *w, const struct tp_event *e)
 {
-	put_ret(b, e);
-	tp_json_key(b, "ptr");
-	tp_json_hex(b, e->a.mem.ptr);
+	put_ret(w, e);
+	tp_targs_ptr(w, "ptr", e->a.mem.ptr);
 	if (e->api == TP_CUDART_FREE_ASYNC ||
 	    e->api == TP_CUDART_FREE_ASYNC_PTSZ)
-		put_stream(b, e);
+		put_stream(w, e);
 }
 
-static void fmt_stream(struct tp_buf *b, const struct tp_event *e)
+static void fmt_stream(struct tp_targs *w, const struct tp_event *e)
 {
-	put_ret(b, e);
-	put_stream(b, e);
+	put_ret(w, e);
+	put_stream(w, e);
 }
 
-static void fmt_event(struct tp_buf *b, const struct tp_event *e)
+static void fmt_event(struct tp_targs *w, const struct tp_event *e)
 {
-	put_ret(b, e);
-	tp_json_key(b, "event");
-	tp_json_hex(b, e->a.ev.handle);
+	put_ret(w, e);
+	tp_targs_ptr(w, "event", e->a.ev.handle);
 	if (e->api != TP_CUDART_EVENT_SYNC)
-		put_stream(b, e);
-	if (e->a.ev.flags) {
-		tp_json_key(b, "flags");
-		tp_json_u64(b, e->a.ev.flags);
-	}
+		put_stream(w, e);
+	if (e->a.ev.flags)
+		tp_targs_uint(w, "flags", e->a.ev.flags);
 }
 
-static void fmt_none(struct tp_buf *b, const struct tp_event *e)
+static void fmt_none(struct tp_targs *w, const struct tp_event *e)
 {
-	put_ret(b, e);
+	put_ret(w, e);
 }
 
 static const struct tp_api cudart_apis[] = {

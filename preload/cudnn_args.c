@@ -153,64 +153,58 @@ static const char *status_name(int code)
 	return "CUDNN_UNKNOWN_STATUS";
 }
 
-static void put_common(struct tp_buf *b, const struct tp_event *e)
+static void put_common(struct tp_targs *w, const struct tp_event *e)
 {
-	if (e->ret) {
-		tp_json_key(b, "status");
-		tp_json_str(b, status_name(e->ret));
-	}
-	tp_json_key(b, "handle");
-	tp_json_hex(b, e->a.raw[TP_CUDNN_HANDLE]);
+	if (e->ret)
+		tp_targs_cstr(w, "status", status_name(e->ret));
+	tp_targs_ptr(w, "handle", e->a.raw[TP_CUDNN_HANDLE]);
 }
 
 /* The name, or the number for a value newer than the table. */
-static void put_enum(struct tp_buf *b, struct names t, uint32_t v)
+static void put_enum(struct tp_targs *w, const char *key, size_t len,
+		     struct names t, uint32_t v)
 {
-	if (v < t.n)
-		tp_json_str(b, t.v[v]);
-	else
-		tp_json_u64(b, v);
+	if (v < t.n) {
+		tp_targs_strk(w, key, len, t.v[v], strlen(t.v[v]));
+		return;
+	}
+	tp_targs_uintk(w, key, len, v);
 }
 
-static void put_ints(struct tp_buf *b, const int32_t *v, unsigned n)
+#define PUT_ENUM(w, key, t, v) put_enum((w), key, sizeof(key) - 1, (t), (v))
+
+static void put_ints(struct tp_targs *w, const char *key, size_t key_len,
+		     const int32_t *v, unsigned n)
 {
 	unsigned i;
 
-	tp_buf_char(b, '[');
-	for (i = 0; i < n; i++) {
-		if (i)
-			tp_buf_char(b, ',');
-		tp_json_i64(b, v[i]);
-	}
-	tp_buf_char(b, ']');
+	tp_targs_openk(w, key, key_len, 0);
+	for (i = 0; i < n; i++)
+		tp_targs_int(w, NULL, v[i]);
+	tp_targs_close(w);
 }
 
-/* ,"key":[dims] when the descriptor was read. */
-static void put_dims(struct tp_buf *b, const char *key, size_t key_len,
+/* "key":[dims] when the descriptor was read. */
+static void put_dims(struct tp_targs *w, const char *key, size_t key_len,
 		     const struct tp_cudnn_tensor *t)
 {
 	if (!t->nb)
 		return;
-	tp_buf_lit(b, ",\"");
-	tp_buf_put(b, key, key_len);
-	tp_buf_lit(b, "\":");
-	put_ints(b, t->dim, t->nb);
+	put_ints(w, key, key_len, t->dim, t->nb);
 }
 
-#define PUT_DIMS(b, key, t) put_dims((b), key, sizeof(key) - 1, (t))
+#define PUT_DIMS(w, key, t) put_dims((w), key, sizeof(key) - 1, (t))
 
-static void put_dtype(struct tp_buf *b, const struct tp_cudnn_tensor *t)
+static void put_dtype(struct tp_targs *w, const struct tp_cudnn_tensor *t)
 {
 	if (!t->nb || t->dtype == TP_CUDNN_NO_ENUM)
 		return;
-	tp_json_key(b, "dtype");
-	put_enum(b, NAMES(dtypes), t->dtype);
+	PUT_ENUM(w, "dtype", NAMES(dtypes), t->dtype);
 }
 
-static void put_bytes(struct tp_buf *b, const struct tp_event *e)
+static void put_bytes(struct tp_targs *w, const struct tp_event *e)
 {
-	tp_json_key(b, "workspace bytes");
-	tp_json_u64(b, e->a.raw[TP_CUDNN_WS]);
+	tp_targs_uint(w, "workspace bytes", e->a.raw[TP_CUDNN_WS]);
 }
 
 /* 2 * N * K * prod(output spatial) * (C / groups) * prod(filter spatial),
@@ -241,60 +235,46 @@ static uint64_t conv_flops(const struct tp_cudnn_conv *c)
 	return f;
 }
 
-static void put_geometry(struct tp_buf *b, const struct tp_cudnn_conv *c)
+static void put_geometry(struct tp_targs *w, const struct tp_cudnn_conv *c)
 {
 	if (!c->spatial)
 		return;
-	tp_json_key(b, "pad");
-	put_ints(b, c->pad, c->spatial);
-	tp_json_key(b, "stride");
-	put_ints(b, c->stride, c->spatial);
-	tp_json_key(b, "dilation");
-	put_ints(b, c->dilation, c->spatial);
-	if (c->mode != TP_CUDNN_NO_ENUM) {
-		tp_json_key(b, "mode");
-		put_enum(b, NAMES(conv_modes), c->mode);
-	}
-	if (c->compute != TP_CUDNN_NO_ENUM) {
-		tp_json_key(b, "compute type");
-		put_enum(b, NAMES(dtypes), c->compute);
-	}
+	put_ints(w, "pad", 3, c->pad, c->spatial);
+	put_ints(w, "stride", 6, c->stride, c->spatial);
+	put_ints(w, "dilation", 8, c->dilation, c->spatial);
+	if (c->mode != TP_CUDNN_NO_ENUM)
+		PUT_ENUM(w, "mode", NAMES(conv_modes), c->mode);
+	if (c->compute != TP_CUDNN_NO_ENUM)
+		PUT_ENUM(w, "compute type", NAMES(dtypes), c->compute);
 }
 
-static void fmt_conv(struct tp_buf *b, const struct tp_event *e)
+static void fmt_conv(struct tp_targs *w, const struct tp_event *e)
 {
 	const struct tp_cudnn_conv *c = tp_event_ext(e);
 	uint64_t flops = conv_flops(c);
 
-	put_common(b, e);
-	PUT_DIMS(b, "x", &c->x);
-	PUT_DIMS(b, "w", &c->w);
-	PUT_DIMS(b, "y", &c->y);
+	put_common(w, e);
+	PUT_DIMS(w, "x", &c->x);
+	PUT_DIMS(w, "w", &c->w);
+	PUT_DIMS(w, "y", &c->y);
 	/* The data type of the first tensor that was read. */
-	put_dtype(b, c->x.nb ? &c->x : c->w.nb ? &c->w : &c->y);
-	put_geometry(b, c);
-	if (c->groups) {
-		tp_json_key(b, "groups");
-		tp_json_u64(b, (uint64_t)c->groups);
-	}
-	tp_json_key(b, "algo");
-	tp_json_i64(b, c->algo);
-	put_bytes(b, e);
-	if (flops) {
-		tp_json_key(b, "flops");
-		tp_json_u64(b, flops);
-	}
+	put_dtype(w, c->x.nb ? &c->x : c->w.nb ? &c->w : &c->y);
+	put_geometry(w, c);
+	if (c->groups)
+		tp_targs_uint(w, "groups", (uint64_t)c->groups);
+	tp_targs_int(w, "algo", c->algo);
+	put_bytes(w, e);
+	if (flops)
+		tp_targs_uint(w, "flops", flops);
 }
 
-static void fmt_backend(struct tp_buf *b, const struct tp_event *e)
+static void fmt_backend(struct tp_targs *w, const struct tp_event *e)
 {
-	put_common(b, e);
-	tp_json_key(b, "plan");
-	tp_json_hex(b, e->a.raw[TP_CUDNN_DESC]);
-	tp_json_key(b, "variant pack");
-	tp_json_hex(b, e->a.raw[TP_CUDNN_MORE]);
+	put_common(w, e);
+	tp_targs_ptr(w, "plan", e->a.raw[TP_CUDNN_DESC]);
+	tp_targs_ptr(w, "variant pack", e->a.raw[TP_CUDNN_MORE]);
 	if (e->a.raw[TP_CUDNN_WS] != TP_CUDNN_UNKNOWN)
-		put_bytes(b, e);
+		put_bytes(w, e);
 }
 
 /* Batch-norm, normalization, softmax, RNN, attention: the enums each
@@ -305,82 +285,71 @@ struct op_names {
 	struct names mode, ops, algo;
 };
 
-static void put_op_enum(struct tp_buf *b, const char *key, size_t len,
+static void put_op_enum(struct tp_targs *w, const char *key, size_t len,
 			struct names t, uint32_t v)
 {
 	if (v == TP_CUDNN_NO_MODE)
 		return;
-	tp_buf_lit(b, ",\"");
-	tp_buf_put(b, key, len);
-	tp_buf_lit(b, "\":");
-	put_enum(b, t, v);
+	put_enum(w, key, len, t, v);
 }
 
-static void put_op(struct tp_buf *b, const struct tp_event *e,
+static void put_op(struct tp_targs *w, const struct tp_event *e,
 		   const struct op_names *n)
 {
 	const struct tp_cudnn_op *o = tp_event_ext(e);
 
-	put_common(b, e);
-	put_dims(b, n->x_key, n->x_len, &o->x);
-	put_dtype(b, &o->x);
-	put_op_enum(b, "mode", 4, n->mode, o->mode);
-	put_op_enum(b, "ops", 3, n->ops, o->ops);
-	put_op_enum(b, "algo", 4, n->algo, o->algo);
-	if (o->has & TP_CUDNN_HAS_IDX) {
-		tp_json_key(b, "curr idx");
-		tp_json_i64(b, o->idx);
-	}
+	put_common(w, e);
+	put_dims(w, n->x_key, n->x_len, &o->x);
+	put_dtype(w, &o->x);
+	put_op_enum(w, "mode", 4, n->mode, o->mode);
+	put_op_enum(w, "ops", 3, n->ops, o->ops);
+	put_op_enum(w, "algo", 4, n->algo, o->algo);
+	if (o->has & TP_CUDNN_HAS_IDX)
+		tp_targs_int(w, "curr idx", o->idx);
 	if (o->has & TP_CUDNN_HAS_WS)
-		put_bytes(b, e);
-	if (o->has & TP_CUDNN_HAS_RESERVE) {
-		tp_json_key(b, "reserve bytes");
-		tp_json_u64(b, e->a.raw[TP_CUDNN_RESERVE]);
-	}
+		put_bytes(w, e);
+	if (o->has & TP_CUDNN_HAS_RESERVE)
+		tp_targs_uint(w, "reserve bytes", e->a.raw[TP_CUDNN_RESERVE]);
 }
 
-static void fmt_bn(struct tp_buf *b, const struct tp_event *e)
+static void fmt_bn(struct tp_targs *w, const struct tp_event *e)
 {
 	static const struct op_names n = {
 		"x", 1, NAMES(bn_modes), NAMES(bn_ops), NO_NAMES,
 	};
 
-	put_op(b, e, &n);
+	put_op(w, e, &n);
 }
 
-static void fmt_norm(struct tp_buf *b, const struct tp_event *e)
+static void fmt_norm(struct tp_targs *w, const struct tp_event *e)
 {
 	static const struct op_names n = {
 		"x", 1, NAMES(norm_modes), NAMES(norm_ops), NAMES(norm_algos),
 	};
 
-	put_op(b, e, &n);
+	put_op(w, e, &n);
 }
 
-static void fmt_softmax(struct tp_buf *b, const struct tp_event *e)
+static void fmt_softmax(struct tp_targs *w, const struct tp_event *e)
 {
 	static const struct op_names n = {
 		"x", 1, NAMES(softmax_modes), NO_NAMES, NAMES(softmax_algos),
 	};
 
-	put_op(b, e, &n);
+	put_op(w, e, &n);
 }
 
 /* RNN and attention: their descriptor and weight-space bytes too. */
-static void put_seq(struct tp_buf *b, const struct tp_event *e,
+static void put_seq(struct tp_targs *w, const struct tp_event *e,
 		    const struct op_names *n, const char *desc_key,
 		    size_t desc_len)
 {
-	put_op(b, e, n);
-	tp_buf_lit(b, ",\"");
-	tp_buf_put(b, desc_key, desc_len);
-	tp_buf_lit(b, "\":");
-	tp_json_hex(b, e->a.raw[TP_CUDNN_DESC]);
-	tp_json_key(b, "weight bytes");
-	tp_json_u64(b, e->a.raw[TP_CUDNN_MORE]);
+	put_op(w, e, n);
+	tp_targs_ptrk(w, desc_key, desc_len, e->a.raw[TP_CUDNN_DESC]);
+	tp_targs_uint(w, "weight bytes", e->a.raw[TP_CUDNN_MORE]);
 }
 
-static void fmt_rnn(struct tp_buf *b, const struct tp_event *e)
+static void fmt_rnn(struct tp_targs *w, const struct tp_event *e)
 {
 	static const struct op_names fwd = {
 		"x", 1, NAMES(fwd_modes), NO_NAMES, NO_NAMES,
@@ -389,16 +358,16 @@ static void fmt_rnn(struct tp_buf *b, const struct tp_event *e)
 		"x", 1, NAMES(wgrad_modes), NO_NAMES, NO_NAMES,
 	};
 
-	put_seq(b, e, e->api == TP_CUDNN_ID(RNN_FWD) ? &fwd : &bwd, "rnn", 3);
+	put_seq(w, e, e->api == TP_CUDNN_ID(RNN_FWD) ? &fwd : &bwd, "rnn", 3);
 }
 
-static void fmt_attn(struct tp_buf *b, const struct tp_event *e)
+static void fmt_attn(struct tp_targs *w, const struct tp_event *e)
 {
 	static const struct op_names n = {
 		"q", 1, NAMES(wgrad_modes), NO_NAMES, NO_NAMES,
 	};
 
-	put_seq(b, e, &n, "attn", 4);
+	put_seq(w, e, &n, "attn", 4);
 }
 
 static const struct tp_api cudnn_apis[] = {

@@ -36,200 +36,162 @@ static const unsigned char coll_what[] = {
 #undef X
 };
 
-static void put_status(struct tp_buf *b, const struct tp_event *e)
+static void put_status(struct tp_targs *w, const struct tp_event *e)
 {
 	if (!e->ret)
 		return;
-	tp_json_key(b, "status");
 	if (e->ret > 0 && (unsigned)e->ret < N_OF(results))
-		tp_json_str(b, results[e->ret]);
+		tp_targs_cstr(w, "status", results[e->ret]);
 	else
-		tp_buf_lit(b, "\"unknown\"");
+		tp_targs_cstr(w, "status", "unknown");
 }
 
-static void put_group(struct tp_buf *b, uint32_t group)
+static void put_group(struct tp_targs *w, uint32_t group)
 {
 	if (!group)
 		return;
-	tp_json_key(b, "group");
-	tp_json_u64(b, group);
+	tp_targs_uint(w, "group", group);
 }
 
-static void put_rank_size(struct tp_buf *b, int32_t rank, int32_t size)
+static void put_rank_size(struct tp_targs *w, int32_t rank, int32_t size)
 {
 	if (rank < 0 || size <= 0)
 		return;
-	tp_json_key(b, "rank");
-	tp_json_i64(b, rank);
-	tp_json_key(b, "size");
-	tp_json_i64(b, size);
+	tp_targs_int(w, "rank", rank);
+	tp_targs_int(w, "size", size);
 }
 
 /* The buffer sizes: bytes, and the send or receive side's bytes x size
  * when it holds one block per rank. Left out when they would overflow. */
-static void put_bytes(struct tp_buf *b, const struct tp_nccl_coll *c,
+static void put_bytes(struct tp_targs *w, const struct tp_nccl_coll *c,
 		      unsigned what)
 {
 	uint64_t bytes, all;
 
 	if (__builtin_mul_overflow(c->count, dtypes[c->dtype].bytes, &bytes))
 		return;
-	tp_json_key(b, "bytes");
-	tp_json_u64(b, bytes);
+	tp_targs_uint(w, "bytes", bytes);
 	if (c->size <= 0 ||
 	    __builtin_mul_overflow(bytes, (uint64_t)c->size, &all))
 		return;
-	if (what & TP_NCCL_IN_X) {
-		tp_json_key(b, "in bytes");
-		tp_json_u64(b, all);
-	}
-	if (what & TP_NCCL_OUT_X) {
-		tp_json_key(b, "out bytes");
-		tp_json_u64(b, all);
-	}
+	if (what & TP_NCCL_IN_X)
+		tp_targs_uint(w, "in bytes", all);
+	if (what & TP_NCCL_OUT_X)
+		tp_targs_uint(w, "out bytes", all);
 }
 
 /* Ops made by ncclRedOpCreatePreMulSum are numbered from ncclNumOps. */
-static void put_op(struct tp_buf *b, int32_t op)
+static void put_op(struct tp_targs *w, int32_t op)
 {
-	tp_json_key(b, "op");
 	if (op >= 0 && (unsigned)op < N_OF(ops))
-		tp_json_str(b, ops[op]);
+		tp_targs_cstr(w, "op", ops[op]);
 	else if (op >= 0)
-		tp_buf_lit(b, "\"custom\"");
+		tp_targs_cstr(w, "op", "custom");
 	else
-		tp_json_i64(b, op);
+		tp_targs_int(w, "op", op);
 }
 
-static void fmt_coll(struct tp_buf *b, const struct tp_event *e)
+static void fmt_coll(struct tp_targs *w, const struct tp_event *e)
 {
 	const struct tp_nccl_coll *c = (const struct tp_nccl_coll *)e->a.raw;
 	unsigned what = coll_what[TP_NCCL_INDEX(e->api)];
 	int known = c->dtype >= 0 && (unsigned)c->dtype < N_OF(dtypes);
 
-	put_status(b, e);
-	tp_json_key(b, "count");
-	tp_json_u64(b, c->count);
-	tp_json_key(b, "dtype");
+	put_status(w, e);
+	tp_targs_uint(w, "count", c->count);
 	if (known)
-		tp_json_str(b, dtypes[c->dtype].name);
+		tp_targs_cstr(w, "dtype", dtypes[c->dtype].name);
 	else
-		tp_json_i64(b, c->dtype);
+		tp_targs_int(w, "dtype", c->dtype);
 	if (known)
-		put_bytes(b, c, what);
+		put_bytes(w, c, what);
 	if (what & TP_NCCL_OP)
-		put_op(b, c->op);
-	if (what & TP_NCCL_ROOT) {
-		tp_json_key(b, "root");
-		tp_json_i64(b, c->root);
-	}
-	if (what & TP_NCCL_PEER) {
-		tp_json_key(b, "peer");
-		tp_json_i64(b, c->root);
-	}
-	put_rank_size(b, c->rank, c->size);
-	tp_json_key(b, "comm");
-	tp_json_hex(b, c->comm);
-	tp_json_key(b, "stream");
-	tp_json_hex(b, e->stream);
-	put_group(b, c->group);
+		put_op(w, c->op);
+	if (what & TP_NCCL_ROOT)
+		tp_targs_int(w, "root", c->root);
+	if (what & TP_NCCL_PEER)
+		tp_targs_int(w, "peer", c->root);
+	put_rank_size(w, c->rank, c->size);
+	tp_targs_ptr(w, "comm", c->comm);
+	tp_targs_ptr(w, "stream", e->stream);
+	put_group(w, c->group);
 }
 
-static void fmt_group(struct tp_buf *b, const struct tp_event *e)
+static void fmt_group(struct tp_targs *w, const struct tp_event *e)
 {
 	const struct tp_nccl_group *g = (const struct tp_nccl_group *)e->a.raw;
 
-	put_status(b, e);
+	put_status(w, e);
 	if (!g->group)
 		return;
-	put_group(b, g->group);
-	tp_json_key(b, "depth");
-	tp_json_u64(b, g->depth);
-	if (TP_NCCL_INDEX(e->api) != TP_NCCL_GROUP_START && g->depth == 1) {
-		tp_json_key(b, "calls");
-		tp_json_u64(b, g->calls);
-	}
+	put_group(w, g->group);
+	tp_targs_uint(w, "depth", g->depth);
+	if (TP_NCCL_INDEX(e->api) != TP_NCCL_GROUP_START && g->depth == 1)
+		tp_targs_uint(w, "calls", g->calls);
 }
 
 /* Init calls: nranks and rank as passed, the new communicator. */
-static void fmt_init(struct tp_buf *b, const struct tp_event *e)
+static void fmt_init(struct tp_targs *w, const struct tp_event *e)
 {
 	const struct tp_nccl_comm *c = (const struct tp_nccl_comm *)e->a.raw;
 
-	put_status(b, e);
-	tp_json_key(b, "nranks");
-	tp_json_i64(b, c->size);
-	tp_json_key(b, "rank");
-	tp_json_i64(b, c->rank);
-	if (c->comm) {
-		tp_json_key(b, "comm");
-		tp_json_hex(b, c->comm);
-	}
-	put_group(b, c->group);
+	put_status(w, e);
+	tp_targs_int(w, "nranks", c->size);
+	tp_targs_int(w, "rank", c->rank);
+	if (c->comm)
+		tp_targs_ptr(w, "comm", c->comm);
+	put_group(w, c->group);
 }
 
-static void fmt_init_all(struct tp_buf *b, const struct tp_event *e)
+static void fmt_init_all(struct tp_targs *w, const struct tp_event *e)
 {
 	const struct tp_nccl_comm *c = (const struct tp_nccl_comm *)e->a.raw;
 	const uint64_t *comms = tp_event_ext(e);
 	uint32_t i;
 
-	put_status(b, e);
-	tp_json_key(b, "nranks");
-	tp_json_i64(b, c->size);
+	put_status(w, e);
+	tp_targs_int(w, "nranks", c->size);
 	if (c->n_comms) {
-		tp_json_key(b, "comms");
-		for (i = 0; i < c->n_comms; i++) {
-			tp_buf_char(b, i ? ',' : '[');
-			tp_json_hex(b, comms[i]);
-		}
-		tp_buf_char(b, ']');
+		tp_targs_open(w, "comms", 0);
+		for (i = 0; i < c->n_comms; i++)
+			tp_targs_ptr(w, NULL, comms[i]);
+		tp_targs_close(w);
 	}
-	put_group(b, c->group);
+	put_group(w, c->group);
 }
 
-static void fmt_split(struct tp_buf *b, const struct tp_event *e)
+static void fmt_split(struct tp_targs *w, const struct tp_event *e)
 {
 	const struct tp_nccl_comm *c = (const struct tp_nccl_comm *)e->a.raw;
 	const struct tp_nccl_new *n = tp_event_ext(e);
 
-	put_status(b, e);
-	tp_json_key(b, "comm");
-	tp_json_hex(b, c->comm);
-	put_rank_size(b, c->rank, c->size);
+	put_status(w, e);
+	tp_targs_ptr(w, "comm", c->comm);
+	put_rank_size(w, c->rank, c->size);
 	if (TP_NCCL_INDEX(e->api) == TP_NCCL_SPLIT) {
-		tp_json_key(b, "color");
-		tp_json_i64(b, c->x);
-		tp_json_key(b, "key");
-		tp_json_i64(b, c->y);
+		tp_targs_int(w, "color", c->x);
+		tp_targs_int(w, "key", c->y);
 	} else {
-		tp_json_key(b, "excluded");
-		tp_json_i64(b, c->x);
-		tp_json_key(b, "flags");
-		tp_json_i64(b, c->y);
+		tp_targs_int(w, "excluded", c->x);
+		tp_targs_int(w, "flags", c->y);
 	}
-	if (n->comm) {
-		tp_json_key(b, "new comm");
-		tp_json_hex(b, n->comm);
-	}
+	if (n->comm)
+		tp_targs_ptr(w, "new comm", n->comm);
 	if (n->comm && n->rank >= 0 && n->size > 0) {
-		tp_json_key(b, "new rank");
-		tp_json_i64(b, n->rank);
-		tp_json_key(b, "new size");
-		tp_json_i64(b, n->size);
+		tp_targs_int(w, "new rank", n->rank);
+		tp_targs_int(w, "new size", n->size);
 	}
-	put_group(b, c->group);
+	put_group(w, c->group);
 }
 
-static void fmt_comm(struct tp_buf *b, const struct tp_event *e)
+static void fmt_comm(struct tp_targs *w, const struct tp_event *e)
 {
 	const struct tp_nccl_comm *c = (const struct tp_nccl_comm *)e->a.raw;
 
-	put_status(b, e);
-	tp_json_key(b, "comm");
-	tp_json_hex(b, c->comm);
-	put_rank_size(b, c->rank, c->size);
-	put_group(b, c->group);
+	put_status(w, e);
+	tp_targs_ptr(w, "comm", c->comm);
+	put_rank_size(w, c->rank, c->size);
+	put_group(w, c->group);
 }
 
 static const struct tp_api nccl_apis[] = {

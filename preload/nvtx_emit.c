@@ -22,7 +22,6 @@
 #include "nvtx.h"
 
 #define CAT_NAME "user_annotation"
-#define CAT "\"cat\":\"" CAT_NAME "\""
 /* Deeper pushes are counted, not kept: their pops are taken first. */
 #define MAX_DEPTH 1024
 
@@ -72,141 +71,112 @@ static const char *name_of(const struct tp_event *e)
 	return "(unnamed)";
 }
 
-static void sep(struct tp_buf *b, int *first)
-{
-	if (!*first)
-		tp_buf_char(b, ',');
-	*first = 0;
-}
-
-static void put_payload(struct tp_buf *b, const struct tp_nvtx_args *x)
+static void put_payload(struct tp_targs *w, const struct tp_nvtx_args *x)
 {
 	union { uint64_t u; double d; } v = { .u = x->payload };
 	union { uint32_t u; float f; } f = { .u = (uint32_t)x->payload };
 
-	tp_buf_lit(b, "\"payload\":");
 	switch (x->payload_type) {
 	case NVTX_PAYLOAD_TYPE_UNSIGNED_INT64:
 	case NVTX_PAYLOAD_TYPE_UNSIGNED_INT32:
-		tp_json_u64(b, x->payload);
+		tp_targs_uint(w, "payload", x->payload);
 		return;
 	case NVTX_PAYLOAD_TYPE_INT64:
-		tp_json_i64(b, (int64_t)x->payload);
+		tp_targs_int(w, "payload", (int64_t)x->payload);
 		return;
 	case NVTX_PAYLOAD_TYPE_INT32:
-		tp_json_i64(b, (int32_t)(uint32_t)x->payload);
+		tp_targs_int(w, "payload", (int32_t)(uint32_t)x->payload);
 		return;
 	case NVTX_PAYLOAD_TYPE_DOUBLE:
-		tp_json_double(b, v.d);
+		tp_targs_double(w, "payload", v.d);
 		return;
 	case NVTX_PAYLOAD_TYPE_FLOAT:
-		tp_json_double(b, f.f);
+		tp_targs_double(w, "payload", f.f);
 		return;
 	}
-	tp_json_hex(b, x->payload);
+	tp_targs_ptr(w, "payload", x->payload);
 }
 
-static void put_mem(struct tp_buf *b, const struct tp_nvtx_mem *m)
-{
-	tp_buf_lit(b, "\"mem_entry\":");
-	tp_json_i64(b, m->at_entry);
-	tp_buf_lit(b, ",\"mem_exit\":");
-	tp_json_i64(b, m->at_exit);
-	tp_buf_lit(b, ",\"mem_peak\":");
-	tp_json_i64(b, m->peak);
-}
+/* The args of the event being written; color is the "#rrggbb" it
+ * points to. */
+static struct tp_targs A;
+static char color[8];
 
 /* mem: device memory around a range (tprof_range_pop_memory), or NULL. */
-static void put_args(struct tp_buf *b, const struct tp_nvtx_args *x,
-		     const char *flag, const struct tp_nvtx_mem *mem)
+static void put_args(const struct tp_nvtx_args *x, const char *flag,
+		     const struct tp_nvtx_mem *mem)
 {
 	const char *dom = tp_nvtx_domain_name(x->domain);
 	const char *cat;
-	int first = 1;
 
-	tp_buf_lit(b, ",\"args\":{");
-	if (dom) {
-		sep(b, &first);
-		tp_buf_lit(b, "\"domain\":");
-		tp_json_str(b, dom);
-	}
+	tp_targs_reset(&A);
+	if (dom)
+		tp_targs_cstr(&A, "domain", dom);
 	if (x->color_type == NVTX_COLOR_ARGB) {
-		char c[8];
-
-		snprintf(c, sizeof(c), "#%06x", x->color & 0xffffffu);
-		sep(b, &first);
-		tp_buf_lit(b, "\"color\":");
-		tp_json_str(b, c);
+		snprintf(color, sizeof(color), "#%06x", x->color & 0xffffffu);
+		tp_targs_cstr(&A, "color", color);
 	}
 	if (x->category) {
-		sep(b, &first);
-		tp_buf_lit(b, "\"category\":");
 		cat = tp_nvtx_category_name(x->domain, x->category);
 		if (cat)
-			tp_json_str(b, cat);
+			tp_targs_cstr(&A, "category", cat);
 		else
-			tp_json_u64(b, x->category);
+			tp_targs_uint(&A, "category", x->category);
 	}
-	if (x->payload_type) {
-		sep(b, &first);
-		put_payload(b, x);
-	}
-	if (x->truncated) {
-		sep(b, &first);
-		tp_buf_lit(b, "\"truncated\":1");
-	}
-	if (flag) {
-		sep(b, &first);
-		tp_buf_char(b, '"');
-		tp_buf_cstr(b, flag);
-		tp_buf_lit(b, "\":1");
-	}
+	if (x->payload_type)
+		put_payload(&A, x);
+	if (x->truncated)
+		tp_targs_int(&A, "truncated", 1);
+	if (flag)
+		tp_targs_int(&A, flag, 1);
 	if (mem) {
-		sep(b, &first);
-		put_mem(b, mem);
+		tp_targs_int(&A, "mem_entry", mem->at_entry);
+		tp_targs_int(&A, "mem_exit", mem->at_exit);
+		tp_targs_int(&A, "mem_peak", mem->peak);
 	}
-	tp_buf_char(b, '}');
 }
 
-/* ,\n{"ph":P,"cat":...[,"name":N][,"id":I],"pid":..,"tid":..,"ts":TS
- * (range ids start at 1: 0 is none) */
-static void head(struct tp_buf *b, struct tp_thread *t, const char *ph,
-		 const char *name, uint64_t id, int64_t ts)
+/* An event of t's with the args in A (range ids start at 1: 0 is
+ * none). */
+static void put(struct tp_buf *b, struct tp_thread *t, enum tp_tev_phase ph,
+		const char *name, uint64_t id, int64_t ts, int64_t dur)
 {
-	tp_buf_lit(b, ",\n{\"ph\":\"");
-	tp_buf_cstr(b, ph);
-	tp_buf_lit(b, "\"," CAT);
+	struct tp_tev ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.track.kind = id ? TP_TEV_ASYNC : TP_TEV_THREAD;
+	ev.track.pid = tp_sess.pid;
+	ev.track.tid = t->tid;
+	ev.track.id = id;
+	ev.phase = ph;
+	ev.cat = CAT_NAME;
+	ev.catlen = sizeof(CAT_NAME) - 1;
 	if (name) {
-		tp_buf_lit(b, ",\"name\":");
-		tp_json_str(b, name);
+		ev.name = name;
+		ev.namelen = strlen(name);
 	}
-	if (id) {
-		tp_buf_lit(b, ",\"id\":");
-		tp_json_u64(b, id);
-	}
-	tp_buf_char(b, ',');
-	tp_writer_thread_head(b, t);
-	tp_json_us(b, ts);
+	ev.ts_ns = ts;
+	ev.dur_ns = dur;
+	ev.args = A.a;
+	ev.nargs = A.n;
+	ev.args_always = 1;
+	ev.static_keys = 1;	/* literals */
+	tp_tev_put(b, &ev);
 }
 
 /* A range is kept when it starts in a recording window. */
 static unsigned put_range(struct tp_buf *b, struct tp_thread *t,
 			  const struct range *r, int64_t end, const char *flag)
 {
-	size_t args;
+	int64_t dur = end > r->ts ? end - r->ts : 0;
 
 	if (!tp_capture_kept_ns(r->ts))
 		return 0;
-	head(b, t, "X", r->name, 0, r->ts);
-	tp_buf_lit(b, ",\"dur\":");
-	tp_json_us(b, end > r->ts ? end - r->ts : 0);
-	args = b->len + sizeof(",\"args\":") - 1;
-	put_args(b, &r->args, flag, r->has_mem ? &r->mem : NULL);
+	put_args(&r->args, flag, r->has_mem ? &r->mem : NULL);
+	put(b, t, TP_TEV_COMPLETE, r->name, 0, r->ts, dur);
 	if (!b->oom)
-		tp_psum_span(CAT_NAME, r->name, tp_sess.pid, t->tid, r->ts,
-			     end > r->ts ? end - r->ts : 0, 0, b->p + args,
-			     b->len - args);
-	tp_buf_char(b, '}');
+		tp_psum_tspan(CAT_NAME, r->name, tp_sess.pid, t->tid, r->ts,
+			      dur, 0, A.a, A.n);
 	st.ranges++;
 	return 1;
 }
@@ -311,10 +281,8 @@ static unsigned mark(struct tp_buf *b, struct tp_thread *t,
 
 	if (!tp_capture_kept_ns(ts))
 		return 0;
-	head(b, t, "i", name_of(e), 0, ts);
-	tp_buf_lit(b, ",\"s\":\"t\"");
-	put_args(b, &x, NULL, NULL);
-	tp_buf_char(b, '}');
+	put_args(&x, NULL, NULL);
+	put(b, t, TP_TEV_INSTANT, name_of(e), 0, ts, 0);
 	st.marks++;
 	return 1;
 }
@@ -326,17 +294,13 @@ static unsigned start(struct tp_buf *b, struct tp_thread *t,
 {
 	struct tp_nvtx_args x = args_of(e);
 	int64_t ts = tp_trace_ns(e->start);
-	size_t args;
 
 	if (!tp_capture_kept_ns(ts))
 		return 0;
-	head(b, t, "b", name_of(e), e->stream, ts);
-	args = b->len + sizeof(",\"args\":") - 1;
-	put_args(b, &x, NULL, NULL);
+	put_args(&x, NULL, NULL);
+	put(b, t, TP_TEV_ASYNC_BEGIN, name_of(e), e->stream, ts, 0);
 	if (!b->oom)
-		tp_psum_begin(e->stream, name_of(e), t->tid, ts, b->p + args,
-			      b->len - args);
-	tp_buf_char(b, '}');
+		tp_psum_begin(e->stream, name_of(e), t->tid, ts, A.a, A.n);
 	st.async_starts++;
 	return 1;
 }
@@ -346,8 +310,8 @@ static unsigned end(struct tp_buf *b, struct tp_thread *t,
 {
 	/* Written even outside a window: the start may have been kept, and
 	 * an end whose start was dropped matches nothing (harmless). */
-	head(b, t, "e", NULL, e->stream, tp_trace_ns(e->end));
-	tp_buf_lit(b, ",\"args\":{}}");
+	tp_targs_reset(&A);
+	put(b, t, TP_TEV_ASYNC_END, NULL, e->stream, tp_trace_ns(e->end), 0);
 	tp_psum_end(e->stream, tp_trace_ns(e->end));
 	st.async_ends++;
 	return 1;
@@ -377,10 +341,7 @@ static unsigned thread_end(struct tp_buf *b, struct tp_thread *t,
 
 static void put_name(void *arg, pid_t tid, const char *name)
 {
-	struct tp_buf *b = arg;
-
-	tp_buf_lit(b, ",\n");
-	tp_meta_thread_name(b, tid, name);
+	tp_meta_thread_name(arg, tid, name);
 }
 
 static void put_meta(struct tp_buf *b)

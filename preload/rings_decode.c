@@ -29,6 +29,8 @@ struct dec {
 	struct tp_buf b;
 	char head[64];		/* "pid":P,"tid":T,"ts": */
 	size_t head_len;
+	int64_t pid, tid;
+	struct tp_targs args;
 	/* a record and its extension, contiguous where they wrap */
 	struct tp_event scratch[1 + TP_EV_EXT_MAX];
 };
@@ -75,6 +77,7 @@ static void put_record(struct dec *d, const struct tp_event *e)
 {
 	const struct tp_api *api = tp_api_get(e->api);
 	const struct tp_rf_hdr *h = d->v->h;
+	struct tp_tev ev;
 	int64_t s, f;
 
 	if (!api || api->emit) {
@@ -83,24 +86,27 @@ static void put_record(struct dec *d, const struct tp_event *e)
 	}
 	s = trace_ns(h, e->start);
 	f = trace_ns(h, e->end);
-	tp_buf_lit(&d->b, ",\n{\"ph\":\"X\",\"cat\":");
-	tp_json_str(&d->b, api->cat);
-	tp_buf_lit(&d->b, ",\"name\":");
-	tp_json_str(&d->b, api->name);
-	tp_buf_char(&d->b, ',');
-	tp_buf_put(&d->b, d->head, d->head_len);
-	tp_json_us(&d->b, s);
-	tp_buf_lit(&d->b, ",\"dur\":");
-	tp_json_us(&d->b, f > s ? f - s : 0);
-	tp_buf_lit(&d->b, ",\"args\":{\"ret\":");
-	tp_json_i64(&d->b, e->ret);
-	if (e->corr) {
-		tp_buf_lit(&d->b, ",\"correlation\":");
-		tp_json_u64(&d->b, e->corr);
-	}
+	tp_targs_reset(&d->args);
+	tp_targs_int(&d->args, "ret", e->ret);
+	if (e->corr)
+		tp_targs_uint(&d->args, "correlation", e->corr);
 	if (api->args)
-		api->args(&d->b, e);
-	tp_buf_lit(&d->b, ",\"from_rings\":true}}");
+		api->args(&d->args, e);
+	tp_targs_bool(&d->args, "from_rings", 1);
+	memset(&ev, 0, sizeof(ev));
+	ev.track.kind = TP_TEV_THREAD;
+	ev.track.pid = d->pid;
+	ev.track.tid = d->tid;
+	ev.phase = TP_TEV_COMPLETE;
+	ev.name = api->name;
+	ev.namelen = strlen(api->name);
+	ev.cat = api->cat;
+	ev.catlen = strlen(api->cat);
+	ev.ts_ns = s;
+	ev.dur_ns = f > s ? f - s : 0;
+	ev.args = d->args.a;
+	ev.nargs = d->args.n;
+	tp_tev_json_put(&d->b, &ev);
 	d->c->records++;
 }
 
@@ -150,6 +156,8 @@ static int put_region(struct dec *d, unsigned i)
 	d->c->threads++;
 	/* since this trace began (an earlier one: a failed exec) */
 	d->c->dropped += t->ring.dropped - t->dropped_base;
+	d->pid = h->pid;
+	d->tid = t->tid;
 	d->head_len = (size_t)snprintf(d->head, sizeof(d->head),
 				       "\"pid\":%d,\"tid\":%d,\"ts\":",
 				       (int)h->pid, (int)t->tid);

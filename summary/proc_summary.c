@@ -19,6 +19,7 @@
 #include "trace/thread.h"
 
 #define TRACE_SUFFIX ".trace.json.gz"
+#define PF_SUFFIX ".pftrace.gz"
 #define BRIEF_TOP 5
 #define TOP_STACKS 10
 
@@ -34,14 +35,14 @@ static struct tp_sum *sum(void)
 	return S;
 }
 
-void tp_psum_span(const char *cat, const char *name, int64_t pid,
-		  int64_t tid, int64_t ts_ns, int64_t dur_ns, uint32_t corr,
-		  const char *args, size_t args_len)
+void tp_psum_tspan(const char *cat, const char *name, int64_t pid,
+		   int64_t tid, int64_t ts_ns, int64_t dur_ns, uint32_t corr,
+		   const struct tp_targ *args, uint32_t nargs)
 {
 	struct tp_sum_span e = {
 		.cat = cat, .name = name, .pid = pid, .tid = tid,
 		.ts_ns = ts_ns, .dur_ns = dur_ns, .corr = corr,
-		.args = args, .args_len = args_len,
+		.targs = args, .ntargs = nargs,
 	};
 
 	if (sum())
@@ -50,12 +51,13 @@ void tp_psum_span(const char *cat, const char *name, int64_t pid,
 
 void tp_psum_api_span(const char *cat, const char *name, int64_t pid,
 		      int64_t tid, int64_t ts_ns, int64_t dur_ns,
-		      uint32_t corr, const char *args, size_t args_len)
+		      uint32_t corr, const struct tp_targ *args,
+		      uint32_t nargs)
 {
 	struct tp_sum_span e = {
 		.cat = cat, .name = name, .pid = pid, .tid = tid,
 		.ts_ns = ts_ns, .dur_ns = dur_ns, .corr = corr,
-		.args = args, .args_len = args_len, .static_names = 1,
+		.targs = args, .ntargs = nargs, .static_names = 1,
 	};
 
 	if (sum())
@@ -68,10 +70,44 @@ void tp_psum_api_span(const char *cat, const char *name, int64_t pid,
 
 static struct open_range {
 	uint64_t id;		/* 0: free */
-	char *name, *args;
-	size_t args_len;
+	char *name;
+	struct tp_targ *args;	/* one block with the strings they hold */
+	uint32_t nargs;
 	int64_t tid, ts;
 } open_ranges[OPEN_SLOTS];
+
+/* The args copied, with their keys and strings, into one allocation. */
+static struct tp_targ *args_dup(const struct tp_targ *a, uint32_t n)
+{
+	size_t need = n * sizeof(*a) + 1;
+	struct tp_targ *c;
+	uint32_t i;
+	char *p;
+
+	for (i = 0; i < n; i++) {
+		need += a[i].keylen;
+		if (a[i].type == TP_TARG_STRING || a[i].type == TP_TARG_JSON)
+			need += a[i].v.str.len;
+	}
+	c = malloc(need);
+	if (!c)
+		return NULL;
+	memcpy(c, a, n * sizeof(*a));
+	p = (char *)(c + n);
+	for (i = 0; i < n; i++) {
+		if (a[i].keylen)
+			memcpy(p, a[i].key, a[i].keylen);
+		c[i].key = p;
+		p += a[i].keylen;
+		if (a[i].type != TP_TARG_STRING && a[i].type != TP_TARG_JSON)
+			continue;
+		if (a[i].v.str.len)
+			memcpy(p, a[i].v.str.s, a[i].v.str.len);
+		c[i].v.str.s = p;
+		p += a[i].v.str.len;
+	}
+	return c;
+}
 
 static struct open_range *open_slot(uint64_t id, int take)
 {
@@ -94,7 +130,7 @@ static void open_free(struct open_range *o)
 }
 
 void tp_psum_begin(uint64_t id, const char *name, int64_t tid,
-		   int64_t ts_ns, const char *args, size_t args_len)
+		   int64_t ts_ns, const struct tp_targ *args, uint32_t nargs)
 {
 	struct open_range *o = id ? open_slot(id, 1) : NULL;
 
@@ -103,14 +139,12 @@ void tp_psum_begin(uint64_t id, const char *name, int64_t tid,
 	if (o->id)
 		open_free(o);
 	o->name = strdup(name);
-	o->args = malloc(args_len + 1);
+	o->args = args_dup(args, nargs);
 	if (!o->name || !o->args) {
 		open_free(o);
 		return;
 	}
-	memcpy(o->args, args, args_len);
-	o->args[args_len] = '\0';
-	o->args_len = args_len;
+	o->nargs = nargs;
 	o->tid = tid;
 	o->ts = ts_ns;
 	o->id = id;
@@ -122,9 +156,9 @@ void tp_psum_end(uint64_t id, int64_t ts_ns)
 
 	if (!o)
 		return;
-	tp_psum_span("user_annotation", o->name, tp_sess.pid, o->tid, o->ts,
-		     ts_ns > o->ts ? ts_ns - o->ts : 0, 0, o->args,
-		     o->args_len);
+	tp_psum_tspan("user_annotation", o->name, tp_sess.pid, o->tid, o->ts,
+		      ts_ns > o->ts ? ts_ns - o->ts : 0, 0, o->args,
+		      o->nargs);
 	open_free(o);
 }
 
@@ -191,14 +225,17 @@ void tp_psum_thread_drops(struct tp_thread *t, const struct tp_clock_map *m)
 #define SUMMARY_DIR "summaries"
 
 /* The directory part of trace ("." when none) and the stem, the file
- * name without TRACE_SUFFIX. */
+ * name without TRACE_SUFFIX (or PF_SUFFIX). */
 static int split_trace(const char *trace, char *dir, size_t dlen,
 		       const char **stem, size_t *stemlen)
 {
 	const char *slash = strrchr(trace, '/');
 	size_t n = strlen(trace), sl = sizeof(TRACE_SUFFIX) - 1;
 
-	if (n < sl || strcmp(trace + n - sl, TRACE_SUFFIX))
+	if (n >= sizeof(PF_SUFFIX) - 1 &&
+	    !strcmp(trace + n - (sizeof(PF_SUFFIX) - 1), PF_SUFFIX))
+		sl = sizeof(PF_SUFFIX) - 1;
+	else if (n < sl || strcmp(trace + n - sl, TRACE_SUFFIX))
 		return -1;
 	*stem = slash ? slash + 1 : trace;
 	*stemlen = (size_t)(trace + n - sl - *stem);

@@ -11,19 +11,24 @@
 #include <stdint.h>
 
 #include "trace/clock.h"
+#include "trace/tev.h"
 
 struct tp_thread;
 
-void tp_psum_span(const char *cat, const char *name, int64_t pid,
-		  int64_t tid, int64_t ts_ns, int64_t dur_ns, uint32_t corr,
-		  const char *args, size_t args_len);
-/* The same for a hooked API: cat and name are its table's, static. */
+/* A complete event the writer wrote (a GPU op, an NVTX range), its args
+ * typed as it wrote them. */
+void tp_psum_tspan(const char *cat, const char *name, int64_t pid,
+		   int64_t tid, int64_t ts_ns, int64_t dur_ns, uint32_t corr,
+		   const struct tp_targ *args, uint32_t nargs);
+/* The same for a hooked API: cat and name are its table's, static; the
+ * args typed, as the writer built them. */
 void tp_psum_api_span(const char *cat, const char *name, int64_t pid,
 		      int64_t tid, int64_t ts_ns, int64_t dur_ns,
-		      uint32_t corr, const char *args, size_t args_len);
+		      uint32_t corr, const struct tp_targ *args,
+		      uint32_t nargs);
 /* An async range (NVTX start/end): the summary takes it at its end. */
 void tp_psum_begin(uint64_t id, const char *name, int64_t tid,
-		   int64_t ts_ns, const char *args, size_t args_len);
+		   int64_t ts_ns, const struct tp_targ *args, uint32_t nargs);
 void tp_psum_end(uint64_t id, int64_t ts_ns);
 void tp_psum_step(int64_t step, int64_t ts_ns, int64_t dur_ns);
 void tp_psum_memory(int64_t device, int64_t ts_ns, int64_t bytes);

@@ -254,11 +254,11 @@ void tp_sum_step(struct tp_sum *s, int64_t step, int64_t ts_ns,
 
 static void add_step(struct tp_sum *s, const struct tp_sum_span *e)
 {
-	struct sum_arg a = { "step", NULL, 0 };
+	struct sum_arg a = { "step", NULL, 0, NULL };
 	int64_t n = -1;
 	const char *p = e->name + sizeof(STEP_PREFIX) - 1;
 
-	tp_sum_args(e->args, e->args_len, &a, 1);
+	tp_sum_span_args(e, &a, 1);
 	if (tp_sum_arg_i64(&a, &n) < 0) {
 		char *end;
 		long long v = strtoll(p, &end, 10);
@@ -315,16 +315,16 @@ static void add_range(struct tp_sum *s, const struct tp_sum_span *e,
 		      uint64_t d)
 {
 	struct sum_arg a[A_N_RANGE] = {
-		[A_DOMAIN] = { "domain", NULL, 0 },
-		[A_ENTRY] = { "mem_entry", NULL, 0 },
-		[A_EXIT] = { "mem_exit", NULL, 0 },
-		[A_PEAK] = { "mem_peak", NULL, 0 },
+		[A_DOMAIN] = { "domain", NULL, 0, NULL },
+		[A_ENTRY] = { "mem_entry", NULL, 0, NULL },
+		[A_EXIT] = { "mem_exit", NULL, 0, NULL },
+		[A_PEAK] = { "mem_peak", NULL, 0, NULL },
 	};
 	char domain[256];
 	int64_t in, out, peak;
 	struct sum_range *r;
 
-	tp_sum_args(e->args, e->args_len, a, A_N_RANGE);
+	tp_sum_span_args(e, a, A_N_RANGE);
 	r = range_get(s, e->name, tp_sum_arg_str(&a[A_DOMAIN], domain,
 						 sizeof(domain)));
 	if (!r)

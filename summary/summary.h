@@ -10,9 +10,10 @@
  * summary computed from a trace matches the one written at exit.
  *
  * Callers pass what a trace event holds: category, name, track, times in
- * nanoseconds after baseTimeNanoseconds, and the args object's JSON text;
+ * nanoseconds after baseTimeNanoseconds, and the args: typed (trace/tev.h,
+ * the writer's API events) or the args object's JSON text (a trace file);
  * the aggregator reads the few args it needs (GEMM shapes and FLOPs, NCCL
- * sizes, range memory, correlation) from that text.
+ * sizes, range memory, correlation) from either.
  *
  * The schema of summary.json is in docs/summary-format.md.
  */
@@ -24,6 +25,7 @@
 
 #include "trace/hist.h"
 #include "trace/json.h"
+#include "trace/tev.h"
 
 /* 2: the "gpu" member in summaries written at exit too, with its
  * "window" and "approx" (docs/summary-format.md). */
@@ -42,6 +44,10 @@ struct tp_sum_span {
 	uint64_t corr;		/* args.correlation, 0 when none */
 	const char *args;	/* the args object's JSON text, or NULL */
 	size_t args_len;
+	/* Or the args typed (the writer's own events): read as they are,
+	 * never printed and parsed back. */
+	const struct tp_targ *targs;
+	uint32_t ntargs;
 	/* cat and name live as long as the process (tprof's API tables):
 	 * their row is found by address, not by hashing the text. */
 	int static_names;

@@ -73,8 +73,10 @@ void tp_sum_args(const char *args, size_t len, struct sum_arg *want,
 	const char *p = args, *end, *k, *k_end, *v, *v_end;
 	unsigned i;
 
-	for (i = 0; i < n_want; i++)
+	for (i = 0; i < n_want; i++) {
 		want[i].v = NULL;
+		want[i].t = NULL;
+	}
 	if (!args)
 		return;
 	end = args + len;	/* not before: NULL + 0 is undefined */
@@ -109,12 +111,86 @@ void tp_sum_args(const char *args, size_t len, struct sum_arg *want,
 	}
 }
 
+/* Keys compared by length and first byte before memcmp: every hooked
+ * call's args pass here, with a few keys asked for each (an empty key is
+ * never asked for). */
+#define WANT_MAX 16
+
+static void typed_args(const struct tp_targ *a, uint32_t n,
+		       struct sum_arg *want, unsigned n_want)
+{
+	size_t klen[WANT_MAX];
+	uint32_t i = 0;
+	unsigned k;
+
+	if (n_want > WANT_MAX)
+		n_want = WANT_MAX;
+	for (k = 0; k < n_want; k++)
+		klen[k] = strlen(want[k].key);
+	for (; i < n; i += a[i].type == TP_TARG_ARRAY ||
+		       a[i].type == TP_TARG_DICT ? tp_targ_span(a, n, i) : 1)
+		for (k = 0; k < n_want; k++)
+			if (!want[k].t && a[i].keylen == klen[k] &&
+			    klen[k] && a[i].key[0] == want[k].key[0] &&
+			    !memcmp(a[i].key, want[k].key, klen[k])) {
+				want[k].t = &a[i];
+				break;
+			}
+}
+
+void tp_sum_span_args(const struct tp_sum_span *e, struct sum_arg *want,
+		      unsigned n_want)
+{
+	tp_sum_args(e->targs ? NULL : e->args, e->args_len, want, n_want);
+	if (e->targs)
+		typed_args(e->targs, e->ntargs, want, n_want);
+}
+
+/* A typed value as a (text) JSON value: a writer's pre-encoded one. */
+static const struct sum_arg *as_text(const struct sum_arg *a,
+				     struct sum_arg *tmp)
+{
+	if (!a->t || a->t->type != TP_TARG_JSON)
+		return a;
+	tmp->key = a->key;
+	tmp->v = a->t->v.str.s;
+	tmp->n = a->t->v.str.len;
+	tmp->t = NULL;
+	return tmp;
+}
+
+static int typed_i64(const struct tp_targ *t, int64_t *out)
+{
+	switch (t->type) {
+	case TP_TARG_INT:
+		*out = t->v.i;
+		return 0;
+	case TP_TARG_UINT:
+		if (t->v.u > (uint64_t)INT64_MAX)
+			return -1;
+		*out = (int64_t)t->v.u;
+		return 0;
+	case TP_TARG_U128:
+		if (t->v.u128 > (uint64_t)INT64_MAX)
+			return -1;
+		*out = (int64_t)t->v.u128;
+		return 0;
+	default:
+		return -1;
+	}
+}
+
 int tp_sum_arg_i64(const struct sum_arg *a, int64_t *out)
 {
-	const char *p = a->v, *end;
+	struct sum_arg tmp;
+	const char *p, *end;
 	int neg = 0;
 	uint64_t v = 0;
 
+	a = as_text(a, &tmp);
+	if (a->t)
+		return typed_i64(a->t, out);
+	p = a->v;
 	if (!p)		/* not asked before: NULL + 0 is undefined */
 		return -1;
 	end = p + a->n;
@@ -143,9 +219,27 @@ int tp_sum_arg_i64(const struct sum_arg *a, int64_t *out)
 
 int tp_sum_arg_u128(const struct sum_arg *a, unsigned __int128 *out)
 {
-	const char *p = a->v, *end;
+	struct sum_arg tmp;
+	const char *p, *end;
 	unsigned __int128 v = 0;
+	int64_t i;
 
+	a = as_text(a, &tmp);
+	if (a->t && a->t->type == TP_TARG_U128) {
+		*out = a->t->v.u128;
+		return 0;
+	}
+	if (a->t && a->t->type == TP_TARG_UINT) {
+		*out = a->t->v.u;
+		return 0;
+	}
+	if (a->t) {
+		if (typed_i64(a->t, &i) < 0 || i < 0)
+			return -1;
+		*out = (unsigned __int128)i;
+		return 0;
+	}
+	p = a->v;
 	if (!p)
 		return -1;
 	end = p + a->n;
@@ -161,9 +255,20 @@ int tp_sum_arg_u128(const struct sum_arg *a, unsigned __int128 *out)
 
 const char *tp_sum_arg_str(const struct sum_arg *a, char *buf, size_t len)
 {
-	const char *p = a->v, *end;
+	struct sum_arg tmp;
+	const char *p, *end;
 	size_t o = 0;
 
+	a = as_text(a, &tmp);
+	if (a->t) {
+		if (a->t->type != TP_TARG_STRING || !len)
+			return NULL;
+		o = a->t->v.str.len < len - 1 ? a->t->v.str.len : len - 1;
+		memcpy(buf, a->t->v.str.s, o);
+		buf[o] = '\0';
+		return buf;
+	}
+	p = a->v;
 	if (!p || a->n < 2 || !len)
 		return NULL;
 	end = p + a->n;

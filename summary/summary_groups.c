@@ -153,18 +153,21 @@ static uint32_t gemm(struct tp_sum *s, const struct tp_sum_span *e,
 		     unsigned __int128 *flops)
 {
 	struct sum_arg a[G_NG] = {
-		[G_M] = { "m", NULL, 0 }, [G_N] = { "n", NULL, 0 },
-		[G_K] = { "k", NULL, 0 }, [G_BATCH] = { "batch", NULL, 0 },
-		[G_DTYPE] = { "d type", NULL, 0 },
-		[G_CTYPE] = { "c type", NULL, 0 },
-		[G_FLOPS] = { "flops", NULL, 0 },
-		[G_NESTED] = { "nested", NULL, 0 },
+		[G_M] = { "m", NULL, 0, NULL },
+		[G_N] = { "n", NULL, 0, NULL },
+		[G_K] = { "k", NULL, 0, NULL },
+		[G_BATCH] = { "batch", NULL, 0, NULL },
+		[G_DTYPE] = { "d type", NULL, 0, NULL },
+		[G_CTYPE] = { "c type", NULL, 0, NULL },
+		[G_FLOPS] = { "flops", NULL, 0, NULL },
+		[G_NESTED] = { "nested", NULL, 0, NULL },
 	};
 	struct sum_group g = { .kind = SUM_GEMM, .name = (char *)e->name };
 	char dtype[64], key[512];
 
-	tp_sum_args(e->args, e->args_len, a, G_NG);
-	if (a[G_NESTED].v || tp_sum_arg_u128(&a[G_FLOPS], &g.flops) < 0 ||
+	tp_sum_span_args(e, a, G_NG);
+	if (tp_sum_arg_has(&a[G_NESTED]) ||
+	    tp_sum_arg_u128(&a[G_FLOPS], &g.flops) < 0 ||
 	    tp_sum_arg_i64(&a[G_M], &g.m) < 0 ||
 	    tp_sum_arg_i64(&a[G_N], &g.n) < 0 ||
 	    tp_sum_arg_i64(&a[G_K], &g.k) < 0)
@@ -188,22 +191,23 @@ enum { C_BYTES, C_IN, C_OUT, C_DTYPE, C_SIZE, C_NC };
 static uint32_t collective(struct tp_sum *s, const struct tp_sum_span *e)
 {
 	struct sum_arg a[C_NC] = {
-		[C_BYTES] = { "bytes", NULL, 0 },
-		[C_IN] = { "in bytes", NULL, 0 },
-		[C_OUT] = { "out bytes", NULL, 0 },
-		[C_DTYPE] = { "dtype", NULL, 0 },
-		[C_SIZE] = { "size", NULL, 0 },
+		[C_BYTES] = { "bytes", NULL, 0, NULL },
+		[C_IN] = { "in bytes", NULL, 0, NULL },
+		[C_OUT] = { "out bytes", NULL, 0, NULL },
+		[C_DTYPE] = { "dtype", NULL, 0, NULL },
+		[C_SIZE] = { "size", NULL, 0, NULL },
 	};
 	struct sum_group g = { .kind = SUM_NCCL, .name = (char *)e->name };
 	const struct sum_arg *by = &a[C_BYTES];
 	char dtype[64], key[512];
 	int64_t v;
 
-	tp_sum_args(e->args, e->args_len, a, C_NC);
+	tp_sum_span_args(e, a, C_NC);
 	/* nccl-tests counts the whole buffer of these two. */
-	if (!strcmp(e->name, "ncclAllGather") && a[C_OUT].v)
+	if (!strcmp(e->name, "ncclAllGather") && tp_sum_arg_has(&a[C_OUT]))
 		by = &a[C_OUT];
-	else if (!strcmp(e->name, "ncclReduceScatter") && a[C_IN].v)
+	else if (!strcmp(e->name, "ncclReduceScatter") &&
+		 tp_sum_arg_has(&a[C_IN]))
 		by = &a[C_IN];
 	if (tp_sum_arg_i64(by, &v) < 0 || v < 0)
 		return 0;

@@ -127,15 +127,25 @@ void tp_sum_groups_span(struct tp_sum *s, const struct tp_sum_span *e,
 /* Memory samples a coarser level still holds back become a point. */
 void tp_sum_memory_flush(struct tp_sum *s);
 
-/* Args: the value text of a top-level member of an args object. */
+/* Args: a top-level member of an args object, as its value's JSON text
+ * (v, n) or typed (t). */
 struct sum_arg {
 	const char *key;
 	const char *v;		/* NULL when absent */
 	size_t n;
+	const struct tp_targ *t;	/* NULL when absent or text */
 };
 
 void tp_sum_args(const char *args, size_t len, struct sum_arg *want,
 		 unsigned n_want);
+/* The span's args, typed or text. */
+void tp_sum_span_args(const struct tp_sum_span *e, struct sum_arg *want,
+		      unsigned n_want);
+
+static inline int tp_sum_arg_has(const struct sum_arg *a)
+{
+	return a->v || a->t;
+}
 int tp_sum_arg_i64(const struct sum_arg *a, int64_t *out);
 int tp_sum_arg_u128(const struct sum_arg *a, unsigned __int128 *out);
 /* A string arg decoded into buf (NUL-terminated), or NULL. */

@@ -11,14 +11,16 @@
 
 #include "event.h"
 #include "json.h"
+#include "tev.h"
 
 struct tp_thread;
 
 struct tp_api {
 	const char *name;
 	const char *cat;
-	/* Appends ,"key":value pairs (each with its leading comma). */
-	void (*args)(struct tp_buf *b, const struct tp_event *e);
+	/* Adds the call's args (keys and typed values); the encoder
+	 * decides their syntax. */
+	void (*args)(struct tp_targs *w, const struct tp_event *e);
 	/* Instead of the X event: writes whatever the record stands for
 	 * (events of other phases, state kept across records) and returns
 	 * the number of events written. */

@@ -213,6 +213,33 @@ static int parse_ring_file(const char *v, struct tp_config *c, char *err,
 	return 0;
 }
 
+/* perfetto: the flight recorder keeps and trims JSON text, and `tprof
+ * recover` completes JSON, so neither goes with it yet; the rings file
+ * is left off. */
+static int parse_format(const char *v, struct tp_config *c, char *err,
+			size_t errlen)
+{
+	if (!strcmp(v, "json") || !*v) {
+		c->format = TP_FORMAT_JSON;
+		return 0;
+	}
+	if (strcmp(v, "perfetto")) {
+		snprintf(err, errlen, "TPROF_FORMAT='%.100s' is not valid: "
+			 "expected json (Kineto JSON, the default) or perfetto "
+			 "(Perfetto's protobuf, .pftrace.gz)", v);
+		return -1;
+	}
+	if (c->fl.flight_ns) {
+		snprintf(err, errlen, "TPROF_FORMAT=perfetto does not work "
+			 "with TPROF_FLIGHT yet: unset one of them (tprof "
+			 "convert turns a flight dump into Perfetto)");
+		return -1;
+	}
+	c->format = TP_FORMAT_PERFETTO;
+	c->ring_file = 0;
+	return 0;
+}
+
 static int parse_cupti(tp_getenv_fn get, struct tp_config *c, char *err,
 		       size_t errlen)
 {
@@ -365,6 +392,9 @@ int tp_config_parse(struct tp_config *c, tp_getenv_fn get, char *err,
 			 "the other)", tp_signal_name(c->fl.dump_signal));
 		return -1;
 	}
+	v = get("TPROF_FORMAT");
+	if (v && parse_format(v, c, err, errlen) < 0)
+		return -1;
 	v = get("TPROF_SUMMARY");
 	if (v && parse_summary(v, &c->summary) < 0) {
 		snprintf(err, errlen, "TPROF_SUMMARY='%s' is not valid: "

@@ -60,6 +60,13 @@ struct tp_config {
 	int summary;		/* TPROF_SUMMARY: who prints the table */
 	int ring_file;		/* TPROF_RING_FILE: rings in a file mapping
 				 * that outlives a kill (default 1) */
+	int format;		/* TPROF_FORMAT: enum tp_format */
+};
+
+/* TPROF_FORMAT: what the trace file is. */
+enum tp_format {
+	TP_FORMAT_JSON,		/* <name>-rank<R>.trace.json.gz (Kineto) */
+	TP_FORMAT_PERFETTO,	/* <name>-rank<R>.pftrace.gz (TrackEvent) */
 };
 
 /* TPROF_SUMMARY: the summary table on stderr at exit. The files are

@@ -131,26 +131,46 @@ static const char digit_pairs[] =
 	"34353637383940414243444546474849505152535455565758596061626364656667"
 	"6869707172737475767778798081828384858687888990919293949596979899";
 
-/* Two digits per division: the writer prints several numbers per event. */
-void tp_json_u64(struct tp_buf *b, uint64_t v)
+/* v in decimal at p, which has room for 20 bytes; returns the end:
+ * the digits are counted first (from the bit length, one compare), then
+ * written back to front two at a time, with no copy. */
+char *tp_json_u64_at(char *p, uint64_t v)
 {
-	char tmp[20];
-	int n = sizeof(tmp);
+	static const uint64_t pow10[20] = {
+		1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+		1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19,
+	};
+	/* floor(log10(2^bits)): v has n or n + 1 digits (v | 1: 0 has
+	 * one, and no power of ten is odd). */
+	int n = (64 - __builtin_clzll(v | 1)) * 1233 >> 12;
+	uint64_t t;
 
+	n += (v | 1) >= pow10[n];
+	p += n;
+	t = (uint64_t)n;
 	while (v >= 100) {
 		unsigned d = (unsigned)(v % 100) * 2;
 
 		v /= 100;
-		tmp[--n] = digit_pairs[d + 1];
-		tmp[--n] = digit_pairs[d];
+		*--p = digit_pairs[d + 1];
+		*--p = digit_pairs[d];
 	}
 	if (v >= 10) {
-		tmp[--n] = digit_pairs[v * 2 + 1];
-		tmp[--n] = digit_pairs[v * 2];
+		*--p = digit_pairs[v * 2 + 1];
+		*--p = digit_pairs[v * 2];
 	} else {
-		tmp[--n] = (char)('0' + v);
+		*--p = (char)('0' + v);
 	}
-	tp_buf_put(b, tmp + n, sizeof(tmp) - (size_t)n);
+	return p + t;
+}
+
+/* Two digits per division, written in place: the writer prints several
+ * numbers per event. */
+void tp_json_u64(struct tp_buf *b, uint64_t v)
+{
+	if (tp_buf_reserve(b, 20))
+		return;
+	b->len = (size_t)(tp_json_u64_at(b->p + b->len, v) - b->p);
 }
 
 void tp_json_i64(struct tp_buf *b, int64_t v)
@@ -163,28 +183,38 @@ void tp_json_i64(struct tp_buf *b, int64_t v)
 	tp_json_u64(b, (uint64_t)v);
 }
 
+/* "0x..." written in place, the nibbles counted first. */
 void tp_json_hex(struct tp_buf *b, uint64_t v)
 {
 	static const char hex[] = "0123456789abcdef";
-	char tmp[20];
-	int n = 0;
+	uint64_t t = v >> 4;
+	char *p;
+	int n = 1;
 
-	do {
-		tmp[sizeof(tmp) - 1 - n++] = hex[v & 15];
+	while (t) {
+		t >>= 4;
+		n++;
+	}
+	if (tp_buf_reserve(b, (size_t)n + 4))
+		return;
+	p = b->p + b->len;
+	b->len += (size_t)n + 4;
+	*p++ = '"';
+	*p++ = '0';
+	*p++ = 'x';
+	p[n] = '"';
+	while (n) {
+		p[--n] = hex[v & 15];
 		v >>= 4;
-	} while (v);
-	tmp[sizeof(tmp) - 1 - n++] = 'x';
-	tmp[sizeof(tmp) - 1 - n++] = '0';
-	tp_buf_char(b, '"');
-	tp_buf_put(b, tmp + sizeof(tmp) - n, (size_t)n);
-	tp_buf_char(b, '"');
+	}
 }
 
 /* Nanoseconds as microseconds with exactly three decimals. */
 void tp_json_us(struct tp_buf *b, int64_t ns)
 {
 	uint64_t u;
-	char frac[4];
+	unsigned r;
+	char *p;
 
 	if (ns < 0) {
 		tp_buf_char(b, '-');
@@ -192,12 +222,15 @@ void tp_json_us(struct tp_buf *b, int64_t ns)
 	} else {
 		u = (uint64_t)ns;
 	}
-	tp_json_u64(b, u / 1000);
-	frac[0] = '.';
-	frac[1] = (char)('0' + u / 100 % 10);
-	frac[2] = (char)('0' + u / 10 % 10);
-	frac[3] = (char)('0' + u % 10);
-	tp_buf_put(b, frac, 4);
+	if (tp_buf_reserve(b, 20 + 4))
+		return;
+	p = tp_json_u64_at(b->p + b->len, u / 1000);
+	r = (unsigned)(u % 1000);
+	p[0] = '.';
+	p[1] = (char)('0' + r / 100);
+	p[2] = digit_pairs[r % 100 * 2];
+	p[3] = digit_pairs[r % 100 * 2 + 1];
+	b->len = (size_t)(p + 4 - b->p);
 }
 
 void tp_json_double(struct tp_buf *b, double v)

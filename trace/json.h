@@ -51,6 +51,8 @@ void tp_json_strn(struct tp_buf *b, const char *s, size_t n);
  * string can be made of several pieces. */
 void tp_json_escape(struct tp_buf *b, const char *s, size_t n);
 void tp_json_u64(struct tp_buf *b, uint64_t v);
+/* v at p (room for 20 bytes, not checked); returns the end. */
+char *tp_json_u64_at(char *p, uint64_t v);
 void tp_json_i64(struct tp_buf *b, int64_t v);
 /* A double as JSON: shortest round-trip form; null for NaN/inf. */
 void tp_json_double(struct tp_buf *b, double v);

@@ -13,6 +13,8 @@
 #include "naming.h"
 #include "owned_fd.h"
 
+const char *tp_output_suffix = ".trace.json.gz";
+
 /* 0775 whatever the umask (which only takes bits away): a directory
  * tprof makes is never writable by everyone, so nobody else can plant
  * files in it. */
@@ -51,7 +53,8 @@ static void image_names(struct tp_output *o, const char *dir,
 	else
 		snprintf(o->base, sizeof(o->base), "%s/%s-rank%d", dir, name,
 			 rank);
-	snprintf(o->final, sizeof(o->final), "%s.trace.json.gz", o->base);
+	snprintf(o->final, sizeof(o->final), "%s%s", o->base,
+		 tp_output_suffix);
 	snprintf(o->tmp, sizeof(o->tmp), "%s.tmp", o->final);
 }
 

@@ -1,8 +1,9 @@
 /* trace/: the recording core: records, per-thread rings, threads, clock and
  * timeline, configuration, JSON and gzip, file naming; calls no other
  * folder. */
-/* Output file naming: <dir>/<name>-rank<R>.trace.json.gz, written as
- * <final>.tmp and renamed when complete.
+/* Output file naming: <dir>/<name>-rank<R>.trace.json.gz (or, with
+ * TPROF_FORMAT=perfetto, .pftrace.gz), written as <final>.tmp and renamed
+ * when complete.
  *
  * A second process of the same run that would write an existing rank's
  * file (a forked child, an unranked helper) gets -pid<PID> added instead;
@@ -27,8 +28,12 @@
 struct tp_output {
 	char final[TP_PATH_MAX - 16];
 	char tmp[TP_PATH_MAX];
-	char base[TP_PATH_MAX - 32];	/* without .trace.json.gz */
+	char base[TP_PATH_MAX - 32];	/* without the suffix */
 };
+
+/* ".trace.json.gz" (the default) or ".pftrace.gz": set before the
+ * first file is named. */
+extern const char *tp_output_suffix;
 
 int tp_mkdir_p(const char *dir);
 /* Creates the tmp file and writes its gzip header; 0 or -1 with errno.

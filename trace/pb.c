@@ -32,14 +32,7 @@ void tp_pb_bytes(struct tp_buf *b, uint32_t field, const void *p, size_t n)
 	tp_buf_put(b, p, n);
 }
 
-size_t tp_pb_open(struct tp_buf *b, uint32_t field)
-{
-	tp_pb_tag(b, field, TP_PB_LEN);
-	tp_buf_char(b, 0);
-	return b->len;
-}
-
-void tp_pb_close(struct tp_buf *b, size_t mark)
+void tp_pb_close_long(struct tp_buf *b, size_t mark)
 {
 	size_t body, extra;
 	unsigned char *p;

@@ -79,7 +79,26 @@ void tp_pb_double(struct tp_buf *b, uint32_t field, double v);
 void tp_pb_bytes(struct tp_buf *b, uint32_t field, const void *p, size_t n);
 
 /* Starts a nested message; returns the offset tp_pb_close needs. */
-size_t tp_pb_open(struct tp_buf *b, uint32_t field);
-void tp_pb_close(struct tp_buf *b, size_t mark);
+static inline size_t tp_pb_open(struct tp_buf *b, uint32_t field)
+{
+	tp_pb_tag(b, field, TP_PB_LEN);
+	tp_buf_char(b, 0);
+	return b->len;
+}
+
+/* A body over 127 bytes: its length takes more than the placeholder. */
+void tp_pb_close_long(struct tp_buf *b, size_t mark);
+
+static inline void tp_pb_close(struct tp_buf *b, size_t mark)
+{
+	size_t body = b->len - mark;
+
+	if (__builtin_expect(!b->oom && mark && mark <= b->len &&
+			     body < 128, 1)) {
+		b->p[mark - 1] = (char)body;
+		return;
+	}
+	tp_pb_close_long(b, mark);
+}
 
 #endif

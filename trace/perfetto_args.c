@@ -4,10 +4,32 @@
 /* Typed args as the Perfetto encoder's DebugAnnotations (perfetto_int.h):
  * names interned, string values interned when short, arrays and dicts
  * nested, integers past 64 bits as legacy JSON. */
+#include <string.h>
+
 #include "trace/perfetto_int.h"
 
 static uint32_t put_annotation(struct pf_enc *p, const struct tp_targ *a,
 			       uint32_t n, uint32_t i, int named);
+
+/* A value the writer had as JSON text: a string without escapes (a
+ * kernel name, nearly always) is a string again, interned; anything else
+ * stays JSON. */
+static void put_json(struct pf_enc *p, const char *s, size_t len)
+{
+	struct tp_buf *b = &p->e.out;
+	uint64_t iid;
+
+	if (len >= 2 && s[0] == '"' && s[len - 1] == '"' &&
+	    !memchr(s + 1, '\\', len - 2)) {
+		iid = pf_intern_at(p, IK_STR, s + 1, len - 2, 0);
+		if (iid)
+			tp_pb_u64(b, PF_DA_STRING_IID, iid);
+		else
+			tp_pb_bytes(b, PF_DA_STRING, s + 1, len - 2);
+		return;
+	}
+	tp_pb_bytes(b, PF_DA_LEGACY_JSON, s, len);
+}
 
 static uint32_t put_children(struct pf_enc *p, const struct tp_targ *a,
 			     uint32_t n, uint32_t i)
@@ -35,7 +57,8 @@ static uint32_t put_annotation(struct pf_enc *p, const struct tp_targ *a,
 	char u128[64];
 
 	if (named) {
-		iid = pf_intern(p, IK_ANAME, t->key, t->keylen);
+		iid = pf_intern_at(p, IK_ANAME, t->key, t->keylen,
+				   p->static_keys);
 		if (iid)
 			tp_pb_u64(b, PF_DA_NAME_IID, iid);
 		else
@@ -76,7 +99,7 @@ static uint32_t put_annotation(struct pf_enc *p, const struct tp_targ *a,
 		tp_pb_double(b, PF_DA_DOUBLE, t->v.d);
 		break;
 	case TP_TARG_STRING:
-		iid = pf_intern(p, IK_STR, t->v.str.s, t->v.str.len);
+		iid = pf_intern_at(p, IK_STR, t->v.str.s, t->v.str.len, 0);
 		if (iid)
 			tp_pb_u64(b, PF_DA_STRING_IID, iid);
 		else
@@ -84,6 +107,12 @@ static uint32_t put_annotation(struct pf_enc *p, const struct tp_targ *a,
 		break;
 	case TP_TARG_POINTER:
 		tp_pb_u64(b, PF_DA_POINTER, t->v.u);
+		break;
+	case TP_TARG_JSON:
+		put_json(p, t->v.str.s, t->v.str.len);
+		break;
+	case TP_TARG_MILLI:
+		tp_pb_double(b, PF_DA_DOUBLE, (double)t->v.i / 1000.0);
 		break;
 	case TP_TARG_ARRAY:
 	case TP_TARG_DICT:

@@ -47,6 +47,7 @@ static void clear_state(struct pf_enc *p)
 	size_t m, c;
 
 	tp_pf_tab_clear(&p->intern);
+	p->gen++;	/* the address cache is stale */
 	p->next_iid = 1;
 	m = packet_open(p);
 	c = tp_pb_open(b, PF_PKT_CLOCK_SNAPSHOT);
@@ -136,7 +137,8 @@ static void put_name_cat(struct pf_enc *p, const struct tp_tev *ev)
 	uint64_t iid;
 
 	if (ev->cat) {
-		iid = pf_intern(p, IK_CAT, ev->cat, ev->catlen);
+		iid = pf_intern_at(p, IK_CAT, ev->cat, ev->catlen,
+				   ev->static_names);
 		if (iid)
 			tp_pb_u64(&p->e.out, PF_TE_CATEGORY_IIDS, iid);
 		else
@@ -145,7 +147,8 @@ static void put_name_cat(struct pf_enc *p, const struct tp_tev *ev)
 	}
 	if (!ev->name)
 		return;
-	iid = pf_intern(p, IK_NAME, ev->name, ev->namelen);
+	iid = pf_intern_at(p, IK_NAME, ev->name, ev->namelen,
+			   ev->static_names);
 	if (iid)
 		tp_pb_u64(&p->e.out, PF_TE_NAME_IID, iid);
 	else
@@ -162,6 +165,7 @@ static void simple(struct pf_enc *p, const struct tp_tev *ev,
 	tp_pb_u64(&p->e.out, PF_TE_TRACK_UUID, t->uuid);
 	if (full) {
 		put_name_cat(p, ev);
+		p->static_keys = ev->static_keys;
 		pf_put_annotations(p, ev->args, ev->nargs);
 	}
 	if (ev->phase == TP_TEV_FLOW_START)
@@ -215,6 +219,9 @@ static int naming(struct pf_enc *p, const struct tp_tev *ev)
 	struct pf_track *t;
 	uint32_t kind;
 
+	/* Perfetto orders a device's streams itself. */
+	if (ev->phase == TP_TEV_THREAD_SORT_INDEX)
+		return 0;
 	if (ev->phase == TP_TEV_THREAD_NAME) {
 		t = pf_track_of(p, ev, NULL, 0);
 		kind = ev->track.kind;

@@ -37,6 +37,8 @@ struct pf_track {
 	int has_sort;
 };
 
+#define PF_PCACHE 512
+
 struct pf_enc {
 	struct tp_enc e;
 	struct tp_pf_tab intern;
@@ -52,6 +54,17 @@ struct pf_enc {
 	int64_t last_pid, last_tid;
 	uint32_t last_kind, last_idx;
 	int last_valid;
+	/* Interned strings by address (pf_intern_at): the writer hands the
+	 * same names, keys and kernel names over and over. gen changes when
+	 * the state is cleared, which empties the cache. */
+	uint32_t gen;
+	struct pf_pc {
+		const char *s;
+		uint32_t n, gen, off, iid;
+		uint32_t kind;
+	} pc[PF_PCACHE];
+	/* The event being written has static keys (tev.h). */
+	int static_keys;
 };
 
 /* A packet: Trace.packet, a length-delimited TracePacket. */
@@ -65,6 +78,10 @@ static inline size_t packet_open(struct pf_enc *p)
 
 /* perfetto_intern.c */
 uint64_t pf_intern(struct pf_enc *p, int kind, const char *s, size_t n);
+/* The same, looked up by address first; stat: s is static (tev.h), its
+ * address alone names it, else the bytes are compared too. */
+uint64_t pf_intern_at(struct pf_enc *p, int kind, const char *s, size_t n,
+		      int stat);
 
 /* perfetto_tracks.c */
 struct pf_track *pf_track_get(struct pf_enc *p, uint32_t kind, int64_t k1,

@@ -30,16 +30,42 @@ static uint64_t hash_key(uint32_t kind, int64_t k1, int64_t k2,
 	return h ? h : 1;
 }
 
+/* Small at first and doubled as it fills (up to twice max), so a short
+ * process's encoder (a fork child, an exec'd image) neither allocates
+ * nor clears the room of a long one's. */
+#define TAB_FIRST_CAP 256
+
 int tp_pf_tab_init(struct tp_pf_tab *t, uint32_t max, size_t max_bytes)
 {
 	memset(t, 0, sizeof(*t));
-	t->cap = 64;
-	while (t->cap < max * 2)
-		t->cap *= 2;
+	t->cap = TAB_FIRST_CAP;
 	t->s = calloc(t->cap, sizeof(*t->s));
 	t->max = max;
 	t->max_bytes = max_bytes;
 	return t->s ? 0 : -1;
+}
+
+/* Twice the slots, every entry moved by its stored hash; -1 when out of
+ * memory (the table stays as it was). */
+static int grow(struct tp_pf_tab *t)
+{
+	uint32_t cap = t->cap * 2, i, j;
+	struct tp_pf_slot *s = calloc(cap, sizeof(*s));
+
+	if (!s)
+		return -1;
+	for (i = 0; i < t->cap; i++) {
+		if (!t->s[i].hash)
+			continue;
+		for (j = (uint32_t)t->s[i].hash & (cap - 1); s[j].hash;
+		     j = (j + 1) & (cap - 1))
+			;
+		s[j] = t->s[i];
+	}
+	free(t->s);
+	t->s = s;
+	t->cap = cap;
+	return 0;
 }
 
 void tp_pf_tab_free(struct tp_pf_tab *t)
@@ -93,6 +119,8 @@ struct tp_pf_slot *tp_pf_tab_put(struct tp_pf_tab *t, uint32_t kind,
 
 	/* At most half full, so probing always ends at an empty slot. */
 	if (t->n >= t->max || t->strs.len + n > t->max_bytes)
+		return NULL;
+	if ((t->n + 1) * 2 > t->cap && grow(t) < 0)
 		return NULL;
 	if (tp_buf_reserve(&t->strs, n + 1))
 		return NULL;

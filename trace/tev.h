@@ -7,7 +7,8 @@
  * integer ns, typed args), never how it is written: an encoder turns it
  * into bytes. Two encoders exist: Kineto-style JSON (tev_json.c, today's
  * trace syntax) and Perfetto protobuf (perfetto_enc.c). `tprof convert`
- * speaks this model now; the library's writer is to speak it later.
+ * and the library's writer both speak it: every producer of the writer's
+ * events hands them to tp_tev_put (below).
  *
  * Strings are (pointer, length) pairs and are borrowed: an encoder copies
  * what it keeps (interning tables), so callers may reuse their buffers as
@@ -50,6 +51,7 @@ enum tp_tev_phase {
 	TP_TEV_PROCESS_NAME,	/* name: the process's (or device's) name */
 	TP_TEV_THREAD_NAME,	/* name: the thread's (or stream's) name */
 	TP_TEV_SORT_INDEX,	/* flow_id: the sort index */
+	TP_TEV_THREAD_SORT_INDEX, /* flow_id: the thread's (stream's) index */
 };
 
 enum tp_targ_type {
@@ -63,6 +65,14 @@ enum tp_targ_type {
 	TP_TARG_POINTER,	/* JSON: "0x..." string */
 	TP_TARG_ARRAY,		/* n elements follow, depth-first */
 	TP_TARG_DICT,		/* n members follow, depth-first */
+	/* A value already encoded as JSON text (str): a kernel name or a
+	 * call stack the writer caches escaped. The JSON encoder copies it;
+	 * Perfetto shows a plain string as a string, anything else as
+	 * legacy JSON. */
+	TP_TARG_JSON,
+	/* A decimal with three places, as thousandths in i (occupancy,
+	 * bandwidth): JSON writes "12.345", Perfetto a double. */
+	TP_TARG_MILLI,
 };
 
 /* One arg, or one element of an array/dict. Nested values are stored
@@ -90,11 +100,24 @@ struct tp_targ {
  * written, its args cut). */
 #define TP_TARGS_MAX 128
 
+/* The adders are forced inline, so a literal key's length is folded
+ * (a copy not inlined would call strlen for every arg). */
+#define TP_TARGS_INLINE static inline __attribute__((always_inline))
+
 struct tp_targs {
 	uint32_t n;
 	uint32_t open[8];	/* indexes of open arrays/dicts */
 	uint32_t depth;
 	int overflow;
+	/* JSON streaming (tp_tev_json_open): each arg kept is also appended
+	 * to json as it arrives, so the JSON writer never walks the array
+	 * again. jseen: bit d set when the container at depth d has an
+	 * element (a comma goes before the next); jarr: bit d set when it
+	 * is an array (its elements' keys are not written). Keys are
+	 * written as they are: only for static keys (tp_tev's static_keys). */
+	struct tp_buf *json;
+	uint32_t jseen;
+	uint32_t jarr;
 	struct tp_targ a[TP_TARGS_MAX];
 };
 
@@ -103,24 +126,261 @@ static inline void tp_targs_reset(struct tp_targs *w)
 	w->n = 0;
 	w->depth = 0;
 	w->overflow = 0;
+	w->json = NULL;
 }
 
-struct tp_targ *tp_targs_add(struct tp_targs *w, const char *key,
-			     size_t keylen, enum tp_targ_type type);
-void tp_targs_int(struct tp_targs *w, const char *key, int64_t v);
-void tp_targs_uint(struct tp_targs *w, const char *key, uint64_t v);
-void tp_targs_u128(struct tp_targs *w, const char *key, unsigned __int128 v);
-void tp_targs_double(struct tp_targs *w, const char *key, double v);
-void tp_targs_bool(struct tp_targs *w, const char *key, int v);
-void tp_targs_str(struct tp_targs *w, const char *key, const char *s,
-		  size_t len);
-void tp_targs_ptr(struct tp_targs *w, const char *key, uint64_t v);
+/* JSON streaming: the separator and "key": of the entry just kept. */
+TP_TARGS_INLINE void tp_targs_jkey(struct tp_targs *w, const char *key,
+				 size_t keylen)
+{
+	struct tp_buf *b = w->json;
+	uint32_t bit = 1u << w->depth;
+	char *p;
+
+	if (tp_buf_reserve(b, keylen + 4))
+		return;
+	p = b->p + b->len;
+	if (w->jseen & bit)
+		*p++ = ',';
+	w->jseen |= bit;
+	if (key && !(w->jarr & bit)) {
+		*p++ = '"';
+		memcpy(p, key, keylen);
+		p += keylen;
+		*p++ = '"';
+		*p++ = ':';
+	}
+	b->len = (size_t)(p - b->p);
+}
+
+/* JSON streaming of the less common types (tev_json.c). */
+void tp_targs_json_value(struct tp_targs *w, const struct tp_targ *a);
+
+/* The slow path of tp_targs_add: a full writer, a dropped container. */
+struct tp_targ *tp_targs_add_slow(struct tp_targs *w, const char *key,
+				  size_t keylen, enum tp_targ_type type);
+
+/* The next entry, keyed (NULL in an array), or NULL when dropped. It is
+ * not streamed as JSON (tp_tev_json_open): the writer's formatters use
+ * the typed adders below (the *k forms take a key's length). The
+ * adders below are inline, so a literal key's length is folded. */
+TP_TARGS_INLINE struct tp_targ *tp_targs_add(struct tp_targs *w,
+					   const char *key, size_t keylen,
+					   enum tp_targ_type type)
+{
+	struct tp_targ *a;
+	uint32_t d = w->depth;
+
+	if (__builtin_expect(w->n >= TP_TARGS_MAX || d > 8 ||
+			     (d && w->open[d - 1] == UINT32_MAX), 0))
+		return tp_targs_add_slow(w, key, keylen, type);
+	/* The open container counts its direct children only. */
+	if (d)
+		w->a[w->open[d - 1]].v.n++;
+	a = &w->a[w->n++];
+	a->type = type;
+	a->key = key;
+	a->keylen = (uint32_t)keylen;
+	return a;
+}
+
+#define TP_TARGS_KEYLEN(k) ((k) ? __builtin_strlen(k) : 0)
+
+TP_TARGS_INLINE void tp_targs_int(struct tp_targs *w, const char *key,
+				int64_t v)
+{
+	struct tp_targ *a = tp_targs_add(w, key, TP_TARGS_KEYLEN(key),
+					 TP_TARG_INT);
+
+	if (!a)
+		return;
+	a->v.i = v;
+	if (!w->json)
+		return;
+	tp_targs_jkey(w, key, TP_TARGS_KEYLEN(key));
+	tp_json_i64(w->json, v);
+}
+
+TP_TARGS_INLINE void tp_targs_uintk(struct tp_targs *w, const char *key,
+				 size_t keylen, uint64_t v)
+{
+	struct tp_targ *a = tp_targs_add(w, key, keylen,
+					 TP_TARG_UINT);
+
+	if (!a)
+		return;
+	a->v.u = v;
+	if (!w->json)
+		return;
+	tp_targs_jkey(w, key, keylen);
+	tp_json_u64(w->json, v);
+}
+
+TP_TARGS_INLINE void tp_targs_uint(struct tp_targs *w, const char *key,
+				uint64_t v)
+{
+	tp_targs_uintk(w, key, TP_TARGS_KEYLEN(key), v);
+}
+
+TP_TARGS_INLINE void tp_targs_u128(struct tp_targs *w, const char *key,
+				 unsigned __int128 v)
+{
+	struct tp_targ *a = tp_targs_add(w, key, TP_TARGS_KEYLEN(key),
+					 TP_TARG_U128);
+
+	if (!a)
+		return;
+	a->v.u128 = v;
+	if (!w->json)
+		return;
+	tp_targs_jkey(w, key, TP_TARGS_KEYLEN(key));
+	tp_targs_json_value(w, a);
+}
+
+TP_TARGS_INLINE void tp_targs_double(struct tp_targs *w, const char *key,
+				   double v)
+{
+	struct tp_targ *a = tp_targs_add(w, key, TP_TARGS_KEYLEN(key),
+					 TP_TARG_DOUBLE);
+
+	if (!a)
+		return;
+	a->v.d = v;
+	if (!w->json)
+		return;
+	tp_targs_jkey(w, key, TP_TARGS_KEYLEN(key));
+	tp_json_double(w->json, v);
+}
+
+TP_TARGS_INLINE void tp_targs_bool(struct tp_targs *w, const char *key, int v)
+{
+	struct tp_targ *a = tp_targs_add(w, key, TP_TARGS_KEYLEN(key),
+					 TP_TARG_BOOL);
+
+	if (!a)
+		return;
+	a->v.i = !!v;
+	if (!w->json)
+		return;
+	tp_targs_jkey(w, key, TP_TARGS_KEYLEN(key));
+	tp_targs_json_value(w, a);
+}
+
+TP_TARGS_INLINE void tp_targs_ptrk(struct tp_targs *w, const char *key,
+				 size_t keylen, uint64_t v)
+{
+	struct tp_targ *a = tp_targs_add(w, key, keylen,
+					 TP_TARG_POINTER);
+
+	if (!a)
+		return;
+	a->v.u = v;
+	if (!w->json)
+		return;
+	tp_targs_jkey(w, key, keylen);
+	tp_json_hex(w->json, v);
+}
+
+TP_TARGS_INLINE void tp_targs_ptr(struct tp_targs *w, const char *key,
+				uint64_t v)
+{
+	tp_targs_ptrk(w, key, TP_TARGS_KEYLEN(key), v);
+}
+
+TP_TARGS_INLINE void tp_targs_milli(struct tp_targs *w, const char *key,
+				  int64_t thousandths)
+{
+	struct tp_targ *a = tp_targs_add(w, key, TP_TARGS_KEYLEN(key),
+					 TP_TARG_MILLI);
+
+	if (!a)
+		return;
+	a->v.i = thousandths;
+	if (!w->json)
+		return;
+	tp_targs_jkey(w, key, TP_TARGS_KEYLEN(key));
+	tp_json_us(w->json, thousandths);
+}
+
+/* s (len bytes) as a string; JSON: text already encoded as JSON. */
+TP_TARGS_INLINE void tp_targs_strk(struct tp_targs *w, const char *key,
+				 size_t keylen, const char *s, size_t len)
+{
+	struct tp_targ *a = tp_targs_add(w, key, keylen,
+					 TP_TARG_STRING);
+
+	if (!a)
+		return;
+	a->v.str.s = s;
+	a->v.str.len = len;
+	if (!w->json)
+		return;
+	tp_targs_jkey(w, key, keylen);
+	tp_json_strn(w->json, s, len);
+}
+
+TP_TARGS_INLINE void tp_targs_str(struct tp_targs *w, const char *key,
+				const char *s, size_t len)
+{
+	tp_targs_strk(w, key, TP_TARGS_KEYLEN(key), s, len);
+}
+
+TP_TARGS_INLINE void tp_targs_json(struct tp_targs *w, const char *key,
+				 const char *json, size_t len)
+{
+	struct tp_targ *a = tp_targs_add(w, key, TP_TARGS_KEYLEN(key),
+					 TP_TARG_JSON);
+
+	if (!a)
+		return;
+	a->v.str.s = json;
+	a->v.str.len = len;
+	if (!w->json)
+		return;
+	tp_targs_jkey(w, key, TP_TARGS_KEYLEN(key));
+	tp_buf_put(w->json, json, len);
+}
+
+TP_TARGS_INLINE void tp_targs_cstr(struct tp_targs *w, const char *key,
+				 const char *s)
+{
+	tp_targs_str(w, key, s, __builtin_strlen(s));
+}
+
 /* Opens an array (dict = 0) or dict; what is added until tp_targs_close
  * are its elements. */
-void tp_targs_open(struct tp_targs *w, const char *key, int dict);
+void tp_targs_openk(struct tp_targs *w, const char *key, size_t keylen,
+		    int dict);
+
+TP_TARGS_INLINE void tp_targs_open(struct tp_targs *w, const char *key,
+				 int dict)
+{
+	tp_targs_openk(w, key, TP_TARGS_KEYLEN(key), dict);
+}
+
 void tp_targs_close(struct tp_targs *w);
 /* Entries taken by the value starting at index i (1 for a scalar). */
 uint32_t tp_targ_span(const struct tp_targ *a, uint32_t n, uint32_t i);
+
+/* An array of three unsigned (a CUDA dim3: grid, block), as open, three
+ * tp_targs_uint and close would write it, in one step: launches have two.
+ * The key is written here, inline, so its length is a constant. */
+void tp_targs_uint3k(struct tp_targs *w, const char *key, size_t keylen,
+		     const uint32_t *d);
+void tp_targs_uint3_fill(struct tp_targs *w, const char *key,
+			 size_t keylen, const uint32_t *d);
+
+TP_TARGS_INLINE void tp_targs_uint3(struct tp_targs *w, const char *key,
+				    const uint32_t *d)
+{
+	if (__builtin_expect(w->depth || w->n + 4 > TP_TARGS_MAX, 0)) {
+		tp_targs_uint3k(w, key, TP_TARGS_KEYLEN(key), d);
+		return;
+	}
+	if (w->json)
+		tp_targs_jkey(w, key, TP_TARGS_KEYLEN(key));
+	tp_targs_uint3_fill(w, key, TP_TARGS_KEYLEN(key), d);
+}
 
 struct tp_tev {
 	struct tp_tev_track track;
@@ -135,6 +395,19 @@ struct tp_tev {
 	int flow_binds_enclosing; /* FLOW_END: "bp":"e" */
 	const struct tp_targ *args;
 	uint32_t nargs;
+	/* The event has an args object even when it is empty (NVTX ranges
+	 * always do; a converted event may not): JSON writes "args":{}. */
+	int args_always;
+	/* name and cat live as long as the process and never change (the
+	 * hooks' tables): the JSON encoder keeps their text by address. */
+	int static_names;
+	/* The args' keys are literals of the code, plain printable ASCII
+	 * without quotes or backslashes: written as they are. */
+	int static_keys;
+	/* Optional: the name already as a JSON string, quoted and escaped
+	 * (the writer caches kernel names so): JSON copies it. */
+	const char *name_json;
+	size_t name_json_len;
 };
 
 /* The trace's header facts. base_unix_ns: Unix time of trace-clock 0
@@ -167,6 +440,20 @@ struct tp_enc {
 };
 
 struct tp_enc *tp_enc_json_new(void);
+/* One event as the JSON encoder writes it, with its leading ",\n": the
+ * writer's streams, whose first line is written elsewhere. */
+void tp_tev_json_put(struct tp_buf *b, const struct tp_tev *ev);
+/* The same without the ",\n": the first event of the writer's trace. */
+void tp_tev_json_first(struct tp_buf *b, const struct tp_tev *ev);
+/* tp_tev_json_put in two halves, the args streamed between them: open
+ * writes ev up to its args object (ev's args and nargs are not read) and
+ * points w at b; each arg w keeps is appended as it arrives (ev must
+ * have static_keys); close ends the event and stops the streaming. The
+ * bytes are tp_tev_json_put's for the same event. */
+void tp_tev_json_open(struct tp_buf *b, const struct tp_tev *ev,
+		      struct tp_targs *w);
+void tp_tev_json_close(struct tp_buf *b, const struct tp_tev *ev,
+		       struct tp_targs *w);
 struct tp_enc *tp_enc_perfetto_new(void);
 
 static inline int tp_enc_begin(struct tp_enc *e, const struct tp_enc_meta *m)
@@ -196,4 +483,23 @@ static inline void tp_enc_free(struct tp_enc *e)
 		e->ops->free(e);
 }
 
+/* One event appended to b instead of the encoder's own out (the
+ * library's writer owns the buffer its producers fill). */
+int tp_enc_event_into(struct tp_enc *e, struct tp_buf *b,
+		      const struct tp_tev *ev);
+
+/* The library's output: every producer of the writer's events (hooks,
+ * CUPTI, NVTX, steps, metadata) hands them to tp_tev_put, which writes
+ * them in the trace's format: JSON lines (tp_tev_sink NULL, the default)
+ * or the Perfetto encoder tp_tev_sink (TPROF_FORMAT=perfetto). Only the
+ * writer thread calls it. */
+extern struct tp_enc *tp_tev_sink;
+
+static inline void tp_tev_put(struct tp_buf *b, const struct tp_tev *ev)
+{
+	if (!tp_tev_sink)
+		tp_tev_json_put(b, ev);
+	else
+		tp_enc_event_into(tp_tev_sink, b, ev);
+}
 #endif

@@ -7,8 +7,8 @@
 
 #include "trace/tev.h"
 
-struct tp_targ *tp_targs_add(struct tp_targs *w, const char *key,
-			     size_t keylen, enum tp_targ_type type)
+struct tp_targ *tp_targs_add_slow(struct tp_targs *w, const char *key,
+				  size_t keylen, enum tp_targ_type type)
 {
 	struct tp_targ *a;
 	uint32_t max_depth = sizeof(w->open) / sizeof(w->open[0]);
@@ -33,72 +33,23 @@ struct tp_targ *tp_targs_add(struct tp_targs *w, const char *key,
 	return a;
 }
 
-static struct tp_targ *add(struct tp_targs *w, const char *key,
-			   enum tp_targ_type type)
+struct tp_enc *tp_tev_sink;
+
+int tp_enc_event_into(struct tp_enc *e, struct tp_buf *b,
+		      const struct tp_tev *ev)
 {
-	return tp_targs_add(w, key, key ? strlen(key) : 0, type);
+	struct tp_buf own = e->out;
+	int rc;
+
+	e->out = *b;
+	rc = tp_enc_event(e, ev);
+	*b = e->out;
+	e->out = own;
+	return rc;
 }
 
-void tp_targs_int(struct tp_targs *w, const char *key, int64_t v)
-{
-	struct tp_targ *a = add(w, key, TP_TARG_INT);
-
-	if (a)
-		a->v.i = v;
-}
-
-void tp_targs_uint(struct tp_targs *w, const char *key, uint64_t v)
-{
-	struct tp_targ *a = add(w, key, TP_TARG_UINT);
-
-	if (a)
-		a->v.u = v;
-}
-
-void tp_targs_u128(struct tp_targs *w, const char *key, unsigned __int128 v)
-{
-	struct tp_targ *a = add(w, key, TP_TARG_U128);
-
-	if (a)
-		a->v.u128 = v;
-}
-
-void tp_targs_double(struct tp_targs *w, const char *key, double v)
-{
-	struct tp_targ *a = add(w, key, TP_TARG_DOUBLE);
-
-	if (a)
-		a->v.d = v;
-}
-
-void tp_targs_bool(struct tp_targs *w, const char *key, int v)
-{
-	struct tp_targ *a = add(w, key, TP_TARG_BOOL);
-
-	if (a)
-		a->v.i = !!v;
-}
-
-void tp_targs_str(struct tp_targs *w, const char *key, const char *s,
-		  size_t len)
-{
-	struct tp_targ *a = add(w, key, TP_TARG_STRING);
-
-	if (!a)
-		return;
-	a->v.str.s = s;
-	a->v.str.len = len;
-}
-
-void tp_targs_ptr(struct tp_targs *w, const char *key, uint64_t v)
-{
-	struct tp_targ *a = add(w, key, TP_TARG_POINTER);
-
-	if (a)
-		a->v.u = v;
-}
-
-void tp_targs_open(struct tp_targs *w, const char *key, int dict)
+void tp_targs_openk(struct tp_targs *w, const char *key, size_t keylen,
+		    int dict)
 {
 	struct tp_targ *a;
 
@@ -109,20 +60,38 @@ void tp_targs_open(struct tp_targs *w, const char *key, int dict)
 		w->depth++;
 		return;
 	}
-	a = add(w, key, dict ? TP_TARG_DICT : TP_TARG_ARRAY);
+	a = tp_targs_add(w, key, keylen, dict ? TP_TARG_DICT : TP_TARG_ARRAY);
 	if (!a) {
 		w->depth++;
 		w->open[w->depth - 1] = UINT32_MAX;
 		return;
 	}
 	a->v.n = 0;
+	if (w->json) {
+		tp_targs_jkey(w, key, keylen);
+		tp_buf_char(w->json, dict ? '{' : '[');
+	}
 	w->open[w->depth++] = (uint32_t)(a - w->a);
+	w->jseen &= ~(1u << w->depth);
+	if (dict)
+		w->jarr &= ~(1u << w->depth);
+	else
+		w->jarr |= 1u << w->depth;
 }
 
 void tp_targs_close(struct tp_targs *w)
 {
-	if (w->depth)
-		w->depth--;
+	uint32_t d = w->depth;
+
+	if (!d)
+		return;
+	w->depth--;
+	/* A dropped container was never opened in the JSON. */
+	if (!w->json || d > sizeof(w->open) / sizeof(w->open[0]) ||
+	    w->open[d - 1] == UINT32_MAX)
+		return;
+	tp_buf_char(w->json,
+		    w->a[w->open[d - 1]].type == TP_TARG_DICT ? '}' : ']');
 }
 
 uint32_t tp_targ_span(const struct tp_targ *a, uint32_t n, uint32_t i)
@@ -134,4 +103,51 @@ uint32_t tp_targ_span(const struct tp_targ *a, uint32_t n, uint32_t i)
 	for (k = 0; k < a[i].v.n && j < n; k++)
 		j += tp_targ_span(a, n, j);
 	return j - i;
+}
+
+/* tp_targs_uint3 inside a container or near the end: the general way. */
+void tp_targs_uint3k(struct tp_targs *w, const char *key, size_t keylen,
+		     const uint32_t *d)
+{
+	int k;
+
+	tp_targs_openk(w, key, keylen, 0);
+	for (k = 0; k < 3; k++)
+		tp_targs_uint(w, NULL, d[k]);
+	tp_targs_close(w);
+}
+
+/* tp_targs_uint3 at the top level with room: the four entries, and the
+ * JSON after the key tp_targs_uint3 wrote. */
+void tp_targs_uint3_fill(struct tp_targs *w, const char *key,
+			 size_t keylen, const uint32_t *d)
+{
+	struct tp_targ *a = &w->a[w->n];
+	struct tp_buf *b = w->json;
+	char *p;
+	int k;
+
+	w->n += 4;
+	a[0].type = TP_TARG_ARRAY;
+	a[0].key = key;
+	a[0].keylen = (uint32_t)keylen;
+	a[0].v.n = 3;
+	for (k = 1; k < 4; k++) {
+		a[k].type = TP_TARG_UINT;
+		a[k].key = NULL;
+		a[k].keylen = 0;
+		a[k].v.u = d[k - 1];
+	}
+	/* [x,y,z]: room for three 20-digit numbers (tp_json_u64_at). */
+	if (!b || tp_buf_reserve(b, 3 * 20 + 4))
+		return;
+	p = b->p + b->len;
+	*p++ = '[';
+	p = tp_json_u64_at(p, d[0]);
+	*p++ = ',';
+	p = tp_json_u64_at(p, d[1]);
+	*p++ = ',';
+	p = tp_json_u64_at(p, d[2]);
+	*p++ = ']';
+	b->len = (size_t)(p - b->p);
 }

@@ -165,7 +165,9 @@ def is_summary_of(name, names):
     name = name[len(SUMMARIES) + 1:]
     for ext in (".summary.json", ".summary.md"):
         if name.endswith(ext):
-            return name[:-len(ext)] + ".trace.json.gz" in names
+            stem = name[:-len(ext)]
+            return stem + ".trace.json.gz" in names or \
+                stem + ".pftrace.gz" in names
     return False
 
 

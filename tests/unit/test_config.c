@@ -32,13 +32,38 @@ static void bad(const char *setting, const char *var, const char *accepted)
 		 strstr(err, accepted), "rc=%d err=\"%s\"", rc, err);
 }
 
+/* Issue 20: TPROF_FORMAT picks the trace's format; perfetto leaves the
+ * rings file off and refuses the flight recorder. */
+static void test_format(void)
+{
+	struct tp_config c;
+	char err[512];
+
+	TP_CHECK_INT("config: format json by default",
+		     parse(&c, err, NULL, NULL) == 0 ? c.format : -1,
+		     TP_FORMAT_JSON);
+	TP_CHECK_INT("config: TPROF_FORMAT=json",
+		     parse(&c, err, "TPROF_FORMAT=json", NULL) == 0 ?
+		     c.format : -1, TP_FORMAT_JSON);
+	TP_CHECK("config: TPROF_FORMAT=perfetto, no rings file",
+		 parse(&c, err, "TPROF_FORMAT=perfetto", NULL) == 0 &&
+		 c.format == TP_FORMAT_PERFETTO && c.ring_file == 0, "%s",
+		 err);
+	bad("TPROF_FORMAT=protobuf", "TPROF_FORMAT", "json");
+	bad("TPROF_FORMAT=Perfetto", "TPROF_FORMAT", "perfetto");
+	TP_CHECK("config: TPROF_FORMAT=perfetto with TPROF_FLIGHT refused",
+		 parse(&c, err, "TPROF_FORMAT=perfetto", "TPROF_FLIGHT=5") < 0 &&
+		 strstr(err, "TPROF_FLIGHT") && strstr(err, "perfetto"),
+		 "%s", err);
+}
+
 /* Issue 17 item 8: non-finite numbers, the name's length, typos. */
 static void test_values(void)
 {
 	static char name190[200], name191[220];
 	char *envp[] = { (char *)"PATH=/bin", (char *)"TPROF_ACTVE=3", NULL };
 	char *fine[] = { (char *)"TPROF_ACTIVE=3", (char *)"TPROF_LIB=x", NULL };
-	char *far[] = { (char *)"TPROF_FORMAT=perfetto", NULL };
+	char *far[] = { (char *)"TPROF_QUUX=perfetto", NULL };
 	struct tp_config c;
 	char err[512], msg[256];
 
@@ -65,7 +90,7 @@ static void test_values(void)
 		 !tp_config_unknown(fine, msg, sizeof(msg)), "%s", msg);
 	TP_CHECK("config: an unknown one far from any is named alone",
 		 tp_config_unknown(far, msg, sizeof(msg)) &&
-		 strstr(msg, "TPROF_FORMAT is not a tprof variable") &&
+		 strstr(msg, "TPROF_QUUX is not a tprof variable") &&
 		 !strstr(msg, "did you mean"), "%s", msg);
 }
 
@@ -137,5 +162,6 @@ int main(void)
 	bad("RANK=1.5", "RANK", "whole number");
 	bad("WORLD_SIZE=0", "WORLD_SIZE", "whole number from 1");
 	test_values();
+	test_format();
 	return TP_TEST_DONE();
 }

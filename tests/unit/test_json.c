@@ -1,4 +1,5 @@
 /* JSON escaping and number formatting. */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "trace/json.h"
@@ -29,6 +30,55 @@ static const char *us(int64_t ns)
 }
 
 #define ESC(s) esc(s, sizeof(s) - 1)
+
+/* The in-place number writers against printf at every digit-count
+ * boundary (9..10, 99..100, ... and the hex nibble boundaries): the
+ * first mismatch, or "" when all agree. */
+static const char *numbers_vs_printf(void)
+{
+	struct tp_buf b = { 0 };
+	char want[64];
+	uint64_t p10 = 1, v;
+	int i, d, k;
+
+	for (i = 0; i < 20; i++, p10 *= 10)
+		for (d = -2; d <= 2; d++) {
+			v = p10 + (uint64_t)(int64_t)d;
+			if (i == 19 && d > 0)
+				v = UINT64_MAX - (uint64_t)(2 - d);
+			b.len = 0;
+			tp_json_u64(&b, v);
+			tp_buf_char(&b, ' ');
+			tp_json_hex(&b, v);
+			tp_buf_char(&b, ' ');
+			tp_json_us(&b, (int64_t)(v >> 1));
+			tp_buf_char(&b, '\0');
+			k = snprintf(want, sizeof(want), "%llu \"0x%llx\" %llu.%03llu",
+				     (unsigned long long)v, (unsigned long long)v,
+				     (unsigned long long)(v >> 1) / 1000,
+				     (unsigned long long)(v >> 1) % 1000);
+			if (k < 0 || b.oom || strcmp(b.p, want)) {
+				snprintf(out, sizeof(out), "%s (want %s)", b.p,
+					 want);
+				tp_buf_free(&b);
+				return out;
+			}
+		}
+	for (i = 0; i < 64; i++) {
+		b.len = 0;
+		tp_json_hex(&b, (uint64_t)1 << i);
+		tp_buf_char(&b, '\0');
+		snprintf(want, sizeof(want), "\"0x%llx\"",
+			 (unsigned long long)1 << i);
+		if (strcmp(b.p, want)) {
+			snprintf(out, sizeof(out), "%s (want %s)", b.p, want);
+			tp_buf_free(&b);
+			return out;
+		}
+	}
+	tp_buf_free(&b);
+	return "";
+}
 
 int main(void)
 {
@@ -78,6 +128,8 @@ int main(void)
 	TP_CHECK_STR("json: integer and pointer formats", b.p,
 		     "18446744073709551615 -9223372036854775808 "
 		     "\"0x7f00dead\" \"0x0\"");
+	TP_CHECK_STR("json: u64, hex and us at every digit-count boundary",
+		     numbers_vs_printf(), "");
 	b.len = 0;
 	for (i = 0; i < 100000; i++)
 		tp_buf_lit(&b, "0123456789");

@@ -202,6 +202,102 @@ static void json_launch(void)
 	free(w);
 }
 
+/* Every kind of arg, nested, dropped and cut: what tp_tev_json_open and
+ * _close stream must be what tp_tev_json_put writes from the array. */
+static void stream_args(struct tp_targs *w, int kind)
+{
+	static const uint32_t dim[3] = { 4294967295u, 0, 10 };
+	int i;
+
+	switch (kind) {
+	case 0:		/* none */
+		return;
+	case 1:		/* every type, nested */
+		tp_targs_int(w, "ret", -3);
+		tp_targs_uint(w, "correlation", 18446744073709551615ull);
+		tp_targs_json(w, "kernel", "\"k<1>\"", 6);
+		tp_targs_uint3(w, "grid", dim);
+		tp_targs_cstr(w, "s", "a\"b\n");
+		tp_targs_bool(w, "b", 1);
+		tp_targs_double(w, "d", 0.25);
+		tp_targs_milli(w, "m", -12345);
+		tp_targs_u128(w, "flops", ~(unsigned __int128)0);
+		tp_targs_ptr(w, "stream", 0);
+		tp_targs_open(w, "dict", 1);
+		tp_targs_uint3(w, "in", dim);
+		tp_targs_open(w, "arr", 0);
+		tp_targs_open(w, NULL, 0);
+		tp_targs_close(w);
+		tp_targs_str(w, NULL, "x", 1);
+		tp_targs_close(w);
+		tp_targs_open(w, "empty", 1);
+		tp_targs_close(w);
+		tp_targs_close(w);
+		tp_targs_int(w, "last", 0);
+		return;
+	case 2:		/* nine levels: the ninth dropped */
+		for (i = 0; i < 9; i++)
+			tp_targs_open(w, "d", i & 1);
+		tp_targs_int(w, "deep", 1);
+		for (i = 0; i < 9; i++)
+			tp_targs_close(w);
+		tp_targs_int(w, "after", 2);
+		return;
+	default:	/* full: a dim3 that does not fit, a dropped array */
+		for (i = 0; i < TP_TARGS_MAX - 6; i++)
+			tp_targs_int(w, "k", i);
+		tp_targs_uint3(w, "grid", dim);
+		tp_targs_uint3(w, "block", dim);
+		tp_targs_open(w, "late", 0);
+		tp_targs_int(w, NULL, 1);
+		tp_targs_close(w);
+		tp_targs_int(w, "cut", 1);
+		return;
+	}
+}
+
+static void json_streamed(void)
+{
+	struct tp_targs *w = calloc(1, sizeof(*w));
+	struct tp_buf a = { 0 }, b = { 0 };
+	struct tp_tev ev = { 0 };
+	char name[64];
+	int kind, always;
+
+	ev.track.pid = 7;
+	ev.track.tid = 8;
+	ev.phase = TP_TEV_COMPLETE;
+	ev.name = "cudaLaunchKernel";
+	ev.namelen = 16;
+	ev.cat = "cuda_runtime";
+	ev.catlen = 12;
+	ev.ts_ns = 79507282431699;
+	ev.dur_ns = 814;
+	ev.static_keys = 1;
+	for (kind = 0; kind < 4; kind++)
+		for (always = 0; always < 2; always++) {
+			a.len = b.len = 0;
+			ev.args_always = always;
+			tp_targs_reset(w);
+			stream_args(w, kind);
+			ev.args = w->a;
+			ev.nargs = w->n;
+			tp_tev_json_put(&a, &ev);
+			tp_buf_char(&a, 0);
+			tp_targs_reset(w);
+			tp_tev_json_open(&b, &ev, w);
+			stream_args(w, kind);
+			tp_tev_json_close(&b, &ev, w);
+			tp_buf_char(&b, 0);
+			snprintf(name, sizeof(name), "tev_json_streamed_%d_%d",
+				 kind, always);
+			TP_CHECK_STR(name, b.p, a.p);
+		}
+	tp_buf_free(&a);
+	tp_buf_free(&b);
+	free(w);
+}
+
 int main(void)
 {
 	varints();
@@ -215,5 +311,6 @@ int main(void)
 	nesting_twice();
 	args_writer();
 	json_launch();
+	json_streamed();
 	return TP_TEST_DONE();
 }

@@ -258,10 +258,54 @@ static void test_memory(void)
 	tp_sum_free(s);
 }
 
+/* The writer's own events hand their args typed: read as they are, a
+ * nested member's key never taken for a top-level one. */
+static void test_typed_args(void)
+{
+	static struct tp_targs w;
+	struct sum_arg a[5] = { { "m", NULL, 0, NULL },
+				{ "flops", NULL, 0, NULL },
+				{ "d type", NULL, 0, NULL },
+				{ "kernel", NULL, 0, NULL },
+				{ "big", NULL, 0, NULL } };
+	struct tp_sum_span e = { .cat = "cublas", .name = "g" };
+	unsigned __int128 f;
+	char buf[32];
+	int64_t v;
+
+	tp_targs_reset(&w);
+	tp_targs_open(&w, "inner", 1);
+	tp_targs_int(&w, "m", 99);
+	tp_targs_close(&w);
+	tp_targs_int(&w, "m", 64);
+	tp_targs_u128(&w, "flops", (unsigned __int128)1 << 70);
+	tp_targs_cstr(&w, "d type", "CUDA_R_16F");
+	tp_targs_json(&w, "kernel", "\"k\\\"x\"", 6);
+	tp_targs_uint(&w, "big", UINT64_MAX);
+	e.targs = w.a;
+	e.ntargs = w.n;
+	tp_sum_span_args(&e, a, 5);
+	TP_CHECK("typed_args_int", tp_sum_arg_i64(&a[0], &v) == 0 && v == 64,
+		 "m");
+	TP_CHECK("typed_args_u128", tp_sum_arg_u128(&a[1], &f) == 0 &&
+		 f == (unsigned __int128)1 << 70, "flops");
+	TP_CHECK("typed_args_u128_not_i64", tp_sum_arg_i64(&a[1], &v) == -1,
+		 "flops");
+	TP_CHECK_STR("typed_args_str", tp_sum_arg_str(&a[2], buf, sizeof(buf))
+		     ? buf : "", "CUDA_R_16F");
+	TP_CHECK_STR("typed_args_json_str",
+		     tp_sum_arg_str(&a[3], buf, sizeof(buf)) ? buf : "",
+		     "k\"x");
+	TP_CHECK("typed_args_uint_too_big", tp_sum_arg_i64(&a[4], &v) == -1,
+		 "big");
+	TP_CHECK("typed_args_has", tp_sum_arg_has(&a[4]) && !a[4].v, "big");
+}
+
 static void test_args(void)
 {
-	struct sum_arg a[3] = { { "b", NULL, 0 }, { "c d", NULL, 0 },
-				{ "x", NULL, 0 } };
+	struct sum_arg a[3] = { { "b", NULL, 0, NULL },
+				{ "c d", NULL, 0, NULL },
+				{ "x", NULL, 0, NULL } };
 	char buf[32];
 	int64_t v;
 	const char *t = "{\"a\":[1,{\"b\":2}],\"b\":-42,\"c d\":\"q\\\"z\"}";
@@ -285,7 +329,7 @@ static void test_args(void)
 	 * where clang's UBSan stopped at NULL + 0. */
 	{
 		unsigned __int128 u;
-		struct sum_arg none = { "gone", NULL, 0 };
+		struct sum_arg none = { "gone", NULL, 0, NULL };
 
 		TP_CHECK("args_absent_i64", tp_sum_arg_i64(&none, &v) == -1,
 			 "read");
@@ -322,6 +366,7 @@ int main(void)
 	test_ranges_steps();
 	test_memory();
 	test_args();
+	test_typed_args();
 	test_json();
 	return TP_TEST_DONE();
 }

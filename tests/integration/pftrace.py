@@ -1,0 +1,106 @@
+"""Reading a Perfetto trace (a .pftrace or .pftrace.gz TracePacket
+stream) with the official schema (perfetto_trace_pb2 from the `perfetto`
+PyPI package, with `protobuf`), resolving interning and the incremental
+clock as the schema documents them: shared by test_convert.py and
+test_pftrace.py."""
+import gzip
+import json
+
+
+def schema():
+    """perfetto_trace_pb2, or None when the modules are missing."""
+    try:
+        from perfetto.protos.perfetto.trace import perfetto_trace_pb2
+        return perfetto_trace_pb2
+    except ImportError:
+        return None
+
+
+def annotation(pb, a, names, strs):
+    """A DebugAnnotation as the JSON value it stands for."""
+    if len(a.dict_entries):
+        return {names[x.name_iid] if x.name_iid else x.name:
+                annotation(pb, x, names, strs) for x in a.dict_entries}
+    if len(a.array_values):
+        return [annotation(pb, x, names, strs) for x in a.array_values]
+    kind = a.WhichOneof("value")
+    if kind == "string_value_iid":
+        return strs[a.string_value_iid]
+    if kind == "legacy_json_value":
+        return json.loads(a.legacy_json_value)
+    return getattr(a, kind)
+
+
+def decode(pb, path):
+    """The packets as (tracks, events), resolving interning and the
+    incremental clock as the schema documents them."""
+    data = open(path, "rb").read()
+    if path.endswith(".gz"):
+        data = gzip.decompress(data)
+    t = pb.Trace()
+    t.ParseFromString(data)
+    names, cats, anames, strs = {}, {}, {}, {}
+    tracks, evs, flags, clocks = {}, [], [], {}
+    inc = None
+    default_clock = None
+    for p in t.packet:
+        eq_seq = p.trusted_packet_sequence_id == 1
+        if not eq_seq:
+            return None, "packet without sequence 1"
+        flags.append(p.sequence_flags)
+        if p.HasField("clock_snapshot"):
+            for c in p.clock_snapshot.clocks:
+                clocks[c.clock_id] = c.timestamp
+            inc = clocks[64]
+        if p.HasField("trace_packet_defaults"):
+            default_clock = p.trace_packet_defaults.timestamp_clock_id
+        if p.sequence_flags & 1:
+            names, cats, anames, strs = {}, {}, {}, {}
+        idata = p.interned_data
+        for x in idata.event_names:
+            names[x.iid] = x.name
+        for x in idata.event_categories:
+            cats[x.iid] = x.name
+        for x in idata.debug_annotation_names:
+            anames[x.iid] = x.name
+        for x in idata.debug_annotation_string_values:
+            strs[x.iid] = x.str.decode()
+        if p.HasField("track_descriptor"):
+            d = p.track_descriptor
+            tracks[d.uuid] = d
+        if not p.HasField("track_event"):
+            continue
+        clock = p.timestamp_clock_id or default_clock
+        if clock == 64:
+            inc += p.timestamp
+            ts = inc
+        else:
+            ts = p.timestamp
+        te = p.track_event
+        args = {}
+        for a in te.debug_annotations:
+            args[anames[a.name_iid] if a.name_iid else a.name] = \
+                annotation(pb, a, anames, strs)
+        evs.append({"type": te.type, "track": te.track_uuid, "ts": ts,
+                    "name": names.get(te.name_iid, te.name) if
+                    (te.name_iid or te.name) else None,
+                    "cat": cats[te.category_iids[0]] if
+                    len(te.category_iids) else None,
+                    "args": args, "flow": list(te.flow_ids),
+                    "term": list(te.terminating_flow_ids),
+                    "cv": te.double_counter_value if
+                    te.HasField("double_counter_value") else
+                    te.counter_value})
+    return (tracks, evs, flags, clocks), None
+
+
+def track_key(tracks, uuid):
+    d = tracks[uuid]
+    if d.HasField("thread"):
+        return ("thread", d.thread.pid, d.thread.tid, d.thread.thread_name)
+    par = tracks[d.parent_uuid] if d.parent_uuid else None
+    pname = None
+    if par is not None:
+        pname = par.process.process_name if par.HasField("process") \
+            else par.name
+    return ("track", pname, d.name, d.HasField("counter"))
