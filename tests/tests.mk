@@ -77,9 +77,20 @@ test: test-build
 
 .PHONY: test test-build
 
-# Opt-in: HTA (pip install holistictraceanalysis psutil) reads our traces.
-test-hta: test-build
-	@python3 tests/optional/test_hta.py
+# HTA from PyPI (holistictraceanalysis, psutil) in a venv of its own,
+# installed once: make clean keeps it (build-*/ is not build/).
+HTA_VENV ?= build-hta-venv
+HTA_PY := $(HTA_VENV)/bin/python
+$(HTA_VENV)/.installed:
+	python3 -m venv $(HTA_VENV)
+	$(HTA_VENV)/bin/pip install -q holistictraceanalysis psutil
+	@touch $@
+
+hta-venv: $(HTA_VENV)/.installed
+
+# Opt-in: HTA reads our traces, and its analyses equal tprof report's.
+test-hta: test-build hta-venv
+	@$(HTA_PY) tests/optional/test_hta.py
 
 # Opt-in: PyTorch from PyPI (pip install torch; a large download) runs
 # under tprof-run on this machine without a GPU.
@@ -91,7 +102,7 @@ test-torch: test-build
 test-cupti-layouts:
 	@python3 tests/optional/test_cupti_layouts.py
 
-.PHONY: test-hta test-torch test-cupti-layouts
+.PHONY: hta-venv test-hta test-torch test-cupti-layouts
 
 # The CUPTI path without a GPU: a stand-in libcupti.so.13 delivering real
 # record structs, and a driver program linked to it.
