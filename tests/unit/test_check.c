@@ -206,6 +206,76 @@ static void test_json_position(void)
 	tp_json_arena_free(&a);
 }
 
+/* The error's line and column after whitespace runs and inside strings
+ * of every length up to 40: the parser classifies 16 bytes at a time
+ * where it can, and must count as a byte-by-byte scan does, in memory,
+ * streamed in 4096-byte reads, and streamed a byte at a time. */
+static int position_ok(const char *doc, size_t len, size_t at,
+		       const char *why, char *got, size_t gotlen)
+{
+	struct tp_json_arena a = { 0 };
+	struct tp_json_err e[3];
+	struct tp_json_node *n;
+	unsigned long line = 1, col;
+	size_t i, bol = 0;
+	int k, ok = 1;
+
+	for (i = 0; i < at; i++)
+		if (doc[i] == '\n') {
+			line++;
+			bol = i + 1;
+		}
+	col = (unsigned long)(at - bol) + 1;
+	tp_json_parse_mem(doc, len, &a, &n, &e[0]);
+	tp_json_arena_free(&a);
+	parse_stream(doc, len, 4096, &e[1]);
+	parse_stream(doc, len, 1, &e[2]);
+	for (k = 0; k < 3; k++)
+		if (e[k].line != line || e[k].col != col ||
+		    !strstr(e[k].msg, why)) {
+			snprintf(got, gotlen, "way %d: %lu:%lu \"%s\", want "
+				 "%lu:%lu", k, e[k].line, e[k].col, e[k].msg,
+				 line, col);
+			ok = 0;
+		}
+	return ok;
+}
+
+static void test_json_position_runs(void)
+{
+	char doc[256], got[256] = "";
+	size_t len, i, k, at;
+	int every, bad = 0;
+
+	/* ["<k letters>", <k bytes of whitespace> x]<padding> */
+	for (k = 0; k <= 40; k++)
+		for (every = 0; every <= 4; every++) {
+			len = (size_t)sprintf(doc, "[\"%.*s\",", (int)k,
+				"abcdefghijklmnopqrstuvwxyzabcdefghijklmnop");
+			for (i = 0; i < k; i++)
+				doc[len++] = every && i % (size_t)every == 0 ?
+					     '\n' : "  \t \r"[i % 5];
+			at = len;
+			len += (size_t)sprintf(doc + len, "x]%20s", "");
+			bad += !position_ok(doc, len, at,
+					    "unexpected character", got,
+					    sizeof(got));
+		}
+	TP_CHECK("json error position after whitespace runs", !bad,
+		 "%d wrong; last %s", bad, got);
+	/* a control byte at offset k of a 40-byte string */
+	bad = 0;
+	for (k = 0; k < 40; k++) {
+		len = (size_t)sprintf(doc, "[\n \"%s\"]%20s",
+			"abcdefghijklmnopqrstuvwxyzabcdefghijklmn", "");
+		doc[4 + k] = 0x01;
+		bad += !position_ok(doc, len, 4 + k, "control character",
+				    got, sizeof(got));
+	}
+	TP_CHECK("json error position inside strings", !bad,
+		 "%d wrong; last %s", bad, got);
+}
+
 static void test_json_depth(void)
 {
 	size_t deep = 20000, ok = TP_JSON_MAX_DEPTH, i;
@@ -1050,6 +1120,7 @@ int main(void)
 	test_good_json();
 	test_bad_json();
 	test_json_position();
+	test_json_position_runs();
 	test_json_depth();
 	test_json_values();
 	test_json_pull();
