@@ -69,13 +69,20 @@ fi
 versions=$("$py" -c 'import importlib.metadata as m
 print("HTA %s, pandas %s" % (m.version("HolisticTraceAnalysis"),
                              m.version("pandas")))') || versions="HTA ?"
-mkdir -p "$tmp/set"
-raw=$(python3 "$here/kineto_set.py" "$tmp/set" $HTA_RANKS $HTA_STEPS \
-	$HTA_KERNELS) || {
-	echo "  WARNING: could not write the Kineto traces"
-	exit 0
-}
-gz=$(cat "$tmp"/set/*.gz | wc -c)
+# HTA_SET=DIR: a set written before by bench/kineto_set.py, reused
+# (HTA_RANKS, HTA_STEPS and HTA_KERNELS must say how)
+set=${HTA_SET:-$tmp/set}
+if [ -n "${HTA_SET:-}" ] && [ -d "$set" ]; then
+	raw=$(cat "$set"/*.gz | gzip -dc | wc -c)
+else
+	mkdir -p "$set"
+	raw=$(python3 "$here/kineto_set.py" "$set" $HTA_RANKS $HTA_STEPS \
+		$HTA_KERNELS) || {
+		echo "  WARNING: could not write the Kineto traces"
+		exit 0
+	}
+fi
+gz=$(cat "$set"/*.gz | wc -c)
 printf '  %-34s %s; %s ranks x %s steps x %s kernels: %.0f MB of Kineto JSON (%.1f MB gzipped); load average %s\n' \
 	"HTA comparison input" "$versions" $HTA_RANKS $HTA_STEPS \
 	$HTA_KERNELS "$(calc %.1f "$raw / 1e6")" "$(calc %.1f "$gz / 1e6")" \
@@ -84,7 +91,7 @@ printf '  %-34s %s; %s ranks x %s steps x %s kernels: %.0f MB of Kineto JSON (%.
 i=1
 while [ $i -le $HTA_RUNS ]; do
 	t0=$(now_ns)
-	"$py" "$here/hta_time.py" "$tmp/set" >"$tmp/hta.out" \
+	"$py" "$here/hta_time.py" "$set" >"$tmp/hta.out" \
 		2>"$tmp/hta.err" || {
 		tail -3 "$tmp/hta.err"
 		echo "  WARNING: HTA failed"
@@ -97,7 +104,7 @@ while [ $i -le $HTA_RUNS ]; do
 	k=1
 	while [ $k -le $TPROF_RUNS ]; do
 		t0=$(now_ns)
-		"$cli" report --json "$tmp/set" >"$tmp/report.out" \
+		"$cli" report --json "$set" >"$tmp/report.out" \
 			2>"$tmp/report.err" || {
 			cat "$tmp/report.err"
 			echo "  WARNING: tprof report failed"

@@ -21,9 +21,10 @@ PROG_BIN := $(PROG_C:tests/integration/progs/%.c=$(B)/tests/bin/%) \
 	    $(PROG_LIB:tests/integration/libs/%.c=$(B)/tests/bin/%.so) \
 	    $(B)/tests/bin/stacks_stripped
 
-$(B)/tests/unit/test_check: tests/unit/test_check.c $(addprefix $(B)/cli/,check.o check_tab.o json.o gzread.o)
+$(B)/tests/unit/test_check: tests/unit/test_check.c $(addprefix $(B)/cli/,check.o check_tab.o json.o gzread.o) \
+		$(B)/trace/gzip_isal.o
 	@mkdir -p $(dir $@)
-	$(CC) $(UNIT_CFLAGS) -Icli -o $@ $^ -lz -lm
+	$(CC) $(UNIT_CFLAGS) -Icli -o $@ $^ -lz -ldl -lpthread -lm
 
 $(B)/tests/unit/test_gpu_tracks: tests/unit/test_gpu_tracks.c $(TRACE_LIB_OBJ) \
 		$(CUPTI_OBJ) $(filter %/cudart_args.o %/resolve.o,$(PRELOAD_OBJ))
@@ -147,9 +148,10 @@ test-stress: test-build
 
 .PHONY: test-stress
 
-$(B)/tests/unit/test_check_scale: tests/unit/test_check_scale.c $(addprefix $(B)/cli/,check.o check_tab.o json.o gzread.o)
+$(B)/tests/unit/test_check_scale: tests/unit/test_check_scale.c $(addprefix $(B)/cli/,check.o check_tab.o json.o gzread.o) \
+		$(B)/trace/gzip_isal.o
 	@mkdir -p $(dir $@)
-	$(CC) $(UNIT_CFLAGS) -Icli -o $@ $^ -lz -lm
+	$(CC) $(UNIT_CFLAGS) -Icli -o $@ $^ -lz -ldl -lpthread -lm
 
 # test_unwind_fp.c includes test_unwind.c.
 $(B)/tests/unit/test_unwind_fp: tests/unit/test_unwind_fp.c tests/unit/test_unwind.c \
