@@ -41,5 +41,16 @@ $(BENCH_B)/bench_sim_launch: bench/bench_sim_launch.cu
 	@mkdir -p $(dir $@)
 	$(NVCC) -cudart shared -o $@ $<
 
+# HTA for the comparison rows is installed on first use (make hta-venv,
+# from PyPI); without it (offline) those rows say skipped.
 bench: $(LIB) $(CLI) $(BENCH_BIN) $(BENCH_B)/bench_sim_launch sim
-	@sh bench/bench.sh $(BENCH_B) $(LIB)
+	@$(MAKE) --no-print-directory hta-venv >/dev/null || \
+		echo "bench: HTA not installed in $(HTA_VENV): its rows are skipped"
+	@HTA_PYTHON=$(HTA_PY) sh bench/bench.sh $(BENCH_B) $(LIB)
+
+# The HTA comparison alone (bench/bench_hta.sh; HTA_RANKS, HTA_STEPS,
+# HTA_KERNELS, HTA_RUNS, TPROF_RUNS in the environment change it).
+bench-hta: $(CLI) hta-venv
+	@HTA_PYTHON=$(HTA_PY) sh bench/bench_hta.sh $(CLI)
+
+.PHONY: bench-hta

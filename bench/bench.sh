@@ -713,54 +713,13 @@ check_ms() {
 	median <"$tmp/check.ms"
 }
 
-# HTA (when HTA_PYTHON, default python3, imports it): its load + temporal
-# breakdown against tprof report, whole processes, on HTA_RANKS
-# torch.profiler traces of HTA_STEPS steps written by
-# tests/integration/kineto_fixture.py (GPU kernels, copies, flows: the
-# traces above hold launches only, which HTA's breakdown cannot take).
-HTA_RANKS=2
-HTA_STEPS=4000
-TARGET_HTA_SPEEDUP=20
+# HTA (when HTA_PYTHON, default python3, imports it: `make bench` passes
+# the venv `make hta-venv` installs): its load + temporal breakdown
+# against tprof report on the same torch.profiler traces; see
+# bench/bench_hta.sh (the traces above hold launches only, which HTA's
+# breakdown cannot take).
 hta_compare() {
-	py=${HTA_PYTHON:-python3}
-	if ! "$py" -c 'import hta' 2>/dev/null; then
-		printf '  %-34s (skipped: %s cannot import hta)\n' \
-			"HTA load + temporal breakdown" "$py"
-		return 0
-	fi
-	mkdir -p "$tmp/report-hta"
-	hta_raw=$(python3 -c '
-import sys
-sys.path.insert(0, "tests/integration")
-import json, kineto_fixture
-n = 0
-for r in range(int(sys.argv[2])):
-    t, _ = kineto_fixture.make(rank=r, world_size=int(sys.argv[2]),
-                               steps=int(sys.argv[3]), slow=1 + r / 10)
-    p = "%s/host.%d.pt.trace.json.gz" % (sys.argv[1], r)
-    kineto_fixture.write(p, t)
-    n += len(json.dumps(t, indent=2))
-print(n)' "$tmp/report-hta" $HTA_RANKS $HTA_STEPS) ||
-		{ echo "  WARNING: could not write the Kineto traces"; return 0; }
-	t0=$(date +%s%N)
-	HTA_DISABLE_NS_ROUNDING=1 "$py" -c '
-import sys
-from hta.trace_analysis import TraceAnalysis
-a = TraceAnalysis(trace_dir=sys.argv[1], include_last_profiler_step=True)
-a.get_temporal_breakdown(visualize=False)' "$tmp/report-hta" \
-		>/dev/null 2>"$tmp/hta.err" || {
-		tail -3 "$tmp/hta.err"
-		echo "  WARNING: HTA failed"
-		return 0
-	}
-	t1=$(date +%s%N)
-	mine_ms=$(report_ms "$tmp/report-hta")
-	hta_ms=$(echo "$t0 $t1" | awk '{ printf "%.1f", ($2 - $1) / 1e6 }')
-	printf '  %-34s %6.0f ms   (tprof report %.0f ms on the same %.0f MB of Kineto JSON: %.1fx; target >= %sx)%s\n' \
-		"HTA load + temporal breakdown" "$hta_ms" "$mine_ms" \
-		"$(calc %.1f "$hta_raw / 1e6")" \
-		"$(calc %.1f "$hta_ms / $mine_ms")" $TARGET_HTA_SPEEDUP \
-		"$(verdict "$hta_ms >= $TARGET_HTA_SPEEDUP * $mine_ms")"
+	sh "$(dirname "$0")/bench_hta.sh" "$report_cli"
 }
 
 # The last report read WANT inputs of KIND, or a warning.

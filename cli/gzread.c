@@ -1,15 +1,23 @@
-/* Plain-or-gzip file reader on top of zlib's inflate. */
+/* Plain-or-gzip file reader on top of zlib's inflate.
+ *
+ * When ISA-L is there (trace/gzip_isal), zlib's check is turned off and
+ * the gzip trailer (CRC-32 and length) is checked here with ISA-L's
+ * CRC: zlib's table CRC was a sixth of `report`'s time on a Kineto
+ * trace, ISA-L's carry-less multiply a few percent of that. */
 #include "gzread.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <zlib.h>
+
+#include "trace/gzip_isal.h"
 
 #define TP_GZ_INSIZE (256 * 1024)
 
@@ -21,6 +29,9 @@ struct tp_gzr {
 	int failed;
 	z_stream zs;	/* next_in/avail_in: unread input, gzip or not */
 	unsigned char *in;
+	int own_check;	/* the trailer is checked here, not by zlib */
+	uint32_t crc, size;	/* of the member's data so far */
+	unsigned char tail[8];	/* the last 8 input bytes inflate took */
 	char err[200];
 };
 
@@ -89,6 +100,8 @@ struct tp_gzr *tp_gzr_open(const char *path, char *err, size_t errlen)
 		snprintf(err, errlen, "cannot initialise zlib");
 		goto out_close;
 	}
+	gz->own_check = tp_isal_load("libisal.so.2") == 0 &&
+			inflateValidate(&gz->zs, 0) == Z_OK;
 	return gz;
 
 out_close:
@@ -149,11 +162,48 @@ static int next_member(struct tp_gzr *gz)
 	if (inflateReset(&gz->zs) != Z_OK)
 		return gz_fail(gz, "cannot reset zlib");
 	gz->in_member = 1;
+	gz->crc = 0;
+	gz->size = 0;
 	return 1;
+}
+
+/* Keeps the check going over what one inflate call took and gave. */
+static void own_check_step(struct tp_gzr *gz, const unsigned char *in,
+			   const unsigned char *out)
+{
+	size_t took = (size_t)(gz->zs.next_in - in);
+	size_t gave = (size_t)(gz->zs.next_out - out);
+
+	gz->crc = tp_isal_crc32(gz->crc, out, gave);
+	gz->size += (uint32_t)gave;
+	if (took >= 8) {
+		memcpy(gz->tail, gz->zs.next_in - 8, 8);
+		return;
+	}
+	memmove(gz->tail, gz->tail + took, 8 - took);
+	memcpy(gz->tail + 8 - took, in, took);
+}
+
+static uint32_t le32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+/* At a member's end, its trailer (the last 8 bytes inflate took) against
+ * what it gave; zlib's words for a mismatch. */
+static int own_check_end(struct tp_gzr *gz)
+{
+	if (le32(gz->tail) != gz->crc)
+		return gz_fail(gz, "corrupt gzip data: incorrect data check");
+	if (le32(gz->tail + 4) != gz->size)
+		return gz_fail(gz, "corrupt gzip data: incorrect length check");
+	return 0;
 }
 
 static ssize_t gz_inflate(struct tp_gzr *gz, void *buf, size_t len)
 {
+	const unsigned char *in, *out;
 	uInt want = len > UINT_MAX ? UINT_MAX : (uInt)len;
 	ssize_t n;
 	int ret;
@@ -176,9 +226,16 @@ static ssize_t gz_inflate(struct tp_gzr *gz, void *buf, size_t len)
 				return gz_fail(gz, "truncated gzip data "
 					       "(unexpected end of file)");
 		}
+		in = gz->zs.next_in;
+		out = gz->zs.next_out;
 		ret = inflate(&gz->zs, Z_NO_FLUSH);
-		if (ret == Z_STREAM_END)
+		if (gz->own_check)
+			own_check_step(gz, in, out);
+		if (ret == Z_STREAM_END) {
 			gz->in_member = 0;
+			if (gz->own_check && own_check_end(gz))
+				return -1;
+		}
 		else if (ret == Z_DATA_ERROR || ret == Z_NEED_DICT)
 			return gz_fail(gz, "corrupt gzip data: %s",
 				       gz->zs.msg ? gz->zs.msg : "bad stream");

@@ -21,9 +21,10 @@ PROG_BIN := $(PROG_C:tests/integration/progs/%.c=$(B)/tests/bin/%) \
 	    $(PROG_LIB:tests/integration/libs/%.c=$(B)/tests/bin/%.so) \
 	    $(B)/tests/bin/stacks_stripped
 
-$(B)/tests/unit/test_check: tests/unit/test_check.c $(addprefix $(B)/cli/,check.o check_out.o check_sweep.o check_tab.o json.o gzread.o) $(B)/summary/xsort.o
+$(B)/tests/unit/test_check: tests/unit/test_check.c $(addprefix $(B)/cli/,check.o check_out.o check_sweep.o check_tab.o json.o gzread.o) $(B)/summary/xsort.o \
+		$(B)/trace/gzip_isal.o
 	@mkdir -p $(dir $@)
-	$(CC) $(UNIT_CFLAGS) -Icli -o $@ $^ -lz -lm
+	$(CC) $(UNIT_CFLAGS) -Icli -o $@ $^ -lz -ldl -lpthread -lm
 
 $(B)/tests/unit/test_gpu_tracks: tests/unit/test_gpu_tracks.c $(TRACE_LIB_OBJ) \
 		$(CUPTI_OBJ) $(filter %/cudart_args.o %/resolve.o,$(PRELOAD_OBJ))
@@ -77,9 +78,20 @@ test: test-build
 
 .PHONY: test test-build
 
-# Opt-in: HTA (pip install holistictraceanalysis psutil) reads our traces.
-test-hta: test-build
-	@python3 tests/optional/test_hta.py
+# HTA from PyPI (holistictraceanalysis, psutil) in a venv of its own,
+# installed once: make clean keeps it (build-*/ is not build/).
+HTA_VENV ?= build-hta-venv
+HTA_PY := $(HTA_VENV)/bin/python
+$(HTA_VENV)/.installed:
+	python3 -m venv $(HTA_VENV)
+	$(HTA_VENV)/bin/pip install -q holistictraceanalysis psutil
+	@touch $@
+
+hta-venv: $(HTA_VENV)/.installed
+
+# Opt-in: HTA reads our traces, and its analyses equal tprof report's.
+test-hta: test-build hta-venv
+	@$(HTA_PY) tests/optional/test_hta.py
 
 # Opt-in: PyTorch from PyPI (pip install torch; a large download) runs
 # under tprof-run on this machine without a GPU.
@@ -91,7 +103,7 @@ test-torch: test-build
 test-cupti-layouts:
 	@python3 tests/optional/test_cupti_layouts.py
 
-.PHONY: test-hta test-torch test-cupti-layouts
+.PHONY: hta-venv test-hta test-torch test-cupti-layouts
 
 # The CUPTI path without a GPU: a stand-in libcupti.so.13 delivering real
 # record structs, and a driver program linked to it.
@@ -136,9 +148,10 @@ test-stress: test-build
 
 .PHONY: test-stress
 
-$(B)/tests/unit/test_check_scale: tests/unit/test_check_scale.c $(addprefix $(B)/cli/,check.o check_out.o check_sweep.o check_tab.o json.o gzread.o) $(B)/summary/xsort.o
+$(B)/tests/unit/test_check_scale: tests/unit/test_check_scale.c $(addprefix $(B)/cli/,check.o check_out.o check_sweep.o check_tab.o json.o gzread.o) $(B)/summary/xsort.o \
+		$(B)/trace/gzip_isal.o
 	@mkdir -p $(dir $@)
-	$(CC) $(UNIT_CFLAGS) -Icli -o $@ $^ -lz -lm
+	$(CC) $(UNIT_CFLAGS) -Icli -o $@ $^ -lz -ldl -lpthread -lm
 
 # test_unwind_fp.c includes test_unwind.c.
 $(B)/tests/unit/test_unwind_fp: tests/unit/test_unwind_fp.c tests/unit/test_unwind.c \

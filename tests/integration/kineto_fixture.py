@@ -21,12 +21,16 @@ from the profiler's start to its end, and its "Iteration Start" instant),
 `unmatched_flows` (ac2g flow starts whose kernel is not in the trace),
 `gpu_overlap` (each kernel after the first of a step starts 1 ns before
 the previous one ends, as CUPTI's timestamps sometimes have them) and
-`base_ns` (real bases are not multiples of 10^14).
+`base_ns` (real bases are not multiples of 10^14), and `nccl` (per step,
+an NCCL kernel on stream 20 overlapping the step's GEMMs, launched by a
+cudaLaunchKernel inside the step: communication for HTA's temporal
+breakdown and comm/comp overlap).
 """
 import gzip
 import json
 
 BASE_NS = 1763600000000000000
+NCCL_CORR = 100000000
 
 
 def _x(cat, name, pid, tid, ts, dur, args=None):
@@ -40,7 +44,7 @@ def _x(cat, name, pid, tid, ts, dur, args=None):
 def make(rank=0, world_size=2, pid=4242, steps=3, step_us=1000.0,
          kernel_us=(10.0, 20.0, 30.0), slow=1.0, string_tids=False,
          profiler_span=False, unmatched_flows=0, gpu_overlap=False,
-         base_ns=BASE_NS):
+         base_ns=BASE_NS, nccl=False):
     """One rank's trace. Each step s (0-based) runs ProfilerStep#s for
     step_us * slow us, containing aten::mm (5 us CPU) that launches one
     kernel "ampere_sgemm_128x64_nn" per entry of kernel_us (GPU time
@@ -97,6 +101,15 @@ def make(rank=0, world_size=2, pid=4242, steps=3, step_us=1000.0,
                                     "memory bandwidth (GB/s)": 1.024}))
         corr += 1
         ext += 1
+        if nccl:
+            # its own correlation range: never one of the GEMMs'
+            ev.append(_x("cuda_runtime", "cudaLaunchKernel", pid, cpu_tid,
+                         t0 + 20.0, 1.0,
+                         {"correlation": NCCL_CORR + s, "cbid": 211}))
+            ev.append(_x("kernel", "ncclDevKernel_AllReduce_Sum_f32_RING_LL",
+                         0, 20, t0 + 105.0, 40.0,
+                         {"correlation": NCCL_CORR + s, "stream": 20,
+                          "device": 0, "External id": 0}))
         ev.append({"ph": "i", "s": "t", "name": "[memory]", "pid": pid,
                    "tid": cpu_tid, "ts": t0 + 2.0,
                    "args": {"Device Type": 1, "Device Id": 0,
@@ -169,8 +182,9 @@ def make(rank=0, world_size=2, pid=4242, steps=3, step_us=1000.0,
                    "total_ns": round(steps * sum(kernel_us) * slow * 1000),
                    "min_ns": round(min(kernel_us) * slow * 1000),
                    "max_ns": round(max(kernel_us) * slow * 1000)},
-        "launch": {"name": "cudaLaunchKernel", "count": steps * n_k,
-                   "total_ns": steps * n_k * 500},
+        "launch": {"name": "cudaLaunchKernel",
+                   "count": steps * (n_k + (1 if nccl else 0)),
+                   "total_ns": steps * (n_k * 500 + (1000 if nccl else 0))},
         "memcpy": {"count": steps, "total_ns": steps * 4000},
         "mm": {"name": "aten::mm", "count": steps, "total_ns": steps * 5000},
         "memory_peak": 1048576 * steps,

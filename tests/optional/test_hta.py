@@ -83,29 +83,11 @@ import subprocess  # noqa: E402
 import kineto_fixture  # noqa: E402
 
 
-def with_nccl(trace, pid):
-    """Adds, per step, an NCCL kernel on stream 20 that overlaps the
-    step's GEMMs, launched by a cudaLaunchKernel inside the step."""
-    ev = trace["traceEvents"]
-    steps = [e for e in ev if e.get("name", "").startswith("ProfilerStep#")]
-    for k, st in enumerate(steps):
-        corr = 5000 + k
-        ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel",
-                   "pid": pid, "tid": pid, "ts": st["ts"] + 20.0, "dur": 1.0,
-                   "args": {"correlation": corr, "cbid": 211}})
-        ev.append({"ph": "X", "cat": "kernel",
-                   "name": "ncclDevKernel_AllReduce_Sum_f32_RING_LL",
-                   "pid": 0, "tid": 20, "ts": st["ts"] + 105.0, "dur": 40.0,
-                   "args": {"correlation": corr, "stream": 20, "device": 0,
-                            "External id": 0}})
-    return trace
-
-
 kd = tempfile.mkdtemp(prefix="tprof-hta-kineto-")
 for rank, slow in ((0, 1.0), (1, 1.5)):
-    tr, _ = kineto_fixture.make(rank=rank, slow=slow, steps=4)
-    kineto_fixture.write(os.path.join(kd, "rank-%d.json.gz" % rank),
-                         with_nccl(tr, 4242))
+    # nccl: per step an NCCL kernel on stream 20 overlapping the GEMMs
+    tr, _ = kineto_fixture.make(rank=rank, slow=slow, steps=4, nccl=True)
+    kineto_fixture.write(os.path.join(kd, "rank-%d.json.gz" % rank), tr)
 p = subprocess.run([CLI, "report", "--json", kd], capture_output=True,
                    text=True)
 eq("hta compare: tprof report exit 0", p.returncode, 0)

@@ -206,6 +206,76 @@ static void test_json_position(void)
 	tp_json_arena_free(&a);
 }
 
+/* The error's line and column after whitespace runs and inside strings
+ * of every length up to 40: the parser classifies 16 bytes at a time
+ * where it can, and must count as a byte-by-byte scan does, in memory,
+ * streamed in 4096-byte reads, and streamed a byte at a time. */
+static int position_ok(const char *doc, size_t len, size_t at,
+		       const char *why, char *got, size_t gotlen)
+{
+	struct tp_json_arena a = { 0 };
+	struct tp_json_err e[3];
+	struct tp_json_node *n;
+	unsigned long line = 1, col;
+	size_t i, bol = 0;
+	int k, ok = 1;
+
+	for (i = 0; i < at; i++)
+		if (doc[i] == '\n') {
+			line++;
+			bol = i + 1;
+		}
+	col = (unsigned long)(at - bol) + 1;
+	tp_json_parse_mem(doc, len, &a, &n, &e[0]);
+	tp_json_arena_free(&a);
+	parse_stream(doc, len, 4096, &e[1]);
+	parse_stream(doc, len, 1, &e[2]);
+	for (k = 0; k < 3; k++)
+		if (e[k].line != line || e[k].col != col ||
+		    !strstr(e[k].msg, why)) {
+			snprintf(got, gotlen, "way %d: %lu:%lu \"%s\", want "
+				 "%lu:%lu", k, e[k].line, e[k].col, e[k].msg,
+				 line, col);
+			ok = 0;
+		}
+	return ok;
+}
+
+static void test_json_position_runs(void)
+{
+	char doc[256], got[256] = "";
+	size_t len, i, k, at;
+	int every, bad = 0;
+
+	/* ["<k letters>", <k bytes of whitespace> x]<padding> */
+	for (k = 0; k <= 40; k++)
+		for (every = 0; every <= 4; every++) {
+			len = (size_t)sprintf(doc, "[\"%.*s\",", (int)k,
+				"abcdefghijklmnopqrstuvwxyzabcdefghijklmnop");
+			for (i = 0; i < k; i++)
+				doc[len++] = every && i % (size_t)every == 0 ?
+					     '\n' : "  \t \r"[i % 5];
+			at = len;
+			len += (size_t)sprintf(doc + len, "x]%20s", "");
+			bad += !position_ok(doc, len, at,
+					    "unexpected character", got,
+					    sizeof(got));
+		}
+	TP_CHECK("json error position after whitespace runs", !bad,
+		 "%d wrong; last %s", bad, got);
+	/* a control byte at offset k of a 40-byte string */
+	bad = 0;
+	for (k = 0; k < 40; k++) {
+		len = (size_t)sprintf(doc, "[\n \"%s\"]%20s",
+			"abcdefghijklmnopqrstuvwxyzabcdefghijklmn", "");
+		doc[4 + k] = 0x01;
+		bad += !position_ok(doc, len, 4 + k, "control character",
+				    got, sizeof(got));
+	}
+	TP_CHECK("json error position inside strings", !bad,
+		 "%d wrong; last %s", bad, got);
+}
+
 static void test_json_depth(void)
 {
 	size_t deep = 20000, ok = TP_JSON_MAX_DEPTH, i;
@@ -841,6 +911,106 @@ static void test_check_gzip(void)
 	free(out);
 }
 
+/* One gzip member of n bytes at zlib's level 0 (stored blocks: its size
+ * is n plus a fixed overhead) into out; returns its size. */
+static size_t gz_member(const unsigned char *in, size_t n, unsigned char *out,
+			size_t cap)
+{
+	z_stream zs = { 0 };
+	size_t got;
+
+	deflateInit2(&zs, 0, Z_DEFLATED, 16 + MAX_WBITS, 8,
+		     Z_DEFAULT_STRATEGY);
+	zs.next_in = (unsigned char *)in;
+	zs.avail_in = (uInt)n;
+	zs.next_out = out;
+	zs.avail_out = (uInt)cap;
+	deflate(&zs, Z_FINISH);
+	got = cap - zs.avail_out;
+	deflateEnd(&zs);
+	return got;
+}
+
+/* Reads path through tp_gzr; the bytes read, or -1 with the error. */
+static long gz_read_all(const char *path, unsigned char *buf, size_t cap,
+			char *err, size_t errlen)
+{
+	struct tp_gzr *gz = tp_gzr_open(path, err, errlen);
+	long total = 0;
+	ssize_t n;
+
+	if (!gz)
+		return -1;
+	while ((n = tp_gzr_read(gz, buf + total, cap - (size_t)total)) > 0)
+		total += n;
+	if (n < 0) {
+		snprintf(err, errlen, "%s", tp_gzr_error(gz));
+		total = -1;
+	}
+	tp_gzr_close(gz);
+	return total;
+}
+
+/* The reader refills its input 256 KiB at a time: a member whose 8-byte
+ * trailer (CRC-32, length) straddles a refill still checks, and a wrong
+ * CRC or length there is still found, with zlib's words (the reader
+ * checks the trailer itself when ISA-L's CRC is there). */
+static void test_gzread_trailer_split(void)
+{
+	const size_t chunk = 256 * 1024, cap = chunk + 4096;
+	unsigned char *data = malloc(cap), *z = malloc(2 * cap);
+	unsigned char *back = malloc(cap);
+	const char *path = path_of("split.json.gz");
+	size_t i, k, n, over, m1, m2;
+	int bad = 0, corrupt;
+	char err[256] = "", got[300] = "";
+	long r;
+	FILE *f;
+
+	for (i = 0; i < cap; i++)
+		data[i] = (unsigned char)(i * 2654435761u >> 13);
+	over = gz_member(data, chunk, z, 2 * cap) - chunk;
+	for (corrupt = 0; corrupt < 3; corrupt++)
+		for (k = 0; k <= 8; k++) {
+			/* the trailer starts k bytes before the refill */
+			n = chunk - k + 8 - over;
+			for (i = 0; i < 4; i++) {	/* blocks vary */
+				m1 = gz_member(data, n, z, 2 * cap);
+				n += chunk - k + 8 - m1;
+			}
+			m1 = gz_member(data, n, z, 2 * cap);
+			if (m1 != chunk - k + 8) {
+				snprintf(got, sizeof(got), "member of %zu, "
+					 "not %zu bytes", m1, chunk - k + 8);
+				bad++;
+				continue;
+			}
+			m2 = gz_member(data + 7, 1000, z + m1, 2 * cap - m1);
+			if (corrupt)	/* a CRC byte, or a length byte */
+				z[m1 - (corrupt == 1 ? 8 : 1)] ^= 0x40;
+			f = fopen(path, "wb");
+			fwrite(z, 1, m1 + m2, f);
+			fclose(f);
+			r = gz_read_all(path, back, cap, err, sizeof(err));
+			if (corrupt ? r != -1 || !strstr(err, corrupt == 1 ?
+					"incorrect data check" :
+					"incorrect length check") :
+				      r != (long)(n + 1000) ||
+				      memcmp(back, data, n) ||
+				      memcmp(back + n, data + 7, 1000)) {
+				snprintf(got, sizeof(got), "corrupt %d, k %zu: "
+					 "%ld \"%s\"", corrupt, k, r,
+					 r < 0 ? err : "");
+				bad++;
+			}
+		}
+	TP_CHECK("gzread trailer across a refill, good and corrupt", !bad,
+		 "%d wrong; last %s", bad, got);
+	free(data);
+	free(z);
+	free(back);
+}
+
 static void test_gzread_small(void)
 {
 	char err[128], buf[8];
@@ -1050,6 +1220,7 @@ int main(void)
 	test_good_json();
 	test_bad_json();
 	test_json_position();
+	test_json_position_runs();
 	test_json_depth();
 	test_json_values();
 	test_json_pull();
@@ -1062,6 +1233,7 @@ int main(void)
 	test_check_many_problems();
 	test_check_gzip();
 	test_gzread_small();
+	test_gzread_trailer_split();
 	test_check_kineto();
 	test_check_kineto_quirks();
 	test_cmd();
