@@ -55,12 +55,12 @@ static exit_fn real_exit, real_Exit;
 static int ours[NSIG];
 static struct sigaction prog[NSIG];
 
-static int is_crash_signal(int sig)
+static __attribute__((no_sanitize("thread"))) int is_crash_signal(int sig)
 {
 	return sig > 0 && sig < NSIG && ours[sig];
 }
 
-static int call_real_sigaction(int sig, const struct sigaction *act,
+static __attribute__((no_sanitize("thread"))) int call_real_sigaction(int sig, const struct sigaction *act,
 			       struct sigaction *old)
 {
 	if (!real_sigaction)
@@ -176,7 +176,7 @@ void tp_crash_install(void)
 }
 
 /* The program's view of a crash signal's disposition. */
-__attribute__((visibility("default")))
+__attribute__((visibility("default"), no_sanitize("thread")))
 int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
 	struct sigaction prev;

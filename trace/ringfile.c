@@ -149,8 +149,10 @@ static int take_region(struct tp_rf_hdr *h, size_t bytes)
 	unsigned i;
 	int err;
 
+	/* Atomic: a region taken under the lock turns USED outside it. */
 	for (i = 0; i < h->n_regions; i++)
-		if (h->state[i] == TP_RF_FREE)
+		if (__atomic_load_n(&h->state[i], __ATOMIC_ACQUIRE) ==
+		    TP_RF_FREE)
 			return (int)i;
 	if (h->n_regions >= TP_RF_MAX_REGIONS) {
 		errno = ENOSPC;
@@ -204,7 +206,7 @@ struct tp_thread *tp_rf_thread_alloc(size_t ring_bytes)
 		say_in_memory(errno);
 		return NULL;
 	}
-	F.h->state[i] = TP_RF_TAKEN;
+	__atomic_store_n(&F.h->state[i], TP_RF_TAKEN, __ATOMIC_RELAXED);
 	spin_unlock(&F.h->lock);
 	p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, F.fd,
 		 (off_t)(TP_RF_REGIONS_OFF + (uint64_t)i * bytes));

@@ -46,7 +46,7 @@ def killed(env_extra=None, preexec=None, linger=1.0):
     cpath = counts_file(outdir)
     e = base_env()
     e["TPROF_OUTPUT_DIR"] = outdir
-    e["LD_PRELOAD"] = LIB
+    e["LD_PRELOAD"] = PRELOAD
     e.update(env_extra or {})
     p = subprocess.Popen([prog("ringkill"), cpath], env=e, preexec_fn=preexec,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
