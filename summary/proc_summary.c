@@ -189,17 +189,15 @@ static void slot_drops(const struct tp_drop_slot *d,
 	unsigned b;
 
 	if (!api || api->emit || !api->name) {
-		tp_sum_dropped_other(S, d->ticks.count);
+		tp_sum_dropped_other(S, tp_drop_slot_count(d));
 		return;
 	}
-	for (b = 0; b < TP_HIST_BUCKETS; b++) {
-		uint64_t n = tp_hist_at(&d->ticks, b);
-
-		if (n)
+	for (b = 0; b < TP_HIST_BUCKETS; b++)
+		if (d->bucket[b])
 			tp_sum_dropped(S, api->cat, api->name,
 				       ticks_ns(m, tp_hist_lower(b) +
-					       tp_hist_width(b) / 2), n);
-	}
+					       tp_hist_width(b) / 2),
+				       d->bucket[b]);
 }
 
 void tp_psum_thread_drops(struct tp_thread *t, const struct tp_clock_map *m)
@@ -209,13 +207,12 @@ void tp_psum_thread_drops(struct tp_thread *t, const struct tp_clock_map *m)
 
 	if (!d || !sum())
 		return;
-	tp_drops_fold(d);
+	tp_drops_fold(t);
 	for (i = 0; i < d->n; i++)
 		slot_drops(&d->slot[i], m);
 	tp_sum_dropped_other(S, d->other);
 	/* Counted once: what it drops from now on starts a new table. */
-	__atomic_store_n(&t->drops, NULL, __ATOMIC_RELEASE);
-	tp_drops_free(d);
+	tp_drops_release(t);
 }
 
 /* Summaries go to <dir>/summaries/, out of the way of tools that load

@@ -6,22 +6,6 @@
 #include "drops.h"
 #include "thread.h"
 
-/* tp_hist_add, with the groups taken from the block. */
-static int add(struct tp_drops *d, struct tp_hist *h, uint64_t ticks)
-{
-	unsigned b = tp_hist_bucket(ticks);
-	uint64_t **g = &h->group[b / TP_HIST_SUB];
-
-	if (!*g) {
-		if (d->groups_used == TP_DROP_GROUPS)
-			return -1;
-		*g = d->group[d->groups_used++];
-	}
-	(*g)[b % TP_HIST_SUB]++;
-	h->count++;
-	return 0;
-}
-
 static struct tp_drops *drops_map(struct tp_thread *t)
 {
 	struct tp_drops *d = mmap(NULL, sizeof(*d), PROT_READ | PROT_WRITE,
@@ -29,6 +13,8 @@ static struct tp_drops *drops_map(struct tp_thread *t)
 
 	if (d == MAP_FAILED)
 		return NULL;
+	t->drop_pos = d->log;
+	t->drop_end = d->log + TP_DROP_LOG;
 	/* The writer reads it once the thread is gone or recording has
 	 * stopped. */
 	__atomic_store_n(&t->drops, d, __ATOMIC_RELEASE);
@@ -38,73 +24,66 @@ static struct tp_drops *drops_map(struct tp_thread *t)
 /* The slot of api, a new one if there is room, else NULL. */
 static struct tp_drop_slot *find_slot(struct tp_drops *d, uint16_t api)
 {
-	unsigned i;
-
-	for (i = 0; i < d->n; i++)
-		if (d->slot[i].api == api)
-			break;
-	if (i == d->n) {
+	if (!d->slot_of[api]) {
 		if (d->n == TP_DROP_SLOTS)
 			return NULL;
-		d->slot[d->n++].api = api;
+		d->slot[d->n].api = api;
+		d->slot_of[api] = (uint8_t)++d->n;
 	}
-	d->last = i;
-	return &d->slot[i];
+	return &d->slot[d->slot_of[api] - 1];
 }
 
 static void add_one(struct tp_drops *d, uint16_t api, uint64_t ticks)
 {
-	struct tp_drop_slot *s = &d->slot[d->last];
+	struct tp_drop_slot *s = find_slot(d, api);
 
-	if (!d->n || s->api != api)
-		s = find_slot(d, api);
-	if (!s || add(d, &s->ticks, ticks) < 0)
+	if (!s) {
 		d->other++;
+		return;
+	}
+	s->bucket[tp_hist_bucket(ticks)]++;
 }
 
-/* One run of drops of the same API (a thread that drops usually drops
- * the same call again): its slot looked up once, its count added once. */
-static unsigned fold_run(struct tp_drops *d, unsigned i, unsigned n)
+/* tp_hist_bucket for a logged duration (below 2^48 ticks, so exact as
+ * a double): from 16 on, the double's exponent and its top four
+ * mantissa bits are the bucket, (e - 3) * 16 + those bits, one
+ * conversion instead of a bit scan and a variable shift. */
+static inline unsigned log_bucket(uint64_t v)
 {
-	uint16_t api = d->log_api[i];
-	struct tp_drop_slot *s = &d->slot[d->last];
-	uint64_t count = 0;
+	union {
+		double f;
+		uint64_t u;
+	} x;
 
-	if (!d->n || s->api != api)
-		s = find_slot(d, api);
-	if (!s) {
-		for (; i < n && d->log_api[i] == api; i++)
-			d->other++;
-		return i;
-	}
-	for (; i < n && d->log_api[i] == api; i++) {
-		uint64_t ticks = d->log_ticks[i];
-		unsigned b = tp_hist_bucket(ticks);
-		uint64_t *g = s->ticks.group[b / TP_HIST_SUB];
+	if (v < TP_HIST_SUB)
+		return (unsigned)v;
+	x.f = (double)(int64_t)v;
+	return (unsigned)(x.u >> 48) - ((1023u + 3u) << 4);
+}
 
-		if (__builtin_expect(!g, 0)) {
-			if (add(d, &s->ticks, ticks) < 0)
-				d->other++;
+void tp_drops_fold(struct tp_thread *t)
+{
+	struct tp_drops *d = t->drops;
+	const uint64_t *p, *end = t->drop_pos;
+
+	if (!d)
+		return;
+	for (p = d->log; p < end; p++) {
+		uint16_t api = (uint16_t)*p;
+		uint64_t ticks = *p >> TP_DROP_TICKS_SHIFT;
+		unsigned si = d->slot_of[api];
+
+		if (__builtin_expect(!si, 0)) {
+			add_one(d, api, ticks);
 			continue;
 		}
-		g[b % TP_HIST_SUB]++;
-		count++;
+		d->slot[si - 1].bucket[log_bucket(ticks)]++;
 	}
-	s->ticks.count += count;
-	return i;
+	t->drop_pos = d->log;
 }
 
-void tp_drops_fold(struct tp_drops *d)
-{
-	unsigned i = 0, n = d->nlog;
-
-	while (i < n)
-		i = fold_run(d, i, n);
-	d->nlog = 0;
-}
-
-/* The log is full (every TP_DROP_LOG drops) or the block is not there
- * yet: folded, then this one added. */
+/* The log is full (every TP_DROP_LOG drops), the block is not there yet
+ * or the duration does not fit a word: folded, then this one added. */
 static void __attribute__((noinline)) note_slow(struct tp_thread *t,
 						uint16_t api, uint64_t ticks,
 						uint64_t tail)
@@ -112,7 +91,7 @@ static void __attribute__((noinline)) note_slow(struct tp_thread *t,
 	struct tp_drops *d = t->drops;
 
 	if (d || (d = drops_map(t))) {
-		tp_drops_fold(d);
+		tp_drops_fold(t);
 		add_one(d, api, ticks);
 	}
 	tp_ring_note_full(&t->ring, tail);
@@ -122,15 +101,36 @@ static void __attribute__((noinline)) note_slow(struct tp_thread *t,
 void tp_drops_note(struct tp_thread *t, uint16_t api, uint64_t ticks,
 		   uint64_t tail)
 {
-	struct tp_drops *d = t->drops;
+	uint64_t *p = t->drop_pos;
 
-	if (__builtin_expect(!d || d->nlog == TP_DROP_LOG, 0)) {
+	if (__builtin_expect(p == t->drop_end || ticks >= TP_DROP_TICKS_MAX,
+			     0)) {
 		note_slow(t, api, ticks, tail);
 		return;
 	}
-	d->log_ticks[d->nlog] = ticks;
-	d->log_api[d->nlog++] = api;
+	*p = tp_drop_word(api, ticks);
+	t->drop_pos = p + 1;
 	tp_ring_note_full(&t->ring, tail);
+}
+
+void tp_drops_release(struct tp_thread *t)
+{
+	struct tp_drops *d = t->drops;
+
+	t->drop_pos = NULL;
+	t->drop_end = NULL;
+	__atomic_store_n(&t->drops, NULL, __ATOMIC_RELEASE);
+	tp_drops_free(d);
+}
+
+uint64_t tp_drop_slot_count(const struct tp_drop_slot *s)
+{
+	uint64_t n = 0;
+	unsigned b;
+
+	for (b = 0; b < TP_HIST_BUCKETS; b++)
+		n += s->bucket[b];
+	return n;
 }
 
 void tp_drops_free(struct tp_drops *d)

@@ -54,6 +54,8 @@ struct tp_thread {
 	uint64_t prefault_head;		/* writer side: head at the last
 					 * prefault */
 	struct tp_drops *drops;		/* what a full ring dropped */
+	uint64_t *drop_pos;		/* the next word of drops->log */
+	uint64_t *drop_end;		/* past the log; NULL with no log */
 	void *annot;			/* writer side: open NVTX ranges */
 	uint8_t json_len;		/* writer side: "pid":P,"tid":T,"ts": */
 	char json[63];
@@ -140,19 +142,20 @@ static inline int tp_rec_begin(struct tp_rec *r, unsigned source)
  * bench_calls: cudaLaunchKernel's hook 208 -> 250 instructions). */
 #define tp_hot_inline inline __attribute__((always_inline))
 
-/* A call dropped on a ring found full at tail: in the usual case an
- * append to the thread's drop log, inline (tp_drops_note for the rest:
- * no log yet, a full one, a wake due). */
+/* A call dropped on a ring found full at tail: in the usual case one
+ * word appended to the thread's drop log, inline (tp_drops_note for the
+ * rest: no log yet, a full one, a duration past 2^48 ticks, a wake
+ * due). */
 static tp_hot_inline struct tp_event *tp_rec_drop(struct tp_thread *t,
 					   struct tp_ring *rg, uint16_t api,
 					   uint64_t ticks, uint64_t tail)
 {
-	struct tp_drops *d = t->drops;
+	uint64_t *p = t->drop_pos;
 
-	if (__builtin_expect(d && d->nlog < TP_DROP_LOG &&
+	if (__builtin_expect(p != t->drop_end && ticks < TP_DROP_TICKS_MAX &&
 			     rg->woke_tail == tail, 1)) {
-		d->log_ticks[d->nlog] = ticks;
-		d->log_api[d->nlog++] = api;
+		*p = tp_drop_word(api, ticks);
+		t->drop_pos = p + 1;
 		__atomic_store_n(&rg->dropped, rg->dropped + 1,
 				 __ATOMIC_RELAXED);
 	} else {

@@ -1,11 +1,13 @@
 /* The drop path of a recording thread (tp_rec_at on a full ring): every
  * dropped call counted in its ring and under its API with its duration's
  * bucket, exactly, through the log and its folds (runs of one API,
- * alternating APIs, more APIs than slots, a duration of days); the writer
+ * alternating APIs, more APIs than slots, a duration of days, both
+ * sides of every power of two); the writer
  * woken once per position of the tail; a record fits again as soon as the
  * tail moves. */
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "trace/config.h"
 #include "trace/hist.h"
@@ -71,7 +73,7 @@ static unsigned bucket_mismatches(const struct tp_drop_slot *s,
 	unsigned b, bad = 0;
 
 	for (b = 0; b < TP_HIST_BUCKETS; b++)
-		bad += tp_hist_at(&s->ticks, b) != want[b];
+		bad += s->bucket[b] != want[b];
 	return bad;
 }
 
@@ -111,14 +113,15 @@ static void *run(void *arg)
 		TP_CHECK("drops: the per-API table exists", 0, "none");
 		return NULL;
 	}
-	tp_drops_fold(d);
-	TP_CHECK_INT("drops: the log is empty after a fold", d->nlog, 0);
+	tp_drops_fold(t);
+	TP_CHECK_INT("drops: the log is empty after a fold",
+		     t->drop_pos == d->log, 1);
 	a = slot_of(d, API_A);
 	b = slot_of(d, API_B);
 	TP_CHECK("drops: a slot for each API", a && b, "missing");
 	if (a && b) {
-		TP_CHECK_INT("drops: API A's count", a->ticks.count, n_a);
-		TP_CHECK_INT("drops: API B's count", b->ticks.count, n_b);
+		TP_CHECK_INT("drops: API A's count", tp_drop_slot_count(a), n_a);
+		TP_CHECK_INT("drops: API B's count", tp_drop_slot_count(b), n_b);
 		TP_CHECK_INT("drops: API A's durations, bucket by bucket",
 			     bucket_mismatches(a, want_a), 0);
 		TP_CHECK_INT("drops: API B's durations, bucket by bucket",
@@ -140,6 +143,45 @@ static void *run(void *arg)
 	return NULL;
 }
 
+/* On a thread of its own (its own drop table, its groups not shared
+ * with run's): both sides of every power of two a log word holds (the
+ * fold buckets them from a double's bits), and the first past them. */
+static void *run_powers(void *arg)
+{
+	const struct tp_drop_slot *a;
+	unsigned i;
+
+	(void)arg;
+	memset(want_a, 0, sizeof(want_a));
+	n_a = 0;
+	for (i = 0; i < SLOTS; i++)
+		call(API_A, 5);
+	for (i = 4; i < 48; i++) {
+		drop(API_A, (1ull << i) - 1);
+		drop(API_A, 1ull << i);
+		drop(API_A, (1ull << i) + 1);
+		drop(API_A, (3ull << (i - 1)) + 7);
+	}
+	drop(API_A, (1ull << 48) - 1);
+	drop(API_A, 1ull << 48);
+	for (i = 0; i < 16; i++)
+		drop(API_A, i);
+	TP_CHECK_INT("drops: every power of two dropped", n_a, 44 * 4 + 2 + 16);
+	if (!tp_self->drops)
+		return NULL;
+	tp_drops_fold(tp_self);
+	a = slot_of(tp_self->drops, API_A);
+	TP_CHECK("drops: powers of two: a slot", a != NULL, "missing");
+	if (!a)
+		return NULL;
+	TP_CHECK_INT("drops: powers of two: count", tp_drop_slot_count(a), n_a);
+	TP_CHECK_INT("drops: powers of two: bucket by bucket",
+		     bucket_mismatches(a, want_a), 0);
+	TP_CHECK_INT("drops: powers of two: none counted as other",
+		     tp_self->drops->other, 0);
+	return NULL;
+}
+
 int main(void)
 {
 	pthread_t th;
@@ -149,6 +191,9 @@ int main(void)
 	tp_ring_wake_fn = count_wake;
 	tp_recording = TP_SRC_ALL;
 	if (pthread_create(&th, NULL, run, NULL))
+		return 1;
+	pthread_join(th, NULL);
+	if (pthread_create(&th, NULL, run_powers, NULL))
 		return 1;
 	pthread_join(th, NULL);
 	return TP_TEST_DONE();
