@@ -9,16 +9,18 @@
 #include "cudart_apis.h"
 #include "resolve.h"
 
-static const char *(*real_cudaGetErrorName)(cudaError_t);
+typedef const char *(*error_name_fn)(cudaError_t);
 
 static void put_ret(struct tp_targs *w, const struct tp_event *e)
 {
+	error_name_fn fn;
 	const char *name = NULL;
 
 	if (!e->ret)
 		return;
-	if (TP_REAL_OK(cudaGetErrorName, tp_libs_cudart))
-		name = TP_REAL(cudaGetErrorName)((cudaError_t)e->ret);
+	fn = (error_name_fn)tp_resolve_companion(TP_CUDART_ERROR_NAME);
+	if (fn)
+		name = fn((cudaError_t)e->ret);
 	tp_targs_cstr(w, "error", name ? name : "unknown error");
 }
 

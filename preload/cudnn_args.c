@@ -134,20 +134,22 @@ struct names {
 #define NAMES(a) ((struct names){ (a), N_OF(a) })
 #define NO_NAMES ((struct names){ NULL, 0 })
 
-static const char *(*real_cudnnGetErrorString)(cudnnStatus_t);
+typedef const char *(*error_string_fn)(cudnnStatus_t);
 
 /* A code newer than this table: cuDNN's own name for it, when it has
  * one (it says CUDNN_UNKNOWN_STATUS otherwise). */
 static const char *status_name(int code)
 {
+	error_string_fn fn;
 	const char *s = NULL;
 	unsigned i;
 
 	for (i = 0; i < N_OF(statuses); i++)
 		if (statuses[i].code == code)
 			return statuses[i].name;
-	if (TP_REAL_OK(cudnnGetErrorString, tp_libs_cudnn))
-		s = TP_REAL(cudnnGetErrorString)((cudnnStatus_t)code);
+	fn = (error_string_fn)tp_resolve_companion(TP_CUDNN_ERROR_STRING);
+	if (fn)
+		s = fn((cudnnStatus_t)code);
 	if (s && !strncmp(s, "CUDNN_STATUS_", 13))
 		return s;
 	return "CUDNN_UNKNOWN_STATUS";

@@ -13,7 +13,6 @@
 
 _Static_assert(sizeof(int) == sizeof(int32_t), "dims are read as int");
 
-const char *const tp_libs_cudnn[] = { "libcudnn.so.9", NULL };
 
 #define CUDNN_HOOK(name, id, n_ext, params, args, ...)                   \
 	TP_LIB_HOOK(cudnnStatus_t, name, tp_libs_cudnn, TP_SRC_CUDNN,    \

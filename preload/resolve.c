@@ -12,6 +12,7 @@
 const char *const tp_libs_cudart[] = {
 	"libcudart.so.13", "libcudart.so.12", "libcudart.so", NULL,
 };
+const char *const tp_libs_cudnn[] = { "libcudnn.so.9", NULL };
 
 static void *find(const char *name, const char *const *libs)
 {
@@ -49,6 +50,34 @@ static int already_reported(const char *name)
 	return 1;
 }
 
+static struct {
+	const char *const *libs;
+	const char *name;
+	void *fn;
+} companions[] = {
+	[TP_CUDART_ERROR_NAME] = { tp_libs_cudart, "cudaGetErrorName", NULL },
+	[TP_CUDNN_ERROR_STRING] = { tp_libs_cudnn, "cudnnGetErrorString", NULL },
+};
+
+void *tp_resolve_companion(enum tp_companion c)
+{
+	return __atomic_load_n(&companions[c].fn, __ATOMIC_RELAXED);
+}
+
+/* With a function of libs found: the companions from the same libraries
+ * (self is internal: dlsym records nothing). */
+static void find_companions(const char *const *libs)
+{
+	unsigned i;
+
+	for (i = 0; i < sizeof(companions) / sizeof(companions[0]); i++)
+		if (companions[i].libs == libs &&
+		    !__atomic_load_n(&companions[i].fn, __ATOMIC_RELAXED))
+			__atomic_store_n(&companions[i].fn,
+					 find(companions[i].name, libs),
+					 __ATOMIC_RELAXED);
+}
+
 static int used;
 /* The rings decoder (rings_decode.c) runs in tprof recover, where the
  * program's libraries are normally absent: an error name it cannot find
@@ -79,6 +108,8 @@ int tp_resolve(void **slot, const char *name, const char *const *libs)
 	tp_self = tp_thread_internal();
 	tp_cupti_start();
 	p = find(name, libs);
+	if (p)
+		find_companions(libs);
 	tp_self = self;
 	if (p) {
 		__atomic_store_n(slot, p, __ATOMIC_RELAXED);

@@ -7,6 +7,7 @@
 
 /* NULL-terminated soname lists, most recent first. */
 extern const char *const tp_libs_cudart[];
+extern const char *const tp_libs_cudnn[];
 /* 1 once any hook has looked for its real function. */
 int tp_resolve_used(void);
 
@@ -24,6 +25,15 @@ int tp_resolve(void **slot, const char *name, const char *const *libs);
 	(__builtin_expect(__atomic_load_n(&real_##name, __ATOMIC_RELAXED) \
 			  != NULL, 1) ||                                 \
 	 tp_resolve((void **)&real_##name, #name, libs))
+
+/* The error-name functions the writer's formatters call (cudart's
+ * cudaGetErrorName, cuDNN's cudnnGetErrorString), or NULL. They are
+ * looked up by tp_resolve, on a program thread, with the first function
+ * of their library: the writer itself never calls dlsym, which takes
+ * the loader lock that a thread running a new library's constructors
+ * holds (and keeps, if it then waits in a hook after SIGTERM). */
+enum tp_companion { TP_CUDART_ERROR_NAME, TP_CUDNN_ERROR_STRING };
+void *tp_resolve_companion(enum tp_companion c);
 
 /* No error line for a function not found (the rings decoder). */
 void tp_resolve_set_quiet(void);

@@ -15,6 +15,7 @@
 
 #include "trace/json.h"
 #include "trace/ringfile.h"
+#include "trace/thread.h"
 #include "symbols.h"
 
 /* An insert-only open-addressing map, uint64 -> uintptr, under `lock`. */
@@ -157,6 +158,53 @@ void tp_sym_set_offline(void)
 	offline = 1;
 }
 
+/* The loaded object holding an address, as dladdr gives it, found with
+ * dl_iterate_phdr instead: dladdr (and dlsym) take the loader lock that
+ * dlopen holds while a new library's constructors run; dl_iterate_phdr
+ * takes another, held only while the list of objects changes. A
+ * constructor that calls a hooked function after SIGTERM waits in the
+ * hook with the loader lock held, and a writer in dladdr then never
+ * completed the trace (test_robust's "loader lock" check). */
+struct obj {
+	uintptr_t addr;
+	uintptr_t bias;		/* symbol value + bias = address */
+	uintptr_t start;	/* the first mapped page (dladdr's base) */
+	char path[4096];	/* "" for the executable */
+};
+
+static int obj_holds(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct obj *o = data;
+	uintptr_t start = UINTPTR_MAX;
+	int i, hit = 0;
+
+	(void)size;
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type != PT_LOAD)
+			continue;
+		if (lo < start)
+			start = lo;
+		if (o->addr >= lo && o->addr - lo < ph->p_memsz)
+			hit = 1;
+	}
+	if (!hit)
+		return 0;
+	snprintf(o->path, sizeof(o->path), "%s",
+		 info->dlpi_name ? info->dlpi_name : "");
+	o->bias = info->dlpi_addr;
+	o->start = start & ~(uintptr_t)4095;
+	return 1;
+}
+
+static int obj_find(uintptr_t addr, struct obj *o)
+{
+	o->addr = addr;
+	return dl_iterate_phdr(obj_holds, o) == 1;
+}
+
 /* The function symbol holding addr in the ELF file of the object that
  * contains it (exact: only one starting at addr), and the offset into it.
  * Host stubs are local symbols of the executable, absent from .dynsym
@@ -166,16 +214,15 @@ static char *elf_function(uintptr_t addr, int exact, uintptr_t *offset)
 	const ElfW(Ehdr) *eh;
 	const ElfW(Shdr) *sh;
 	struct stat st;
-	Dl_info info;
+	struct obj o;
 	char *name = NULL;
 	uintptr_t rel;
 	void *map;
 	int fd, i;
 
-	if (!dladdr((void *)addr, &info) || !info.dli_fname)
+	if (!obj_find(addr, &o))
 		return NULL;
-	fd = open(info.dli_fname[0] ? info.dli_fname : "/proc/self/exe",
-		  O_RDONLY | O_CLOEXEC);
+	fd = open(o.path[0] ? o.path : "/proc/self/exe", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
 	if (fstat(fd, &st) < 0 || (size_t)st.st_size < sizeof(*eh))
@@ -187,7 +234,7 @@ static char *elf_function(uintptr_t addr, int exact, uintptr_t *offset)
 	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
 	    eh->e_shoff + (size_t)eh->e_shnum * sizeof(*sh) > (size_t)st.st_size)
 		goto out_unmap;
-	rel = addr - (eh->e_type == ET_DYN ? (uintptr_t)info.dli_fbase : 0);
+	rel = addr - (eh->e_type == ET_DYN ? o.bias : 0);
 	sh = (const ElfW(Shdr) *)((const char *)map + eh->e_shoff);
 	for (i = 0; i < eh->e_shnum && !name; i++) {
 		const ElfW(Sym) *sym;
@@ -219,10 +266,6 @@ out_unmap:
 	munmap(map, (size_t)st.st_size);
 out_close:
 	close(fd);
-	if (!name && info.dli_sname && (!exact || info.dli_saddr == (void *)addr)) {
-		name = strdup(info.dli_sname);
-		*offset = addr - (uintptr_t)info.dli_saddr;
-	}
 	return name;
 }
 
@@ -244,8 +287,10 @@ char *tp_sym_demangle(char *mangled)
 	if (strncmp(mangled, "_Z", 2))
 		return mangled;
 	/* Looked up until found: libstdc++ may be loaded after the first
-	 * name (a Python program imports torch late). */
-	if (!fn)
+	 * name (a Python program imports torch late). Not once the process
+	 * is dying (threads wait in the hooks, one may hold the loader lock
+	 * dlsym needs): the name then stays mangled. */
+	if (!fn && !__atomic_load_n(&tp_parking, __ATOMIC_RELAXED))
 		fn = (demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
 	if (!fn)
 		return mangled;
@@ -270,9 +315,9 @@ static char *registered(uintptr_t func, uintptr_t *host)
 	return map_get(&fn_names, func, &v) ? strdup((const char *)v) : NULL;
 }
 
-/* Without the lock: the ELF lookup and the demangler call into the
- * dynamic loader (dladdr, dlsym), whose lock a thread inside dlopen holds
- * while it registers a new module's kernels, which takes ours. */
+/* Without the lock: the demangler's first lookup calls into the dynamic
+ * loader (dlsym), whose lock a thread inside dlopen holds while it
+ * registers a new module's kernels, which takes ours. */
 static char *resolve(uintptr_t func, char *name)
 {
 	char buf[32];
@@ -367,13 +412,13 @@ char *tp_sym_frame(uintptr_t ip)
 {
 	const char *lib, *slash;
 	uintptr_t off = 0;
-	Dl_info info;
+	struct obj o;
 	char *fn, *out = NULL;
 
 	/* A return address: look up the call instruction before it. */
-	if (!dladdr((void *)(ip - 1), &info) || !info.dli_fname)
+	if (!obj_find(ip - 1, &o))
 		return NULL;
-	lib = info.dli_fname[0] ? info.dli_fname : "main";
+	lib = o.path[0] ? o.path : "main";
 	slash = strrchr(lib, '/');
 	lib = slash ? slash + 1 : lib;
 	fn = elf_function(ip - 1, 0, &off);
@@ -386,7 +431,7 @@ char *tp_sym_frame(uintptr_t ip)
 		return out;
 	}
 	if (asprintf(&out, "%s+0x%lx", lib,
-		     (unsigned long)(ip - (uintptr_t)info.dli_fbase)) < 0)
+		     (unsigned long)(ip - o.start)) < 0)
 		out = NULL;
 	return out;
 }

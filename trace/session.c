@@ -12,6 +12,7 @@
 #include "log.h"
 #include "naming.h"
 #include "ringfile.h"
+#include "gzip_isal.h"
 #include "session.h"
 #include "thread.h"
 
@@ -97,6 +98,11 @@ int tp_session_init(void)
 		strcpy(tp_sess.host, "unknown");
 	set_run_id();
 	tp_thread_set_ring_bytes((size_t)tp_sess.cfg.buffer_mb << 20);
+	/* Now, at start, not when the writer opens the trace: dlopen takes
+	 * the loader lock, which a thread running a new library's
+	 * constructors holds; if that thread then waits in a hook after
+	 * SIGTERM, a writer still to load ISA-L could never finish. */
+	tp_isal_load("libisal.so.2");
 	tp_rf_configure(tp_sess.cfg.dir, !tp_sess.cfg.ring_file ?
 			"TPROF_RING_FILE=0" : tp_sess.cfg.fl.flight_ns ?
 			"flight mode keeps its window in memory" : NULL);

@@ -185,6 +185,49 @@ def term(threads, wait=0.5):
     shutil.rmtree(outdir, ignore_errors=True)
 
 
+def loader_lock():
+    """SIGTERM while a thread runs a new library's constructor (so holds
+    the dynamic loader's lock) and that constructor keeps calling a hooked
+    function: after the signal it waits in the hook with the lock held, so
+    the writer must complete the trace without the loader (before the
+    fix: the writer's lazy dlopen of ISA-L, its dlsym of cudaGetErrorName
+    and its dladdr of each new kernel address waited on that lock, the
+    handler gave up after 3 s and the trace was lost)."""
+    outdir = tempfile.mkdtemp(prefix="tprof-it-")
+    e = base_env()
+    e["TPROF_OUTPUT_DIR"] = outdir
+    e["LD_PRELOAD"] = PRELOAD
+    p = subprocess.Popen([ROBUST, "dlterm", prog("parkctor.so")], env=e,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True)
+    ready = p.stdout.readline().strip() == "ready"
+    time.sleep(0.5)
+    t0 = time.time()
+    p.send_signal(signal.SIGTERM)
+    try:
+        out, err = p.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out, err = p.communicate()
+    took = time.time() - t0
+    label = "SIGTERM, a thread in dlopen"
+    check(label + ": ready", ready, err)
+    eq(label + ": killed by SIGTERM", p.returncode, -signal.SIGTERM)
+    if "thread" not in SANITIZE:
+        check(label + ": the writer did not wait out its 3 s", took < 2.5,
+              "%.2f s" % took)
+    path = os.path.join(outdir, "tprof-rank0.trace.json.gz")
+    if check(label + ": trace completed and renamed", os.path.exists(path),
+             "%s %s" % (sorted(os.listdir(outdir)), err)):
+        t = load(path)
+        n = len(xevents(t, "cudaStreamSynchronize"))
+        check(label + ": the constructor's calls recorded", n > 10, "%d" % n)
+        eq(label + ": all counted", t["tprof"]["events_written"],
+           len(xevents(t)))
+    eq(label + ": no error line", error_lines(err), [])
+    shutil.rmtree(outdir, ignore_errors=True)
+
+
 def shared_dir():
     """Someone who can write to the output directory plants a junk
     <name>-rank0 .tmp (forcing the -pid name) and links at the names the
@@ -507,6 +550,7 @@ fds()
 burst()
 term(16)
 term(64)
+loader_lock()
 exec_failed()
 address_space(256 if STRESS else 64, 20000 if STRESS else 1000)
 lost_permission()

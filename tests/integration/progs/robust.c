@@ -14,6 +14,10 @@
  *                              N more calls, writes one line to it
  *   robust term THREADS        THREADS busy recording threads; "ready" on
  *                              stdout, then waits for a signal
+ *   robust dlterm LIB          a thread dlopen()s LIB (whose constructor
+ *                              keeps calling, holding the loader lock);
+ *                              "ready", then kernel launches, each of a
+ *                              new host function address, until a signal
  *   robust exec K CALLS        CALLS calls, then exec()s itself with K-1
  *                              (execv and fexecve by turns) until K is 1:
  *                              a chain of K images in one pid
@@ -33,6 +37,7 @@
  */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -226,6 +231,31 @@ static int term(int threads)
 		pause();
 }
 
+static void *dlopen_main(void *lib)
+{
+	dlopen(lib, RTLD_NOW);
+	return NULL;
+}
+
+static int dlterm(const char *lib)
+{
+	dim3 grid = { 1, 1, 1 }, block = { 1, 1, 1 };
+	pthread_t t;
+	unsigned long i;
+
+	if (pthread_create(&t, NULL, dlopen_main, (void *)lib))
+		return 1;
+	usleep(100000);
+	printf("ready\n");
+	fflush(stdout);
+	/* Addresses never named before: the writer must look each up. */
+	for (i = 0;; i++) {
+		cudaLaunchKernel((const char *)(uintptr_t)dlterm + i * 16,
+				 grid, block, NULL, 0, 0);
+		usleep(100);
+	}
+}
+
 static void calls(long n)
 {
 	long i;
@@ -372,6 +402,8 @@ int main(int argc, char **argv)
 		return burst(atol(argv[2]), atof(argv[3]));
 	if (argc >= 4 && !strcmp(argv[1], "fds"))
 		return fds(atol(argv[2]), argv[3]);
+	if (argc >= 3 && !strcmp(argv[1], "dlterm"))
+		return dlterm(argv[2]);
 	if (argc >= 3 && !strcmp(argv[1], "term"))
 		return term(atoi(argv[2]));
 	fprintf(stderr, "usage: robust churn|burst|fds|term ...\n");
