@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <elf.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <link.h>
 #include <pthread.h>
@@ -418,7 +419,8 @@ char *tp_sym_frame(uintptr_t ip)
 	/* A return address: look up the call instruction before it. */
 	if (!obj_find(ip - 1, &o))
 		return NULL;
-	lib = o.path[0] ? o.path : "main";
+	/* The executable has no name in the list: dladdr gave argv[0]. */
+	lib = o.path[0] ? o.path : program_invocation_name;
 	slash = strrchr(lib, '/');
 	lib = slash ? slash + 1 : lib;
 	fn = elf_function(ip - 1, 0, &off);
