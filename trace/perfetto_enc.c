@@ -70,7 +70,7 @@ static void put_ts(struct pf_enc *p, uint64_t t)
 {
 	struct tp_buf *b = &p->e.out;
 
-	if (t >= p->inc_ts) {
+	if (t >= p->inc_ts && !p->abs_ts) {
 		tp_pb_u64(b, PF_PKT_TIMESTAMP, t - p->inc_ts);
 		p->inc_ts = t;
 		return;
@@ -105,7 +105,7 @@ static void pkt_start(struct pf_enc *p, struct pkt *k, int64_t ts,
 	k->m = tp_pb_open(b, PF_TRACE_PACKET);
 	if (!ts_last)
 		put_ts(p, k->ts);
-	tp_pb_u64(b, PF_PKT_SEQ_ID, SEQ_ID);
+	tp_pb_u64(b, PF_PKT_SEQ_ID, p->seq_id);
 	k->te = tp_pb_open(b, PF_PKT_TRACK_EVENT);
 }
 
@@ -287,6 +287,9 @@ static int pf_begin(struct tp_enc *e, const struct tp_enc_meta *m)
 
 	p->base_unix_ns = m->base_unix_ns;
 	p->inc_ts = 0;
+	p->seq_id = m->writer ? SEQ_ID_WRITER(m->writer) : SEQ_ID;
+	p->uuid_base = m->writer ? UUID_BASE_WRITER(m->writer) : 0;
+	p->abs_ts = m->absolute_ts;
 	clear_state(p);
 	return e->out.oom ? -1 : 0;
 }
@@ -343,6 +346,16 @@ static void pf_free(struct tp_enc *e)
 	free(p);
 }
 
+void tp_enc_perfetto_restart(struct tp_enc *e, struct tp_buf *b)
+{
+	struct tp_buf own = e->out;
+
+	e->out = *b;
+	clear_state((struct pf_enc *)e);
+	*b = e->out;
+	e->out = own;
+}
+
 static const struct tp_enc_ops pf_ops = {
 	.begin = pf_begin,
 	.event = pf_event,
@@ -358,6 +371,7 @@ struct tp_enc *tp_enc_perfetto_new(void)
 	if (!p)
 		return NULL;
 	p->e.ops = &pf_ops;
+	p->seq_id = SEQ_ID;
 	if (tp_pf_tab_init(&p->intern, INTERN_MAX, INTERN_BYTES) ||
 	    tp_pf_tab_init(&p->tracks, TRACKS_MAX, 64u << 20)) {
 		pf_free(&p->e);
