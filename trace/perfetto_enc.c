@@ -299,8 +299,9 @@ static int pf_begin(struct tp_enc *e, const struct tp_enc_meta *m)
 static int pf_trailer(struct tp_enc *e, const char *json, size_t len)
 {
 	struct pf_enc *p = (struct pf_enc *)e;
+	struct tp_buf typed = { 0 };
 	struct pf_track *t;
-	size_t m, body;
+	size_t m, body, start;
 	struct pkt k;
 
 	t = pf_track_get(p, TK_META, 0, 0, "tprof metadata", 14, 0, 0, 0);
@@ -310,15 +311,25 @@ static int pf_trailer(struct tp_enc *e, const char *json, size_t len)
 	tp_pb_u64(&p->e.out, PF_TE_TYPE, PF_TYPE_INSTANT);
 	tp_pb_u64(&p->e.out, PF_TE_TRACK_UUID, t->uuid);
 	tp_pb_bytes(&p->e.out, PF_TE_NAME, "tprof metadata", 14);
+	start = p->e.out.len;
 	m = tp_pb_open(&p->e.out, PF_TE_DEBUG_ANNOTATIONS);
 	tp_pb_bytes(&p->e.out, PF_DA_NAME, "trailer", 7);
-	/* The pairs, made one JSON object. */
-	tp_pb_tag(&p->e.out, PF_DA_LEGACY_JSON, TP_PB_LEN);
-	body = len + 2;
-	tp_pb_varint(&p->e.out, body);
-	tp_buf_char(&p->e.out, '{');
-	tp_buf_put(&p->e.out, json, len);
-	tp_buf_char(&p->e.out, '}');
+	/* The pairs, made one JSON object: typed (perfetto_json.c), or
+	 * kept as legacy JSON if that fails. */
+	typed.len = 0;
+	tp_buf_char(&typed, '{');
+	tp_buf_put(&typed, json, len);
+	tp_buf_char(&typed, '}');
+	body = typed.len;
+	if (!typed.oom && tp_pf_json_annotation(&p->e.out, typed.p,
+						 typed.len) < 0) {
+		p->e.out.len = start;
+		p->e.out.oom = 0;
+		m = tp_pb_open(&p->e.out, PF_TE_DEBUG_ANNOTATIONS);
+		tp_pb_bytes(&p->e.out, PF_DA_NAME, "trailer", 7);
+		tp_pb_bytes(&p->e.out, PF_DA_LEGACY_JSON, typed.p, body);
+	}
+	tp_buf_free(&typed);
 	tp_pb_close(&p->e.out, m);
 	pkt_finish(p, &k);
 	return e->out.oom ? -1 : 0;

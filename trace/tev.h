@@ -467,6 +467,10 @@ struct tp_enc *tp_enc_perfetto_new(void);
  * interning) into b, so what follows decodes without anything before it
  * but the track descriptors. */
 void tp_enc_perfetto_restart(struct tp_enc *e, struct tp_buf *b);
+/* Perfetto: the JSON value [json, json+len) as a DebugAnnotation's
+ * typed value (nested dict entries and array values) appended to b;
+ * 0, or -1 when it is not valid JSON (b then holds a part of it). */
+int tp_pf_json_annotation(struct tp_buf *b, const char *json, size_t len);
 /* Perfetto: every track known so far declared again into b. */
 void tp_enc_perfetto_tracks(struct tp_enc *e, struct tp_buf *b);
 /* Perfetto: the packets of [buf, buf+len) (an encoder's output with

@@ -28,6 +28,7 @@ def decode(pb, path):
     t.ParseFromString(data)
     seqs, tracks, slices, instants, open_ = {}, {}, [], [], {}
     meta = None
+    typed = None
     order = []
     for i, p in enumerate(t.packet):
         sid = p.trusted_packet_sequence_id
@@ -103,8 +104,9 @@ def decode(pb, path):
             instants.append(ev)
             if name == "tprof metadata":
                 meta = args.get("trailer")
+                typed = [len(a.dict_entries) > 0 for a in te.debug_annotations]
     return {"tracks": tracks, "slices": slices, "instants": instants,
-            "meta": meta, "seqs": order,
+            "meta": meta, "seqs": order, "meta_typed": typed,
             "open": sum(len(v) for v in open_.values())}
 
 

@@ -21,6 +21,7 @@ none missing, none that ended before the window, with the window's
 stats in the metadata. Without the perfetto and protobuf modules the
 decoding half is a SKIP."""
 import collections
+import json
 import os
 import signal
 import shutil
@@ -123,6 +124,8 @@ def recovery_matches_json():
        fr.get("records"), prings)
     check("perfetto kill: records came from the rings (the burst)",
           prings > 0, fr)
+    eq("perfetto kill: the metadata is typed (dict entries, not JSON text)",
+       d["meta_typed"], [True])
     eq("perfetto kill: two rings read, none unreadable, nothing lost",
        (fr.get("threads"), fr.get("unreadable"), tp.get("events_lost"),
         tp.get("recovered")), (2, 0, 0, True))
@@ -329,4 +332,35 @@ def flight_exit():
 
 
 flight_exit()
+
+
+def typed_trailer():
+    """The trailer's JSON as typed annotations, value for value: escapes,
+    non-ASCII, integers past int64 and past 64 bits, doubles, null, empty
+    and nested containers (through tprof convert, which hands the JSON's
+    top-level members to the same encoder)."""
+    if PB is None:
+        return skip("typed trailer", "no perfetto/protobuf modules")
+    tp = {"s": "a\"b\\c\n\u00e9\U0001F600/", "i": -5, "u": 2 ** 64 - 1,
+          "big": 2 ** 70, "d": 1.25, "t": True, "f": False, "n": None,
+          "e": [], "o": {}, "nest": [[1, {"k": [2.5, "x"]}], {"z": None}]}
+    d = tempfile.mkdtemp(prefix="tprof-it-")
+    src = os.path.join(d, "in.json")
+    with open(src, "w") as f:
+        f.write('{"traceEvents": [{"ph": "X", "name": "a", "pid": 1, '
+                '"tid": 1, "ts": 1.0, "dur": 1.0}],\n"tprof": %s}\n'
+                % json.dumps(tp))
+    out = os.path.join(d, "out.pftrace")
+    r = subprocess.run([CLI, "convert", src, "-o", out], capture_output=True,
+                       text=True, timeout=60)
+    eq("typed trailer: convert exit 0", r.returncode, 0)
+    t = decode(out, "typed trailer") if r.returncode == 0 else None
+    if t is not None:
+        eq("typed trailer: typed", t["meta_typed"], [True])
+        eq("typed trailer: every value as in the JSON", t["meta"],
+           {"tprof": tp})
+    shutil.rmtree(d, ignore_errors=True)
+
+
+typed_trailer()
 done()
