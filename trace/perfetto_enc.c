@@ -61,7 +61,10 @@ static void clear_state(struct pf_enc *p)
 	m = packet_open(p);
 	tp_pb_u64(b, PF_PKT_SEQUENCE_FLAGS, PF_SEQ_INCREMENTAL_STATE_CLEARED);
 	c = tp_pb_open(b, PF_PKT_DEFAULTS);
-	tp_pb_u64(b, PF_DEFAULTS_CLOCK_ID, PF_CLOCK_INCREMENTAL);
+	/* absolute_ts: every packet's time on the trace clock, without
+	 * a clock id of its own. */
+	tp_pb_u64(b, PF_DEFAULTS_CLOCK_ID, p->abs_ts ? PF_CLOCK_TRACE :
+		  PF_CLOCK_INCREMENTAL);
 	tp_pb_close(b, c);
 	tp_pb_close(b, m);
 }
@@ -70,7 +73,11 @@ static void put_ts(struct pf_enc *p, uint64_t t)
 {
 	struct tp_buf *b = &p->e.out;
 
-	if (t >= p->inc_ts && !p->abs_ts) {
+	if (p->abs_ts) {
+		tp_pb_u64(b, PF_PKT_TIMESTAMP, t);
+		return;
+	}
+	if (t >= p->inc_ts) {
 		tp_pb_u64(b, PF_PKT_TIMESTAMP, t - p->inc_ts);
 		p->inc_ts = t;
 		return;
