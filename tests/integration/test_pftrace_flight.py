@@ -18,7 +18,10 @@ Flight recorder: progs/paced.c makes numbered calls every 2 ms; a
 SIGTERM, `tprof dump` and a second dump at SIGINT each write a
 .pftrace.gz that decodes alone: the calls of the last second, in order,
 none missing, none that ended before the window, with the window's
-stats in the metadata. Without the perfetto and protobuf modules the
+stats in the metadata; a hang (TPROF_HANG, four stand-in NCCL ranks, one
+skipping a collective) dumps each waiting rank's window as a
+.pftrace.gz with the stuck call as an unfinished slice, named by its
+JSON hang dump. Without the perfetto and protobuf modules the
 decoding half is a SKIP."""
 import collections
 import json
@@ -363,4 +366,68 @@ def typed_trailer():
 
 
 typed_trailer()
+
+
+def hang_flight():
+    """TPROF_HANG with the flight recorder in Perfetto: 4 ranks of the
+    stand-in NCCL, rank 2 skips the 5th allreduce; each waiting rank's
+    hang dump (JSON, by design) names its window, a .pftrace.gz holding
+    the stuck call as an unfinished slice and the calls before it."""
+    n, seq = 4, 5
+    outdir = tempfile.mkdtemp(prefix="tprof-it-")
+    bar = os.path.join(outdir, "barrier")
+    os.mkdir(bar)
+    procs = []
+    for r in range(n):
+        e = base_env()
+        e.update({"LD_PRELOAD": LIB, "TPROF_OUTPUT_DIR": outdir,
+                  "LD_LIBRARY_PATH": os.path.join(BUILD, "tests", "fakenccl"),
+                  "FAKE_NCCL_BARRIER": bar, "TPROF_HANG": "1",
+                  "TPROF_RANK": str(r), "WORLD_SIZE": str(n),
+                  "TPROF_RUN_ID": "hangtest", "TPROF_FLIGHT": "5",
+                  "TPROF_FORMAT": "perfetto"})
+        procs.append(subprocess.Popen(
+            [prog("nccl_ranks"), str(r), str(n), "skip", str(seq)], env=e,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+    hangs = os.path.join(outdir, "hangs")
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < 10 and (not os.path.isdir(hangs) or
+                                          len(os.listdir(hangs)) < 3):
+        time.sleep(0.02)
+    time.sleep(0.3)
+    dumps = {}
+    for f in sorted(os.listdir(hangs)) if os.path.isdir(hangs) else []:
+        with open(os.path.join(hangs, f)) as fh:
+            j = json.load(fh)
+        dumps[j["rank"]] = j
+    eq("perfetto hang+flight: the 3 waiting ranks dump", sorted(dumps),
+       [0, 1, 3])
+    for r in sorted(dumps):
+        tr = dumps[r]["trace"]
+        eq("perfetto hang+flight rank %d: the dump names its trace" % r, tr,
+           os.path.join(outdir, "tprof-rank%d.pftrace.gz" % r))
+        d = decode(tr, "perfetto hang+flight rank %d" % r) if tr and \
+            os.path.exists(tr) else None
+        if d is None:
+            continue
+        un = [s for s in d["slices"] if s["cat"] == "unfinished"]
+        eq("perfetto hang+flight rank %d: the stuck call, unfinished" % r,
+           [(s["name"], s["args"].get("seq")) for s in un],
+           [("ncclAllReduce", seq)])
+        eq("perfetto hang+flight rank %d: the window's calls" % r,
+           (sum(1 for s in d["slices"] if s["name"] == "ncclAllReduce" and
+                s["cat"] == "nccl"),
+            sum(1 for s in d["slices"] if s["name"] == "ncclCommInitRank"),
+            d["meta"]["tprof"]["flight"]["trigger"]), (seq - 1, 1, "hang"))
+    for p in procs:
+        if p.poll() is None:
+            p.send_signal(signal.SIGTERM)
+    codes = [p.communicate(timeout=30) and p.returncode for p in procs]
+    eq("perfetto hang+flight: exit statuses", codes, [-signal.SIGTERM] * n)
+    eq("perfetto hang+flight: no .tmp left",
+       [f for f in os.listdir(outdir) if f.endswith(".tmp")], [])
+    shutil.rmtree(outdir, ignore_errors=True)
+
+
+hang_flight()
 done()
