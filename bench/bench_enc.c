@@ -153,7 +153,8 @@ static uint64_t cpu_ns(void)
 static int run(const char *dir, const char *name, struct tp_enc *e,
 	       unsigned long n, struct item *items)
 {
-	struct tp_enc_meta meta = { "bench", 1795500000000000000ll };
+	struct tp_enc_meta meta = { .trace_name = "bench",
+				     .base_unix_ns = 1795500000000000000ll };
 	struct gen g = { .rng = 0x9e3779b97f4a7c15ull };
 	static struct tp_gz gz;
 	uint64_t enc = 0, total = 0, raw = 0, t0, t1;

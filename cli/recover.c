@@ -13,7 +13,14 @@
  * The recovered trace is written by tprof's own gzip writer under the
  * final name the process would have used, and its summary is computed
  * from it (trace_summary.c) into summaries/, as the library does. A .tmp
- * whose process is still alive (per its gzip header comment) is left. */
+ * whose process is still alive (per its gzip header comment) is left.
+ *
+ * A Perfetto trace's .tmp (.pftrace.gz.tmp, TPROF_FORMAT=perfetto) is cut
+ * after its last whole packet (or at the synced length); the rings'
+ * records come from the decoder's own encoder (a second packet sequence,
+ * preload/rings_decode.c) and the trailer from a third, as the "tprof
+ * metadata" event: each clears its own incremental state, so nothing it
+ * writes depends on what the killed writer left. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -28,12 +35,14 @@
 #include "trace/atomic_file.h"
 #include "trace/gzip.h"
 #include "trace/json.h"
+#include "trace/tev.h"
 #include "recover.h"
 #include "recover_cut.h"
 #include "recover_rings.h"
 #include "trace_summary.h"
 
 #define TMP_SUFFIX ".trace.json.gz.tmp"
+#define PF_TMP_SUFFIX ".pftrace.gz.tmp"
 
 /* Who wrote the file, from its gzip header comment. */
 struct origin {
@@ -88,11 +97,12 @@ static void put_rings(struct tp_buf *b, const struct from_rings *fr)
 	tp_buf_lit(b, "}");
 }
 
-static void put_trailer(struct tp_buf *b, const struct origin *o,
-			const struct tp_cut_result *r, const char *tmp_name,
-			const struct from_rings *fr)
+/* The trailer's top-level pairs, without braces. */
+static void put_pairs(struct tp_buf *b, const struct origin *o,
+		      const struct tp_cut_result *r, const char *tmp_name,
+		      const struct from_rings *fr)
 {
-	tp_buf_lit(b, "\n],\n\"deviceProperties\": [],\n"
+	tp_buf_lit(b, "\"deviceProperties\": [],\n"
 		   "\"distributedInfo\": {\"rank\": ");
 	tp_json_i64(b, o->rank);
 	tp_buf_lit(b, ", \"world_size\": ");
@@ -124,7 +134,45 @@ static void put_trailer(struct tp_buf *b, const struct origin *o,
 	tp_json_u64(b, r->bytes_cut);
 	if (fr->used)
 		put_rings(b, fr);
-	tp_buf_lit(b, "}}\n");
+	tp_buf_lit(b, "}");
+}
+
+static void put_trailer(struct tp_buf *b, const struct origin *o,
+			const struct tp_cut_result *r, const char *tmp_name,
+			const struct from_rings *fr)
+{
+	tp_buf_lit(b, "\n],\n");
+	put_pairs(b, o, r, tmp_name, fr);
+	tp_buf_lit(b, "}\n");
+}
+
+/* Perfetto: the pairs as the "tprof metadata" event, from an encoder of
+ * its own (the trace's third writer: its own sequence and clock
+ * snapshot, at the trace's base). */
+static void put_trailer_pf(struct tp_buf *b, const struct origin *o,
+			   const struct tp_cut_result *r, const char *tmp_name,
+			   const struct from_rings *fr)
+{
+	struct tp_enc_meta m = { .trace_name = tmp_name,
+				 .base_unix_ns = r->base_ns, .writer = 2 };
+	struct tp_enc *e = tp_enc_perfetto_new();
+	struct tp_buf j = { 0 };
+
+	if (!e) {
+		b->oom = 1;
+		return;
+	}
+	put_pairs(&j, o, r, tmp_name, fr);
+	if (j.oom)
+		b->oom = 1;
+	tp_enc_begin(e, &m);
+	tp_enc_trailer(e, j.p, j.len);
+	tp_enc_end(e);
+	tp_buf_put(b, e->out.p, e->out.len);
+	if (e->out.oom)
+		b->oom = 1;
+	tp_enc_free(e);
+	tp_buf_free(&j);
 }
 
 enum { CUT_FAILED = -1, CUT_WRITTEN, CUT_EMPTY, CUT_WHOLE };
@@ -133,7 +181,7 @@ enum { CUT_FAILED = -1, CUT_WRITTEN, CUT_EMPTY, CUT_WHOLE };
  * event) and CUT_WHOLE (the stream was complete) leave no file. */
 static int write_trace(int fd, const char *final, const struct origin *o,
 		       const char *tmp_name, struct tp_cut_result *r,
-		       struct from_rings *fr)
+		       struct from_rings *fr, int pf)
 {
 	struct tp_out_file f;
 	struct tp_buf tail = { 0 };
@@ -145,8 +193,8 @@ static int write_trace(int fd, const char *final, const struct origin *o,
 		return CUT_FAILED;
 	}
 	if (tp_gz_open_codec(g, f.fd, 1, o->comment, TP_GZ_ZLIB) < 0 ||
-	    tp_recover_cut_at(fd, g, fr->found.path[0] ? fr->found.tmp_len : 0,
-			      r) < 0)
+	    tp_recover_cut_as(fd, g, fr->found.path[0] ? fr->found.tmp_len : 0,
+			      pf, r) < 0)
 		goto fail;
 	if (r->ended || !r->events) {
 		rc = r->ended ? CUT_WHOLE : CUT_EMPTY;
@@ -163,7 +211,10 @@ static int write_trace(int fd, const char *final, const struct origin *o,
 			 * past it may be whole, but are not known to be. */
 			memset(&fr->c, 0, sizeof(fr->c));
 	}
-	put_trailer(&tail, o, r, tmp_name, fr);
+	if (pf)
+		put_trailer_pf(&tail, o, r, tmp_name, fr);
+	else
+		put_trailer(&tail, o, r, tmp_name, fr);
 	if (tail.oom || tp_gz_write(g, tail.p, tail.len) < 0 ||
 	    tp_gz_finish(g) < 0)
 		goto fail;
@@ -189,6 +240,13 @@ static void write_summary(const char *dir, const char *final_name,
 	size_t n = strlen(final_name) - strlen(".trace.json.gz");
 	int dfd;
 
+	if (ends_with(final_name, ".pftrace.gz")) {
+		/* tp_trace_summary reads JSON only */
+		fprintf(stderr, "tprof: note: %s: no summary (tprof cannot "
+			"read Perfetto traces yet; tprof convert it to JSON "
+			"for one)\n", final);
+		return;
+	}
 	if (tp_trace_summary(final, &b, err, sizeof(err)) < 0 || b.oom) {
 		fprintf(stderr, "tprof: warning: %s: no summary: %s\n", final,
 			err);
@@ -301,7 +359,7 @@ static int recover_one(const char *dir, const char *name)
 	struct tp_cut_result r;
 	struct from_rings fr;
 	struct origin o;
-	int fd, rc;
+	int fd, rc, pf = ends_with(name, PF_TMP_SUFFIX);
 
 	memset(&o, 0, sizeof(o));
 	memset(&r, 0, sizeof(r));
@@ -326,7 +384,7 @@ static int recover_one(const char *dir, const char *name)
 		return 0;
 	}
 	tp_rings_find(dir, o.pid, name, &fr.found);
-	rc = write_trace(fd, final, &o, name, &r, &fr);
+	rc = write_trace(fd, final, &o, name, &r, &fr, pf);
 	close(fd);
 	if (rc != CUT_FAILED && fr.found.path[0] && rc != CUT_WHOLE) {
 		if (!fr.used)
@@ -374,7 +432,8 @@ int tp_recover_dir(const char *dir)
 	if (!d)
 		return -1;
 	while ((de = readdir(d))) {
-		if (!ends_with(de->d_name, TMP_SUFFIX))
+		if (!ends_with(de->d_name, TMP_SUFFIX) &&
+		    !ends_with(de->d_name, PF_TMP_SUFFIX))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
 		if (lstat(path, &st) || !S_ISREG(st.st_mode))

@@ -1,5 +1,10 @@
 /* Cutting a killed writer's stream after its last whole event.
  *
+ * A Perfetto stream (.pftrace.gz) is a run of Trace.packet fields, each
+ * written whole: it is cut after its last whole packet (or at the synced
+ * length, a packet boundary), and the events counted are its TrackEvent
+ * packets but slice ends (a complete slice counts once).
+ *
  * The writer's JSON is one object (depth 1) holding the "traceEvents"
  * array (depth 2) of events (depth 3 and deeper), written whole, one per
  * line; strings may hold any bracket or brace. A small state machine
@@ -13,6 +18,8 @@
 #include <zlib.h>
 
 #include "trace/json.h"
+#include "trace/pb_read.h"
+#include "trace/perfetto_ids.h"
 #include "recover_cut.h"
 
 #define CHUNK (1 << 16)
@@ -20,6 +27,9 @@
 struct cutter {
 	int depth, in_str, esc, in_events, closed;
 	int at_limit;		/* limit reached: read no further */
+	int pf;			/* a Perfetto packet stream */
+	int has_base;		/* pf: base_ns was read */
+	int64_t base_ns;
 	uint64_t events;
 	uint64_t total, limit;	/* inflated bytes; 0: no limit */
 	struct tp_buf pend;	/* inflated, not yet written */
@@ -63,6 +73,86 @@ static void scan(struct cutter *c)
 	c->scanned = c->closed ? c->pend.len : i;
 }
 
+/* A packet's body: 1 when it holds a TrackEvent other than a slice's
+ * end. */
+static int pf_is_event(const unsigned char *p, const unsigned char *e)
+{
+	const unsigned char *b, *q, *qe, *x;
+	uint32_t f;
+	unsigned w;
+	uint64_t v, y;
+
+	while (p < e && tp_pb_get_field(&p, e, &f, &w, &v, &b) == 0) {
+		if (f != PF_PKT_TRACK_EVENT || w != 2)
+			continue;
+		for (q = b, qe = b + v; q < qe &&
+		     tp_pb_get_field(&q, qe, &f, &w, &y, &x) == 0;)
+			if (f == PF_TE_TYPE && w == 0)
+				return y != PF_TYPE_SLICE_END;
+		return 1;
+	}
+	return 0;
+}
+
+/* The trace's base (REALTIME at trace time 0) from the first clock
+ * snapshot: the trace clock (65) and REALTIME (1) read together. */
+static void pf_base(struct cutter *c, const unsigned char *p,
+		    const unsigned char *e)
+{
+	const unsigned char *b, *q, *qe, *x;
+	uint64_t v, y, id, ts, rt = 0, tc = 0;
+	int have = 0;
+	uint32_t f;
+	unsigned w;
+
+	while (p < e && tp_pb_get_field(&p, e, &f, &w, &v, &b) == 0) {
+		if (f != PF_PKT_CLOCK_SNAPSHOT || w != 2)
+			continue;
+		for (p = b, e = b + v; p < e &&
+		     tp_pb_get_field(&p, e, &f, &w, &v, &b) == 0;) {
+			if (f != PF_CS_CLOCKS || w != 2)
+				continue;
+			id = ts = 0;
+			for (q = b, qe = b + v; q < qe &&
+			     tp_pb_get_field(&q, qe, &f, &w, &y, &x) == 0;)
+				if (f == PF_CLOCK_ID && w == 0)
+					id = y;
+				else if (f == PF_CLOCK_TIMESTAMP && w == 0)
+					ts = y;
+			if (id == PF_BUILTIN_CLOCK_REALTIME)
+				rt = ts, have |= 1;
+			else if (id == PF_CLOCK_TRACE)
+				tc = ts, have |= 2;
+		}
+		break;
+	}
+	if (have == 3) {
+		c->base_ns = (int64_t)(rt - tc);
+		c->has_base = 1;
+	}
+}
+
+static void scan_pf(struct cutter *c)
+{
+	const unsigned char *s = (const unsigned char *)c->pend.p;
+	const unsigned char *p = s + c->scanned, *e = s + c->pend.len, *b;
+	uint32_t f;
+	unsigned w;
+	uint64_t v;
+
+	while (p < e && tp_pb_get_field(&p, e, &f, &w, &v, &b) == 0) {
+		if (f != PF_TRACE_PACKET || w != 2) {
+			c->closed = 1;	/* not ours: read no further */
+			break;
+		}
+		c->events += pf_is_event(b, b + v);
+		if (!c->has_base)
+			pf_base(c, b, b + v);
+		c->scanned = (size_t)(p - s);
+		c->last = c->scanned;
+	}
+}
+
 /* Writes what is known whole and keeps the rest. */
 static int emit(struct cutter *c, struct tp_gz *out)
 {
@@ -101,7 +191,10 @@ static int take(struct cutter *c, z_stream *zs, struct tp_gz *out, int *err)
 		}
 		c->total += n;
 		c->pend.len += n;
-		scan(c);
+		if (c->pf)
+			scan_pf(c);
+		else
+			scan(c);
 		if (emit(c, out) < 0) {
 			*err = errno;
 			return Z_ERRNO;
@@ -118,6 +211,12 @@ int tp_recover_cut(int fd, struct tp_gz *out, struct tp_cut_result *r)
 int tp_recover_cut_at(int fd, struct tp_gz *out, uint64_t limit,
 		      struct tp_cut_result *r)
 {
+	return tp_recover_cut_as(fd, out, limit, 0, r);
+}
+
+int tp_recover_cut_as(int fd, struct tp_gz *out, uint64_t limit, int pf,
+		      struct tp_cut_result *r)
+{
 	unsigned char in[CHUNK];
 	struct cutter c;
 	z_stream zs;
@@ -127,6 +226,7 @@ int tp_recover_cut_at(int fd, struct tp_gz *out, uint64_t limit,
 	memset(&c, 0, sizeof(c));
 	memset(&zs, 0, sizeof(zs));
 	c.limit = limit;
+	c.pf = pf;
 	if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK) {
 		errno = ENOMEM;
 		return -1;
@@ -142,6 +242,8 @@ int tp_recover_cut_at(int fd, struct tp_gz *out, uint64_t limit,
 	r->events = c.events;
 	r->bytes_cut = c.pend.len;
 	r->ended = rc == Z_STREAM_END && !c.at_limit;
+	r->base_ns = c.base_ns;
+	r->has_base = c.has_base;
 	inflateEnd(&zs);
 	tp_buf_free(&c.pend);
 	if (err) {

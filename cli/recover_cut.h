@@ -12,6 +12,9 @@ struct tp_cut_result {
 	uint64_t events;	/* whole events written to out */
 	uint64_t bytes_cut;	/* inflated bytes after the last one */
 	int ended;		/* the stream was complete (gzip trailer) */
+	/* Perfetto: REALTIME ns at trace time 0, from its clock snapshot */
+	int has_base;
+	int64_t base_ns;
 };
 
 /* Inflates the gzip file at fd (from its start) and writes to out the
@@ -23,6 +26,10 @@ int tp_recover_cut(int fd, struct tp_gz *out, struct tp_cut_result *r);
 /* As tp_recover_cut, reading no more than limit inflated bytes (the
  * length at the writer's last sync point, from its rings file). */
 int tp_recover_cut_at(int fd, struct tp_gz *out, uint64_t limit,
+		      struct tp_cut_result *r);
+/* As tp_recover_cut_at; pf: the stream is Perfetto's TracePackets, cut
+ * after its last whole packet. */
+int tp_recover_cut_as(int fd, struct tp_gz *out, uint64_t limit, int pf,
 		      struct tp_cut_result *r);
 
 #endif

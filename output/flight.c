@@ -1,6 +1,8 @@
 /* output/: the background writer: drains the rings into the trace file,
  * with its metadata and trailer; on every folder above. */
-/* The flight recorder's window: a list of JSON chunks, oldest first,
+/* The flight recorder's window: a list of chunks of the trace's text
+ * (JSON, or Perfetto packets that need nothing before them but the track
+ * descriptors: see the writer's flight_pf), oldest first,
  * each deflated on its own (zlib, level 1, raw), touched only by the
  * writer thread (tp_flight_trigger excepted, one atomic store). Deflated,
  * a launch event takes about 17 bytes instead of 370 of JSON: the window
@@ -16,6 +18,7 @@
 #include "trace/json.h"
 #include "trace/log.h"
 #include "trace/session.h"
+#include "trace/tev.h"
 #include "trace/timeline.h"
 #include "flight.h"
 
@@ -228,7 +231,9 @@ uint64_t tp_flight_each(void (*fn)(const char *p, size_t len))
 
 		if (inflated(&z, c, buf) < 0)
 			continue;	/* cannot be: our own deflate */
-		len = trim(buf, c->len, &left);
+		len = tp_sess.cfg.format == TP_FORMAT_PERFETTO ?
+		      tp_pf_trim(buf, c->len, F.cut_ns, &left) :
+		      trim(buf, c->len, &left);
 		fn(buf, len);
 		n += c->events - left;
 		F.cut_events += left;

@@ -76,6 +76,8 @@ static struct {
 	int failed;
 	int opened;
 	int dumping;		/* flight: the window goes to a file now */
+	int pf_live;		/* flight_pf: the window's encoder is made */
+	size_t pf_restart_len;	/* flight_pf: W.buf holds only a restart */
 	unsigned dumps;		/* flight: dump files made */
 	uint32_t dump_req;	/* a dump was asked for (signal, tprof dump) */
 	uint64_t dump_at;	/* when */
@@ -141,12 +143,35 @@ static int trace_fd_ok(void)
 	return 0;
 }
 
+/* The flight recorder with TPROF_FORMAT=perfetto: one encoder for the
+ * whole window (its track uuids stay the same across dumps), writing
+ * absolute timestamps (a dump may leave packets out) and clearing its
+ * incremental state at the start of every chunk, so a chunk needs
+ * nothing older than itself but the track descriptors, which each dump
+ * declares again first. */
+static int flight_pf(void)
+{
+	return tp_flight_on() && tp_sess.cfg.format == TP_FORMAT_PERFETTO;
+}
+
+/* A chunk starts here: the encoder's state cleared into W.buf. */
+static void pf_chunk_start(void)
+{
+	if (!flight_pf() || !W.pf_live)
+		return;
+	tp_enc_perfetto_restart(tp_tev_sink, &W.buf);
+	W.pf_restart_len = W.buf.len;
+}
+
 static void flush_buf(int force)
 {
 	if (W.buf.len < FLUSH_BYTES && !force)
 		return;
 	if (tp_flight_on() && !W.dumping) {
 		/* Flight recorder: the text goes to the window, not a file. */
+		if (flight_pf() && W.buf.len <= W.pf_restart_len &&
+		    !W.buf.oom)
+			return;		/* nothing since the restart */
 		if (!W.buf.oom)
 			tp_flight_put(W.buf.p, W.buf.len,
 				      W.events - W.flushed_events, tp_ticks());
@@ -154,6 +179,7 @@ static void flush_buf(int force)
 		__atomic_add_fetch(&W.progress, 1, __ATOMIC_RELAXED);
 		W.buf.len = 0;
 		W.buf.oom = 0;
+		pf_chunk_start();
 		return;
 	}
 	if (!W.failed && W.buf.oom)
@@ -519,10 +545,15 @@ static void prefault(struct tp_thread *t)
  * After the last window GPU collection is asked to end for good (CUPTI
  * does it at the next API exit, cupti/finish.c); what it still delivers
  * is converted as usual. */
+static int pf_live_start(void);
+
 static void drain(int final)
 {
 	struct tp_thread *t, *next;
 	int gpu_final = final, teardown = 0;
+
+	if (flight_pf() && !W.pf_live && !W.failed && pf_live_start() < 0)
+		return;
 
 	for (t = tp_thread_list(); t; t = t->next)
 		prefault(t);
@@ -593,12 +624,42 @@ static int pf_begin(struct tp_buf *b, const char *name)
 	return 0;
 }
 
+/* flight_pf: the window's encoder, made before its first event. */
+static int pf_live_start(void)
+{
+	struct tp_enc_meta m = { .trace_name = tp_sess.cfg.name,
+				 .base_unix_ns = tp_sess.base_ns,
+				 .absolute_ts = 1 };
+
+	tp_enc_free(tp_tev_sink);
+	tp_tev_sink = tp_enc_perfetto_new();
+	if (!tp_tev_sink) {
+		W.failed = 1;
+		__atomic_store_n(&tp_recording, 0, __ATOMIC_RELAXED);
+		tp_error("no memory for the flight recorder's Perfetto "
+			 "encoder; tracing is off for this process");
+		return -1;
+	}
+	tp_enc_begin(tp_tev_sink, &m);
+	take_enc_out(&W.buf);
+	W.pf_restart_len = W.buf.len;
+	W.pf_live = 1;
+	return 0;
+}
+
 static int put_header(struct tp_buf *b)
 {
 	char name[512];
 
 	snprintf(name, sizeof(name), "%s-rank%d", tp_sess.cfg.name,
 		 tp_sess.cfg.rank);
+	if (flight_pf()) {
+		/* A dump: the chunks that follow clear the incremental
+		 * state themselves; the tracks they use are declared. */
+		tp_enc_perfetto_tracks(tp_tev_sink, b);
+		tp_trailer_process_name(b);
+		return 0;
+	}
 	if (tp_sess.cfg.format == TP_FORMAT_PERFETTO)
 		return pf_begin(b, name);
 	tp_buf_lit(b, "{\"schemaVersion\": 1,\n\"traceName\": ");
@@ -738,6 +799,7 @@ static int flight_final(void)
 	if (flight_open() < 0)
 		return -1;
 	W.events = tp_flight_each(write_chunk);
+	pf_chunk_start();	/* what follows needs no chunk before it */
 	return 1;
 }
 
@@ -758,6 +820,7 @@ static const char *flight_dump(const char *why, uint64_t at)
 	if (flight_open() < 0)
 		return NULL;
 	W.events = tp_flight_each(write_chunk);
+	pf_chunk_start();
 	W.events += tp_hang_put_open_calls(&W.buf);
 	for (i = 0; i < W.stats.n; i++)
 		tp_thread_stats_add(&st, W.stats.v[i].tid, W.stats.v[i].name,
@@ -794,6 +857,8 @@ static const char *flight_dump(const char *why, uint64_t at)
 	W.events = saved;
 	W.flushed_events = saved;
 	tp_flight_dumping(NULL, 0);
+	W.buf.len = 0;
+	pf_chunk_start();	/* the next chunk */
 	return path[0] ? path : NULL;
 }
 

@@ -10,7 +10,15 @@
  * names come from the file's notes, never from this process's symbols.
  * Not decoded (counted as unreadable): records whose API writes its own
  * events (NVTX ranges: their strings and open ranges were the writer's
- * state) and records cut by the kill. Call stacks are not in the file. */
+ * state) and records cut by the kill. Call stacks are not in the file.
+ *
+ * The events are written in the .tmp's format: JSON lines, or (a
+ * .pftrace.gz.tmp) Perfetto packets from an encoder of its own, the
+ * trace's second writer (tp_enc_meta.writer = 1): its own packet
+ * sequence, clock snapshot, interning and track uuids, so what it
+ * appends after the cut needs nothing the killed writer wrote. Each
+ * ring's thread is named by a thread_name event and its drops are the
+ * args of a "tprof rings" instant on its track. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <string.h>
@@ -19,6 +27,7 @@
 #include "trace/api.h"
 #include "trace/json.h"
 #include "trace/ringfile.h"
+#include "trace/tev.h"
 #include "resolve.h"
 
 struct dec {
@@ -31,6 +40,8 @@ struct dec {
 	size_t head_len;
 	int64_t pid, tid;
 	struct tp_targs args;
+	struct tp_enc *pf;	/* NULL: JSON */
+	int64_t last_end;	/* of the region's last event */
 	/* a record and its extension, contiguous where they wrap */
 	struct tp_event scratch[1 + TP_EV_EXT_MAX];
 };
@@ -106,7 +117,12 @@ static void put_record(struct dec *d, const struct tp_event *e)
 	ev.dur_ns = f > s ? f - s : 0;
 	ev.args = d->args.a;
 	ev.nargs = d->args.n;
-	tp_tev_json_put(&d->b, &ev);
+	if (d->pf)
+		tp_enc_event_into(d->pf, &d->b, &ev);
+	else
+		tp_tev_json_put(&d->b, &ev);
+	if (ev.ts_ns + ev.dur_ns > d->last_end)
+		d->last_end = ev.ts_ns + ev.dur_ns;
 	d->c->records++;
 }
 
@@ -123,12 +139,48 @@ static const struct tp_event *record_at(struct dec *d,
 	return d->scratch;
 }
 
+/* Perfetto: the thread's name, and its drops as the args of an instant
+ * after its last event (a name has no args in Perfetto). */
+static void pf_thread(struct dec *d, const struct tp_thread *t,
+		      const char *name, int drops)
+{
+	struct tp_tev ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.track.kind = TP_TEV_THREAD;
+	ev.track.pid = d->pid;
+	ev.track.tid = d->tid;
+	if (!drops) {
+		ev.phase = TP_TEV_THREAD_NAME;
+		ev.name = name;
+		ev.namelen = strlen(name);
+		tp_enc_event_into(d->pf, &d->b, &ev);
+		return;
+	}
+	tp_targs_reset(&d->args);
+	tp_targs_uint(&d->args, "dropped", t->ring.dropped - t->dropped_base);
+	tp_targs_bool(&d->args, "from_rings", 1);
+	ev.phase = TP_TEV_INSTANT;
+	ev.name = "tprof rings";
+	ev.namelen = 11;
+	ev.cat = "tprof";
+	ev.catlen = 5;
+	ev.ts_ns = d->last_end;
+	ev.args = d->args.a;
+	ev.nargs = d->args.n;
+	tp_enc_event_into(d->pf, &d->b, &ev);
+}
+
 static void thread_name(struct dec *d, const struct tp_thread *t)
 {
 	char name[sizeof(t->name) + 1];
 
 	memcpy(name, t->name, sizeof(t->name));
 	name[sizeof(t->name)] = '\0';
+	if (d->pf) {
+		pf_thread(d, t, name, 0);
+		return;
+	}
 	tp_buf_lit(&d->b, ",\n{\"ph\":\"M\",\"name\":\"thread_name\",");
 	tp_buf_put(&d->b, d->head, d->head_len - 6);	/* less ,"ts": */
 	tp_buf_lit(&d->b, ",\"args\":{\"name\":");
@@ -162,8 +214,11 @@ static int put_region(struct dec *d, unsigned i)
 				       "\"pid\":%d,\"tid\":%d,\"ts\":",
 				       (int)h->pid, (int)t->tid);
 	thread_name(d, t);
+	d->last_end = 0;
 	if (head < pos || head - pos > h->n_slots) {
 		d->c->unreadable += head > pos ? head - pos : 0;
+		if (d->pf)
+			pf_thread(d, t, NULL, 1);
 		return flush(d);
 	}
 	while (pos < head) {
@@ -179,7 +234,33 @@ static int put_region(struct dec *d, unsigned i)
 		if (d->b.len >= 65536 && flush(d) < 0)
 			return -1;
 	}
+	if (d->pf)
+		pf_thread(d, t, NULL, 1);
 	return flush(d);
+}
+
+static int ends_with(const char *s, const char *suf)
+{
+	size_t n = strlen(s), k = strlen(suf);
+
+	return n >= k && !strcmp(s + n - k, suf);
+}
+
+/* A .pftrace.gz.tmp: the decoder's own Perfetto encoder, begun into b. */
+static int pf_start(struct dec *d, const struct tp_rf_hdr *h)
+{
+	struct tp_enc_meta m = { .trace_name = h->tmp_name,
+				 .base_unix_ns = h->base_ns, .writer = 1 };
+
+	if (!ends_with(h->tmp_name, ".pftrace.gz.tmp"))
+		return 0;
+	d->pf = tp_enc_perfetto_new();
+	if (!d->pf)
+		return -1;
+	tp_enc_begin(d->pf, &m);
+	tp_buf_put(&d->b, d->pf->out.p, d->pf->out.len);
+	d->pf->out.len = 0;
+	return d->pf->out.oom ? -1 : 0;
 }
 
 __attribute__((visibility("default")))
@@ -209,11 +290,13 @@ int tprof_rings_decode(const char *path, tp_rf_out_fn out, void *arg,
 	tp_sym_set_offline();
 	tp_resolve_set_quiet();
 	put_names(&v, c);
+	rc = pf_start(&d, v.h);
 	for (i = 0; i < v.h->n_regions && i < TP_RF_MAX_REGIONS && !rc; i++)
 		rc = put_region(&d, i);
 	if (rc < 0)
 		snprintf(why, whylen, "cannot write the decoded events");
 	tp_buf_free(&d.b);
+	tp_enc_free(d.pf);
 	tp_rf_close_view(&v);
 	return rc;
 }

@@ -213,9 +213,6 @@ static int parse_ring_file(const char *v, struct tp_config *c, char *err,
 	return 0;
 }
 
-/* perfetto: the flight recorder keeps and trims JSON text, and `tprof
- * recover` completes JSON, so neither goes with it yet; the rings file
- * is left off. */
 static int parse_format(const char *v, struct tp_config *c, char *err,
 			size_t errlen)
 {
@@ -229,14 +226,7 @@ static int parse_format(const char *v, struct tp_config *c, char *err,
 			 "(Perfetto's protobuf, .pftrace.gz)", v);
 		return -1;
 	}
-	if (c->fl.flight_ns) {
-		snprintf(err, errlen, "TPROF_FORMAT=perfetto does not work "
-			 "with TPROF_FLIGHT yet: unset one of them (tprof "
-			 "convert turns a flight dump into Perfetto)");
-		return -1;
-	}
 	c->format = TP_FORMAT_PERFETTO;
-	c->ring_file = 0;
 	return 0;
 }
 

@@ -61,7 +61,10 @@ static void clear_state(struct pf_enc *p)
 	m = packet_open(p);
 	tp_pb_u64(b, PF_PKT_SEQUENCE_FLAGS, PF_SEQ_INCREMENTAL_STATE_CLEARED);
 	c = tp_pb_open(b, PF_PKT_DEFAULTS);
-	tp_pb_u64(b, PF_DEFAULTS_CLOCK_ID, PF_CLOCK_INCREMENTAL);
+	/* absolute_ts: every packet's time on the trace clock, without
+	 * a clock id of its own. */
+	tp_pb_u64(b, PF_DEFAULTS_CLOCK_ID, p->abs_ts ? PF_CLOCK_TRACE :
+		  PF_CLOCK_INCREMENTAL);
 	tp_pb_close(b, c);
 	tp_pb_close(b, m);
 }
@@ -70,6 +73,10 @@ static void put_ts(struct pf_enc *p, uint64_t t)
 {
 	struct tp_buf *b = &p->e.out;
 
+	if (p->abs_ts) {
+		tp_pb_u64(b, PF_PKT_TIMESTAMP, t);
+		return;
+	}
 	if (t >= p->inc_ts) {
 		tp_pb_u64(b, PF_PKT_TIMESTAMP, t - p->inc_ts);
 		p->inc_ts = t;
@@ -105,7 +112,7 @@ static void pkt_start(struct pf_enc *p, struct pkt *k, int64_t ts,
 	k->m = tp_pb_open(b, PF_TRACE_PACKET);
 	if (!ts_last)
 		put_ts(p, k->ts);
-	tp_pb_u64(b, PF_PKT_SEQ_ID, SEQ_ID);
+	tp_pb_u64(b, PF_PKT_SEQ_ID, p->seq_id);
 	k->te = tp_pb_open(b, PF_PKT_TRACK_EVENT);
 }
 
@@ -287,6 +294,9 @@ static int pf_begin(struct tp_enc *e, const struct tp_enc_meta *m)
 
 	p->base_unix_ns = m->base_unix_ns;
 	p->inc_ts = 0;
+	p->seq_id = m->writer ? SEQ_ID_WRITER(m->writer) : SEQ_ID;
+	p->uuid_base = m->writer ? UUID_BASE_WRITER(m->writer) : 0;
+	p->abs_ts = m->absolute_ts;
 	clear_state(p);
 	return e->out.oom ? -1 : 0;
 }
@@ -296,8 +306,9 @@ static int pf_begin(struct tp_enc *e, const struct tp_enc_meta *m)
 static int pf_trailer(struct tp_enc *e, const char *json, size_t len)
 {
 	struct pf_enc *p = (struct pf_enc *)e;
+	struct tp_buf typed = { 0 };
 	struct pf_track *t;
-	size_t m, body;
+	size_t m, body, start;
 	struct pkt k;
 
 	t = pf_track_get(p, TK_META, 0, 0, "tprof metadata", 14, 0, 0, 0);
@@ -307,15 +318,25 @@ static int pf_trailer(struct tp_enc *e, const char *json, size_t len)
 	tp_pb_u64(&p->e.out, PF_TE_TYPE, PF_TYPE_INSTANT);
 	tp_pb_u64(&p->e.out, PF_TE_TRACK_UUID, t->uuid);
 	tp_pb_bytes(&p->e.out, PF_TE_NAME, "tprof metadata", 14);
+	start = p->e.out.len;
 	m = tp_pb_open(&p->e.out, PF_TE_DEBUG_ANNOTATIONS);
 	tp_pb_bytes(&p->e.out, PF_DA_NAME, "trailer", 7);
-	/* The pairs, made one JSON object. */
-	tp_pb_tag(&p->e.out, PF_DA_LEGACY_JSON, TP_PB_LEN);
-	body = len + 2;
-	tp_pb_varint(&p->e.out, body);
-	tp_buf_char(&p->e.out, '{');
-	tp_buf_put(&p->e.out, json, len);
-	tp_buf_char(&p->e.out, '}');
+	/* The pairs, made one JSON object: typed (perfetto_json.c), or
+	 * kept as legacy JSON if that fails. */
+	typed.len = 0;
+	tp_buf_char(&typed, '{');
+	tp_buf_put(&typed, json, len);
+	tp_buf_char(&typed, '}');
+	body = typed.len;
+	if (!typed.oom && tp_pf_json_annotation(&p->e.out, typed.p,
+						 typed.len) < 0) {
+		p->e.out.len = start;
+		p->e.out.oom = 0;
+		m = tp_pb_open(&p->e.out, PF_TE_DEBUG_ANNOTATIONS);
+		tp_pb_bytes(&p->e.out, PF_DA_NAME, "trailer", 7);
+		tp_pb_bytes(&p->e.out, PF_DA_LEGACY_JSON, typed.p, body);
+	}
+	tp_buf_free(&typed);
 	tp_pb_close(&p->e.out, m);
 	pkt_finish(p, &k);
 	return e->out.oom ? -1 : 0;
@@ -343,6 +364,16 @@ static void pf_free(struct tp_enc *e)
 	free(p);
 }
 
+void tp_enc_perfetto_restart(struct tp_enc *e, struct tp_buf *b)
+{
+	struct tp_buf own = e->out;
+
+	e->out = *b;
+	clear_state((struct pf_enc *)e);
+	*b = e->out;
+	e->out = own;
+}
+
 static const struct tp_enc_ops pf_ops = {
 	.begin = pf_begin,
 	.event = pf_event,
@@ -358,6 +389,7 @@ struct tp_enc *tp_enc_perfetto_new(void)
 	if (!p)
 		return NULL;
 	p->e.ops = &pf_ops;
+	p->seq_id = SEQ_ID;
 	if (tp_pf_tab_init(&p->intern, INTERN_MAX, INTERN_BYTES) ||
 	    tp_pf_tab_init(&p->tracks, TRACKS_MAX, 64u << 20)) {
 		pf_free(&p->e);

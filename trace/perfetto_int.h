@@ -17,6 +17,10 @@
 #include "trace/tev.h"
 
 #define SEQ_ID 1
+/* The k-th appending writer (tp_enc_meta.writer): its sequence and its
+ * track uuids. */
+#define SEQ_ID_WRITER(k) (0x40000000u + (k))
+#define UUID_BASE_WRITER(k) ((uint64_t)(k) << 40)
 #define INTERN_MAX (1u << 16)
 #define INTERN_BYTES (16u << 20)
 #define TRACKS_MAX (1u << 20)
@@ -65,6 +69,9 @@ struct pf_enc {
 	} pc[PF_PCACHE];
 	/* The event being written has static keys (tev.h). */
 	int static_keys;
+	uint32_t seq_id;	/* SEQ_ID, or SEQ_ID_WRITER(k) */
+	uint64_t uuid_base;	/* added to every track's uuid */
+	int abs_ts;		/* tp_enc_meta.absolute_ts */
 };
 
 /* A packet: Trace.packet, a length-delimited TracePacket. */
@@ -72,7 +79,7 @@ static inline size_t packet_open(struct pf_enc *p)
 {
 	size_t m = tp_pb_open(&p->e.out, PF_TRACE_PACKET);
 
-	tp_pb_u64(&p->e.out, PF_PKT_SEQ_ID, SEQ_ID);
+	tp_pb_u64(&p->e.out, PF_PKT_SEQ_ID, p->seq_id);
 	return m;
 }
 

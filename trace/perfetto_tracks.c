@@ -101,7 +101,7 @@ struct pf_track *pf_track_get(struct pf_enc *p, uint32_t kind, int64_t k1,
 		return NULL;
 	t = &p->trk[p->ntrk++];
 	memset(t, 0, sizeof(*t));
-	t->uuid = p->ntrk;	/* 1, 2, ...: short varints */
+	t->uuid = p->uuid_base + p->ntrk;	/* 1, 2, ...: short varints */
 	t->parent = parent;
 	t->name = default_name(kind, pid, tid, s, n);
 	pf_descriptor(p, kind, t, pid, tid);
@@ -153,4 +153,32 @@ struct pf_track *pf_track_of(struct pf_enc *p, const struct tp_tev *ev,
 			     par->uuid, k->pid, 0);
 	}
 	return NULL;
+}
+
+/* The flight recorder's dumps: a chunk of the window may name a track
+ * whose descriptor went out with an older chunk. Parents first: a track
+ * is always made after its parent, so index order is enough. */
+void tp_enc_perfetto_tracks(struct tp_enc *e, struct tp_buf *b)
+{
+	struct pf_enc *p = (struct pf_enc *)e;
+	const struct tp_pf_slot **by = calloc(p->ntrk ? p->ntrk : 1,
+					      sizeof(*by));
+	struct tp_buf own = e->out;
+	uint32_t i;
+
+	if (!by) {
+		b->oom = 1;
+		return;
+	}
+	for (i = 0; i < p->tracks.cap; i++)
+		if (p->tracks.s[i].hash && p->tracks.s[i].val < p->ntrk)
+			by[p->tracks.s[i].val] = &p->tracks.s[i];
+	e->out = *b;
+	for (i = 0; i < p->ntrk; i++)
+		if (by[i])
+			pf_descriptor(p, by[i]->kind, &p->trk[i], by[i]->k1,
+				      by[i]->k2);
+	*b = e->out;
+	e->out = own;
+	free(by);
 }

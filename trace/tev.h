@@ -415,6 +415,14 @@ struct tp_tev {
 struct tp_enc_meta {
 	const char *trace_name;
 	int64_t base_unix_ns;
+	/* Perfetto: 0 for a trace's first writer; k > 0 for the k-th
+	 * writer appending to a trace cut short (`tprof recover` after a
+	 * kill): its packet sequences and track ids are disjoint from every
+	 * other writer's, so what it appends needs nothing before it. */
+	uint32_t writer;
+	/* Perfetto: every packet's time absolute (the trace clock), so a
+	 * reader may leave packets out (the flight recorder's window). */
+	int absolute_ts;
 };
 
 struct tp_enc;
@@ -455,6 +463,21 @@ void tp_tev_json_open(struct tp_buf *b, const struct tp_tev *ev,
 void tp_tev_json_close(struct tp_buf *b, const struct tp_tev *ev,
 		       struct tp_targs *w);
 struct tp_enc *tp_enc_perfetto_new(void);
+/* Perfetto: the incremental state cleared (a clock snapshot, fresh
+ * interning) into b, so what follows decodes without anything before it
+ * but the track descriptors. */
+void tp_enc_perfetto_restart(struct tp_enc *e, struct tp_buf *b);
+/* Perfetto: the JSON value [json, json+len) as a DebugAnnotation's
+ * typed value (nested dict entries and array values) appended to b;
+ * 0, or -1 when it is not valid JSON (b then holds a part of it). */
+int tp_pf_json_annotation(struct tp_buf *b, const char *json, size_t len);
+/* Perfetto: every track known so far declared again into b. */
+void tp_enc_perfetto_tracks(struct tp_enc *e, struct tp_buf *b);
+/* Perfetto: the packets of [buf, buf+len) (an encoder's output with
+ * absolute_ts, starting on a packet) without the complete slices that
+ * ended before cut_ns; the interned data they carried is kept. Returns
+ * the new length; *left counts the slices left out. */
+size_t tp_pf_trim(char *buf, size_t len, int64_t cut_ns, uint64_t *left);
 
 static inline int tp_enc_begin(struct tp_enc *e, const struct tp_enc_meta *m)
 {
