@@ -43,7 +43,10 @@ struct track_text {
 
 #define TRACK_SLOTS 8
 
-static struct track_text last_track = { .pid = -1, .tid = -1 };
+/* Starts as a real track, not a sentinel: any pid and tid may come. */
+static struct track_text last_track = {
+	.len = 16, .text = ",\"pid\":0,\"tid\":0",
+};
 static struct track_text tracks[TRACK_SLOTS];
 
 static unsigned slot_of(const void *p, unsigned slots)
