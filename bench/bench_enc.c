@@ -1,8 +1,9 @@
 /* The two encoders of the typed event model (trace/tev.h) on the same
  * kernel launch events as bench_writer's: what the launch hook records
- * (ret, kernel, grid, block, shared memory, stream), with bench_writer's
- * generator (same seed, mix of kernels, grids, streams, ~1 us apart with
- * ns jitter) and the demangled kernel names its trace shows.
+ * (ret, kernel, grid, block, shared memory, stream), from bench_writer's
+ * generator (launch_gen.h: same seed, mix of kernels, grids, streams,
+ * ~1 us apart with ns jitter) and the demangled kernel names its trace
+ * shows.
  *
  * usage: bench_enc DIR EVENTS
  *
@@ -23,91 +24,39 @@
 
 #include "trace/gzip.h"
 #include "trace/tev.h"
+#include "launch_gen.h"
 
-#define STEP_LAUNCHES 256
 #define BATCH 4096
 #define FLUSH (1u << 20)
 
-static const char *const kernels[] = {
+/* The generator's kernels, as the writer's trace names them. */
+static const char *const kernels[K_KINDS] = {
+	[K_ELEMENTWISE] =
 	"void bench::ops::pointwise_kernel<4, bench::ops::MulAdd<float>, "
 	"bench::Pack<char*, 3> >(int, bench::ops::MulAdd<float>, "
 	"bench::Pack<char*, 3>)",
+	[K_GEMM] =
 	"void bench::gemm::tile_kernel<bench::gemm::TileShape<128, 64, 32>, "
 	"__half, bench::gemm::Epilogue<float> >(bench::gemm::Params<__half, "
 	"bench::gemm::Epilogue<float> >)",
+	[K_REDUCE] =
 	"void bench::ops::reduce_kernel<float, 512, bench::ops::SumOp<float> "
 	">(float const*, float*, int, bench::ops::SumOp<float>)",
+	[K_SOFTMAX] =
 	"void bench::ops::softmax_kernel<float, 1024, false>(float*, float "
 	"const*, int, int, int)",
 };
-
-struct launch {
-	int kernel;
-	uint32_t grid[3], block[3];
-	uint64_t shmem, stream;
-};
-
-struct gen {
-	uint64_t rng;
-	uint64_t ns;
-	struct launch step[STEP_LAUNCHES];
-	unsigned long next;
-};
-
-static uint64_t rnd(struct gen *g)
-{
-	g->rng ^= g->rng << 13;
-	g->rng ^= g->rng >> 7;
-	g->rng ^= g->rng << 17;
-	return g->rng;
-}
-
-static void set_dims(struct launch *l, int k, uint32_t gx, uint32_t gy,
-		     uint32_t bx, uint64_t shmem)
-{
-	l->kernel = k;
-	l->grid[0] = gx;
-	l->grid[1] = gy;
-	l->grid[2] = 1;
-	l->block[0] = bx;
-	l->block[1] = 1;
-	l->block[2] = 1;
-	l->shmem = shmem;
-}
-
-/* bench_writer's make_step, naming kernels by index. */
-static void make_step(struct gen *g)
-{
-	static const uint32_t rows[] = { 512, 1024, 2048, 4096, 8192 };
-	unsigned i;
-
-	for (i = 0; i < STEP_LAUNCHES; i++) {
-		struct launch *l = &g->step[i];
-		uint32_t m = rows[rnd(g) % 5], n = rows[rnd(g) % 5];
-		unsigned kind = (unsigned)(rnd(g) % 20);
-
-		if (kind < 10)
-			set_dims(l, 0, (m * n / 4 + 255) / 256, 1, 256, 0);
-		else if (kind < 15)
-			set_dims(l, 1, m / 128, n / 64, 128, 49152);
-		else if (kind < 18)
-			set_dims(l, 2, m, 1, 512, 2048);
-		else
-			set_dims(l, 3, m, 1, 128, 0);
-		l->stream = rnd(g) % 8 ? 0x55d4c3a1f2b0ull : 0x55d4c3a20f40ull;
-	}
-}
 
 struct item {
 	struct tp_tev ev;
 	struct tp_targs args;
 };
 
-static void put_launch(struct gen *g, struct item *it)
+/* The launch as the writer has it: its args typed, names copied. */
+static void put_launch(struct launch_gen *g, struct item *it)
 {
-	const struct launch *l = &g->step[g->next++ % STEP_LAUNCHES];
-	uint64_t start = g->ns + 100 + rnd(g) % 400;
-	uint64_t end = start + 500 + rnd(g) % 400;
+	uint64_t start, end;
+	const struct launch *l = next_launch(g, &start, &end);
 	struct tp_targs *w = &it->args;
 	struct tp_tev *ev = &it->ev;
 	int i;
@@ -126,20 +75,20 @@ static void put_launch(struct gen *g, struct item *it)
 	tp_targs_close(w);
 	tp_targs_uint(w, "shared memory", l->shmem);
 	tp_targs_ptr(w, "stream", l->stream);
-	memset(ev, 0, sizeof(*ev));
-	ev->track.kind = TP_TEV_THREAD;
-	ev->track.pid = ev->track.tid = 29802;
-	ev->phase = TP_TEV_COMPLETE;
-	ev->name = "cudaLaunchKernel";
-	ev->namelen = 16;
-	ev->cat = "cuda_runtime";
-	ev->catlen = 12;
-	/* bench_writer's clock: tens of thousands of seconds since base. */
-	ev->ts_ns = 79507000000000 + (int64_t)start;
-	ev->dur_ns = (int64_t)(end - start);
-	ev->args = w->a;
-	ev->nargs = w->n;
-	g->ns = end;
+	*ev = (struct tp_tev){
+		.track = { .kind = TP_TEV_THREAD, .pid = 29802, .tid = 29802 },
+		.phase = TP_TEV_COMPLETE,
+		.name = "cudaLaunchKernel",
+		.namelen = 16,
+		.cat = "cuda_runtime",
+		.catlen = 12,
+		/* bench_writer's clock: tens of thousands of seconds since
+		 * base. */
+		.ts_ns = 79507000000000 + (int64_t)start,
+		.dur_ns = (int64_t)(end - start),
+		.args = w->a,
+		.nargs = w->n,
+	};
 }
 
 static uint64_t cpu_ns(void)
@@ -155,7 +104,7 @@ static int run(const char *dir, const char *name, struct tp_enc *e,
 {
 	struct tp_enc_meta meta = { .trace_name = "bench",
 				     .base_unix_ns = 1795500000000000000ll };
-	struct gen g = { .rng = 0x9e3779b97f4a7c15ull };
+	struct launch_gen g = { .rng = LAUNCH_GEN_SEED };
 	static struct tp_gz gz;
 	uint64_t enc = 0, total = 0, raw = 0, t0, t1;
 	unsigned long done = 0, i, k;

@@ -32,10 +32,10 @@
 #include "trace/session.h"
 #include "trace/thread.h"
 #include "output/writer.h"
+#include "launch_gen.h"
 
 /* Half the default ring: about one writer cycle's worth of launches. */
 #define CHUNK 65536
-#define STEP_LAUNCHES 256
 #define CALIBRATE_WAIT_MS 150
 
 /* Host stubs of C++ kernels, with template names as long as real ones:
@@ -67,79 +67,25 @@ static void k_softmax(void)
 {
 }
 
-struct launch {
-	uint64_t func;
-	uint32_t grid[3];
-	uint32_t block[3];
-	uint64_t shmem;
-	uint64_t stream;
+/* The generator's kernels by index. */
+static void (*const kernel_stub[K_KINDS])(void) = {
+	[K_ELEMENTWISE] = k_elementwise,
+	[K_GEMM] = k_gemm,
+	[K_REDUCE] = k_reduce,
+	[K_SOFTMAX] = k_softmax,
 };
 
 struct gen {
-	uint64_t rng;
+	struct launch_gen l;
 	uint64_t base_ticks;
 	double ticks_per_ns;
-	uint64_t ns;		/* end of the last launch, after base */
-	struct launch step[STEP_LAUNCHES];
-	unsigned long next;
 };
 
-static uint64_t rnd(struct gen *g)
-{
-	g->rng ^= g->rng << 13;
-	g->rng ^= g->rng >> 7;
-	g->rng ^= g->rng << 17;
-	return g->rng;
-}
-
-static void set_dims(struct launch *l, uint32_t gx, uint32_t gy, uint32_t bx,
-		     uint64_t shmem)
-{
-	l->grid[0] = gx;
-	l->grid[1] = gy;
-	l->grid[2] = 1;
-	l->block[0] = bx;
-	l->block[1] = 1;
-	l->block[2] = 1;
-	l->shmem = shmem;
-}
-
-/* Mostly elementwise kernels, then GEMMs, reductions, softmax, with the
- * sizes of a few layers; two streams with heap-like addresses. */
-static void make_step(struct gen *g)
-{
-	static const uint32_t rows[] = { 512, 1024, 2048, 4096, 8192 };
-	unsigned i;
-
-	for (i = 0; i < STEP_LAUNCHES; i++) {
-		struct launch *l = &g->step[i];
-		uint32_t m = rows[rnd(g) % 5], n = rows[rnd(g) % 5];
-		unsigned kind = (unsigned)(rnd(g) % 20);
-
-		if (kind < 10) {
-			l->func = (uint64_t)(uintptr_t)k_elementwise;
-			set_dims(l, (m * n / 4 + 255) / 256, 1, 256, 0);
-		} else if (kind < 15) {
-			l->func = (uint64_t)(uintptr_t)k_gemm;
-			set_dims(l, m / 128, n / 64, 128, 49152);
-		} else if (kind < 18) {
-			l->func = (uint64_t)(uintptr_t)k_reduce;
-			set_dims(l, m, 1, 512, 2048);
-		} else {
-			l->func = (uint64_t)(uintptr_t)k_softmax;
-			set_dims(l, m, 1, 128, 0);
-		}
-		l->stream = rnd(g) % 8 ? 0x55d4c3a1f2b0ull : 0x55d4c3a20f40ull;
-	}
-}
-
-/* One launch record: 100-500 ns after the previous one ended, lasting
- * 500-900 ns, so starts are about 1 us apart and never overlap. */
+/* One launch record, its times in ticks. */
 static void put_launch(struct gen *g, struct tp_event *e)
 {
-	const struct launch *l = &g->step[g->next++ % STEP_LAUNCHES];
-	uint64_t start = g->ns + 100 + rnd(g) % 400;
-	uint64_t end = start + 500 + rnd(g) % 400;
+	uint64_t start, end;
+	const struct launch *l = next_launch(&g->l, &start, &end);
 
 	e->start = g->base_ticks + (uint64_t)((double)start * g->ticks_per_ns);
 	e->end = g->base_ticks + (uint64_t)((double)end * g->ticks_per_ns);
@@ -147,7 +93,7 @@ static void put_launch(struct gen *g, struct tp_event *e)
 	e->flags = 0;
 	e->ret = 0;
 	e->stream = l->stream;
-	e->a.launch.func = l->func;
+	e->a.launch.func = (uint64_t)(uintptr_t)kernel_stub[l->kernel];
 	e->a.launch.grid[0] = l->grid[0];
 	e->a.launch.grid[1] = l->grid[1];
 	e->a.launch.grid[2] = l->grid[2];
@@ -155,7 +101,6 @@ static void put_launch(struct gen *g, struct tp_event *e)
 	e->a.launch.block[1] = l->block[1];
 	e->a.launch.block[2] = l->block[2];
 	e->a.launch.shmem = l->shmem;
-	g->ns = end;
 }
 
 static int fill(struct gen *g, struct tp_ring *r, unsigned long n)
@@ -251,7 +196,7 @@ static int run(struct gen *g, unsigned long events, struct timer *tm)
 
 int main(int argc, char **argv)
 {
-	struct gen g = { .rng = 0x9e3779b97f4a7c15ull };
+	struct gen g = { .l.rng = LAUNCH_GEN_SEED };
 	struct timer tm = { 0 };
 	struct tp_writer_stats st;
 	unsigned long events;
@@ -271,7 +216,7 @@ int main(int argc, char **argv)
 	if (tp_session_init() < 0)
 		return 1;
 	demangled = load_demangler();
-	make_step(&g);
+	make_step(&g.l);
 	g.ticks_per_ns = wait_calibration();
 	/* After the session anchor, as every recorded tick is. */
 	g.base_ticks = tp_ticks();

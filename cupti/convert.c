@@ -46,6 +46,7 @@ static struct {
 	char *json;	/* demangled, as a JSON string */
 	size_t len;
 	char *raw;	/* demangled */
+	size_t rawlen;
 } names[NAMES];
 static int64_t clock_lo = INT64_MIN, clock_hi = INT64_MAX;
 static int64_t cupti_offset;	/* CUPTI's clock to Unix time */
@@ -93,10 +94,20 @@ void tp_cupti_convert_window(int64_t lo_ns, int64_t hi_ns)
 	clock_hi = hi_ns;
 }
 
-/* The name demangled, and as a JSON string (*json, *len); NULL when out
- * of memory. */
-static const char *kernel_name(const char *name, const char **json,
-			       size_t *len)
+/* What an op is called: its category, its name and, for kernels, the
+ * name as cached JSON; every length known (the JSON encoder copies them
+ * with no escape pass: tev.h's plain_names). */
+struct op_name {
+	const char *cat, *name, *json;
+	size_t catlen, namelen, jsonlen;
+};
+
+/* A literal category, its length folded. */
+#define CAT(s) .cat = (s), .catlen = sizeof(s) - 1
+
+/* The name demangled, and as a JSON string, into n; -1 when out of
+ * memory. */
+static int kernel_name(const char *name, struct op_name *n)
 {
 	uintptr_t h = ((uintptr_t)name >> 4) * 0x9e3779b97f4a7c15ull;
 	unsigned i = (unsigned)(h >> 40) & (NAMES - 1);
@@ -109,7 +120,7 @@ static const char *kernel_name(const char *name, const char **json,
 		char *mangled = strdup(name);
 
 		if (!mangled)
-			return NULL;
+			return -1;
 		dem = strdup(name);
 		if (dem)
 			dem = tp_sym_demangle(dem);
@@ -121,7 +132,7 @@ static const char *kernel_name(const char *name, const char **json,
 			free(dem);
 			free(mangled);
 			tp_buf_free(&e);
-			return NULL;
+			return -1;
 		}
 		free(names[i].json);
 		free(names[i].raw);
@@ -131,40 +142,56 @@ static const char *kernel_name(const char *name, const char **json,
 		names[i].json = e.p;
 		names[i].len = e.len;
 		names[i].raw = dem;
+		names[i].rawlen = strlen(dem);
 	}
-	*json = names[i].json;
-	*len = names[i].len;
-	return names[i].raw;
+	n->name = names[i].raw;
+	n->namelen = names[i].rawlen;
+	n->json = names[i].json;
+	n->jsonlen = names[i].len;
+	return 0;
 }
 
-/* The op being written: its args, then the event. */
+/* The op being written: its event and args. With JSON output the event
+ * is written up to its args when opened and each arg is appended as it
+ * is added (tp_tev_json_open), so one formatter per record kind serves
+ * both encoders and nothing is built to be walked again; the array is
+ * still filled: the summary reads it, and Perfetto is given it whole
+ * when the op closes. Only the writer thread converts records. */
 static struct tp_targs A;
+static struct tp_tev X = {
+	.static_keys = 1,	/* literals */
+	.plain_names = 1,	/* struct op_name's */
+};
 
-/* name_json: the name as a JSON string (a kernel's, cached), or NULL. */
-static void put_x(struct tp_buf *b, enum tp_tev_track_kind kind,
-		  const char *cat, const char *name, const char *name_json,
-		  size_t json_len, uint32_t pid, uint32_t tid, int64_t s,
-		  int64_t e)
+static void open_op(struct tp_buf *b, enum tp_tev_phase phase,
+		    enum tp_tev_track_kind kind, const struct op_name *n,
+		    uint32_t pid, int64_t tid, int64_t s, int64_t e)
 {
-	struct tp_tev ev;
+	X.track.kind = kind;
+	X.track.pid = pid;
+	X.track.tid = tid;
+	X.phase = phase;
+	X.cat = n->cat;
+	X.catlen = n->catlen;
+	X.name = n->name;
+	X.namelen = n->namelen;
+	X.name_json = n->json;
+	X.name_json_len = n->jsonlen;
+	X.ts_ns = s;
+	X.dur_ns = e - s;
+	tp_targs_reset(&A);
+	if (!tp_tev_sink)
+		tp_tev_json_open(b, &X, &A);
+}
 
-	memset(&ev, 0, sizeof(ev));
-	ev.track.kind = kind;
-	ev.track.pid = pid;
-	ev.track.tid = tid;
-	ev.phase = TP_TEV_COMPLETE;
-	ev.name = name;
-	ev.namelen = strlen(name);
-	ev.name_json = name_json;
-	ev.name_json_len = json_len;
-	ev.cat = cat;
-	ev.catlen = strlen(cat);
-	ev.ts_ns = s;
-	ev.dur_ns = e - s;
-	ev.args = A.a;
-	ev.nargs = A.n;
-	ev.static_keys = 1;	/* literals */
-	tp_tev_put(b, &ev);
+static void close_op(struct tp_buf *b)
+{
+	X.args = A.a;
+	X.nargs = A.n;
+	if (!tp_tev_sink)
+		tp_tev_json_close(b, &X, &A);
+	else
+		tp_tev_put(b, &X);
 }
 
 /* The summary takes each GPU op as the trace has it, args typed. */
@@ -177,25 +204,30 @@ static void summarize(struct tp_buf *b, const char *cat, const char *name,
 	tp_psum_tspan(cat, name, pid, tid, s, e - s, corr, A.a, A.n);
 }
 
+/* A flow's events differ only in track, time and id: one template per
+ * side, set once. The launch's side ("s") is a CPU thread, the op's
+ * ("f", bound to the enclosing slice) a GPU stream. */
+#define FLOW(kind_, phase_) {						\
+	.track.kind = (kind_), .phase = (phase_), .name = "ac2g",	\
+	.namelen = 4, .cat = "ac2g", .catlen = 4, .plain_names = 1,	\
+	.flow_binds_enclosing = (phase_) == TP_TEV_FLOW_END,		\
+}
+
+static struct tp_tev flows[2] = {
+	FLOW(TP_TEV_THREAD, TP_TEV_FLOW_START),
+	FLOW(TP_TEV_GPU_STREAM, TP_TEV_FLOW_END),
+};
+
 static void put_flow(struct tp_buf *b, int end, uint32_t id, uint32_t pid,
 		     uint32_t tid, int64_t ts)
 {
-	struct tp_tev ev;
+	struct tp_tev *ev = &flows[!!end];
 
-	memset(&ev, 0, sizeof(ev));
-	/* The launch's side is a CPU thread, the op's a GPU stream. */
-	ev.track.kind = end ? TP_TEV_GPU_STREAM : TP_TEV_THREAD;
-	ev.track.pid = pid;
-	ev.track.tid = tid;
-	ev.phase = end ? TP_TEV_FLOW_END : TP_TEV_FLOW_START;
-	ev.name = "ac2g";
-	ev.namelen = 4;
-	ev.cat = "ac2g";
-	ev.catlen = 4;
-	ev.ts_ns = ts;
-	ev.flow_id = id;
-	ev.flow_binds_enclosing = end;
-	tp_tev_put(b, &ev);
+	ev->track.pid = pid;
+	ev->track.tid = tid;
+	ev->ts_ns = ts;
+	ev->flow_id = id;
+	tp_tev_put(b, ev);
 }
 
 /* Whether the schedule drops this op: with its launch when the launch
@@ -279,7 +311,6 @@ static void put_common(uint32_t dev, uint32_t ctx, uint32_t stream,
 {
 	if (dev < TP_MAX_DEVICES)
 		dev_seen |= 1ull << dev;
-	tp_targs_reset(&A);
 	tp_targs_uint(&A, "device", dev);
 	tp_targs_uint(&A, "context", ctx);
 	tp_targs_uint(&A, "stream", stream);
@@ -294,40 +325,31 @@ static void put_graph(uint32_t graph, uint64_t node)
 	tp_targs_uint(&A, "graph node id", node);
 }
 
-static void put_dim3(const char *key, int32_t x, int32_t y, int32_t z)
-{
-	tp_targs_open(&A, key, 0);
-	tp_targs_int(&A, NULL, x);
-	tp_targs_int(&A, NULL, y);
-	tp_targs_int(&A, NULL, z);
-	tp_targs_close(&A);
-}
-
 static uint64_t kernel(struct tp_buf *b, const struct tp_clock_map *m,
 		       const CUpti_ActivityKernel10 *k)
 {
 	struct tp_corr *launch = tp_corr_find(k->correlationId);
+	struct op_name n = { CAT("kernel") };
 	struct tp_occupancy o;
 	struct tp_track *tr;
-	const char *name, *json;
-	size_t len;
 	int64_t s, e;
 
 	tp_context_note(k->contextId, k->deviceId);
 	if (dropped(m, launch, k->correlationId, k->start))
 		return 0;
 	/* Copied now: the name is CUPTI's until its module is unloaded. */
-	name = kernel_name(k->name, &json, &len);
-	if (!name)
+	if (kernel_name(k->name, &n) < 0)
 		return 0;
 	tr = place(m, k->deviceId, k->streamId, launch, k->start, k->end, &s,
 		   &e);
 	if (!tr)
 		return 0;
 	N.kernels++;
+	open_op(b, TP_TEV_COMPLETE, TP_TEV_GPU_STREAM, &n, k->deviceId,
+		tr->tid, s, e);
 	put_common(k->deviceId, k->contextId, k->streamId, k->correlationId);
-	put_dim3("grid", k->gridX, k->gridY, k->gridZ);
-	put_dim3("block", k->blockX, k->blockY, k->blockZ);
+	tp_targs_int3(&A, "grid", k->gridX, k->gridY, k->gridZ);
+	tp_targs_int3(&A, "block", k->blockX, k->blockY, k->blockZ);
 	tp_targs_uint(&A, "registers per thread", k->registersPerThread);
 	tp_targs_uint(&A, "shared memory", (uint64_t)k->staticSharedMemory +
 		      (uint64_t)k->dynamicSharedMemory);
@@ -338,9 +360,8 @@ static uint64_t kernel(struct tp_buf *b, const struct tp_clock_map *m,
 			      (uint64_t)o.occupancy_pct);
 	}
 	put_graph(k->graphId, k->graphNodeId);
-	put_x(b, TP_TEV_GPU_STREAM, "kernel", name, json, len, k->deviceId,
-	      tr->tid, s, e);
-	summarize(b, "kernel", name, k->deviceId, tr->tid, s, e,
+	close_op(b);
+	summarize(b, n.cat, n.name, k->deviceId, tr->tid, s, e,
 		  k->correlationId);
 	link(b, launch, k->correlationId, k->deviceId, tr->tid, s);
 	return 1;
@@ -383,10 +404,27 @@ struct copy {
 	uint32_t src_dev, dst_dev;
 };
 
+/* "Memcpy HtoD (Pinned -> Device)": fixed words only (at most 49
+ * bytes), so plain text. */
+static void copy_name(char *buf, const struct copy *c, struct op_name *n)
+{
+	char *p = stpcpy(buf, "Memcpy ");
+
+	p = stpcpy(p, copy_kind(c->kind));
+	p = stpcpy(p, " (");
+	p = stpcpy(p, mem_kind(c->src));
+	p = stpcpy(p, " -> ");
+	p = stpcpy(p, mem_kind(c->dst));
+	p = stpcpy(p, ")");
+	n->name = buf;
+	n->namelen = (size_t)(p - buf);
+}
+
 static uint64_t copy(struct tp_buf *b, const struct tp_clock_map *m,
 		     const struct copy *c)
 {
 	struct tp_corr *launch = tp_corr_find(c->corr);
+	struct op_name n = { CAT("gpu_memcpy") };
 	struct tp_track *tr;
 	char name[96];
 	int64_t s, e;
@@ -398,8 +436,9 @@ static uint64_t copy(struct tp_buf *b, const struct tp_clock_map *m,
 	if (!tr)
 		return 0;
 	N.memcpys++;
-	snprintf(name, sizeof(name), "Memcpy %s (%s -> %s)",
-		 copy_kind(c->kind), mem_kind(c->src), mem_kind(c->dst));
+	copy_name(name, c, &n);
+	open_op(b, TP_TEV_COMPLETE, TP_TEV_GPU_STREAM, &n, c->dev, tr->tid, s,
+		e);
 	put_common(c->dev, c->ctx, c->stream, c->corr);
 	tp_targs_uint(&A, "bytes", c->bytes);
 	tp_targs_cstr(&A, "kind", copy_kind(c->kind));
@@ -409,9 +448,8 @@ static uint64_t copy(struct tp_buf *b, const struct tp_clock_map *m,
 	}
 	put_bandwidth(c->bytes, e - s);
 	put_graph(c->graph, c->graph_node);
-	put_x(b, TP_TEV_GPU_STREAM, "gpu_memcpy", name, NULL, 0, c->dev,
-	      tr->tid, s, e);
-	summarize(b, "gpu_memcpy", name, c->dev, tr->tid, s, e, c->corr);
+	close_op(b);
+	summarize(b, n.cat, n.name, c->dev, tr->tid, s, e, c->corr);
 	link(b, launch, c->corr, c->dev, tr->tid, s);
 	return 1;
 }
@@ -448,9 +486,10 @@ static uint64_t peer(struct tp_buf *b, const struct tp_clock_map *m,
 static uint64_t memset4(struct tp_buf *b, const struct tp_clock_map *m,
 			const CUpti_ActivityMemset4 *r)
 {
+	char name[32];	/* "Memset (Managed Static)": fixed words */
 	struct tp_corr *launch = tp_corr_find(r->correlationId);
+	struct op_name n = { CAT("gpu_memset"), .name = name };
 	struct tp_track *tr;
-	char name[64];
 	int64_t s, e;
 
 	tp_context_note(r->contextId, r->deviceId);
@@ -461,15 +500,18 @@ static uint64_t memset4(struct tp_buf *b, const struct tp_clock_map *m,
 	if (!tr)
 		return 0;
 	N.memsets++;
-	snprintf(name, sizeof(name), "Memset (%s)", mem_kind(r->memoryKind));
+	n.namelen = (size_t)(stpcpy(stpcpy(stpcpy(name, "Memset ("),
+					     mem_kind(r->memoryKind)), ")") -
+			     name);
+	open_op(b, TP_TEV_COMPLETE, TP_TEV_GPU_STREAM, &n, r->deviceId,
+		tr->tid, s, e);
 	put_common(r->deviceId, r->contextId, r->streamId, r->correlationId);
 	tp_targs_uint(&A, "bytes", r->bytes);
 	tp_targs_uint(&A, "value", r->value);
 	put_bandwidth(r->bytes, e - s);
 	put_graph(r->graphId, r->graphNodeId);
-	put_x(b, TP_TEV_GPU_STREAM, "gpu_memset", name, NULL, 0, r->deviceId,
-	      tr->tid, s, e);
-	summarize(b, "gpu_memset", name, r->deviceId, tr->tid, s, e,
+	close_op(b);
+	summarize(b, n.cat, n.name, r->deviceId, tr->tid, s, e,
 		  r->correlationId);
 	link(b, launch, r->correlationId, r->deviceId, tr->tid, s);
 	return 1;
@@ -500,7 +542,7 @@ static uint64_t sync2(struct tp_buf *b, const struct tp_clock_map *m,
 	uint32_t tid = on_stream ? TP_SYNC_TID_BASE + (r->streamId &
 						       0x3ffffffu)
 				 : TP_SYNC_TID_DEVICE;
-	const char *name = sync_name(r->type);
+	struct op_name n = { CAT("cuda_sync"), .name = sync_name(r->type) };
 	struct tp_track *tr;
 	int64_t s, e;
 
@@ -514,13 +556,14 @@ static uint64_t sync2(struct tp_buf *b, const struct tp_clock_map *m,
 	if (!tr)
 		return 0;
 	N.syncs++;
+	n.namelen = strlen(n.name);
+	open_op(b, TP_TEV_COMPLETE, TP_TEV_GPU_STREAM, &n, dev, tr->tid, s, e);
 	put_common(dev, r->contextId, on_stream ? r->streamId : 0,
 		   r->correlationId);
 	if (r->cudaEventId != CUPTI_SYNCHRONIZATION_INVALID_VALUE)
 		tp_targs_uint(&A, "event", r->cudaEventId);
-	put_x(b, TP_TEV_GPU_STREAM, "cuda_sync", name, NULL, 0, dev, tr->tid, s,
-	      e);
-	summarize(b, "cuda_sync", name, dev, tr->tid, s, e, r->correlationId);
+	close_op(b);
+	summarize(b, n.cat, n.name, dev, tr->tid, s, e, r->correlationId);
 	return 1;
 }
 
@@ -529,8 +572,9 @@ static uint64_t sync2(struct tp_buf *b, const struct tp_clock_map *m,
 static uint64_t memory4(struct tp_buf *b, const struct tp_clock_map *m,
 			const CUpti_ActivityMemory4 *r)
 {
-	struct tp_tev ev;
-	int64_t *total;
+	struct op_name n = { CAT("gpu_memory"), .name = "GPU memory",
+			     .namelen = 10 };
+	int64_t *total, ts;
 
 	if (r->deviceId >= TP_MAX_DEVICES ||
 	    r->memoryKind != CUPTI_ACTIVITY_MEMORY_KIND_DEVICE)
@@ -559,23 +603,13 @@ static uint64_t memory4(struct tp_buf *b, const struct tp_clock_map *m,
 		return 0;
 	N.memory++;
 	dev_seen |= 1ull << r->deviceId;
-	memset(&ev, 0, sizeof(ev));
-	ev.track.kind = TP_TEV_COUNTER;
-	ev.track.pid = r->deviceId;
-	ev.track.tid = -1;	/* a device's */
-	ev.phase = TP_TEV_COUNTER_SET;
-	ev.name = "GPU memory";
-	ev.namelen = 10;
-	ev.cat = "gpu_memory";
-	ev.catlen = 10;
-	ev.ts_ns = rel_ns(m, r->timestamp);
-	tp_targs_reset(&A);
+	ts = rel_ns(m, r->timestamp);
+	/* tid -1: a device's counter. */
+	open_op(b, TP_TEV_COUNTER_SET, TP_TEV_COUNTER, &n, r->deviceId, -1, ts,
+		ts);
 	tp_targs_int(&A, "allocated", *total);
-	ev.args = A.a;
-	ev.nargs = A.n;
-	ev.static_keys = 1;
-	tp_tev_put(b, &ev);
-	tp_psum_memory(r->deviceId, rel_ns(m, r->timestamp), *total);
+	close_op(b);
+	tp_psum_memory(r->deviceId, ts, *total);
 	return 1;
 }
 
@@ -608,7 +642,8 @@ static uint64_t overhead3(struct tp_buf *b, const struct tp_clock_map *m,
 			  const CUpti_ActivityOverhead3 *r)
 {
 	uint32_t pid = (uint32_t)tp_sess.pid;
-	const char *name = overhead_name(r->overheadKind);
+	struct op_name n = { CAT("overhead"),
+			     .name = overhead_name(r->overheadKind) };
 	struct tp_track *tr;
 	int64_t s, e;
 
@@ -618,12 +653,13 @@ static uint64_t overhead3(struct tp_buf *b, const struct tp_clock_map *m,
 	if (!tr)
 		return 0;
 	N.overhead++;
-	tp_targs_reset(&A);
+	n.namelen = strlen(n.name);
+	open_op(b, TP_TEV_COMPLETE, TP_TEV_THREAD, &n, pid, tr->tid, s, e);
 	tp_targs_uint(&A, "correlation", r->correlationId);
 	if (r->objectKind == CUPTI_ACTIVITY_OBJECT_THREAD ||
 	    r->objectKind == CUPTI_ACTIVITY_OBJECT_PROCESS)
 		tp_targs_uint(&A, "thread", r->objectId.pt.threadId);
-	put_x(b, TP_TEV_THREAD, "overhead", name, NULL, 0, pid, tr->tid, s, e);
+	close_op(b);
 	return 1;
 }
 
@@ -666,18 +702,14 @@ static void put_meta(struct tp_buf *b, enum tp_tev_phase what,
 		     enum tp_tev_track_kind kind, uint32_t pid, uint32_t tid,
 		     const char *name, int64_t sort)
 {
-	struct tp_tev ev;
+	const struct tp_tev ev = {
+		.track = { .kind = kind, .pid = pid, .tid = tid },
+		.phase = what,
+		.name = name,
+		.namelen = name ? strlen(name) : 0,
+		.flow_id = (uint64_t)sort,
+	};
 
-	memset(&ev, 0, sizeof(ev));
-	ev.track.kind = kind;
-	ev.track.pid = pid;
-	ev.track.tid = tid;
-	ev.phase = what;
-	if (name) {
-		ev.name = name;
-		ev.namelen = strlen(name);
-	}
-	ev.flow_id = (uint64_t)sort;
 	tp_tev_put(b, &ev);
 }
 

@@ -53,6 +53,15 @@ void tp_json_escape(struct tp_buf *b, const char *s, size_t n);
 void tp_json_u64(struct tp_buf *b, uint64_t v);
 /* v at p (room for 20 bytes, not checked); returns the end. */
 char *tp_json_u64_at(char *p, uint64_t v);
+
+/* v at p, signed (room for 21 bytes, not checked); returns the end. */
+static inline char *tp_json_i64_at(char *p, int64_t v)
+{
+	if (v >= 0)
+		return tp_json_u64_at(p, (uint64_t)v);
+	*p++ = '-';
+	return tp_json_u64_at(p, (uint64_t)0 - (uint64_t)v);
+}
 void tp_json_i64(struct tp_buf *b, int64_t v);
 /* A double as JSON: shortest round-trip form; null for NaN/inf. */
 void tp_json_double(struct tp_buf *b, double v);

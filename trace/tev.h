@@ -382,6 +382,26 @@ TP_TARGS_INLINE void tp_targs_uint3(struct tp_targs *w, const char *key,
 	tp_targs_uint3_fill(w, key, TP_TARGS_KEYLEN(key), d);
 }
 
+/* The same for three signed values (CUPTI's grid and block are int32;
+ * a negative one, never seen, takes the general way). */
+void tp_targs_int3k(struct tp_targs *w, const char *key, size_t keylen,
+		    int32_t x, int32_t y, int32_t z);
+void tp_targs_int3_fill(struct tp_targs *w, const char *key, size_t keylen,
+			int32_t x, int32_t y, int32_t z);
+
+TP_TARGS_INLINE void tp_targs_int3(struct tp_targs *w, const char *key,
+				   int32_t x, int32_t y, int32_t z)
+{
+	if (__builtin_expect(w->depth || w->n + 4 > TP_TARGS_MAX ||
+			     (x | y | z) < 0, 0)) {
+		tp_targs_int3k(w, key, TP_TARGS_KEYLEN(key), x, y, z);
+		return;
+	}
+	if (w->json)
+		tp_targs_jkey(w, key, TP_TARGS_KEYLEN(key));
+	tp_targs_int3_fill(w, key, TP_TARGS_KEYLEN(key), x, y, z);
+}
+
 struct tp_tev {
 	struct tp_tev_track track;
 	enum tp_tev_phase phase;
@@ -404,6 +424,10 @@ struct tp_tev {
 	/* The args' keys are literals of the code, plain printable ASCII
 	 * without quotes or backslashes: written as they are. */
 	int static_keys;
+	/* name (unless name_json is given) and cat are plain printable
+	 * ASCII without quotes or backslashes (literals, words built from
+	 * literals): JSON copies them as they are, with no escape pass. */
+	int plain_names;
 	/* Optional: the name already as a JSON string, quoted and escaped
 	 * (the writer caches kernel names so): JSON copies it. */
 	const char *name_json;

@@ -151,3 +151,29 @@ void tp_targs_uint3_fill(struct tp_targs *w, const char *key,
 	*p++ = ']';
 	b->len = (size_t)(p - b->p);
 }
+
+/* tp_targs_int3's general way: inside a container, near the end or a
+ * negative value. */
+void tp_targs_int3k(struct tp_targs *w, const char *key, size_t keylen,
+		    int32_t x, int32_t y, int32_t z)
+{
+	tp_targs_openk(w, key, keylen, 0);
+	tp_targs_int(w, NULL, x);
+	tp_targs_int(w, NULL, y);
+	tp_targs_int(w, NULL, z);
+	tp_targs_close(w);
+}
+
+/* tp_targs_int3 of three values >= 0: tp_targs_uint3_fill's entries and
+ * digits, the elements typed signed. */
+void tp_targs_int3_fill(struct tp_targs *w, const char *key, size_t keylen,
+			int32_t x, int32_t y, int32_t z)
+{
+	const uint32_t d[3] = { (uint32_t)x, (uint32_t)y, (uint32_t)z };
+	struct tp_targ *a = &w->a[w->n];
+
+	tp_targs_uint3_fill(w, key, keylen, d);
+	a[1].type = TP_TARG_INT;
+	a[2].type = TP_TARG_INT;
+	a[3].type = TP_TARG_INT;
+}

@@ -31,12 +31,23 @@ struct slot {
 
 static struct slot heads[HEAD_SLOTS];
 
-/* The last track written: ,"pid":P,"tid":T */
-static struct {
+/* The text of tracks written, ,"pid":P,"tid":T: the last one (a hook's
+ * events stay on their thread's), and a few more by pid and tid, as
+ * CUPTI's ops alternate between GPU streams and the CPU threads that
+ * launched them. A slot of len 0 is empty. */
+struct track_text {
 	int64_t pid, tid;
 	uint8_t len;
 	char text[48];
-} last_track = { .pid = -1, .tid = -1 };
+};
+
+#define TRACK_SLOTS 8
+
+/* Starts as a real track, not a sentinel: any pid and tid may come. */
+static struct track_text last_track = {
+	.len = 16, .text = ",\"pid\":0,\"tid\":0",
+};
+static struct track_text tracks[TRACK_SLOTS];
 
 static unsigned slot_of(const void *p, unsigned slots)
 {
@@ -200,15 +211,52 @@ static void put_args(struct tp_buf *b, const struct tp_tev *ev)
 	tp_buf_char(b, '}');
 }
 
-static const char *const phase_ph[] = {
-	[TP_TEV_COMPLETE] = "X",
-	[TP_TEV_INSTANT] = "i",
-	[TP_TEV_COUNTER_SET] = "C",
-	[TP_TEV_ASYNC_BEGIN] = "b",
-	[TP_TEV_ASYNC_END] = "e",
-	[TP_TEV_FLOW_START] = "s",
-	[TP_TEV_FLOW_END] = "f",
+static const char phase_ch[] = {
+	[TP_TEV_COMPLETE] = 'X',
+	[TP_TEV_INSTANT] = 'i',
+	[TP_TEV_COUNTER_SET] = 'C',
+	[TP_TEV_ASYNC_BEGIN] = 'b',
+	[TP_TEV_ASYNC_END] = 'e',
+	[TP_TEV_FLOW_START] = 's',
+	[TP_TEV_FLOW_END] = 'f',
 };
+
+/* put_head for plain names (tev.h's plain_names): cat and name copied
+ * as they are, the whole head in one reservation (CUPTI's ops: a
+ * literal category, fixed words or a kernel's cached JSON name). */
+static void put_head_plain(struct tp_buf *b, const struct tp_tev *ev)
+{
+	size_t nl = ev->name_json ? ev->name_json_len : ev->namelen + 2;
+	char *p;
+
+	if (tp_buf_reserve(b, 40 + ev->catlen + nl))
+		return;
+	p = b->p + b->len;
+	memcpy(p, "{\"ph\":\"X\"", 9);
+	p[7] = phase_ch[ev->phase];
+	p += 9;
+	if (ev->phase == TP_TEV_FLOW_END && ev->flow_binds_enclosing) {
+		memcpy(p, ",\"bp\":\"e\"", 9);
+		p += 9;
+	}
+	if (ev->cat) {
+		memcpy(p, ",\"cat\":\"", 8);
+		memcpy(p + 8, ev->cat, ev->catlen);
+		p += 8 + ev->catlen;
+		*p++ = '"';
+	}
+	if (ev->name_json) {
+		memcpy(p, ",\"name\":", 8);
+		memcpy(p + 8, ev->name_json, ev->name_json_len);
+		p += 8 + ev->name_json_len;
+	} else if (ev->name) {
+		memcpy(p, ",\"name\":\"", 9);
+		memcpy(p + 9, ev->name, ev->namelen);
+		p += 9 + ev->namelen;
+		*p++ = '"';
+	}
+	b->len = (size_t)(p - b->p);
+}
 
 /* {"ph":"P"[,"bp":"e"][,"cat":C][,"name":N] */
 static void put_head(struct tp_buf *b, const struct tp_tev *ev)
@@ -218,14 +266,22 @@ static void put_head(struct tp_buf *b, const struct tp_tev *ev)
 
 	if (ev->static_names) {
 		sl = &heads[slot_of(ev->name, HEAD_SLOTS)];
+		/* A kept head has no binding point: a flow end that binds
+		 * is never kept, nor written from one that does not. */
 		if (sl->a == ev->name && sl->b == ev->cat &&
-		    sl->n == (uint32_t)ev->phase) {
+		    sl->n == (uint32_t)ev->phase &&
+		    !(ev->phase == TP_TEV_FLOW_END &&
+		      ev->flow_binds_enclosing)) {
 			put_kept(b, sl->text, SLOT_TEXT, sl->len);
 			return;
 		}
 	}
+	if (ev->plain_names && !sl) {
+		put_head_plain(b, ev);
+		return;
+	}
 	tp_buf_lit(b, "{\"ph\":\"");
-	tp_buf_cstr(b, phase_ph[ev->phase]);
+	tp_buf_char(b, phase_ch[ev->phase]);
 	tp_buf_char(b, '"');
 	if (ev->phase == TP_TEV_FLOW_END && ev->flow_binds_enclosing)
 		tp_buf_lit(b, ",\"bp\":\"e\"");
@@ -240,7 +296,6 @@ static void put_head(struct tp_buf *b, const struct tp_tev *ev)
 		tp_json_key(b, "name");
 		tp_json_strn(b, ev->name, ev->namelen);
 	}
-	/* The binding point is not in the key: never kept. */
 	if (sl && !(ev->phase == TP_TEV_FLOW_END && ev->flow_binds_enclosing))
 		keep(sl, b, from, ev->name, ev->cat, (uint32_t)ev->phase);
 }
@@ -248,23 +303,36 @@ static void put_head(struct tp_buf *b, const struct tp_tev *ev)
 /* ,"pid":P,"tid":T */
 static void put_track(struct tp_buf *b, int64_t pid, int64_t tid)
 {
-	size_t from = b->len;
+	struct track_text *sl;
+	char *p, *from;
+	size_t len;
 
 	if (pid == last_track.pid && tid == last_track.tid) {
 		put_kept(b, last_track.text, sizeof(last_track.text),
 			 last_track.len);
 		return;
 	}
-	tp_json_key(b, "pid");
-	tp_json_i64(b, pid);
-	tp_json_key(b, "tid");
-	tp_json_i64(b, tid);
-	if (b->oom || b->len - from > sizeof(last_track.text))
+	sl = &tracks[((uint64_t)pid * 7 + (uint64_t)tid) & (TRACK_SLOTS - 1)];
+	if (sl->len && sl->pid == pid && sl->tid == tid) {
+		put_kept(b, sl->text, sizeof(sl->text), sl->len);
 		return;
-	memcpy(last_track.text, b->p + from, b->len - from);
-	last_track.len = (uint8_t)(b->len - from);
-	last_track.pid = pid;
-	last_track.tid = tid;
+	}
+	if (tp_buf_reserve(b, 2 * (7 + 21)))
+		return;
+	from = p = b->p + b->len;
+	memcpy(p, ",\"pid\":", 7);
+	p = tp_json_i64_at(p + 7, pid);
+	memcpy(p, ",\"tid\":", 7);
+	p = tp_json_i64_at(p + 7, tid);
+	len = (size_t)(p - from);
+	b->len += len;
+	if (len > sizeof(sl->text))
+		return;
+	memcpy(sl->text, from, len);
+	sl->len = (uint8_t)len;
+	sl->pid = pid;
+	sl->tid = tid;
+	last_track = *sl;
 }
 
 static void put_meta(struct tp_buf *b, const struct tp_tev *ev)

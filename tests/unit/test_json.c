@@ -80,6 +80,97 @@ static const char *numbers_vs_printf(void)
 	return "";
 }
 
+/* What one byte becomes inside a JSON string when plain ASCII comes
+ * after it (JSON's escapes; a lone byte >= 0x80 is not UTF-8: U+FFFD). */
+static size_t want_byte(unsigned c, char *w)
+{
+	switch (c) {
+	case '"':
+		return (size_t)sprintf(w, "\\\"");
+	case '\\':
+		return (size_t)sprintf(w, "\\\\");
+	case '\n':
+		return (size_t)sprintf(w, "\\n");
+	case '\r':
+		return (size_t)sprintf(w, "\\r");
+	case '\t':
+		return (size_t)sprintf(w, "\\t");
+	}
+	if (c < 0x20)
+		return (size_t)sprintf(w, "\\u%04x", c);
+	if (c >= 0x80)
+		return (size_t)sprintf(w, "\xef\xbf\xbd");
+	w[0] = (char)c;
+	return 1;
+}
+
+/* Every byte value, and whole UTF-8 sequences (kept) and a surrogate
+ * (replaced byte by byte), at every offset of strings of 0 to 40 plain
+ * bytes before and after it, each in a buffer of exactly its size: the
+ * escaper reads 16 bytes at a time where it can. The first mismatch, or
+ * "" when all agree. */
+static const char *escapes_at_every_offset(void)
+{
+	static const char *const seq[][2] = {
+		{ "\xc3\xa9", "\xc3\xa9" },
+		{ "\xe2\x82\xac", "\xe2\x82\xac" },
+		{ "\xf0\x9f\x98\x80", "\xf0\x9f\x98\x80" },
+		{ "\xed\xa0\x80",
+		  "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" },
+	};
+	/* Every byte that needs no escape. */
+	static const char plain[] = " !#$%&'()*+,-./0123456789:;<=>?@"
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZ[]^_`abcdefghijklmnopqrstuvwxyz"
+		"{|}~\x7f";
+	struct tp_buf b = { 0 };
+	char want[256], tok[8], wtok[32];
+	size_t tl, wl, n, k;
+	unsigned c;
+	int pre, post;
+
+	for (c = 0; c < 256 + 4; c++) {
+		if (c < 256) {
+			tok[0] = (char)c;
+			tl = 1;
+			wl = want_byte(c, wtok);
+		} else {
+			tl = strlen(seq[c - 256][0]);
+			memcpy(tok, seq[c - 256][0], tl);
+			wl = strlen(seq[c - 256][1]);
+			memcpy(wtok, seq[c - 256][1], wl);
+		}
+		for (pre = 0; pre <= 40; pre++)
+			for (post = 0; post <= 40; post++) {
+				char *in = malloc((size_t)(pre + post) + tl);
+
+				n = 0;
+				want[n++] = '"';
+				for (k = 0; k < (size_t)pre; k++)
+					in[k] = want[n++] =
+						plain[k % (sizeof(plain) - 1)];
+				memcpy(in + pre, tok, tl);
+				memcpy(want + n, wtok, wl);
+				n += wl;
+				for (k = 0; k < (size_t)post; k++)
+					in[(size_t)pre + tl + k] = want[n++] =
+						(char)('a' + k % 26);
+				want[n++] = '"';
+				b.len = 0;
+				tp_json_strn(&b, in, (size_t)(pre + post) + tl);
+				free(in);
+				if (b.oom || b.len != n || memcmp(b.p, want, n)) {
+					snprintf(out, sizeof(out),
+						 "byte/seq %u at %d of %d", c,
+						 pre, pre + post + (int)tl);
+					tp_buf_free(&b);
+					return out;
+				}
+			}
+	}
+	tp_buf_free(&b);
+	return "";
+}
+
 int main(void)
 {
 	struct tp_buf b = { 0 };
@@ -107,6 +198,8 @@ int main(void)
 		     "\"x\xef\xbf\xbd\xef\xbf\xbd\"");
 	TP_CHECK_STR("json: above U+10FFFF replaced", ESC("\xf4\x90\x80\x80"),
 		     "\"\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\"");
+	TP_CHECK_STR("json: every byte and sequence at every offset",
+		     escapes_at_every_offset(), "");
 	TP_CHECK_STR("json: ns as us with three decimals", us(1234567),
 		     "1234.567");
 	TP_CHECK_STR("json: zero", us(0), "0.000");

@@ -232,7 +232,10 @@ static void stream_args(struct tp_targs *w, int kind)
 		tp_targs_close(w);
 		tp_targs_open(w, "empty", 1);
 		tp_targs_close(w);
+		tp_targs_int3(w, "in3", 7, 0, 2147483647);
 		tp_targs_close(w);
+		tp_targs_int3(w, "g3", 64, 128, 1);
+		tp_targs_int3(w, "neg3", 1, -2147483647 - 1, 3);
 		tp_targs_int(w, "last", 0);
 		return;
 	case 2:		/* nine levels: the ninth dropped */
@@ -247,7 +250,7 @@ static void stream_args(struct tp_targs *w, int kind)
 		for (i = 0; i < TP_TARGS_MAX - 6; i++)
 			tp_targs_int(w, "k", i);
 		tp_targs_uint3(w, "grid", dim);
-		tp_targs_uint3(w, "block", dim);
+		tp_targs_int3(w, "block", 1, 2, 3);
 		tp_targs_open(w, "late", 0);
 		tp_targs_int(w, NULL, 1);
 		tp_targs_close(w);
@@ -298,6 +301,159 @@ static void json_streamed(void)
 	free(w);
 }
 
+/* tp_targs_int3 stores and streams what open, three tp_targs_int and
+ * close do, at the top level, nested, with negative values and near a
+ * full writer. */
+static void int3(void)
+{
+	static const int32_t v[][3] = {
+		{ 264, 1, 1 }, { 0, 2147483647, 9 }, { -1, 5, 6 },
+		{ 1, -2147483647 - 1, 0 },
+	};
+	struct tp_targs *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	struct tp_buf ja = { 0 }, jb = { 0 };
+	char name[64];
+	size_t i;
+	int where, k, same;
+
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		for (where = 0; where < 3; where++) {
+			ja.len = jb.len = 0;
+			tp_targs_reset(a);
+			tp_targs_reset(b);
+			a->json = &ja;
+			b->json = &jb;
+			a->jseen = a->jarr = b->jseen = b->jarr = 0;
+			/* 1: inside a dict; 2: four entries left. */
+			for (k = 0; where == 2 && k < TP_TARGS_MAX - 4; k++) {
+				tp_targs_int(a, "f", k);
+				tp_targs_int(b, "f", k);
+			}
+			if (where == 1) {
+				tp_targs_open(a, "d", 1);
+				tp_targs_open(b, "d", 1);
+			}
+			tp_targs_open(a, "grid", 0);
+			tp_targs_int(a, NULL, v[i][0]);
+			tp_targs_int(a, NULL, v[i][1]);
+			tp_targs_int(a, NULL, v[i][2]);
+			tp_targs_close(a);
+			tp_targs_int3(b, "grid", v[i][0], v[i][1], v[i][2]);
+			tp_targs_close(a);
+			tp_targs_close(b);
+			tp_targs_int(a, "after", 1);
+			tp_targs_int(b, "after", 1);
+			same = a->n == b->n && a->overflow == b->overflow;
+			for (k = 0; same && k < (int)a->n; k++)
+				same = a->a[k].type == b->a[k].type &&
+				       a->a[k].keylen == b->a[k].keylen &&
+				       (a->a[k].type == TP_TARG_ARRAY ||
+					a->a[k].type == TP_TARG_DICT ?
+					a->a[k].v.n == b->a[k].v.n :
+					a->a[k].v.i == b->a[k].v.i);
+			snprintf(name, sizeof(name), "targs_int3_%zu_%d", i,
+				 where);
+			tp_buf_char(&ja, 0);
+			tp_buf_char(&jb, 0);
+			TP_CHECK(name, same && !strcmp(ja.p, jb.p),
+				 "entries %s, json \"%s\" want \"%s\"",
+				 same ? "same" : "differ", jb.p, ja.p);
+		}
+	tp_buf_free(&ja);
+	tp_buf_free(&jb);
+	free(a);
+	free(b);
+}
+
+/* Event heads and tracks as the JSON encoder keeps them: names copied
+ * as they are (plain_names), escaped or kept (static_names), the
+ * tracks' text from its caches, against each event printed independently, over tracks that
+ * alternate and collide (more than the cache's slots) and every phase
+ * a slice or flow has. */
+static void json_heads_tracks(void)
+{
+	static const int64_t ids[] = {
+		0, 1, 7, 8, 15, 100, 29802, -1, 4294967295ll,
+		INT64_MAX, INT64_MIN + 1,
+	};
+	static const char *const ph = "XisfCbe";
+	struct tp_buf b = { 0 };
+	struct tp_tev ev = { 0 };
+	char want[512], name[64];
+	uint64_t rng = 88172645463325252ull;
+	int i, bad = 0, n;
+
+	for (i = 0; i < 3000 && !bad; i++) {
+		int64_t pid, tid;
+		int p;
+
+		rng ^= rng << 13;
+		rng ^= rng >> 7;
+		rng ^= rng << 17;
+		pid = ids[rng % 11];
+		tid = ids[(rng >> 8) % 11];
+		/* The encoder's first tracks: -1, -1 (once its sentinel,
+		 * written as nothing) and 0, 0 (its initial track). */
+		if (i < 2)
+			pid = tid = i - 1;
+		p = (int)((rng >> 16) % 7);
+		memset(&ev, 0, sizeof(ev));
+		ev.track.pid = pid;
+		ev.track.tid = tid;
+		ev.phase = p == 0 ? TP_TEV_COMPLETE : p == 1 ? TP_TEV_INSTANT :
+			   p == 2 ? TP_TEV_FLOW_START : p == 3 ?
+			   TP_TEV_FLOW_END : p == 4 ? TP_TEV_COUNTER_SET :
+			   p == 5 ? TP_TEV_ASYNC_BEGIN : TP_TEV_ASYNC_END;
+		ev.track.kind = p == 4 ? TP_TEV_COUNTER : p >= 5 ?
+				TP_TEV_ASYNC : TP_TEV_THREAD;
+		ev.plain_names = (int)(rng >> 24) & 1;
+		ev.flow_binds_enclosing = p == 3 && (rng >> 25 & 1);
+		ev.cat = (rng >> 26 & 3) ? "gpu_memcpy" : NULL;
+		ev.catlen = ev.cat ? 10 : 0;
+		if (rng >> 28 & 1) {
+			ev.name_json = "\"k<\\\"q\\\">\"";
+			ev.name_json_len = strlen(ev.name_json);
+		}
+		ev.name = "Memcpy HtoD (Pinned -> Device)";
+		ev.namelen = strlen(ev.name);
+		/* The head cache's key is the name's address: the writer's
+		 * static names have no name_json. */
+		ev.static_names = (rng >> 29 & 1) && !ev.name_json;
+		ev.ts_ns = (int64_t)(rng >> 30);
+		ev.dur_ns = 1001;
+		ev.flow_id = ev.track.id = rng >> 40;
+		b.len = 0;
+		tp_tev_json_put(&b, &ev);
+		tp_buf_char(&b, 0);
+		n = snprintf(want, sizeof(want), ",\n{\"ph\":\"%c\"%s", ph[p],
+			     ev.flow_binds_enclosing ? ",\"bp\":\"e\"" : "");
+		if (ev.cat)
+			n += snprintf(want + n, sizeof(want) - (size_t)n,
+				      ",\"cat\":\"%s\"", ev.cat);
+		n += snprintf(want + n, sizeof(want) - (size_t)n,
+			      ",\"name\":%s%s%s", ev.name_json ? "" : "\"",
+			      ev.name_json ? ev.name_json : ev.name,
+			      ev.name_json ? "" : "\"");
+		if (p >= 2 && p != 4)	/* flows and async ranges */
+			n += snprintf(want + n, sizeof(want) - (size_t)n,
+				      ",\"id\":%" PRIu64, rng >> 40);
+		n += snprintf(want + n, sizeof(want) - (size_t)n,
+			      ",\"pid\":%" PRId64 ",\"tid\":%" PRId64
+			      ",\"ts\":%" PRId64 ".%03" PRId64, pid,
+			      p == 4 && tid < 0 ? 0 : tid, ev.ts_ns / 1000,
+			      ev.ts_ns % 1000);
+		if (p == 0)
+			n += snprintf(want + n, sizeof(want) - (size_t)n,
+				      ",\"dur\":1.001");
+		snprintf(want + n, sizeof(want) - (size_t)n, "%s}",
+			 p == 1 ? ",\"s\":\"t\"" : "");
+		bad = strcmp(b.p, want) != 0;
+	}
+	snprintf(name, sizeof(name), "tev_json_heads_tracks");
+	TP_CHECK(name, !bad, "event %d: got %s, want %s", i - 1, b.p, want);
+	tp_buf_free(&b);
+}
+
 int main(void)
 {
 	varints();
@@ -310,7 +466,10 @@ int main(void)
 	nested(3 << 20, "pb_nested_3m");
 	nesting_twice();
 	args_writer();
+	/* First: the JSON encoder's first events. */
+	json_heads_tracks();
 	json_launch();
 	json_streamed();
+	int3();
 	return TP_TEST_DONE();
 }
