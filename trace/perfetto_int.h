@@ -47,6 +47,10 @@ struct pf_enc {
 	uint32_t ntrk, captrk;
 	uint32_t next_iid;
 	uint64_t inc_ts;	/* clock 64's value after the last packet */
+	/* TrackEventDefaults.track_uuid in force (0: none), and the track of
+	 * the previous event: a second event in a row on a thread or stream
+	 * makes it the default, so its packets omit track_uuid. */
+	uint64_t def_track, prev_track;
 	int64_t base_unix_ns;
 	struct tp_buf in[4];	/* its new interned entries, by kind */
 	/* The thread or stream of the last event: launches come in runs
