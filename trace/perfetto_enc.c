@@ -118,11 +118,29 @@ static void pkt_start(struct pf_enc *p, struct pkt *k, int64_t ts)
 {
 	struct tp_buf *b = &p->e.out;
 
+	unsigned char *q;
+
 	k->ts = ts < 0 ? 0 : (uint64_t)ts;
 	k->set_def = 0;
-	k->m = packet_open(p);
-	tp_pb_u64(b, PF_PKT_SEQUENCE_FLAGS, PF_SEQ_NEEDS_INCREMENTAL_STATE);
-	k->te = tp_pb_open(b, PF_PKT_TRACK_EVENT);
+	if (tp_buf_reserve(b, 8)) {
+		k->m = k->te = 0;	/* out of memory: pkt_finish does nothing */
+		return;
+	}
+	/* One-byte tags and values, written in place: Trace.packet (length
+	 * patched by pkt_finish), trusted_packet_sequence_id, sequence_flags,
+	 * track_event (length patched too). */
+	q = (unsigned char *)b->p + b->len;
+	q[0] = PF_TRACE_PACKET << 3 | TP_PB_LEN;
+	q[1] = 0;
+	q[2] = PF_PKT_SEQ_ID << 3 | TP_PB_VARINT;
+	q[3] = SEQ_ID;
+	q[4] = PF_PKT_SEQUENCE_FLAGS << 3 | TP_PB_VARINT;
+	q[5] = PF_SEQ_NEEDS_INCREMENTAL_STATE;
+	q[6] = PF_PKT_TRACK_EVENT << 3 | TP_PB_LEN;
+	q[7] = 0;
+	k->m = b->len + 2;
+	k->te = b->len + 8;
+	b->len += 8;
 }
 
 /* The event's track: omitted when it is the sequence's default track
@@ -156,6 +174,11 @@ static void pkt_finish(struct pf_enc *p, struct pkt *k)
 	int i, any = 0;
 	size_t d;
 
+	if (!k->m) {
+		for (i = 0; i < 4; i++)
+			p->in[i].len = 0;
+		return;
+	}
 	tp_pb_close(b, k->te);
 	for (i = 0; i < 4; i++)
 		any |= p->in[i].len != 0;
