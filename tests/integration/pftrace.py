@@ -93,6 +93,7 @@ def decode(pb, path):
         track = te.track_uuid if te.HasField("track_uuid") else \
             default_track
         evs.append({"type": te.type, "track": track, "ts": ts,
+                    "deftrack": not te.HasField("track_uuid"),
                     "name": names.get(te.name_iid, te.name) if
                     (te.name_iid or te.name) else None,
                     "cat": cats[te.category_iids[0]] if
