@@ -117,7 +117,6 @@ struct pkt {
 static void pkt_start(struct pf_enc *p, struct pkt *k, int64_t ts)
 {
 	struct tp_buf *b = &p->e.out;
-
 	unsigned char *q;
 
 	k->ts = ts < 0 ? 0 : (uint64_t)ts;
