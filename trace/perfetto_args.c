@@ -121,13 +121,87 @@ static uint32_t put_annotation(struct pf_enc *p, const struct tp_targ *a,
 	return i + 1;
 }
 
+/* The wire tag of a varint field of a DebugAnnotation value, or 0 for a
+ * type the fast path leaves to put_annotation. */
+static unsigned char fast_tag(enum tp_targ_type t)
+{
+	switch (t) {
+	case TP_TARG_BOOL:
+		return PF_DA_BOOL << 3 | TP_PB_VARINT;
+	case TP_TARG_INT:
+		return PF_DA_INT << 3 | TP_PB_VARINT;
+	case TP_TARG_UINT:
+		return PF_DA_UINT << 3 | TP_PB_VARINT;
+	case TP_TARG_POINTER:
+		return PF_DA_POINTER << 3 | TP_PB_VARINT;
+	default:
+		return 0;
+	}
+}
+
+#define FAST_ELEMS 8
+
+/* The common annotations in one step, bytes written in place: an
+ * interned name (iid under 128) with a varint value, or with an array of
+ * at most FAST_ELEMS varints (a dim3). The bytes are put_annotation's:
+ * DebugAnnotation{name_iid, value} or {name_iid, array_values: [{value},
+ * ...]}, every length under 128 (4 + 8 * 13 bytes at most). Returns the
+ * next index, or i when a[i] is not such an annotation. */
+static uint32_t put_fast(struct pf_enc *p, const struct tp_targ *a,
+			 uint32_t n, uint32_t i)
+{
+	const struct tp_targ *t = &a[i];
+	struct tp_buf *b = &p->e.out;
+	unsigned char *q, *len, *el, tag = fast_tag(t->type);
+	uint32_t k, cnt = 0;
+	uint64_t iid;
+
+	if (t->type == TP_TARG_ARRAY) {
+		cnt = t->v.n;
+		if (cnt > FAST_ELEMS || cnt > n - i - 1)
+			return i;
+		for (k = 1; k <= cnt; k++)
+			if (!fast_tag(t[k].type))
+				return i;
+	} else if (!tag) {
+		return i;
+	}
+	iid = pf_intern_at(p, IK_ANAME, t->key, t->keylen, p->static_keys);
+	if (!iid || iid >= 128 || tp_buf_reserve(b, 128))
+		return i;
+	q = (unsigned char *)b->p + b->len;
+	*q++ = PF_TE_DEBUG_ANNOTATIONS << 3 | TP_PB_LEN;
+	len = q++;
+	*q++ = PF_DA_NAME_IID << 3 | TP_PB_VARINT;
+	*q++ = (unsigned char)iid;
+	if (!cnt && t->type != TP_TARG_ARRAY) {
+		*q++ = tag;
+		q += tp_pb_varint_at(q, t->v.u);
+	}
+	for (k = 1; k <= cnt; k++) {
+		*q++ = PF_DA_ARRAY_VALUES << 3 | TP_PB_LEN;
+		el = q++;
+		*q++ = fast_tag(t[k].type);
+		q += tp_pb_varint_at(q, t[k].v.u);
+		*el = (unsigned char)(q - el - 1);
+	}
+	*len = (unsigned char)(q - len - 1);
+	b->len = (size_t)(q - (unsigned char *)b->p);
+	return i + 1 + cnt;
+}
+
 void pf_put_annotations(struct pf_enc *p, const struct tp_targ *a,
 			    uint32_t n)
 {
-	uint32_t i = 0;
+	uint32_t i = 0, j;
 	size_t m;
 
 	while (i < n) {
+		j = put_fast(p, a, n, i);
+		if (j != i) {
+			i = j;
+			continue;
+		}
 		m = tp_pb_open(&p->e.out, PF_TE_DEBUG_ANNOTATIONS);
 		i = put_annotation(p, a, n, i, 1);
 		tp_pb_close(&p->e.out, m);

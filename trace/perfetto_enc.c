@@ -38,6 +38,26 @@ static void clock(struct tp_buf *b, uint32_t id, uint64_t ts, int inc)
 	tp_pb_close(b, m);
 }
 
+/* TracePacketDefaults replace the sequence's earlier ones whole
+ * (PacketSequenceStateGeneration::OnNewTracePacketDefaults), so the
+ * clock is stated again. */
+static void put_defaults(struct pf_enc *p, uint64_t track)
+{
+	struct tp_buf *b = &p->e.out;
+	size_t d = tp_pb_open(b, PF_PKT_DEFAULTS), te;
+
+	/* absolute_ts: every packet's time on the trace clock, without a
+	 * clock id of its own. */
+	tp_pb_u64(b, PF_DEFAULTS_CLOCK_ID, p->abs_ts ? PF_CLOCK_TRACE :
+		  PF_CLOCK_INCREMENTAL);
+	if (track) {
+		te = tp_pb_open(b, PF_DEFAULTS_TRACK_EVENT);
+		tp_pb_u64(b, PF_TED_TRACK_UUID, track);
+		tp_pb_close(b, te);
+	}
+	tp_pb_close(b, d);
+}
+
 /* Starts the sequence over: clock snapshot, then a packet clearing the
  * incremental state and setting clock 64 as the default. */
 static void clear_state(struct pf_enc *p)
@@ -60,13 +80,9 @@ static void clear_state(struct pf_enc *p)
 
 	m = packet_open(p);
 	tp_pb_u64(b, PF_PKT_SEQUENCE_FLAGS, PF_SEQ_INCREMENTAL_STATE_CLEARED);
-	c = tp_pb_open(b, PF_PKT_DEFAULTS);
-	/* absolute_ts: every packet's time on the trace clock, without
-	 * a clock id of its own. */
-	tp_pb_u64(b, PF_DEFAULTS_CLOCK_ID, p->abs_ts ? PF_CLOCK_TRACE :
-		  PF_CLOCK_INCREMENTAL);
-	tp_pb_close(b, c);
+	put_defaults(p, 0);
 	tp_pb_close(b, m);
+	p->def_track = 0;	/* the clear dropped the importer's defaults */
 }
 
 static void put_ts(struct pf_enc *p, uint64_t t)
@@ -87,33 +103,92 @@ static void put_ts(struct pf_enc *p, uint64_t t)
 }
 
 /* A packet holding one TrackEvent, written in place: pkt_start opens
- * the packet and its track_event, the caller writes the event's fields
- * into p->e.out, pkt_finish closes it and adds the interned data the
- * event introduced. The timestamp goes last in a slice's end and first in
- * every other packet (protobuf fields may come in any order): an end's
- * timestamp and the next begin's, bytes that differ between launches of
- * the same kernel, then sit together, one literal run for gzip between
- * longer matches (bench_enc: 11.9 instead of 12.2 B per launch with
- * ISA-L). Nothing else may write to p->e.out in between (declare tracks
- * first). */
+ * the packet, writes its sequence id and flags and opens its
+ * track_event; the caller writes the event's fields into p->e.out
+ * (pkt_track first); pkt_finish closes the event and adds the interned
+ * data it introduced, new defaults, and the timestamp last (protobuf
+ * fields may come in any order; ProtoTraceReader::ParsePacket reads a
+ * packet's defaults and interned data before its timestamp and event
+ * whatever their place). The timestamps, the bytes that differ between
+ * launches of the same kernel, then end their packets: gzip sees every
+ * launch as a run of literals (end, then begin delta) between two
+ * longer matches, and fewer breaks in them (bench_enc with ISA-L: 11.2
+ * B per launch with these orders, 11.4 with the sequence id after the
+ * event, 12.0 with the flags last, 11.9 with a begin's timestamp first).
+ * Nothing else may write to p->e.out in between (declare tracks first). */
 struct pkt {
 	size_t m, te;
 	uint64_t ts;
-	int ts_last;
+	uint64_t set_def;	/* a new default track for this packet on */
 };
 
-static void pkt_start(struct pf_enc *p, struct pkt *k, int64_t ts,
-		      int ts_last)
+static void pkt_start(struct pf_enc *p, struct pkt *k, int64_t ts)
 {
 	struct tp_buf *b = &p->e.out;
+	unsigned char *q;
 
 	k->ts = ts < 0 ? 0 : (uint64_t)ts;
-	k->ts_last = ts_last;
-	k->m = tp_pb_open(b, PF_TRACE_PACKET);
-	if (!ts_last)
-		put_ts(p, k->ts);
-	tp_pb_u64(b, PF_PKT_SEQ_ID, p->seq_id);
-	k->te = tp_pb_open(b, PF_PKT_TRACK_EVENT);
+	k->set_def = 0;
+	/* A recovered trace's later writers have sequence ids past a byte
+	 * (SEQ_ID_WRITER): their heads are written field by field. */
+	if (p->seq_id > 127) {
+		k->m = tp_pb_open(b, PF_TRACE_PACKET);
+		tp_pb_u64(b, PF_PKT_SEQ_ID, p->seq_id);
+		tp_pb_u64(b, PF_PKT_SEQUENCE_FLAGS,
+			  PF_SEQ_NEEDS_INCREMENTAL_STATE);
+		k->te = tp_pb_open(b, PF_PKT_TRACK_EVENT);
+		return;
+	}
+	if (tp_buf_reserve(b, 8)) {
+		k->m = k->te = 0;	/* out of memory: pkt_finish does nothing */
+		return;
+	}
+	/* One-byte tags and values, written in place: Trace.packet (length
+	 * patched by pkt_finish), trusted_packet_sequence_id, sequence_flags,
+	 * track_event (length patched too). */
+	q = (unsigned char *)b->p + b->len;
+	q[0] = PF_TRACE_PACKET << 3 | TP_PB_LEN;
+	q[1] = 0;
+	q[2] = PF_PKT_SEQ_ID << 3 | TP_PB_VARINT;
+	q[3] = (unsigned char)p->seq_id;
+	q[4] = PF_PKT_SEQUENCE_FLAGS << 3 | TP_PB_VARINT;
+	q[5] = PF_SEQ_NEEDS_INCREMENTAL_STATE;
+	q[6] = PF_PKT_TRACK_EVENT << 3 | TP_PB_LEN;
+	q[7] = 0;
+	k->m = b->len + 2;
+	k->te = b->len + 8;
+	b->len += 8;
+}
+
+/* The event's track: omitted when it is the sequence's default track
+ * (TrackEventDefaults.track_uuid, which the importer uses for an event
+ * without track_uuid: TrackEventTokenizer::TokenizeTrackEventPacket for
+ * counters, TrackEventEventImporter::ParseInitialTrackAssociation for the
+ * rest). A track gets to be the default at the first packet of the second
+ * event in a row on it: a lone event on another track keeps its
+ * track_uuid and leaves the default alone, so interleaved tracks never
+ * pay for defaults packets they do not use. first: this packet is its
+ * event's first. Not with absolute timestamps (the flight recorder's
+ * window): a trim may drop the packet that set a default, so every
+ * packet there names its track. */
+static void pkt_track(struct pf_enc *p, struct pkt *k,
+		      const struct pf_track *t, int first)
+{
+	uint64_t u = t->uuid;
+
+	if (p->abs_ts) {
+		tp_pb_u64(&p->e.out, PF_TE_TRACK_UUID, u);
+		return;
+	}
+	if (first) {
+		if (u != p->def_track && u == p->prev_track) {
+			k->set_def = u;
+			p->def_track = u;
+		}
+		p->prev_track = u;
+	}
+	if (u != p->def_track)
+		tp_pb_u64(&p->e.out, PF_TE_TRACK_UUID, u);
 }
 
 static void pkt_finish(struct pf_enc *p, struct pkt *k)
@@ -122,6 +197,11 @@ static void pkt_finish(struct pf_enc *p, struct pkt *k)
 	int i, any = 0;
 	size_t d;
 
+	if (!k->m) {
+		for (i = 0; i < 4; i++)
+			p->in[i].len = 0;
+		return;
+	}
 	tp_pb_close(b, k->te);
 	for (i = 0; i < 4; i++)
 		any |= p->in[i].len != 0;
@@ -133,9 +213,9 @@ static void pkt_finish(struct pf_enc *p, struct pkt *k)
 		}
 		tp_pb_close(b, d);
 	}
-	tp_pb_u64(b, PF_PKT_SEQUENCE_FLAGS, PF_SEQ_NEEDS_INCREMENTAL_STATE);
-	if (k->ts_last)
-		put_ts(p, k->ts);
+	if (k->set_def)
+		put_defaults(p, k->set_def);
+	put_ts(p, k->ts);
 	tp_pb_close(b, k->m);
 }
 
@@ -167,9 +247,11 @@ static void simple(struct pf_enc *p, const struct tp_tev *ev,
 {
 	struct pkt k;
 
-	pkt_start(p, &k, ts, type == PF_TYPE_SLICE_END);
+	pkt_start(p, &k, ts);
 	tp_pb_u64(&p->e.out, PF_TE_TYPE, (uint64_t)type);
-	tp_pb_u64(&p->e.out, PF_TE_TRACK_UUID, t->uuid);
+	/* A complete event's end is the second packet of its event. */
+	pkt_track(p, &k, t, ev->phase != TP_TEV_COMPLETE ||
+		  type != PF_TYPE_SLICE_END);
 	if (full) {
 		put_name_cat(p, ev);
 		p->static_keys = ev->static_keys;
@@ -206,9 +288,9 @@ static void counters(struct pf_enc *p, const struct tp_tev *ev)
 			p->e.dropped++;
 			continue;
 		}
-		pkt_start(p, &k, ev->ts_ns, 0);
+		pkt_start(p, &k, ev->ts_ns);
 		tp_pb_u64(&p->e.out, PF_TE_TYPE, PF_TYPE_COUNTER);
-		tp_pb_u64(&p->e.out, PF_TE_TRACK_UUID, t->uuid);
+		pkt_track(p, &k, t, 1);
 		if (a->type == TP_TARG_DOUBLE)
 			tp_pb_double(&p->e.out, PF_TE_DOUBLE_COUNTER_VALUE, a->v.d);
 		else if (a->type == TP_TARG_U128)
@@ -314,9 +396,9 @@ static int pf_trailer(struct tp_enc *e, const char *json, size_t len)
 	t = pf_track_get(p, TK_META, 0, 0, "tprof metadata", 14, 0, 0, 0);
 	if (!t)
 		return 0;
-	pkt_start(p, &k, 0, 0);
+	pkt_start(p, &k, 0);
 	tp_pb_u64(&p->e.out, PF_TE_TYPE, PF_TYPE_INSTANT);
-	tp_pb_u64(&p->e.out, PF_TE_TRACK_UUID, t->uuid);
+	pkt_track(p, &k, t, 1);
 	tp_pb_bytes(&p->e.out, PF_TE_NAME, "tprof metadata", 14);
 	start = p->e.out.len;
 	m = tp_pb_open(&p->e.out, PF_TE_DEBUG_ANNOTATIONS);

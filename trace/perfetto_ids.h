@@ -29,6 +29,8 @@ enum {
 	PF_SEQ_NEEDS_INCREMENTAL_STATE = 2,
 
 	PF_DEFAULTS_CLOCK_ID = 58,		/* TracePacketDefaults */
+	PF_DEFAULTS_TRACK_EVENT = 11,
+	PF_TED_TRACK_UUID = 11,			/* TrackEventDefaults */
 
 	PF_CS_CLOCKS = 1,			/* ClockSnapshot */
 	PF_CS_PRIMARY_TRACE_CLOCK = 2,

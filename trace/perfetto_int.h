@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "trace/pb.h"
 #include "trace/perfetto_ids.h"
@@ -51,6 +52,10 @@ struct pf_enc {
 	uint32_t ntrk, captrk;
 	uint32_t next_iid;
 	uint64_t inc_ts;	/* clock 64's value after the last packet */
+	/* TrackEventDefaults.track_uuid in force (0: none), and the track of
+	 * the previous event: a second event in a row on a thread or stream
+	 * makes it the default, so its packets omit track_uuid. */
+	uint64_t def_track, prev_track;
 	int64_t base_unix_ns;
 	struct tp_buf in[4];	/* its new interned entries, by kind */
 	/* The thread or stream of the last event: launches come in runs
@@ -85,10 +90,29 @@ static inline size_t packet_open(struct pf_enc *p)
 
 /* perfetto_intern.c */
 uint64_t pf_intern(struct pf_enc *p, int kind, const char *s, size_t n);
-/* The same, looked up by address first; stat: s is static (tev.h), its
- * address alone names it, else the bytes are compared too. */
-uint64_t pf_intern_at(struct pf_enc *p, int kind, const char *s, size_t n,
-		      int stat);
+uint64_t pf_intern_miss(struct pf_enc *p, int kind, const char *s, size_t n,
+			struct pf_pc *c);
+
+/* The same, looked up by address first (inline: the writer hands the
+ * same names, keys and kernel names over and over); stat: s is static
+ * (tev.h), its address alone names it, else the bytes are compared too.
+ * The slot takes every bit of the address: keys of one formatter are
+ * string literals a few bytes apart ("block" and "shared memory" share
+ * an 8-byte word), which dropping the low bits made evict each other on
+ * every launch. */
+static inline uint64_t pf_intern_at(struct pf_enc *p, int kind,
+				    const char *s, size_t n, int stat)
+{
+	unsigned i = (unsigned)((((uintptr_t)s << 2 | (unsigned)kind) *
+				 0x9e3779b97f4a7c15ull) >> 54) & (PF_PCACHE - 1);
+	struct pf_pc *c = &p->pc[i];
+
+	if (c->s == s && c->n == n && c->kind == (uint32_t)kind &&
+	    c->gen == p->gen &&
+	    (stat || !memcmp(p->intern.strs.p + c->off, s, n)))
+		return c->iid;
+	return pf_intern_miss(p, kind, s, n, c);
+}
 
 /* perfetto_tracks.c */
 struct pf_track *pf_track_get(struct pf_enc *p, uint32_t kind, int64_t k1,

@@ -49,19 +49,11 @@ uint64_t pf_intern(struct pf_enc *p, int kind, const char *s, size_t n)
 	return sl ? sl->val : 0;
 }
 
-uint64_t pf_intern_at(struct pf_enc *p, int kind, const char *s, size_t n,
-		      int stat)
+uint64_t pf_intern_miss(struct pf_enc *p, int kind, const char *s, size_t n,
+			struct pf_pc *c)
 {
-	unsigned i = (unsigned)((((uintptr_t)s >> 3) + (unsigned)kind) *
-				0x9e3779b97f4a7c15ull >> 40) & (PF_PCACHE - 1);
-	struct pf_pc *c = &p->pc[i];
-	struct tp_pf_slot *sl;
+	struct tp_pf_slot *sl = intern(p, kind, s, n);
 
-	if (c->s == s && c->n == n && c->kind == (uint32_t)kind &&
-	    c->gen == p->gen &&
-	    (stat || !memcmp(p->intern.strs.p + c->off, s, n)))
-		return c->iid;
-	sl = intern(p, kind, s, n);
 	if (!sl)
 		return 0;
 	c->s = s;

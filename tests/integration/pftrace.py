@@ -43,6 +43,7 @@ def decode(pb, path):
     tracks, evs, flags, clocks = {}, [], [], {}
     inc = None
     default_clock = None
+    default_track = 0
     for p in t.packet:
         eq_seq = p.trusted_packet_sequence_id == 1
         if not eq_seq:
@@ -53,9 +54,15 @@ def decode(pb, path):
                 clocks[c.clock_id] = c.timestamp
             inc = clocks[64]
         if p.HasField("trace_packet_defaults"):
-            default_clock = p.trace_packet_defaults.timestamp_clock_id
+            # New defaults replace the old ones whole, as Perfetto's
+            # PacketSequenceStateGeneration::OnNewTracePacketDefaults.
+            d = p.trace_packet_defaults
+            default_clock = d.timestamp_clock_id
+            default_track = d.track_event_defaults.track_uuid
         if p.sequence_flags & 1:
             names, cats, anames, strs = {}, {}, {}, {}
+            if not p.HasField("trace_packet_defaults"):
+                default_clock, default_track = None, 0
         idata = p.interned_data
         for x in idata.event_names:
             names[x.iid] = x.name
@@ -81,7 +88,12 @@ def decode(pb, path):
         for a in te.debug_annotations:
             args[anames[a.name_iid] if a.name_iid else a.name] = \
                 annotation(pb, a, anames, strs)
-        evs.append({"type": te.type, "track": te.track_uuid, "ts": ts,
+        # An event without track_uuid is on the sequence's default track
+        # (TrackEventDefaults.track_uuid).
+        track = te.track_uuid if te.HasField("track_uuid") else \
+            default_track
+        evs.append({"type": te.type, "track": track, "ts": ts,
+                    "deftrack": not te.HasField("track_uuid"),
                     "name": names.get(te.name_iid, te.name) if
                     (te.name_iid or te.name) else None,
                     "cat": cats[te.category_iids[0]] if

@@ -251,6 +251,10 @@ def compare(label, argv, env, pb):
           "distributedInfo" in meta[0], str(meta)[:200])
     eq(label + ": sequence flags", (flags[1], set(flags[2:]) <= {0, 2}),
        (1, True))
+    # Runs of events on one thread use the sequence's default track (the
+    # events above were compared on the tracks it resolves to).
+    check(label + ": events on the default track",
+          any(e["deftrack"] for e in evs))
     cleanup(j1, j2, p)
 
 
