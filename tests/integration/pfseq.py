@@ -36,15 +36,22 @@ def decode(pb, path):
             raise Bad("packet %d has no sequence" % i)
         if sid not in seqs:
             order.append(sid)
-            seqs[sid] = {"valid": False, "clocks": {}, "default": None}
+            seqs[sid] = {"valid": False, "clocks": {}, "default": None,
+                         "deftrack": 0}
         s = seqs[sid]
         if p.HasField("clock_snapshot"):
             for c in p.clock_snapshot.clocks:
                 s["clocks"][c.clock_id] = c.timestamp
         if p.sequence_flags & 1:
-            s.update(valid=True, names={}, cats={}, anames={}, strs={})
+            # A cleared state drops the defaults too, as Perfetto's
+            # PacketSequenceStateGeneration::OnIncrementalStateCleared.
+            s.update(valid=True, names={}, cats={}, anames={}, strs={},
+                     default=None, deftrack=0)
         if p.HasField("trace_packet_defaults"):
-            s["default"] = p.trace_packet_defaults.timestamp_clock_id
+            # New defaults replace the old ones whole.
+            d = p.trace_packet_defaults
+            s["default"] = d.timestamp_clock_id
+            s["deftrack"] = d.track_event_defaults.track_uuid
         needs = p.sequence_flags & 2
         if needs and not s["valid"]:
             raise Bad("packet %d of sequence %d needs incremental state "
@@ -73,8 +80,12 @@ def decode(pb, path):
         else:
             raise Bad("packet %d: clock %d" % (i, clock))
         te = p.track_event
-        if te.track_uuid not in tracks:
-            raise Bad("packet %d: track %d not declared" % (i, te.track_uuid))
+        # An event without track_uuid is on the sequence's default track
+        # (TrackEventDefaults.track_uuid).
+        track = te.track_uuid if te.HasField("track_uuid") else \
+            s["deftrack"]
+        if track not in tracks:
+            raise Bad("packet %d: track %d not declared" % (i, track))
         try:
             name = s["names"][te.name_iid] if te.name_iid else \
                 (te.name or None)
@@ -87,12 +98,12 @@ def decode(pb, path):
         except KeyError as e:
             raise Bad("packet %d of sequence %d: interned id %s not "
                       "defined" % (i, sid, e))
-        ev = {"track": te.track_uuid, "ts": ts, "name": name, "cat": cat,
+        ev = {"track": track, "ts": ts, "name": name, "cat": cat,
               "args": args, "seq": sid}
         if te.type == 1:
-            open_.setdefault(te.track_uuid, []).append(ev)
+            open_.setdefault(track, []).append(ev)
         elif te.type == 2:
-            st = open_.get(te.track_uuid)
+            st = open_.get(track)
             if not st:
                 raise Bad("packet %d: slice end without begin" % i)
             b = st.pop()
