@@ -537,6 +537,16 @@ static void drain(int final)
 		teardown = 1;
 	if (W.gpu)
 		W.gpu->take(gpu_final);
+	/* Ended threads first, and their regions of the rings file given
+	 * back at once: a cycle lasts as long as the live rings take to
+	 * drain (seconds when the producers outrun the writer), and an
+	 * ended thread's memory must not wait behind them. */
+	for (t = tp_thread_list(); t; t = next) {
+		next = t->next;
+		if (__atomic_load_n(&t->exited, __ATOMIC_ACQUIRE))
+			drain_thread(t);
+	}
+	free_ended();
 	for (t = tp_thread_list(); t; t = next) {
 		next = t->next;
 		drain_thread(t);
