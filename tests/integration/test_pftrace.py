@@ -22,8 +22,8 @@ import subprocess
 import tempfile
 
 from pftrace import decode, schema
-from tplib import (BUILD, NO_SHELL, RUN, base_env, check, cleanup, done, eq,
-                   load, prog, run, skip)
+from tplib import (BUILD, NO_SHELL, RUN, SANITIZE, base_env, check, cleanup,
+                   done, eq, load, prog, run, skip)
 
 FAKE_CUPTI = os.path.join(BUILD, "tests", "fakecupti")
 FAKE_NCCL = os.path.join(BUILD, "tests", "fakenccl")
