@@ -8,9 +8,18 @@ import gzip
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+
+# A shell without job control starts a background job ("make test &")
+# with SIGINT ignored, and an ignored signal stays ignored across fork and
+# exec: every traced program would ignore the SIGINT a test sends and
+# the test wait for it until its timeout. Caught here, it is the default
+# again in every child.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # TPROF_TEST_BUILD: another build directory (make B=DIR).
