@@ -140,7 +140,10 @@ static void label_ranks(struct rp_report *rep)
 	size_t i, dup = 1;
 	char rs[24];
 
-	qsort(rep->ranks, rep->nranks, sizeof(*rep->ranks), rank_cmp);
+	/* No trace, only hang dumps: ranks is NULL (qsort of NULL is
+	 * undefined even for none: UBSan). */
+	if (rep->nranks)
+		qsort(rep->ranks, rep->nranks, sizeof(*rep->ranks), rank_cmp);
 	for (i = 0; i < rep->nranks; i++) {
 		r = rep->ranks[i];
 		r->entry = i;

@@ -63,6 +63,11 @@ static struct {
 	int torn_down;		/* GPU collection ended after the last window */
 	int gpu_now;		/* 1: the GPU's exit handler waits for its
 				 * records; 2: a module unload does */
+	/* Requests for gpu_now, counted: a request is served by a cycle
+	 * that began after it (gpu_done reaches its number), never by one
+	 * that took CUPTI's records before the requester's flush. */
+	uint64_t gpu_req;
+	uint64_t gpu_done;
 	int stop;
 	uint32_t done;		/* futex: 1 once the file is complete */
 	uint32_t wake_seq;	/* futex: bumped by every wake-up */
@@ -557,7 +562,8 @@ static void drain(int final)
 
 	for (t = tp_thread_list(); t; t = t->next)
 		prefault(t);
-	int now = __atomic_load_n(&W.gpu_now, __ATOMIC_ACQUIRE);
+	int now = __atomic_load_n(&W.gpu_req, __ATOMIC_ACQUIRE) != W.gpu_done ?
+		  __atomic_load_n(&W.gpu_now, __ATOMIC_ACQUIRE) : 0;
 
 	if (now == 1)
 		gpu_final = 1;
@@ -568,6 +574,16 @@ static void drain(int final)
 		teardown = 1;
 	if (W.gpu)
 		W.gpu->take(gpu_final);
+	/* Ended threads first, and their regions of the rings file given
+	 * back at once: a cycle lasts as long as the live rings take to
+	 * drain (seconds when the producers outrun the writer), and an
+	 * ended thread's memory must not wait behind them. */
+	for (t = tp_thread_list(); t; t = next) {
+		next = t->next;
+		if (__atomic_load_n(&t->exited, __ATOMIC_ACQUIRE))
+			drain_thread(t);
+	}
+	free_ended();
 	for (t = tp_thread_list(); t; t = next) {
 		next = t->next;
 		drain_thread(t);
@@ -1071,13 +1087,18 @@ static void *writer_main(void *arg)
 	tp_self = tp_thread_internal();
 	opened();
 	while (!__atomic_load_n(&W.stop, __ATOMIC_ACQUIRE)) {
+		uint64_t req;
+
 		wait_cycle(&seen);
 		tp_capture_poll();
+		/* Before the drain: a request made during it waits for the
+		 * next cycle, whose take follows its flush. */
+		req = __atomic_load_n(&W.gpu_req, __ATOMIC_ACQUIRE);
 		if (opened()) {
 			tp_writer_drain();
 			sync_due();
 		}
-		__atomic_store_n(&W.gpu_now, 0, __ATOMIC_RELEASE);
+		__atomic_store_n(&W.gpu_done, req, __ATOMIC_RELEASE);
 		watch();
 	}
 	__atomic_store_n(&tp_recording, 0, __ATOMIC_RELAXED);
@@ -1172,14 +1193,17 @@ void tp_writer_wake(void)
 static void gpu_now(int how, int timeout_ms)
 {
 	struct timespec ms = { 0, 1000000 };
+	uint64_t ticket;
 	int i;
 
-	if (!W.started)
+	if (!__atomic_load_n(&W.started, __ATOMIC_ACQUIRE))
 		return;
+	/* gpu_now before the count: a writer that sees the count sees it. */
 	__atomic_store_n(&W.gpu_now, how, __ATOMIC_RELEASE);
+	ticket = __atomic_add_fetch(&W.gpu_req, 1, __ATOMIC_ACQ_REL);
 	tp_writer_wake();
 	for (i = 0; i < timeout_ms; i++) {
-		if (!__atomic_load_n(&W.gpu_now, __ATOMIC_ACQUIRE))
+		if (__atomic_load_n(&W.gpu_done, __ATOMIC_ACQUIRE) >= ticket)
 			return;
 		nanosleep(&ms, NULL);
 	}

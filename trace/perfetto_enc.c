@@ -208,7 +208,10 @@ static void pkt_finish(struct pf_enc *p, struct pkt *k)
 	if (any) {
 		d = tp_pb_open(b, PF_PKT_INTERNED_DATA);
 		for (i = 0; i < 4; i++) {
-			tp_buf_put(b, p->in[i].p, p->in[i].len);
+			/* An empty table may have no buffer yet (NULL):
+			 * memcpy from NULL is undefined even for 0 bytes. */
+			if (p->in[i].len)
+				tp_buf_put(b, p->in[i].p, p->in[i].len);
 			p->in[i].len = 0;
 		}
 		tp_pb_close(b, d);

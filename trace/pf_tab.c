@@ -93,9 +93,11 @@ static struct tp_pf_slot *probe(struct tp_pf_tab *t, uint64_t h,
 		s = &t->s[i];
 		if (!s->hash)
 			return s;
+		/* n == 0: a key without a string, p may be NULL (memcmp
+		 * of NULL is undefined even for no bytes: UBSan). */
 		if (s->hash == h && s->kind == kind && s->k1 == k1 &&
 		    s->k2 == k2 && s->len == n &&
-		    !memcmp(t->strs.p + s->off, p, n))
+		    (n == 0 || !memcmp(t->strs.p + s->off, p, n)))
 			return s;
 	}
 }

@@ -67,13 +67,17 @@ def run_raw(argv, preload, outdir):
     return res
 
 
+# TSan's and ASan's runtimes set RLIMIT_CORE to 0 (disable_coredump, on
+# by default on 64-bit for their terabytes of shadow memory).
+NO_CORE = "thread" in SANITIZE or "address" in SANITIZE
+
+
 def describe(status):
-    """The wait status in words. Under TSan its runtime, loaded with
-    libtprof.so only, sets RLIMIT_CORE to 0 (disable_coredump, for its
-    terabytes of shadow memory): whether a core was dumped is then the
-    sanitizer's doing, compared only in unsanitized runs."""
+    """The wait status in words. Under TSan or ASan the runtime sets
+    RLIMIT_CORE to 0 (NO_CORE): whether a core was dumped is then the
+    sanitizer's doing, compared only in runs without one."""
     if os.WIFSIGNALED(status):
-        core = os.WCOREDUMP(status) and "thread" not in SANITIZE
+        core = os.WCOREDUMP(status) and not NO_CORE
         return "signal %d%s" % (os.WTERMSIG(status),
                                 " (core dumped)" if core else "")
     return "exit %d" % os.WEXITSTATUS(status)
@@ -106,7 +110,7 @@ def crash_case(mode, want_sig, want_out, ended_by):
     st1, out1, err1 = run_raw([prog("crash"), mode, cpath], True, outdir)
     eq("%s: same wait status as without tprof (%s)" % (mode, describe(st0)),
        describe(st1), describe(st0))
-    if "thread" in SANITIZE:	# no core under TSan: see describe()
+    if NO_CORE:		# no core under TSan or ASan: see describe()
         want_sig = want_sig.replace(" (core dumped)", "")
     eq("%s: the status is the program's own" % mode, describe(st0), want_sig)
     eq("%s: same stdout" % mode, out1, out0)

@@ -21,7 +21,7 @@ SLACK_S = 0.1
 
 def start(outdir, lastfile, count, extra=None, period=PERIOD_US):
     e = base_env()
-    e.update({"LD_PRELOAD": LIB, "TPROF_OUTPUT_DIR": outdir,
+    e.update({"LD_PRELOAD": PRELOAD, "TPROF_OUTPUT_DIR": outdir,
               "TPROF_FLIGHT": str(WINDOW_S)})
     e.update(extra or {})
     return subprocess.Popen([prog("paced"), str(period), str(count),
@@ -238,21 +238,29 @@ if check("flight drops: one dump", len(files) == 1, files):
                                          th["dropped"]))
 
 # tprof-run's flags reach the library.
-outdir = tempfile.mkdtemp(prefix="tprof-it-")
+def tprof_run_flags():
+    outdir = tempfile.mkdtemp(prefix="tprof-it-")
+    e = base_env()
+    r = subprocess.run([RUN, "-o", outdir, "--flight", "1", "--flight-mb", "64",
+                        "--flight-at-exit", "--hang", "0.5", "--dump-signal",
+                        "USR2", "--", prog("paced"), "1000", "200",
+                        os.path.join(outdir, "last")], env=e,
+                       capture_output=True, text=True, timeout=60)
+    eq("tprof-run flight flags: exit status", r.returncode, 0)
+    files = traces(outdir)
+    if check("tprof-run flight flags: the window written at exit", len(files) == 1,
+             os.listdir(outdir)):
+        t = load(files[0])["tprof"]
+        eq("tprof-run flight flags: in the trace",
+           (t["flight"]["seconds"], t["flight"]["cap_mb"], t["flight"]["trigger"],
+            t["hang"]), (1, 64, "exit", {"seconds": 0.5, "dump_signal": "USR2"}))
+
+
+if NO_SHELL:
+    skip("tprof-run flight flags", NO_SHELL)
+else:
+    tprof_run_flags()
 e = base_env()
-r = subprocess.run([RUN, "-o", outdir, "--flight", "1", "--flight-mb", "64",
-                    "--flight-at-exit", "--hang", "0.5", "--dump-signal",
-                    "USR2", "--", prog("paced"), "1000", "200",
-                    os.path.join(outdir, "last")], env=e,
-                   capture_output=True, text=True, timeout=60)
-eq("tprof-run flight flags: exit status", r.returncode, 0)
-files = traces(outdir)
-if check("tprof-run flight flags: the window written at exit", len(files) == 1,
-         os.listdir(outdir)):
-    t = load(files[0])["tprof"]
-    eq("tprof-run flight flags: in the trace",
-       (t["flight"]["seconds"], t["flight"]["cap_mb"], t["flight"]["trigger"],
-        t["hang"]), (1, 64, "exit", {"seconds": 0.5, "dump_signal": "USR2"}))
 r = subprocess.run([RUN, "--flight", "abc", "--", "true"], env=e,
                    capture_output=True, text=True, timeout=60)
 check("tprof-run --flight abc: refused with exit 2",

@@ -15,7 +15,8 @@ of the whole run, each with its exact duration.
 import re
 
 from simrun import exact, kernels, report, sim_prog, sim_run, warnings
-from tplib import check, cleanup, done, eq, tprof_check, xevents
+from tplib import (SANITIZE, check, cleanup, done, eq, skip, tprof_check,
+                   xevents)
 
 def client(label, rep, want):
     eq("%s: the client got every kernel of its window, and only those" %
@@ -178,12 +179,24 @@ eq("%s: the program runs to its end, no abort" % label,
    (r.rc, bool(r.log) and not r.log.of("abort")), (0, True))
 if r.trace and r.log:
     cu = r.trace["tprof"]["cupti"]
-    eq("%s: disabled, not finalized" % label,
-       (cu["finalized"], cu["stopped_why"], cu["subscribers"]),
-       (4, "the last recording window ended", "several"))
-    eq("%s: the simulation saw no cuptiFinalize and no forced flush" % label,
-       [e["call"] for e in r.log.of("cupti")
-        if e.get("call") in ("finalize", "flush_forced")], [])
+    calls = [e["call"] for e in r.log.of("cupti")
+             if e.get("call") in ("finalize", "flush_forced")]
+    if "thread" in SANITIZE and cu["stopped_why"] == "the trace ended":
+        # As in test_gpu_truth.py's window end: CUPTI is let go a grace
+        # time (at least 0.5 s) after the 300 ms window, at the writer's
+        # next cycle; under TSan the 1.2 s program can end first. Never
+        # finalized, whenever it stops, is checked.
+        skip("%s: disabled, not finalized; no forced flush" % label,
+             "timing: under TSan the program ended before the grace time "
+             "after the window")
+        eq("%s: several subscribers, never finalized" % label,
+           (cu["subscribers"], "finalize" in calls), ("several", False))
+    else:
+        eq("%s: disabled, not finalized" % label,
+           (cu["finalized"], cu["stopped_why"], cu["subscribers"]),
+           (4, "the last recording window ended", "several"))
+        eq("%s: the simulation saw no cuptiFinalize and no forced flush" %
+           label, calls, [])
     tprof_check(r.path, "%s: tprof check passes" % label)
 cleanup(r)
 

@@ -12,7 +12,7 @@ import re
 
 import simrun
 from simrun import kernels, report, warnings
-from tplib import cleanup, done, prog, xevents
+from tplib import SANITIZE, cleanup, done, prog, skip, xevents
 
 # Every case runs in both modes of the simulation (CUDA 13; CUDA 12 with
 # libcupti.so.12 at API 28); each PASS line names its mode.
@@ -20,6 +20,26 @@ M = simrun.Modal()
 check, eq, tprof_check = M.check, M.eq, M.tprof_check
 sim_prog, sim_run = M.sim_prog, M.sim_run
 
+
+
+def first_client():
+    r = sim_run([sim_prog("kineto_like"), "first"],
+                env={"KINETO_LIKE_FIRST": "1"})
+    rep = report(r)
+    eq("first client: it got every kernel launched while it was on",
+       (rep.get("got _Z6beforePf"), rep.get("got _Z6duringPf"),
+        rep.get("canaries_ok")), (100, 100, 1))
+    w = warnings(r)
+    check("first client: one warning; tprof stays CPU-side",
+          len(w) == 1 and "was using CUPTI before tprof started it" in w[0] and
+          w[0].endswith("GPU activity is not recorded, CPU-side tracing goes on"),
+          w)
+    if r.trace:
+        eq("first client: no GPU activity in tprof's trace, 300 launches",
+           (len([e for e in xevents(r.trace) if e.get("cat") == "kernel"]),
+            len([e for e in xevents(r.trace) if e["name"] == "cudaLaunchKernel"])),
+           (0, 300))
+    cleanup(r)
 
 
 def cases():
@@ -54,23 +74,16 @@ def cases():
 
     # The client was there first (its library's constructor runs before
     # tprof's): never displaced.
-    r = sim_run([sim_prog("kineto_like"), "first"],
-                env={"KINETO_LIKE_FIRST": "1"})
-    rep = report(r)
-    eq("first client: it got every kernel launched while it was on",
-       (rep.get("got _Z6beforePf"), rep.get("got _Z6duringPf"),
-        rep.get("canaries_ok")), (100, 100, 1))
-    w = warnings(r)
-    check("first client: one warning; tprof stays CPU-side",
-          len(w) == 1 and "was using CUPTI before tprof started it" in w[0] and
-          w[0].endswith("GPU activity is not recorded, CPU-side tracing goes on"),
-          w)
-    if r.trace:
-        eq("first client: no GPU activity in tprof's trace, 300 launches",
-           (len([e for e in xevents(r.trace) if e.get("cat") == "kernel"]),
-            len([e for e in xevents(r.trace) if e["name"] == "cudaLaunchKernel"])),
-           (0, 300))
-    cleanup(r)
+    if M.mode == 12 and "thread" in SANITIZE:
+        # Preloaded libraries' constructors run after the program's own
+        # libraries': libkclient.so's calls tprof's (instrumented) CUPTI
+        # interposer before TSan's runtime has started (nothing it
+        # intercepts ran yet in this mode; a TSan-built program starts it
+        # from .preinit_array): SIGSEGV in __tsan_func_entry, every run.
+        skip("CUDA 12, first client: every check", "TSan's runtime is not "
+             "started when the client's constructor calls into tprof")
+    else:
+        first_client()
 
     # A client that also subscribes (CUPTI before 13.3 allows one
     # subscriber): tprof has let its own go.

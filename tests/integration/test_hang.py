@@ -27,7 +27,7 @@ def start(scenario, extra=None):
     procs = []
     for r in range(N):
         e = base_env()
-        e.update({"LD_PRELOAD": LIB, "LD_LIBRARY_PATH": FAKE_DIR,
+        e.update({"LD_PRELOAD": PRELOAD, "LD_LIBRARY_PATH": FAKE_DIR,
                   "FAKE_NCCL_BARRIER": bar, "TPROF_OUTPUT_DIR": outdir,
                   "TPROF_HANG": "1", "TPROF_RANK": str(r),
                   "WORLD_SIZE": str(N), "TPROF_RUN_ID": "hangtest",

@@ -423,6 +423,12 @@ def address_space(threads, calls):
     64 thread creations failed, the calls of threads without a ring were
     not counted)."""
     label = "ulimit -v, %d threads" % threads
+    if "thread" in SANITIZE:
+        skip(label, "TSan's runtime reserves its allocator and shadow "
+             "(terabytes) at start and aborts under any such limit "
+             "(CHECK failed: sanitizer_allocator_primary64.h:131), before "
+             "tprof runs")
+        return
     r, alone = as_run(threads, calls, 0, False)
     cleanup(r)
     if not check(label + ": the program's need measured", alone, r.stdout):

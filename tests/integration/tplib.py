@@ -8,9 +8,21 @@ import gzip
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+
+# A shell without job control starts a background job ("make test &")
+# with SIGINT ignored, nohup ignores SIGHUP, and an ignored signal stays
+# ignored across fork and exec: every traced program would ignore the
+# signal a test sends and the test wait for it until its timeout. Caught
+# here (SIGHUP by a handler that does nothing, as nohup wanted for the
+# test itself), each is the default again in every program started.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+if signal.getsignal(signal.SIGHUP) == signal.SIG_IGN:
+    signal.signal(signal.SIGHUP, lambda sig, frame: None)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # TPROF_TEST_BUILD: another build directory (make B=DIR).
