@@ -14,6 +14,7 @@
 #include "merge.h"
 #include "recover.h"
 #include "merge_int.h"
+#include "convert.h"
 #include "trace_sniff.h"
 
 #include <dirent.h>
@@ -92,7 +93,8 @@ static int add_input(struct mg *m, const char *path, int from_dir)
 static int is_trace_name(const char *name)
 {
 	return ends_with(name, ".trace.json.gz") ||
-	       ends_with(name, ".trace.json");
+	       ends_with(name, ".trace.json") ||
+	       ends_with(name, ".pftrace.gz") || ends_with(name, ".pftrace");
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -521,7 +523,8 @@ static void warn_world_sizes(const struct mg *m)
 	}
 }
 
-static int merge(struct mg *m, const char *out, char **args, int nargs)
+static int merge(struct mg *m, const char *out, const char *write_to,
+		 char **args, int nargs)
 {
 	struct out_id oid = { 0 };
 	struct stat st;
@@ -544,7 +547,7 @@ static int merge(struct mg *m, const char *out, char **args, int nargs)
 		return -1;
 	order_inputs(m);
 	warn_world_sizes(m);
-	if (mg_out_open(m, out) || put_header(m))
+	if (mg_out_open(m, write_to) || put_header(m))
 		return -1;
 	for (i = 0; i < m->nin; i++) {
 		if (copy_input(m, &m->in[i]))
@@ -583,6 +586,33 @@ static void free_all(struct mg *m)
 	free(m->scratch);
 	tp_buf_free(&m->esc);
 	tp_json_arena_free(&m->arena);
+}
+
+/* OUT ending .pftrace or .pftrace.gz: the merged JSON goes to a
+ * temporary OUT.<pid>.json.gz beside it, then is converted (convert.c;
+ * one packet sequence, fresh track uuids, so no two inputs share a track)
+ * and removed. */
+static int merge_to(struct mg *m, const char *out, char **args, int n)
+{
+	char *tmp = NULL;
+	int rc;
+
+	if (!ends_with(out, ".pftrace") && !ends_with(out, ".pftrace.gz")) {
+		rc = merge(m, out, out, args, n);
+		mg_out_abandon(&m->out);
+		return rc;
+	}
+	if (asprintf(&tmp, "%s.%d.json.gz", out, (int)getpid()) < 0) {
+		fprintf(stderr, "tprof: error: out of memory\n");
+		return -1;
+	}
+	rc = merge(m, out, tmp, args, n);
+	mg_out_abandon(&m->out);
+	if (!rc && tp_convert_file(tmp, out, 1))
+		rc = -1;
+	unlink(tmp);
+	free(tmp);
+	return rc;
 }
 
 int tp_cmd_merge(int argc, char **argv)
@@ -638,8 +668,7 @@ int tp_cmd_merge(int argc, char **argv)
 		return usage_error("%s", !out ? "no output: give -o OUT" :
 				   "no input: give directories or files");
 	}
-	rc = merge(&m, out, args, n);
-	mg_out_abandon(&m.out);
+	rc = merge_to(&m, out, args, n);
 	free_all(&m);
 	free(args);
 	return rc ? 1 : 0;
