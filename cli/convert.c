@@ -33,6 +33,7 @@ struct conv {
 	char trace_name[256];
 	uint64_t events, skipped;
 	int began;
+	int pf;		/* the output is Perfetto */
 };
 
 static int ends_with(const char *s, const char *suf)
@@ -129,6 +130,14 @@ static int other(struct conv *c, const char *key, size_t keylen)
 		else if (n->type == TP_JSON_STRING)
 			snprintf(c->trace_name, sizeof(c->trace_name), "%s",
 				 n->str);
+		/* A merged trace says so in Perfetto too (its trailer), so
+		 * that a later merge of the directory leaves it out. */
+		if (c->pf && n->type == TP_JSON_STRING &&
+		    !strcmp(n->str, "merged")) {
+			if (c->trailer.len)
+				tp_buf_lit(&c->trailer, ",\n");
+			tp_buf_lit(&c->trailer, "\"traceName\": \"merged\"");
+		}
 		return 0;
 	}
 	if (tp_json_skip(c->j, tok))
@@ -253,10 +262,12 @@ int tp_convert_file(const char *in, const char *out_path, int quiet)
 	c.file.fd = -1;
 	c.out_path = out_path;
 	if (ends_with(c.out_path, ".pftrace") ||
-	    ends_with(c.out_path, ".pftrace.gz"))
+	    ends_with(c.out_path, ".pftrace.gz")) {
 		c.enc = tp_enc_perfetto_new();
-	else
+		c.pf = 1;
+	} else {
 		c.enc = tp_enc_json_new();
+	}
 	c.in = tp_gzr_open(in, err, sizeof(err));
 	if (!c.in) {
 		fprintf(stderr, "tprof: convert: %s: %s\n", in, err);

@@ -247,6 +247,10 @@ struct hdr {
 	int base;		/* baseTimeNanoseconds was seen */
 	int64_t name_rank, dinfo_rank;
 	int merged;		/* traceName "merged": our own output */
+	/* A Perfetto trace (read as JSON, pftrace_read.h): its trailer,
+	 * with traceName and distributedInfo, comes after the events, so
+	 * it is read to the end. */
+	int pf;
 };
 
 static int header_member(struct mg *m, struct mg_input *in, struct src *s,
@@ -263,14 +267,15 @@ static int header_member(struct mg *m, struct mg_input *in, struct src *s,
 				       "is not a non-negative integer");
 		in->base_ns = x;
 		h->base = 1;
-	} else if (!h->events && key_is(s->j, "traceName")) {
+	} else if ((!h->events || h->pf) && key_is(s->j, "traceName")) {
 		if (header_value(m, in, s, &v))
 			return -1;
 		if (v->type == TP_JSON_STRING) {
 			h->merged = !strcmp(v->str, "merged");
 			mg_rank_suffix(v->str, v->len, &h->name_rank);
 		}
-	} else if (!h->events && key_is(s->j, "distributedInfo")) {
+	} else if ((!h->events || h->pf) &&
+		   key_is(s->j, "distributedInfo")) {
 		if (header_value(m, in, s, &v))
 			return -1;
 		if (tp_json_int64(tp_json_get(v, "rank"), &x) && x >= 0)
@@ -302,15 +307,16 @@ static void set_rank(struct mg_input *in, const struct hdr *h)
  * base comes after the events (Kineto), which costs a full read. */
 static int prescan(struct mg *m, struct mg_input *in)
 {
-	struct hdr h = { 0, 0, -1, -1, 0 };
+	struct hdr h = { 0, 0, -1, -1, 0, 0 };
 	struct src s;
 	int tok, rc = -1;
 
 	if (src_open(m, in, &s))
 		goto out;
+	h.pf = tp_gzr_is_perfetto(s.gz);
 	while ((tok = tp_json_next(s.j)) == TP_JSON_KEY) {
 		if (key_is(s.j, "traceEvents")) {
-			if (h.base)
+			if (h.base && !h.pf)
 				break;
 			h.events = 1;
 			tok = tp_json_next(s.j);
@@ -326,7 +332,7 @@ static int prescan(struct mg *m, struct mg_input *in)
 		} else if (header_member(m, in, &s, &h)) {
 			goto out;
 		}
-		if (h.events && h.base)
+		if (h.events && h.base && !h.pf)
 			break;
 	}
 	if (tok == TP_JSON_ERROR) {

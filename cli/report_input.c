@@ -242,7 +242,8 @@ static int add_dir(struct rp_inputs *in, const char *dir)
 	}
 	if (!added) {
 		rp_fail(dir, "no summaries or traces here (*.summary.json, "
-			"*.trace.json.gz, *.trace.json, other *.json[.gz] "
+			"*.trace.json.gz, *.trace.json, *.pftrace[.gz], "
+			"other *.json[.gz] "
 			"holding a trace)");
 		goto out;
 	}
