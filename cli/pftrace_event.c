@@ -20,7 +20,8 @@
  *   trailer's members (distributedInfo, deviceProperties, tprof), written
  *   at the end.
  *
- * Categories are joined with ",". Calls pftrace_tracks.c and
+ * Categories are joined with ","; an event without any has no "cat".
+ * Calls pftrace_tracks.c and
  * pftrace_args.c. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -149,7 +150,6 @@ static void head(struct tp_pfr *r, struct pfr_seq *s, struct pbr c,
 		tp_json_strn(b, str, len);
 	else
 		tp_buf_lit(b, "\"\"");
-	tp_buf_lit(b, ",\"cat\":\"");
 	while (pbr_next(&c, &f, &why) > 0) {
 		if (f.num == 22 && f.wt == PBR_LEN) {
 			str = (const char *)f.sub.p;
@@ -159,11 +159,11 @@ static void head(struct tp_pfr *r, struct pfr_seq *s, struct pbr c,
 		} else {
 			continue;
 		}
-		if (ncat++)
-			tp_buf_char(b, ',');
+		tp_buf_cstr(b, ncat++ ? "," : ",\"cat\":\"");
 		tp_json_escape(b, str, len);
 	}
-	tp_buf_char(b, '"');
+	if (ncat)
+		tp_buf_char(b, '"');
 }
 
 static void where(struct tp_pfr *r, const struct pfr_track *t, int64_t ts)
@@ -339,11 +339,44 @@ static struct pfr_open *pop(struct tp_pfr *r, struct pfr_track *t)
 	return o;
 }
 
+/* An async end with nothing open: kept (its args) for the next begin. */
+static void early_end(struct tp_pfr *r, struct pfr_track *t, int64_t ts)
+{
+	size_t n = r->scratch.len;
+	struct pfr_open *o;
+
+	if (r->nopen >= PFR_OPEN_MAX || r->open_bytes + n > PFR_OPEN_BYTES) {
+		r->notes[PFR_NOTE_UNMATCHED_END]++;
+		return;
+	}
+	o = malloc(sizeof(*o) + n);
+	if (!o) {
+		r->notes[PFR_NOTE_UNMATCHED_END]++;
+		return;
+	}
+	o->ts = ts;
+	o->head_len = 0;
+	o->args_len = (uint32_t)n;
+	memcpy(o->text, r->scratch.p, n);
+	o->below = NULL;
+	if (t->early_tail)
+		t->early_tail->below = o;
+	else
+		t->early = o;
+	t->early_tail = o;
+	r->nopen++;
+	r->open_bytes += n;
+}
+
 static void slice_end(struct tp_pfr *r, struct pfr_track *t, int64_t ts)
 {
 	struct pfr_open *o = pop(r, t);
 	struct tp_buf *b = &r->out;
 
+	if (!o && t->role == PR_ASYNC) {
+		early_end(r, t, ts);
+		return;
+	}
 	if (!o) {
 		r->notes[PFR_NOTE_UNMATCHED_END]++;
 		return;
@@ -504,7 +537,22 @@ int pfr_track_event(struct tp_pfr *r, struct pfr_seq *s, struct pbr c,
 		tp_buf_char(&r->out, '}');
 		r->scratch.len = 0;	/* the "e" carries no args */
 	}
-	return push(r, t, ts);
+	if (push(r, t, ts))
+		return -1;
+	if (t->role == PR_ASYNC && t->early) {
+		struct pfr_open *o = t->early;
+
+		t->early = o->below;
+		if (!t->early)
+			t->early_tail = NULL;
+		r->nopen--;
+		r->open_bytes -= o->args_len;
+		r->scratch.len = 0;
+		tp_buf_put(&r->scratch, o->text, o->args_len);
+		slice_end(r, t, o->ts);
+		free(o);
+	}
+	return 0;
 }
 
 /* Slices still open at the end: "B" events (async: left open). */
@@ -517,6 +565,14 @@ void pfr_close_open(struct tp_pfr *r)
 	for (i = 0; i < r->ntrk; i++) {
 		struct pfr_track *t = &r->trk[i];
 
+		while ((o = t->early)) {
+			r->notes[PFR_NOTE_UNMATCHED_END]++;
+			t->early = o->below;
+			r->nopen--;
+			r->open_bytes -= o->args_len;
+			free(o);
+		}
+		t->early_tail = NULL;
 		while ((o = pop(r, t))) {
 			r->notes[PFR_NOTE_UNENDED]++;
 			if (t->role != PR_ASYNC) {

@@ -75,6 +75,11 @@ struct pfr_track {
 	int kind;
 	int64_t pid, tid;	/* from the descriptor */
 	char *name;
+	/* "GPU N" / "stream S" as first declared (tprof declares a device
+	 * and a stream with that name before any rename): numbered 1 and
+	 * the number, kept whatever names follow. */
+	int numbered;
+	int64_t number;
 	int has_sort;
 	int64_t sort;
 	int used;
@@ -85,6 +90,10 @@ struct pfr_track {
 	int64_t ctr_mult;
 	double ctr_acc;
 	struct pfr_open *open;
+	/* Async ends that came before their begins (tprof writes an NVTX
+	 * range's end when it happens, on any thread): paired with the
+	 * track's next begins, oldest first. */
+	struct pfr_open *early, *early_tail;
 };
 
 struct tp_pfr {

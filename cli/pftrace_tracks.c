@@ -5,12 +5,12 @@
  *   (pid, 0), and its name and legacy_sort_index become process_name and
  *   process_sort_index.
  * - A CounterDescriptor's track holds "C" events of its root's pid.
- * - Any other track is named: a root named "GPU N" or "GPU N ..." (how
- *   tprof and Kineto name a device) gets pid N, another root a made-up
- *   pid (2^30 + its number); under a "GPU N" root, a track named
- *   "stream S" is the thread (N, S), as Kineto's GPU streams are; any
- *   other named track's slices are async ("b"/"e") with the track's
- *   number as id, under its root's pid.
+ * - Any other track is named: a root first declared as "GPU N" or
+ *   "GPU N ..." (how tprof declares a device before naming it) gets pid
+ *   N, another root a made-up pid (2^30 + its number); under such a
+ *   root, a track first declared as "stream S" is the thread (N, S), as
+ *   Kineto's GPU streams are; any other named track's slices are async
+ *   ("b"/"e") with the track's number as id, under its root's pid.
  *
  * Names are written as metadata events at the end (a track may be
  * renamed after its first event): every process and thread descriptor's,
@@ -151,6 +151,8 @@ static int counter_body(struct tp_pfr *r, struct pfr_track *t, struct pbr c)
 	return rc < 0 ? pfr_fail(r, c.p, "counter descriptor: %s", why) : 0;
 }
 
+static int numbered(const char *name, const char *prefix, int64_t *n);
+
 int pfr_descriptor(struct tp_pfr *r, struct pbr c)
 {
 	struct pbr whole = c, body;
@@ -158,7 +160,7 @@ int pfr_descriptor(struct tp_pfr *r, struct pbr c)
 	struct pfr_track *t;
 	uint64_t uuid = 0;
 	const char *why;
-	int rc, has = 0;
+	int rc, has = 0, fresh;
 
 	while ((rc = pbr_next(&c, &f, &why)) > 0)
 		if (f.num == 1 && f.wt == PBR_VARINT) {
@@ -170,6 +172,7 @@ int pfr_descriptor(struct tp_pfr *r, struct pbr c)
 	if (!has)
 		return 0;	/* no uuid: nothing can refer to it */
 	t = pfr_track_find(r, uuid);
+	fresh = !t;
 	if (!t && !(t = track_new(r, uuid)))
 		return -1;
 	c = whole;
@@ -188,6 +191,9 @@ int pfr_descriptor(struct tp_pfr *r, struct pbr c)
 			   counter_body(r, t, body))
 			return -1;
 	}
+	if (fresh && t->kind == PT_NAMED)
+		t->numbered = numbered(t->name, t->parent ? "stream " : "GPU ",
+				       &t->number);
 	return 0;
 }
 
@@ -249,12 +255,10 @@ static int numbered(const char *name, const char *prefix, int64_t *n)
 /* The pid of a root track (or of a thread's or process's track). */
 static int64_t root_pid(struct tp_pfr *r, struct pfr_track *t)
 {
-	int64_t n;
-
 	if (t->kind == PT_PROCESS || t->kind == PT_THREAD)
 		return t->pid;
-	if (numbered(t->name, "GPU ", &n))
-		return n;
+	if (!t->parent && t->numbered)
+		return t->number;
 	if (!t->jpid) {
 		r->nroots++;
 		t->jpid = MADE_UP_PID + r->nroots;
@@ -277,7 +281,6 @@ static int64_t pid_above(struct tp_pfr *r, struct pfr_track *t)
 void pfr_track_use(struct tp_pfr *r, struct pfr_track *t)
 {
 	struct pfr_track *root, *par;
-	int64_t n;
 
 	root = root_of(r, t);
 	root->used = 1;
@@ -302,11 +305,11 @@ void pfr_track_use(struct tp_pfr *r, struct pfr_track *t)
 		return;
 	}
 	par = parent_of(r, t);
-	if (par && par == root && root->kind == PT_NAMED &&
-	    numbered(root->name, "GPU ", &t->jpid) &&
-	    numbered(t->name, "stream ", &n)) {
+	if (par && par == root && root->kind == PT_NAMED && root->numbered &&
+	    t->numbered) {
 		t->role = PR_THREAD;
-		t->jtid = n;
+		t->jpid = root->number;
+		t->jtid = t->number;
 		return;
 	}
 	t->role = PR_ASYNC;
@@ -374,6 +377,10 @@ void pfr_tracks_free(struct tp_pfr *r)
 		free(r->trk[i].name);
 		while ((o = r->trk[i].open)) {
 			r->trk[i].open = o->below;
+			free(o);
+		}
+		while ((o = r->trk[i].early)) {
+			r->trk[i].early = o->below;
 			free(o);
 		}
 	}
