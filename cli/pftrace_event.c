@@ -11,7 +11,7 @@
  *   only (tprof writes JSON's "s"/"f" that way);
  * - flow_ids: "s" for an id first seen, "t" for a later one,
  *   terminating_flow_ids "f" with "bp":"e" (the enclosing slice, as
- *   Perfetto binds them);
+ *   Perfetto binds them); on a slice they are named "flow" (flows());
  * - COUNTER (and extra counter values) on a counter track: "C" named
  *   after the track, the value under its last word ("GPU memory
  *   allocated" is {"name": "GPU memory", "args": {"allocated": v}}) or
@@ -283,11 +283,23 @@ dropped:
 	return 0;
 }
 
+/* A slice's flows are matched by id alone in Perfetto, but by id, name
+ * and category in JSON (and `tprof check`): they are all named "flow".
+ * An instant that carries flows (tprof's form of JSON's "s"/"f") gives
+ * them its own name and category. Flow events carry no args. */
 static void flows(struct tp_pfr *r, const struct pfr_track *t,
-		  const struct tev *e, int64_t ts)
+		  const struct tev *e, int64_t ts, int on_slice)
 {
 	char extra[48];
 	uint32_t i;
+
+	if (!e->nflows && !e->nterms)
+		return;
+	r->scratch.len = 0;
+	if (on_slice) {
+		r->head.len = 0;
+		tp_buf_lit(&r->head, "\"name\":\"flow\",\"cat\":\"flow\"");
+	}
 
 	for (i = 0; i < e->nflows + e->nterms; i++) {
 		int term = i >= e->nflows;
@@ -517,16 +529,23 @@ int pfr_track_event(struct tp_pfr *r, struct pfr_seq *s, struct pbr c,
 		slice_end(r, t, ts);
 		return 0;
 	}
-	head(r, s, c, &e);
 	if (e.type == 3 && (e.nflows || e.nterms)) {
-		flows(r, t, &e, ts);
+		head(r, s, c, &e);
+		flows(r, t, &e, ts, 0);
 		return 0;
 	}
+	if (e.nflows || e.nterms) {
+		/* The flows first: they use r->scratch and r->head. */
+		flows(r, t, &e, ts, 1);
+		r->scratch.len = 0;
+		if (pfr_args(r, s, c, &r->scratch))
+			return -1;
+	}
+	head(r, s, c, &e);
 	if (e.type == 3) {
 		simple(r, t, 'i', ts, NULL);
 		return 0;
 	}
-	flows(r, t, &e, ts);
 	if (t->role == PR_ASYNC) {
 		pfr_begin_event(r);
 		tp_buf_lit(&r->out, "{\"ph\":\"b\",");
