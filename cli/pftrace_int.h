@@ -1,7 +1,9 @@
 /* The Perfetto reader's insides, shared by its files: pftrace_read.c
- * (framing, packets, sequences, interning, clocks), pftrace_tracks.c (the
+ * (its interface, framing, packets), pftrace_tracks.c (the
  * track table, and pids/tids for JSON), pftrace_event.c (TrackEvents to
- * JSON events), pftrace_args.c (debug annotations to JSON values). They
+ * JSON events), pftrace_args.c (debug annotations to JSON values),
+ * pftrace_clock.c (clocks), pftrace_seq.c (errors, sequences, interning,
+ * the JSON events' start: the bottom, called by all the others). They
  * call trace/json.h (tp_buf, escaping), json.h (to validate legacy JSON)
  * and pbr.h; nothing else. */
 #ifndef TP_CLI_PFTRACE_INT_H
@@ -142,13 +144,23 @@ struct tp_pfr {
 
 #define PFR_OUT_CLOCK_NONE 0xffffffffu
 
-/* pftrace_read.c */
+/* pftrace_seq.c: the base, called by every other file. */
 int pfr_fail(struct tp_pfr *r, const uint8_t *at, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+struct pfr_seq *pfr_seq_get(struct tp_pfr *r, uint32_t id);
+void pfr_seq_clear(struct tp_pfr *r, struct pfr_seq *s);
+int pfr_interned_data(struct tp_pfr *r, struct pfr_seq *s, struct pbr c);
 int pfr_intern_get(struct tp_pfr *r, struct pfr_seq *s, int kind,
 		   uint64_t iid, const char **str, size_t *len);
+/* Starts a JSON event: the header before the first, else a comma. */
 void pfr_begin_event(struct tp_pfr *r);
 int64_t pfr_json_ts(const struct tp_pfr *r, int64_t t);
+
+/* pftrace_clock.c */
+int pfr_clock_snapshot(struct tp_pfr *r, struct pfr_seq *s, struct pbr c);
+/* A packet's timestamp on clock cid, in JSON's clock's ns. */
+int64_t pfr_packet_ts(struct tp_pfr *r, struct pfr_seq *s, uint32_t cid,
+		      uint64_t raw);
 
 /* pftrace_tracks.c */
 struct pfr_track *pfr_track_find(struct tp_pfr *r, uint64_t uuid);

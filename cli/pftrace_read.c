@@ -1,11 +1,12 @@
-/* The Perfetto reader (pftrace_read.h): Trace framing, packets,
- * sequences with their interned data and defaults, and clocks. The
+/* The Perfetto reader (pftrace_read.h): its interface, Trace framing and
+ * the dispatch of each packet's parts. The
  * semantics are Perfetto's (protos/perfetto/trace/trace_packet.proto and
  * src/trace_processor/importers/proto/proto_trace_reader.cc):
  *
  * - each trusted_packet_sequence_id has its own incremental state:
- *   interned strings, TracePacketDefaults and sequence-scoped clocks
- *   (ids 64-127); SEQ_INCREMENTAL_STATE_CLEARED (or
+ *   interned strings and TracePacketDefaults (sequence-scoped clocks,
+ *   ids 64-127, are the sequence's too but outlive a clear, as in
+ *   trace_processor); SEQ_INCREMENTAL_STATE_CLEARED (or
  *   incremental_state_cleared) empties it; a packet with
  *   SEQ_NEEDS_INCREMENTAL_STATE on a sequence whose state was never
  *   cleared is skipped, as trace_processor does;
@@ -17,7 +18,8 @@
  *   clock to it (else into the trace clock), so traces from different
  *   hosts line up.
  *
- * Calls pftrace_tracks.c and pftrace_event.c (and trace/json.h). */
+ * Calls pftrace_event.c, pftrace_tracks.c, pftrace_clock.c and
+ * pftrace_seq.c (and trace/json.h). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,28 +27,7 @@
 
 #include "pftrace_int.h"
 
-#define BUILTIN_REALTIME 1
 #define BUILTIN_BOOTTIME 6
-
-int pfr_fail(struct tp_pfr *r, const uint8_t *at, const char *fmt, ...)
-{
-	uint64_t off = r->pkt_off;
-	va_list ap;
-	int n;
-
-	if (r->failed)
-		return -1;
-	if (at && r->pkt.p && at >= (const uint8_t *)r->pkt.p &&
-	    at <= (const uint8_t *)r->pkt.p + r->pkt.len)
-		off += (uint64_t)(at - (const uint8_t *)r->pkt.p);
-	n = snprintf(r->err, sizeof(r->err), "offset %llu: ",
-		     (unsigned long long)off);
-	va_start(ap, fmt);
-	vsnprintf(r->err + n, sizeof(r->err) - (size_t)n, fmt, ap);
-	va_end(ap);
-	r->failed = 1;
-	return -1;
-}
 
 int tp_pfr_sniff(const void *head, size_t n)
 {
@@ -77,18 +58,6 @@ struct tp_pfr *tp_pfr_new(tp_pfr_read_fn read, void *ctx)
 	return r;
 }
 
-static void seq_clear(struct tp_pfr *r, struct pfr_seq *s)
-{
-	r->interned -= s->n;
-	r->intern_bytes -= s->strs.len;
-	free(s->tab);
-	s->tab = NULL;
-	s->cap = s->n = 0;
-	s->strs.len = 0;
-	s->has_def_clock = s->has_def_track = 0;
-	/* Its clocks are not incremental state: trace_processor keeps
-	 * sequence-scoped clocks in its clock tracker across clears. */
-}
 
 void tp_pfr_free(struct tp_pfr *r)
 {
@@ -97,7 +66,7 @@ void tp_pfr_free(struct tp_pfr *r)
 	if (!r)
 		return;
 	for (i = 0; i < r->nseqs; i++) {
-		seq_clear(r, &r->seqs[i]);
+		pfr_seq_clear(r, &r->seqs[i]);
 		tp_buf_free(&r->seqs[i].strs);
 	}
 	free(r->seqs);
@@ -139,345 +108,7 @@ int tp_pfr_note(const struct tp_pfr *r, int k, char *buf, size_t len)
 	return 1;
 }
 
-/* Sequences */
-
-static struct pfr_seq *seq_get(struct tp_pfr *r, uint32_t id)
-{
-	struct pfr_seq *ns;
-	uint32_t i;
-
-	for (i = 0; i < r->nseqs; i++)
-		if (r->seqs[i].id == id)
-			return &r->seqs[i];
-	if (r->nseqs == PFR_SEQS_MAX) {
-		pfr_fail(r, NULL, "more than %u packet sequences (the "
-			 "reader's bound)", PFR_SEQS_MAX);
-		return NULL;
-	}
-	if (r->nseqs == r->capseqs) {
-		uint32_t cap = r->capseqs ? r->capseqs * 2 : 8;
-
-		ns = realloc(r->seqs, cap * sizeof(*ns));
-		if (!ns) {
-			pfr_fail(r, NULL, "out of memory");
-			return NULL;
-		}
-		r->seqs = ns;
-		r->capseqs = cap;
-	}
-	ns = &r->seqs[r->nseqs++];
-	memset(ns, 0, sizeof(*ns));
-	ns->id = id;
-	return ns;
-}
-
-static uint64_t ikey(int kind, uint64_t iid)
-{
-	return iid << 2 | (uint64_t)kind;
-}
-
-static uint32_t ihash(uint64_t k, uint32_t cap)
-{
-	k *= 0x9e3779b97f4a7c15ull;
-	return (uint32_t)(k >> 32) & (cap - 1);
-}
-
-static int intern_grow(struct tp_pfr *r, struct pfr_seq *s)
-{
-	uint32_t cap = s->cap ? s->cap * 2 : 64, i, h;
-	struct pfr_ient *t = calloc(cap, sizeof(*t));
-
-	if (!t)
-		return pfr_fail(r, NULL, "out of memory");
-	for (i = 0; i < s->cap; i++) {
-		if (!s->tab[i].key)
-			continue;
-		for (h = ihash(s->tab[i].key, cap); t[h].key;
-		     h = (h + 1) & (cap - 1))
-			;
-		t[h] = s->tab[i];
-	}
-	free(s->tab);
-	s->tab = t;
-	s->cap = cap;
-	return 0;
-}
-
-/* Defines (or redefines) an interned string of the sequence. */
-static int intern_put(struct tp_pfr *r, struct pfr_seq *s, int kind,
-		      uint64_t iid, const uint8_t *str, size_t len)
-{
-	uint64_t k = ikey(kind, iid);
-	uint32_t h;
-
-	if (!iid || iid >> 60)
-		return 0;	/* iid 0 means "none": never looked up */
-	if (r->interned >= PFR_INTERN_MAX ||
-	    r->intern_bytes + len > PFR_INTERN_BYTES)
-		return pfr_fail(r, str, "more than %u interned strings or "
-				"%u MiB of them (the reader's bound)",
-				PFR_INTERN_MAX, PFR_INTERN_BYTES >> 20);
-	if ((s->n + 1) * 2 > s->cap && intern_grow(r, s))
-		return -1;
-	for (h = ihash(k, s->cap); s->tab[h].key && s->tab[h].key != k;
-	     h = (h + 1) & (s->cap - 1))
-		;
-	if (!s->tab[h].key) {
-		s->n++;
-		r->interned++;
-	}
-	s->tab[h].key = k;
-	s->tab[h].off = (uint32_t)s->strs.len;
-	s->tab[h].len = (uint32_t)len;
-	tp_buf_put(&s->strs, (const char *)str, len);
-	r->intern_bytes += len;
-	if (s->strs.oom)
-		return pfr_fail(r, NULL, "out of memory");
-	return 0;
-}
-
-int pfr_intern_get(struct tp_pfr *r, struct pfr_seq *s, int kind,
-		   uint64_t iid, const char **str, size_t *len)
-{
-	uint64_t k = ikey(kind, iid);
-	uint32_t h;
-
-	if (s && s->cap && iid && !(iid >> 60)) {
-		for (h = ihash(k, s->cap); s->tab[h].key;
-		     h = (h + 1) & (s->cap - 1)) {
-			if (s->tab[h].key != k)
-				continue;
-			*str = s->strs.p + s->tab[h].off;
-			*len = s->tab[h].len;
-			return 0;
-		}
-	}
-	r->notes[PFR_NOTE_BAD_IID]++;
-	*str = "";
-	*len = 0;
-	return -1;
-}
-
-/* InternedData: EventCategory/EventName/DebugAnnotationName (iid 1,
- * name 2) and InternedString (iid 1, str 2) entries. */
-static int interned_data(struct tp_pfr *r, struct pfr_seq *s, struct pbr c)
-{
-	static const int kinds[] = {
-		[1] = PI_CAT + 1, [2] = PI_NAME + 1, [3] = PI_ANAME + 1,
-		[29] = PI_STR + 1,
-	};
-	struct pbr_field f, g;
-	const char *why;
-	int rc;
-
-	while ((rc = pbr_next(&c, &f, &why)) > 0) {
-		uint64_t iid = 0;
-		const uint8_t *str = NULL;
-		size_t len = 0;
-		int kind;
-
-		if (f.num >= sizeof(kinds) / sizeof(kinds[0]) ||
-		    !kinds[f.num] || f.wt != PBR_LEN)
-			continue;
-		kind = kinds[f.num] - 1;
-		while ((rc = pbr_next(&f.sub, &g, &why)) > 0) {
-			if (g.num == 1 && g.wt == PBR_VARINT)
-				iid = g.v;
-			else if (g.num == 2 && g.wt == PBR_LEN) {
-				str = g.sub.p;
-				len = (size_t)(g.sub.end - g.sub.p);
-			}
-		}
-		if (rc < 0)
-			return pfr_fail(r, f.sub.p, "interned data: %s", why);
-		if (intern_put(r, s, kind, iid, str ? str : (const uint8_t *)"",
-			       len))
-			return -1;
-	}
-	return rc < 0 ? pfr_fail(r, c.p, "interned data: %s", why) : 0;
-}
-
-/* Clocks */
-
-static struct pfr_clock *clock_get(struct tp_pfr *r, struct pfr_seq *s,
-				   uint32_t id, int make)
-{
-	struct pfr_clock *c;
-	uint32_t i;
-
-	if (id < PFR_GLOBAL_CLOCKS) {
-		c = &r->gclk[id];
-		c->id = id;
-		return c;
-	}
-	if (id >= 128)		/* a global clock past the builtins */
-		return NULL;
-	for (i = 0; i < s->nclk; i++)
-		if (s->clk[i].id == id)
-			return &s->clk[i];
-	if (!make || s->nclk == PFR_SEQ_CLOCKS)
-		return NULL;
-	c = &s->clk[s->nclk++];
-	memset(c, 0, sizeof(*c));
-	c->id = id;
-	return c;
-}
-
-struct snap_clock {
-	uint32_t id;
-	int inc;
-	uint64_t ts, mult;
-};
-
-#define SNAP_MAX 32
-
-static int snap_read(struct tp_pfr *r, struct pbr c, struct snap_clock *k,
-		     int *n, uint32_t *primary)
-{
-	struct pbr_field f, g;
-	const char *why;
-	int rc;
-
-	*n = 0;
-	while ((rc = pbr_next(&c, &f, &why)) > 0) {
-		if (f.num == 2 && f.wt == PBR_VARINT)
-			*primary = (uint32_t)f.v;
-		if (f.num != 1 || f.wt != PBR_LEN || *n == SNAP_MAX)
-			continue;
-		memset(&k[*n], 0, sizeof(k[*n]));
-		k[*n].mult = 1;
-		while ((rc = pbr_next(&f.sub, &g, &why)) > 0) {
-			if (g.wt != PBR_VARINT)
-				continue;
-			if (g.num == 1)
-				k[*n].id = (uint32_t)g.v;
-			else if (g.num == 2)
-				k[*n].ts = g.v;
-			else if (g.num == 3)
-				k[*n].inc = g.v != 0;
-			else if (g.num == 4 && g.v)
-				k[*n].mult = g.v;
-		}
-		if (rc < 0)
-			break;
-		(*n)++;
-	}
-	return rc < 0 ? pfr_fail(r, c.p, "clock snapshot: %s", why) : 0;
-}
-
-/* The output clock and the JSON's base time, from the first snapshot:
- * REALTIME when it has it. The base keeps the trace's own origin when the
- * snapshot also holds an absolute sequence clock (tprof's trace clock:
- * REALTIME = base + its value), else it is REALTIME floored to 10^14 ns,
- * as tprof's traces' are. */
-static void first_snapshot(struct tp_pfr *r, const struct snap_clock *k,
-			   int n)
-{
-	int i, rt = -1, seq = -1;
-
-	for (i = 0; i < n; i++) {
-		if (k[i].id == BUILTIN_REALTIME)
-			rt = i;
-		else if (k[i].id >= 64 && k[i].id < 128 && !k[i].inc &&
-			 seq < 0)
-			seq = i;
-	}
-	if (rt < 0) {
-		r->out_clock = r->trace_clock;
-		return;
-	}
-	r->out_clock = BUILTIN_REALTIME;
-	if (r->have_base || r->state)	/* events already written */
-		return;
-	r->have_base = 1;
-	if (seq >= 0 && k[rt].ts >= k[seq].ts * k[seq].mult)
-		r->base = (int64_t)(k[rt].ts - k[seq].ts * k[seq].mult);
-	else
-		r->base = (int64_t)(k[rt].ts / 100000000000000ull *
-				    100000000000000ull);
-}
-
-static int clock_snapshot(struct tp_pfr *r, struct pfr_seq *s, struct pbr c)
-{
-	struct snap_clock k[SNAP_MAX];
-	uint32_t primary = 0;
-	int n, i, o = -1;
-
-	if (snap_read(r, c, k, &n, &primary))
-		return -1;
-	if (primary)
-		r->trace_clock = primary;
-	if (r->out_clock == PFR_OUT_CLOCK_NONE)
-		first_snapshot(r, k, n);
-	for (i = 0; i < n; i++)
-		if (k[i].id == r->out_clock)
-			o = i;
-	for (i = 0; i < n; i++) {
-		struct pfr_clock *cl = clock_get(r, s, k[i].id, 1);
-		int64_t v = (int64_t)(k[i].ts * k[i].mult);
-
-		if (!cl)
-			continue;
-		cl->incremental = k[i].inc;
-		cl->mult = k[i].mult;
-		cl->last = v;
-		if (o >= 0) {
-			cl->has_ref = 1;
-			cl->ref_c = v;
-			cl->ref_out = (int64_t)(k[o].ts * k[o].mult);
-		}
-	}
-	return 0;
-}
-
-/* A packet's timestamp in the output clock's ns. */
-static int64_t packet_ts(struct tp_pfr *r, struct pfr_seq *s, uint32_t cid,
-			 uint64_t raw)
-{
-	struct pfr_clock *c = clock_get(r, s, cid, 0);
-	int64_t v;
-
-	if (!c) {
-		r->notes[PFR_NOTE_NO_CLOCK]++;
-		return (int64_t)raw;
-	}
-	v = (int64_t)(raw * (c->mult ? c->mult : 1));
-	if (c->incremental) {
-		v += c->last;
-		c->last = v;
-	}
-	if (cid == r->out_clock)
-		return v;
-	if (!c->has_ref) {
-		if (cid != r->trace_clock ||
-		    r->out_clock != PFR_OUT_CLOCK_NONE)
-			r->notes[PFR_NOTE_NO_CLOCK]++;
-		return v;
-	}
-	return c->ref_out + (v - c->ref_c);
-}
-
-int64_t pfr_json_ts(const struct tp_pfr *r, int64_t t)
-{
-	return t - r->base;
-}
-
 /* Output */
-
-void pfr_begin_event(struct tp_pfr *r)
-{
-	if (!r->state) {
-		tp_buf_lit(&r->out, "{\"schemaVersion\": 1, "
-			   "\"displayTimeUnit\": \"ms\", "
-			   "\"baseTimeNanoseconds\": ");
-		tp_json_i64(&r->out, r->base);
-		tp_buf_lit(&r->out, ",\n\"traceEvents\": [\n");
-		r->state = 1;
-	}
-	if (r->nevents++)
-		tp_buf_lit(&r->out, ",\n");
-}
-
 static void finish(struct tp_pfr *r)
 {
 	pfr_close_open(r);
@@ -566,11 +197,11 @@ static int packet(struct tp_pfr *r)
 
 	if (pkt_scan(r, c, &k))
 		return -1;
-	s = seq_get(r, k.seq);
+	s = pfr_seq_get(r, k.seq);
 	if (!s)
 		return -1;
 	if (k.cleared || (k.flags & 1)) {
-		seq_clear(r, s);
+		pfr_seq_clear(r, s);
 		s->valid = 1;
 	}
 	if ((k.flags & 2) && !s->valid) {
@@ -579,17 +210,17 @@ static int packet(struct tp_pfr *r)
 	}
 	if (k.has_defaults && defaults(r, s, k.defaults))
 		return -1;
-	if (k.has_interned && s->valid && interned_data(r, s, k.interned))
+	if (k.has_interned && s->valid && pfr_interned_data(r, s, k.interned))
 		return -1;
 	if (k.has_snapshot)
-		return clock_snapshot(r, s, k.snapshot);
+		return pfr_clock_snapshot(r, s, k.snapshot);
 	if (k.has_descriptor && pfr_descriptor(r, k.descriptor))
 		return -1;
 	if (!k.has_te)
 		return 0;
 	cid = k.has_clock ? k.clock :
 	      s->has_def_clock ? s->def_clock : r->trace_clock;
-	ts = packet_ts(r, s, cid, k.ts);
+	ts = pfr_packet_ts(r, s, cid, k.ts);
 	return pfr_track_event(r, s, k.te, ts);
 }
 
