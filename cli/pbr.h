@@ -26,8 +26,12 @@ struct pbr_field {
 
 static inline struct pbr pbr_make(const void *p, size_t n)
 {
-	struct pbr c = { (const uint8_t *)p, (const uint8_t *)p + n };
+	struct pbr c;
 
+	if (!p)		/* an empty buffer's: no arithmetic on NULL */
+		p = "";
+	c.p = (const uint8_t *)p;
+	c.end = c.p + n;
 	return c;
 }
 

@@ -29,7 +29,7 @@ static int valid_json(struct tp_pfr *r, const uint8_t *p, size_t n)
 	int tok, ok = 0;
 
 	r->jcopy.len = 0;
-	tp_buf_put(&r->jcopy, (const char *)p, n);
+	pfr_put(&r->jcopy, (const char *)p, n);
 	if (r->jcopy.oom || !n)
 		return 0;
 	j = tp_json_open_mem(r->jcopy.p, n);
@@ -207,7 +207,7 @@ static int value(struct tp_pfr *r, struct pfr_seq *s, struct pbr c,
 				continue;
 			len = (size_t)(f.sub.end - f.sub.p);
 			if (f.num == 9 && valid_json(r, f.sub.p, len))
-				tp_buf_put(b, (const char *)f.sub.p, len);
+				pfr_put(b, (const char *)f.sub.p, len);
 			else
 				tp_json_strn(b, (const char *)f.sub.p, len);
 			return 0;

@@ -186,10 +186,10 @@ static void args_out(struct tp_pfr *r, const char *a, size_t n,
 	if (!n && !n2)
 		return;
 	tp_buf_lit(b, ",\"args\":{");
-	tp_buf_put(b, a, n);
+	pfr_put(b, a, n);
 	if (n && n2)
 		tp_buf_char(b, ',');
-	tp_buf_put(b, a2, n2);
+	pfr_put(b, a2, n2);
 	tp_buf_char(b, '}');
 }
 
@@ -203,7 +203,7 @@ static void simple(struct tp_pfr *r, const struct pfr_track *t, char ph,
 	tp_buf_lit(b, "{\"ph\":\"");
 	tp_buf_char(b, ph);
 	tp_buf_lit(b, "\",");
-	tp_buf_put(b, r->head.p, r->head.len);
+	pfr_put(b, r->head.p, r->head.len);
 	where(r, t, ts);
 	if (extra)
 		tp_buf_cstr(b, extra);
@@ -330,8 +330,8 @@ static int push(struct tp_pfr *r, struct pfr_track *t, int64_t ts)
 	o->ts = ts;
 	o->head_len = (uint32_t)r->head.len;
 	o->args_len = (uint32_t)r->scratch.len;
-	memcpy(o->text, r->head.p, r->head.len);
-	memcpy(o->text + r->head.len, r->scratch.p, r->scratch.len);
+	pfr_copy(o->text, r->head.p, r->head.len);
+	pfr_copy(o->text + r->head.len, r->scratch.p, r->scratch.len);
 	o->below = t->open;
 	t->open = o;
 	r->nopen++;
@@ -369,7 +369,7 @@ static void early_end(struct tp_pfr *r, struct pfr_track *t, int64_t ts)
 	o->ts = ts;
 	o->head_len = 0;
 	o->args_len = (uint32_t)n;
-	memcpy(o->text, r->scratch.p, n);
+	pfr_copy(o->text, r->scratch.p, n);
 	o->below = NULL;
 	if (t->early_tail)
 		t->early_tail->below = o;
@@ -397,7 +397,7 @@ static void slice_end(struct tp_pfr *r, struct pfr_track *t, int64_t ts)
 	tp_buf_lit(b, "{\"ph\":\"");
 	tp_buf_char(b, t->role == PR_ASYNC ? 'e' : 'X');
 	tp_buf_lit(b, "\",");
-	tp_buf_put(b, o->text, o->head_len);
+	pfr_put(b, o->text, o->head_len);
 	if (t->role == PR_ASYNC) {
 		where(r, t, ts);
 		async_id(r, t);
@@ -483,7 +483,7 @@ static int trailer(struct tp_pfr *r, struct pfr_seq *s, struct pbr c,
 	d = malloc(len + 1);
 	if (!d)
 		return pfr_fail(r, NULL, "out of memory");
-	memcpy(d, text, len);
+	pfr_copy(d, text, len);
 	free(r->trailer);
 	r->trailer = d;
 	r->trailer_len = len;
@@ -549,7 +549,7 @@ int pfr_track_event(struct tp_pfr *r, struct pfr_seq *s, struct pbr c,
 	if (t->role == PR_ASYNC) {
 		pfr_begin_event(r);
 		tp_buf_lit(&r->out, "{\"ph\":\"b\",");
-		tp_buf_put(&r->out, r->head.p, r->head.len);
+		pfr_put(&r->out, r->head.p, r->head.len);
 		where(r, t, ts);
 		async_id(r, t);
 		args_out(r, r->scratch.p, r->scratch.len, NULL, 0);
@@ -567,7 +567,7 @@ int pfr_track_event(struct tp_pfr *r, struct pfr_seq *s, struct pbr c,
 		r->nopen--;
 		r->open_bytes -= o->args_len;
 		r->scratch.len = 0;
-		tp_buf_put(&r->scratch, o->text, o->args_len);
+		pfr_put(&r->scratch, o->text, o->args_len);
 		slice_end(r, t, o->ts);
 		free(o);
 	}
@@ -597,7 +597,7 @@ void pfr_close_open(struct tp_pfr *r)
 			if (t->role != PR_ASYNC) {
 				pfr_begin_event(r);
 				tp_buf_lit(b, "{\"ph\":\"B\",");
-				tp_buf_put(b, o->text, o->head_len);
+				pfr_put(b, o->text, o->head_len);
 				where(r, t, o->ts);
 				args_out(r, o->text + o->head_len,
 					 o->args_len, NULL, 0);

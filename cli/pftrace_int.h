@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/types.h>
 
 #include "pbr.h"
@@ -143,6 +144,20 @@ struct tp_pfr {
 };
 
 #define PFR_OUT_CLOCK_NONE 0xffffffffu
+
+/* Copies that may be empty: memcpy's pointers must not be NULL even for
+ * no bytes, and an empty buffer's may be. */
+static inline void pfr_put(struct tp_buf *b, const void *p, size_t n)
+{
+	if (n)
+		tp_buf_put(b, (const char *)p, n);
+}
+
+static inline void pfr_copy(void *d, const void *s, size_t n)
+{
+	if (n)
+		memcpy(d, s, n);
+}
 
 /* pftrace_seq.c: the base, called by every other file. */
 int pfr_fail(struct tp_pfr *r, const uint8_t *at, const char *fmt, ...)

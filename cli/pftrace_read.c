@@ -120,7 +120,7 @@ static void finish(struct tp_pfr *r)
 	tp_buf_lit(&r->out, "\n]");
 	if (r->trailer_len) {
 		tp_buf_lit(&r->out, ",\n");
-		tp_buf_put(&r->out, r->trailer, r->trailer_len);
+		pfr_put(&r->out, r->trailer, r->trailer_len);
 	}
 	tp_buf_lit(&r->out, "}\n");
 	r->state = 2;
@@ -298,7 +298,7 @@ static int in_bytes(struct tp_pfr *r, uint64_t n, int keep)
 		if (take > n)
 			take = (size_t)n;
 		if (keep) {
-			tp_buf_put(&r->pkt, (const char *)r->in + r->in_pos,
+			pfr_put(&r->pkt, (const char *)r->in + r->in_pos,
 				   take);
 			if (r->pkt.oom)
 				return pfr_fail(r, NULL, "out of memory");
@@ -387,7 +387,7 @@ ssize_t tp_pfr_read(struct tp_pfr *r, void *buf, size_t len)
 	have = r->out.len - r->out_pos;
 	if (have > len)
 		have = len;
-	memcpy(buf, r->out.p + r->out_pos, have);
+	pfr_copy(buf, r->out.p + r->out_pos, have);
 	r->out_pos += have;
 	return (ssize_t)have;
 }

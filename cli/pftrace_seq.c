@@ -134,7 +134,7 @@ static int intern_put(struct tp_pfr *r, struct pfr_seq *s, int kind,
 	s->tab[h].key = k;
 	s->tab[h].off = (uint32_t)s->strs.len;
 	s->tab[h].len = (uint32_t)len;
-	tp_buf_put(&s->strs, (const char *)str, len);
+	pfr_put(&s->strs, (const char *)str, len);
 	r->intern_bytes += len;
 	if (s->strs.oom)
 		return pfr_fail(r, NULL, "out of memory");

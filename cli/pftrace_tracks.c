@@ -102,7 +102,7 @@ static void set_name(struct pfr_track *t, const uint8_t *s, size_t n)
 
 	if (!d)
 		return;
-	memcpy(d, s, n);
+	pfr_copy(d, s, n);
 	d[n] = 0;
 	free(t->name);
 	t->name = d;
