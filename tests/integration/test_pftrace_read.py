@@ -19,7 +19,8 @@
   the same events as JSON -> JSON, but for what the encoder does not
   keep (listed in README, "Perfetto format").
 - `tprof report --json` on a .pftrace.gz and on the JSON it came from:
-  byte for byte the same but for the file's name.
+  byte for byte the same but for the file's name; the library's own
+  TPROF_FORMAT=perfetto files check and report as their JSON form.
 - `tprof check`: a good .pftrace passes; a slice ending before it begins
   and a SLICE_END with nothing open are errors; a truncated file and a
   bad length are one error naming the offset.
@@ -532,6 +533,30 @@ def test_roundtrips(d):
     cleanup(*runs)
 
 
+def test_library(d):
+    """The library's own TPROF_FORMAT=perfetto files: check passes, and
+    report reads them as it reads their JSON form."""
+    runs = []
+    for label, argv in (("cupti_feed", [prog("cupti_feed"), "full"]),
+                        ("nvtx", [prog("nvtx_calls")])):
+        r = run(argv, env={"TPROF_TRACE": "all",
+                           "TPROF_FORMAT": "perfetto"})
+        runs.append(r)
+        pf = [f for f in r.files() if f.endswith(".pftrace.gz")]
+        if not check(label + " (TPROF_FORMAT=perfetto): one .pftrace.gz",
+                     len(pf) == 1, r.stderr):
+            continue
+        path = os.path.join(r.dir, pf[0])
+        rc, so, _ = tprof("check", path)
+        check(label + " (TPROF_FORMAT=perfetto): check passes",
+              rc == 0 and ": ok (" in so, so)
+        j = os.path.join(d, "lib-" + label + ".trace.json.gz")
+        eq(label + " (TPROF_FORMAT=perfetto): converts to JSON",
+           tprof("convert", path, "-o", j)[0], 0)
+        report_same("lib-" + label, d, j, path)
+    cleanup(*runs)
+
+
 def test_merge(d, pb):
     t0, _ = kineto_fixture.make(rank=0, nccl=True)
     t1, _ = kineto_fixture.make(rank=1, nccl=True)
@@ -605,6 +630,7 @@ def main():
         test_handmade(d)
         test_bad(d)
         test_roundtrips(d)
+        test_library(d)
         test_merge(d, pb)
     finally:
         shutil.rmtree(d, ignore_errors=True)
