@@ -421,8 +421,10 @@ static void counter(struct tp_pfr *r, struct pfr_track *t, int64_t ts,
 	const char *sp = strrchr(name, ' ');
 	double v;
 
-	if (t->role != PR_COUNTER)
+	if (t->role != PR_COUNTER) {	/* a value with no counter track */
+		r->notes[PFR_NOTE_SKIPPED]++;
 		return;
+	}
 	pfr_begin_event(r);
 	tp_buf_lit(b, "{\"ph\":\"C\",\"name\":");
 	if (sp && sp != name && sp[1])

@@ -98,7 +98,8 @@ int tp_pfr_note(const struct tp_pfr *r, int k, char *buf, size_t len)
 		"empty)",
 		"timestamps on a clock no ClockSnapshot relates to the trace "
 		"clock (taken as they are)",
-		"TrackEvents of a type JSON has no form for (skipped)",
+		"TrackEvents of a type JSON has no form for, or counter "
+		"values on a track that is no counter (skipped)",
 	};
 
 	if (k < 0 || k >= PFR_NOTE_KINDS || !r->notes[k])

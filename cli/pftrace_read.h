@@ -44,7 +44,7 @@ enum {
 	PFR_NOTE_NEEDS_STATE,	/* packets skipped: state never cleared */
 	PFR_NOTE_BAD_IID,	/* an interned id not defined */
 	PFR_NOTE_NO_CLOCK,	/* timestamps on a clock with no snapshot */
-	PFR_NOTE_SKIPPED,	/* TrackEvent types without a JSON form */
+	PFR_NOTE_SKIPPED,	/* types without a JSON form, stray counters */
 	PFR_NOTE_KINDS
 };
 int tp_pfr_note(const struct tp_pfr *r, int k, char *buf, size_t len);
