@@ -24,6 +24,7 @@
 #define _GNU_SOURCE
 #include "check.h"
 #include "check_int.h"
+#include "pftrace_read.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -592,6 +593,25 @@ static int parse_error(struct ck *ck)
 	return -1;
 }
 
+/* What a Perfetto trace held that its JSON form cannot show
+ * (pftrace_read.h): SLICE_ENDs with no slice open, slices never ended,
+ * packets skipped. Errors, as they would be in tprof's traces; with
+ * --foreign warnings, since a ring-buffer trace loses slices' starts. */
+static void perfetto_notes(struct ck *ck)
+{
+	char buf[256];
+	int k;
+
+	for (k = 0; k < PFR_NOTE_KINDS; k++) {
+		if (!tp_gzr_note(ck->gz, k, buf, sizeof(buf)))
+			continue;
+		if (ck->flags & TP_CHECK_FOREIGN)
+			fprintf(ck->out, "%s: warning: %s\n", ck->path, buf);
+		else
+			ck_problem(ck, "%s", buf);
+	}
+}
+
 static int check_stream(struct ck *ck)
 {
 	int tok = tp_json_next(ck->j);
@@ -613,6 +633,7 @@ static int check_stream(struct ck *ck)
 	check_required(ck);
 	ck_nesting(ck);
 	ck_flows(ck);
+	perfetto_notes(ck);
 	return 0;
 }
 

@@ -33,6 +33,7 @@ struct conv {
 	char trace_name[256];
 	uint64_t events, skipped;
 	int began;
+	int pf;		/* the output is Perfetto */
 };
 
 static int ends_with(const char *s, const char *suf)
@@ -129,6 +130,14 @@ static int other(struct conv *c, const char *key, size_t keylen)
 		else if (n->type == TP_JSON_STRING)
 			snprintf(c->trace_name, sizeof(c->trace_name), "%s",
 				 n->str);
+		/* A merged trace says so in Perfetto too (its trailer), so
+		 * that a later merge of the directory leaves it out. */
+		if (c->pf && n->type == TP_JSON_STRING &&
+		    !strcmp(n->str, "merged")) {
+			if (c->trailer.len)
+				tp_buf_lit(&c->trailer, ",\n");
+			tp_buf_lit(&c->trailer, "\"traceName\": \"merged\"");
+		}
 		return 0;
 	}
 	if (tp_json_skip(c->j, tok))
@@ -233,42 +242,35 @@ static int usage(void)
 	fputs("usage: tprof convert IN -o OUT\n"
 	      "  IN: a JSON trace (.json or .json.gz: tprof's or "
 	      "torch.profiler's)\n"
+	      "      or a Perfetto protobuf trace (.pftrace, .pftrace.gz), "
+	      "told by its content\n"
 	      "  OUT: .pftrace or .pftrace.gz (Perfetto protobuf), or "
 	      ".json / .json.gz\n", stderr);
 	return 2;
 }
 
-int tp_cmd_convert(int argc, char **argv)
+/* The conversion itself: 0, or 1 with one line on stderr. */
+int tp_convert_file(const char *in, const char *out_path, int quiet)
 {
 	struct conv c;
-	const char *in = NULL;
 	const struct tp_json_err *je;
+	const char *gzerr;
 	char err[256];
-	int i, rc = 1, ok = 0;
+	int rc = 1, ok = 0;
 
 	memset(&c, 0, sizeof(c));
 	c.file.fd = -1;
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-o") && i + 1 < argc)
-			c.out_path = argv[++i];
-		else if (!in && argv[i][0] != '-')
-			in = argv[i];
-		else
-			return usage();
-	}
-	if (!in || !c.out_path)
-		return usage();
+	c.out_path = out_path;
 	if (ends_with(c.out_path, ".pftrace") ||
-	    ends_with(c.out_path, ".pftrace.gz"))
+	    ends_with(c.out_path, ".pftrace.gz")) {
 		c.enc = tp_enc_perfetto_new();
-	else if (ends_with(c.out_path, ".json") ||
-		 ends_with(c.out_path, ".json.gz"))
+		c.pf = 1;
+	} else {
 		c.enc = tp_enc_json_new();
-	else
-		return usage();
+	}
 	c.in = tp_gzr_open(in, err, sizeof(err));
 	if (!c.in) {
-		fprintf(stderr, "tprof: convert: %s\n", err);
+		fprintf(stderr, "tprof: convert: %s: %s\n", in, err);
 		goto out;
 	}
 	c.j = tp_json_open(read_in, c.in);
@@ -281,7 +283,10 @@ int tp_cmd_convert(int argc, char **argv)
 	ok = walk(&c) == 0;
 	if (!ok) {
 		je = tp_json_error(c.j);
-		if (je && je->msg[0])
+		gzerr = tp_gzr_error(c.in);
+		if (je && je->io && gzerr)
+			fprintf(stderr, "tprof: convert: %s: %s\n", in, gzerr);
+		else if (je && je->msg[0])
 			fprintf(stderr, "tprof: convert: %s:%lu:%lu: %s\n",
 				in, je->line, je->col, je->msg);
 		else
@@ -289,7 +294,7 @@ int tp_cmd_convert(int argc, char **argv)
 				"(an object with a traceEvents array)\n", in);
 	}
 	rc = finish(&c, ok);
-	if (!rc)
+	if (!rc && !quiet)
 		fprintf(stderr, "tprof: converted %s to %s (%llu events, "
 			"%llu skipped)\n", in, c.out_path,
 			(unsigned long long)c.events,
@@ -304,4 +309,28 @@ out:
 	tp_enc_free(c.enc);
 	free(c.gz);
 	return rc;
+}
+
+static int is_format(const char *path)
+{
+	return ends_with(path, ".pftrace") || ends_with(path, ".pftrace.gz") ||
+	       ends_with(path, ".json") || ends_with(path, ".json.gz");
+}
+
+int tp_cmd_convert(int argc, char **argv)
+{
+	const char *in = NULL, *out = NULL;
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-o") && i + 1 < argc)
+			out = argv[++i];
+		else if (!in && argv[i][0] != '-')
+			in = argv[i];
+		else
+			return usage();
+	}
+	if (!in || !out || !is_format(out))
+		return usage();
+	return tp_convert_file(in, out, 0);
 }

@@ -1,9 +1,15 @@
 /* tprof convert: a JSON(.gz) trace (tprof's, or torch.profiler's Kineto
- * trace) to Perfetto protobuf (.pftrace, .pftrace.gz) or JSON, streamed
- * through the typed event model (trace/tev.h). */
+ * trace) or a Perfetto protobuf one (read as JSON by pftrace_read.c) to
+ * Perfetto protobuf (.pftrace, .pftrace.gz) or JSON, streamed through the
+ * typed event model (trace/tev.h). */
 #ifndef TP_CLI_CONVERT_H
 #define TP_CLI_CONVERT_H
 
 int tp_cmd_convert(int argc, char **argv);
+
+/* IN to OUT, the format by OUT's suffix (.pftrace[.gz], else JSON; .gz
+ * gzipped). 0, or 1 with one line on stderr and no OUT. quiet: no
+ * "converted" line. `tprof merge` uses it for Perfetto output. */
+int tp_convert_file(const char *in, const char *out, int quiet);
 
 #endif

@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "pftrace_read.h"
 #include "trace/gzip_isal.h"
 
 #define TP_GZ_INSIZE (256 * 1024)
@@ -33,6 +34,13 @@ struct tp_gzr {
 	uint32_t crc, size;	/* of the member's data so far */
 	unsigned char tail[8];	/* the last 8 input bytes inflate took */
 	char err[200];
+	/* The first bytes, read to tell JSON from a Perfetto protobuf
+	 * trace; a protobuf one is read through the Perfetto reader, which
+	 * hands out its JSON form (pftrace_read.h). */
+	int sniffed;
+	unsigned char peek[16];
+	size_t npeek, peek_pos;
+	struct tp_pfr *pf;
 };
 
 static int gz_fail(struct tp_gzr *gz, const char *fmt, ...)
@@ -247,7 +255,7 @@ static ssize_t gz_inflate(struct tp_gzr *gz, void *buf, size_t len)
 	return (ssize_t)(want - gz->zs.avail_out);
 }
 
-ssize_t tp_gzr_read(struct tp_gzr *gz, void *buf, size_t len)
+static ssize_t bytes_read(struct tp_gzr *gz, void *buf, size_t len)
 {
 	if (gz->failed)
 		return -1;
@@ -258,9 +266,72 @@ ssize_t tp_gzr_read(struct tp_gzr *gz, void *buf, size_t len)
 	return gz_inflate(gz, buf, len);
 }
 
+/* The file's (decompressed) bytes, the sniffed ones first. */
+static ssize_t peeked_read(void *ctx, void *buf, size_t len)
+{
+	struct tp_gzr *gz = ctx;
+	size_t n = gz->npeek - gz->peek_pos;
+
+	if (!n)
+		return bytes_read(gz, buf, len);
+	if (n > len)
+		n = len;
+	memcpy(buf, gz->peek + gz->peek_pos, n);
+	gz->peek_pos += n;
+	return (ssize_t)n;
+}
+
+static void sniff(struct tp_gzr *gz)
+{
+	ssize_t n;
+
+	gz->sniffed = 1;
+	while (gz->npeek < sizeof(gz->peek)) {
+		n = bytes_read(gz, gz->peek + gz->npeek,
+			       sizeof(gz->peek) - gz->npeek);
+		if (n <= 0)
+			break;
+		gz->npeek += (size_t)n;
+	}
+	if (gz->failed || !tp_pfr_sniff(gz->peek, gz->npeek))
+		return;
+	gz->pf = tp_pfr_new(peeked_read, gz);
+	if (!gz->pf)
+		gz_fail(gz, "out of memory");
+}
+
+ssize_t tp_gzr_read(struct tp_gzr *gz, void *buf, size_t len)
+{
+	ssize_t n;
+
+	if (!gz->sniffed)
+		sniff(gz);
+	if (!gz->pf)
+		return peeked_read(gz, buf, len);
+	if (gz->failed)
+		return -1;
+	n = tp_pfr_read(gz->pf, buf, len);
+	if (n < 0 && !gz->failed)
+		gz_fail(gz, "%s", tp_pfr_error(gz->pf) ?
+			tp_pfr_error(gz->pf) : "read error");
+	return n;
+}
+
 const char *tp_gzr_error(const struct tp_gzr *gz)
 {
 	return gz->failed ? gz->err : NULL;
+}
+
+int tp_gzr_is_perfetto(struct tp_gzr *gz)
+{
+	if (!gz->sniffed)
+		sniff(gz);
+	return gz->pf != NULL;
+}
+
+int tp_gzr_note(const struct tp_gzr *gz, int k, char *buf, size_t len)
+{
+	return gz->pf ? tp_pfr_note(gz->pf, k, buf, len) : 0;
 }
 
 int tp_gzr_is_gzip(const struct tp_gzr *gz)
@@ -274,6 +345,7 @@ void tp_gzr_close(struct tp_gzr *gz)
 		return;
 	if (gz->gzip)
 		inflateEnd(&gz->zs);
+	tp_pfr_free(gz->pf);
 	close(gz->fd);
 	free(gz->in);
 	free(gz);

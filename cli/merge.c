@@ -14,6 +14,7 @@
 #include "merge.h"
 #include "recover.h"
 #include "merge_int.h"
+#include "convert.h"
 #include "trace_sniff.h"
 
 #include <dirent.h>
@@ -92,7 +93,8 @@ static int add_input(struct mg *m, const char *path, int from_dir)
 static int is_trace_name(const char *name)
 {
 	return ends_with(name, ".trace.json.gz") ||
-	       ends_with(name, ".trace.json");
+	       ends_with(name, ".trace.json") ||
+	       ends_with(name, ".pftrace.gz") || ends_with(name, ".pftrace");
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -245,6 +247,10 @@ struct hdr {
 	int base;		/* baseTimeNanoseconds was seen */
 	int64_t name_rank, dinfo_rank;
 	int merged;		/* traceName "merged": our own output */
+	/* A Perfetto trace (read as JSON, pftrace_read.h): its trailer,
+	 * with traceName and distributedInfo, comes after the events, so
+	 * it is read to the end. */
+	int pf;
 };
 
 static int header_member(struct mg *m, struct mg_input *in, struct src *s,
@@ -261,14 +267,15 @@ static int header_member(struct mg *m, struct mg_input *in, struct src *s,
 				       "is not a non-negative integer");
 		in->base_ns = x;
 		h->base = 1;
-	} else if (!h->events && key_is(s->j, "traceName")) {
+	} else if ((!h->events || h->pf) && key_is(s->j, "traceName")) {
 		if (header_value(m, in, s, &v))
 			return -1;
 		if (v->type == TP_JSON_STRING) {
 			h->merged = !strcmp(v->str, "merged");
 			mg_rank_suffix(v->str, v->len, &h->name_rank);
 		}
-	} else if (!h->events && key_is(s->j, "distributedInfo")) {
+	} else if ((!h->events || h->pf) &&
+		   key_is(s->j, "distributedInfo")) {
 		if (header_value(m, in, s, &v))
 			return -1;
 		if (tp_json_int64(tp_json_get(v, "rank"), &x) && x >= 0)
@@ -300,15 +307,16 @@ static void set_rank(struct mg_input *in, const struct hdr *h)
  * base comes after the events (Kineto), which costs a full read. */
 static int prescan(struct mg *m, struct mg_input *in)
 {
-	struct hdr h = { 0, 0, -1, -1, 0 };
+	struct hdr h = { 0, 0, -1, -1, 0, 0 };
 	struct src s;
 	int tok, rc = -1;
 
 	if (src_open(m, in, &s))
 		goto out;
+	h.pf = tp_gzr_is_perfetto(s.gz);
 	while ((tok = tp_json_next(s.j)) == TP_JSON_KEY) {
 		if (key_is(s.j, "traceEvents")) {
-			if (h.base)
+			if (h.base && !h.pf)
 				break;
 			h.events = 1;
 			tok = tp_json_next(s.j);
@@ -324,7 +332,7 @@ static int prescan(struct mg *m, struct mg_input *in)
 		} else if (header_member(m, in, &s, &h)) {
 			goto out;
 		}
-		if (h.events && h.base)
+		if (h.events && h.base && !h.pf)
 			break;
 	}
 	if (tok == TP_JSON_ERROR) {
@@ -521,7 +529,8 @@ static void warn_world_sizes(const struct mg *m)
 	}
 }
 
-static int merge(struct mg *m, const char *out, char **args, int nargs)
+static int merge(struct mg *m, const char *out, const char *write_to,
+		 char **args, int nargs)
 {
 	struct out_id oid = { 0 };
 	struct stat st;
@@ -544,7 +553,7 @@ static int merge(struct mg *m, const char *out, char **args, int nargs)
 		return -1;
 	order_inputs(m);
 	warn_world_sizes(m);
-	if (mg_out_open(m, out) || put_header(m))
+	if (mg_out_open(m, write_to) || put_header(m))
 		return -1;
 	for (i = 0; i < m->nin; i++) {
 		if (copy_input(m, &m->in[i]))
@@ -583,6 +592,33 @@ static void free_all(struct mg *m)
 	free(m->scratch);
 	tp_buf_free(&m->esc);
 	tp_json_arena_free(&m->arena);
+}
+
+/* OUT ending .pftrace or .pftrace.gz: the merged JSON goes to a
+ * temporary OUT.<pid>.json.gz beside it, then is converted (convert.c;
+ * one packet sequence, fresh track uuids, so no two inputs share a track)
+ * and removed. */
+static int merge_to(struct mg *m, const char *out, char **args, int n)
+{
+	char *tmp = NULL;
+	int rc;
+
+	if (!ends_with(out, ".pftrace") && !ends_with(out, ".pftrace.gz")) {
+		rc = merge(m, out, out, args, n);
+		mg_out_abandon(&m->out);
+		return rc;
+	}
+	if (asprintf(&tmp, "%s.%d.json.gz", out, (int)getpid()) < 0) {
+		fprintf(stderr, "tprof: error: out of memory\n");
+		return -1;
+	}
+	rc = merge(m, out, tmp, args, n);
+	mg_out_abandon(&m->out);
+	if (!rc && tp_convert_file(tmp, out, 1))
+		rc = -1;
+	unlink(tmp);
+	free(tmp);
+	return rc;
 }
 
 int tp_cmd_merge(int argc, char **argv)
@@ -638,8 +674,7 @@ int tp_cmd_merge(int argc, char **argv)
 		return usage_error("%s", !out ? "no output: give -o OUT" :
 				   "no input: give directories or files");
 	}
-	rc = merge(&m, out, args, n);
-	mg_out_abandon(&m.out);
+	rc = merge_to(&m, out, args, n);
 	free_all(&m);
 	free(args);
 	return rc ? 1 : 0;

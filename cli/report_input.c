@@ -31,9 +31,10 @@
  * only when its content is a trace (trace_sniff.c): HTA's rank-N.json.gz,
  * renamed files. */
 static const char *const suffixes[] = {
-	".summary.json", ".trace.json.gz", ".trace.json", ".json.gz", ".json",
+	".summary.json", ".trace.json.gz", ".trace.json", ".pftrace.gz",
+	".pftrace", ".json.gz", ".json",
 };
-#define SNIFFED 3
+#define SNIFFED 5
 /* Where the library writes a directory's summaries (summary/
  * proc_summary.c); summaries beside the traces are found too. */
 #define RP_SUMMARY_DIR "summaries"
@@ -241,7 +242,8 @@ static int add_dir(struct rp_inputs *in, const char *dir)
 	}
 	if (!added) {
 		rp_fail(dir, "no summaries or traces here (*.summary.json, "
-			"*.trace.json.gz, *.trace.json, other *.json[.gz] "
+			"*.trace.json.gz, *.trace.json, *.pftrace[.gz], "
+			"other *.json[.gz] "
 			"holding a trace)");
 		goto out;
 	}
@@ -449,7 +451,8 @@ struct rp_rank *rp_read_input(const char *path, char *err, size_t errlen)
 char *rp_summary_path(const char *dir, const char *trace)
 {
 	static const char *const ext[] = {
-		".trace.json.gz", ".trace.json", ".json.gz", ".json", ".gz",
+		".trace.json.gz", ".trace.json", ".pftrace.gz", ".pftrace",
+		".json.gz", ".json", ".gz",
 	};
 	const char *base = strrchr(trace, '/');
 	size_t n, i, k;

@@ -590,7 +590,8 @@ static int read_trace(struct ts *t)
 static char *name_of(const char *base)
 {
 	static const char *const sfx[] = {
-		".gz", ".json", ".trace", ".pt", "-exec", "-pid", "-rank",
+		".gz", ".json", ".pftrace", ".trace", ".pt", "-exec", "-pid",
+		"-rank",
 	};
 	char *s = strdup(base), *p;
 	size_t i, n, k;
@@ -600,12 +601,12 @@ static char *name_of(const char *base)
 	for (i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
 		n = strlen(s);
 		p = s + n;
-		if (i >= 4)	/* "-exec2", "-pid123", "-rank3": digits */
+		if (i >= 5)	/* "-exec2", "-pid123", "-rank3": digits */
 			while (p > s && is_digit(p[-1]))
 				p--;
 		k = strlen(sfx[i]);
 		if ((size_t)(p - s) > k && !memcmp(p - k, sfx[i], k) &&
-		    (i < 4 || *p))
+		    (i < 5 || *p))
 			p[-(long)k] = 0;
 	}
 	return s;

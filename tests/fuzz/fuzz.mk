@@ -3,7 +3,7 @@
 # build-fuzz/ and runs each for FUZZ_SECONDS; not part of make test, which
 # needs no clang but builds each harness with gcc and a replay main
 # (replay.c) and replays the committed corpus (tests/fuzz/corpus/NAME).
-FUZZ_NAMES := check report merge config
+FUZZ_NAMES := check report merge config pftrace
 FUZZ_SECONDS ?= 60
 FUZZ_CC ?= clang
 FUZZ_B := build-fuzz
