@@ -261,22 +261,56 @@ int pfr_args(struct tp_pfr *r, struct pfr_seq *s, struct pbr c,
 	return b->oom ? pfr_fail(r, NULL, "out of memory") : 0;
 }
 
+/* A space after every ':' outside strings, as tprof's JSON trailer has
+ * them: HTA finds a trace's rank with the regex "rank":\s+(\d+), which a
+ * typed trailer rendered compactly would not match. 1, or -1 when out
+ * of memory. */
+static int colon_spaces(struct tp_pfr *r, struct tp_buf *b)
+{
+	struct tp_buf o = { 0 };
+	int in_str = 0, esc = 0;
+	size_t i;
+
+	for (i = 0; i < b->len; i++) {
+		char c = b->p[i];
+
+		tp_buf_char(&o, c);
+		if (esc)
+			esc = 0;
+		else if (in_str && c == '\\')
+			esc = 1;
+		else if (c == '"')
+			in_str = !in_str;
+		else if (!in_str && c == ':')
+			tp_buf_char(&o, ' ');
+	}
+	if (o.oom) {
+		tp_buf_free(&o);
+		return pfr_fail(r, NULL, "out of memory");
+	}
+	tp_buf_free(b);
+	*b = o;
+	return 1;
+}
+
+/* The "trailer" annotation of a "tprof metadata" event, as JSON object
+ * members (without the braces) in out: typed (dict entries, as the
+ * library writes it) or legacy JSON text, rendered by value(). 1 when
+ * found and an object, else 0 (-1: the annotation is malformed). */
 int pfr_trailer_of(struct tp_pfr *r, struct pfr_seq *s, struct pbr c,
-		   const char **text, size_t *len)
+		   struct tp_buf *out)
 {
 	struct pbr_field f, g;
 	const char *why, *name;
 	size_t nl;
-	int named;
 
 	while (pbr_next(&c, &f, &why) > 0) {
 		struct pbr a;
+		int named = 0;
 
 		if (f.num != 4 || f.wt != PBR_LEN)
 			continue;
 		a = f.sub;
-		named = 0;
-		*text = NULL;
 		while (pbr_next(&a, &g, &why) > 0) {
 			if (g.num == 10 && g.wt == PBR_LEN &&
 			    g.sub.end - g.sub.p == 7 &&
@@ -287,22 +321,21 @@ int pfr_trailer_of(struct tp_pfr *r, struct pfr_seq *s, struct pbr c,
 						 &nl) &&
 				 nl == 7 && !memcmp(name, "trailer", 7))
 				named = 1;
-			else if (g.num == 9 && g.wt == PBR_LEN) {
-				*text = (const char *)g.sub.p;
-				*len = (size_t)(g.sub.end - g.sub.p);
-			}
 		}
-		if (!named || !*text)
+		if (!named)
 			continue;
+		out->len = 0;
+		if (value(r, s, f.sub, out, 0) < 0)
+			return -1;
+		if (out->oom)
+			return pfr_fail(r, NULL, "out of memory");
 		/* A JSON object: its members, without the braces. */
-		if (*len < 2 || (*text)[0] != '{' || (*text)[*len - 1] != '}' ||
-		    !valid_json(r, (const uint8_t *)*text, *len))
+		if (out->len < 3 || out->p[0] != '{' ||
+		    out->p[out->len - 1] != '}')
 			return 0;
-		(*text)++;
-		*len -= 2;
-		while (*len && strchr(" \n\r\t", **text))
-			(*text)++, (*len)--;
-		return *len != 0;
+		memmove(out->p, out->p + 1, out->len - 2);
+		out->len -= 2;
+		return colon_spaces(r, out);
 	}
 	return 0;
 }

@@ -474,21 +474,28 @@ static void extra_counters(struct tp_pfr *r, const struct tev *e,
 static int trailer(struct tp_pfr *r, struct pfr_seq *s, struct pbr c,
 		   const struct tev *e)
 {
-	const char *text;
-	size_t len;
+	struct tp_buf b = { 0 };
 	char *d;
+	int rc;
 
 	if (e->type != 3 || !e->name || e->namelen != 14 ||
-	    memcmp(e->name, "tprof metadata", 14) ||
-	    !pfr_trailer_of(r, s, c, &text, &len))
+	    memcmp(e->name, "tprof metadata", 14))
 		return 0;
-	d = malloc(len + 1);
-	if (!d)
+	rc = pfr_trailer_of(r, s, c, &b);
+	if (rc <= 0) {
+		tp_buf_free(&b);
+		return rc;
+	}
+	d = malloc(b.len + 1);
+	if (!d) {
+		tp_buf_free(&b);
 		return pfr_fail(r, NULL, "out of memory");
-	pfr_copy(d, text, len);
+	}
+	pfr_copy(d, b.p, b.len);
 	free(r->trailer);
 	r->trailer = d;
-	r->trailer_len = len;
+	r->trailer_len = b.len;
+	tp_buf_free(&b);
 	return 1;
 }
 

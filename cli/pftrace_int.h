@@ -197,9 +197,10 @@ int pfr_arg_name(struct tp_pfr *r, struct pfr_seq *s, struct pbr c,
 		 struct tp_buf *b);
 int pfr_args(struct tp_pfr *r, struct pfr_seq *s, struct pbr c,
 	     struct tp_buf *b);
-/* The "trailer" legacy JSON of a "tprof metadata" instant, if c holds
- * one: 1 and its text, else 0. */
+/* The "trailer" annotation of a "tprof metadata" instant, if c holds
+ * one, typed or legacy JSON: 1 and the object's members in out, else 0;
+ * -1 on a malformed annotation. */
 int pfr_trailer_of(struct tp_pfr *r, struct pfr_seq *s, struct pbr c,
-		   const char **text, size_t *len);
+		   struct tp_buf *out);
 
 #endif

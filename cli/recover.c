@@ -237,16 +237,13 @@ static void write_summary(const char *dir, const char *final_name,
 {
 	char err[256], name[1024];
 	struct tp_buf b = { 0 };
-	size_t n = strlen(final_name) - strlen(".trace.json.gz");
+	size_t n = strlen(final_name);
 	int dfd;
 
-	if (ends_with(final_name, ".pftrace.gz")) {
-		/* tp_trace_summary reads JSON only */
-		fprintf(stderr, "tprof: note: %s: no summary (tprof cannot "
-			"read Perfetto traces yet; tprof convert it to JSON "
-			"for one)\n", final);
-		return;
-	}
+	/* The trace's stem, as the library names its summaries; a Perfetto
+	 * trace is read through gzread's Perfetto reader. */
+	n -= ends_with(final_name, ".pftrace.gz") ? strlen(".pftrace.gz") :
+		strlen(".trace.json.gz");
 	if (tp_trace_summary(final, &b, err, sizeof(err)) < 0 || b.oom) {
 		fprintf(stderr, "tprof: warning: %s: no summary: %s\n", final,
 			err);

@@ -102,6 +102,19 @@ def recovery_matches_json():
        ["tprof-rank0.pftrace.gz"])
     check("perfetto kill: recover says how many came from the rings",
           "of them from its rings file" in err, err)
+    # The summary of the recovered trace, read back through the Perfetto
+    # reader, counts every call as the JSON recovery's does.
+    sums = []
+    for d_ in (jdir, pdir):
+        sp = os.path.join(d_, "summaries", "tprof-rank0.summary.json")
+        sums.append(json.load(open(sp)) if os.path.exists(sp) else None)
+    if check("perfetto kill: a summary written beside the trace",
+             sums[1] is not None, "%s %s" % (listing(pdir), err)):
+        def calls(sm):
+            return sorted((r["cat"], r["name"], r["count"]) for r in
+                          sm.get("calls", []))
+        eq("perfetto kill: its calls per API those of the JSON recovery's",
+           calls(sums[1]), calls(sums[0]))
     jpath = os.path.join(jdir, "tprof-rank0.trace.json.gz")
     jt = load(jpath)
     jcalls, jrings = by_thread(xevents(jt), lambda s: int(s, 16))
