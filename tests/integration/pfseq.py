@@ -7,10 +7,9 @@ that needs incremental state before its sequence cleared it, an
 interned id not defined on its sequence, a track used before its
 descriptor, or a slice end without a begin on its track is an error, as
 it is for Perfetto's importer. Complete slices are paired per track."""
-import gzip
 import json
 
-from pftrace import annotation
+from pftrace import annotation, read_trace
 
 
 class Bad(Exception):
@@ -21,11 +20,7 @@ def decode(pb, path):
     """{"tracks": {uuid: descriptor}, "slices": [...], "instants": [...],
     "meta": the trailer's JSON or None, "seqs": [ids in order]}; raises
     Bad on what an importer would reject."""
-    data = open(path, "rb").read()
-    if path.endswith(".gz"):
-        data = gzip.decompress(data)
-    t = pb.Trace()
-    t.ParseFromString(data)
+    t = read_trace(pb, path)
     seqs, tracks, slices, instants, open_ = {}, {}, [], [], {}
     meta = None
     typed = None

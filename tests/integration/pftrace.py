@@ -31,14 +31,20 @@ def annotation(pb, a, names, strs):
     return getattr(a, kind)
 
 
-def decode(pb, path):
-    """The packets as (tracks, events), resolving interning and the
-    incremental clock as the schema documents them."""
+def read_trace(pb, path):
+    """The file (gzipped when it ends in .gz) as a perfetto Trace."""
     data = open(path, "rb").read()
     if path.endswith(".gz"):
         data = gzip.decompress(data)
     t = pb.Trace()
     t.ParseFromString(data)
+    return t
+
+
+def decode(pb, path):
+    """The packets as (tracks, events), resolving interning and the
+    incremental clock as the schema documents them."""
+    t = read_trace(pb, path)
     names, cats, anames, strs = {}, {}, {}, {}
     tracks, evs, flags, clocks = {}, [], [], {}
     inc = None

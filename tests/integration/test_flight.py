@@ -10,13 +10,9 @@ import struct
 import subprocess
 import time
 
+import flightlib
+from flightlib import PERIOD_US, WINDOW_S
 from tplib import *
-
-PERIOD_US = 2000
-WINDOW_S = 1.0
-# How late the program's last call or the trigger may come on a loaded
-# machine (the window's start is exact: no check depends on it).
-SLACK_S = 0.1
 
 
 def start(outdir, lastfile, count, extra=None, period=PERIOD_US):
@@ -52,31 +48,11 @@ def check_window(tag, path, last=None, trigger=None, running=False):
     check("%s: calls in the dump" % tag, len(ids) > 0, path)
     if not ids:
         return t, ids
-    eq("%s: every call of the window, in order, none missing" % tag,
-       ids, list(range(ids[0], ids[-1] + 1)))
-    if last is not None:
-        check("%s: up to the last call made" % tag,
-              ids[-1] in (last, last + 1), (ids[-1], last))
     fl = t["tprof"]["flight"]
     ends = [round((e["ts"] + e["dur"]) * 1000) for e in
             t["traceEvents"] if e.get("ph") == "X"]
-    cut = round(fl["window_start_us"] * 1000)
-    check("%s: no event ended before the window" % tag,
-          min(ends) >= cut, (min(ends), cut))
-    # The trigger came at most a period (and the scheduler's delays)
-    # after the last call, so the first kept call is one at most that
-    # much after the window's start: every call of the window is there.
-    first = (ends[0] - cut) / 1e9
-    check("%s: the whole window is kept (first call %.4f s after its "
-          "start)" % (tag, first), 0 <= first <= PERIOD_US / 1e6 + SLACK_S,
-          first)
-    span = (max(ends) - cut) / 1e9
-    check("%s: the window is TPROF_FLIGHT long" % tag,
-          WINDOW_S - SLACK_S <= span and (running or span <= WINDOW_S), span)
-    eq("%s: flight stats" % tag, (fl["seconds"], fl["window_events"],
-       fl["trigger"]), (WINDOW_S, len(ids), trigger))
-    check("%s: older calls aged out" % tag,
-          fl["aged_out"] > 0 and fl["capped_out"] == 0, fl)
+    flightlib.window(tag, ids, ends, ends[0], fl, trigger, last, running,
+                     "event")
     eq("%s: events_written" % tag, t["tprof"]["events_written"], len(ids))
     return t, ids
 

@@ -33,7 +33,9 @@ import subprocess
 import tempfile
 import time
 
+import flightlib
 import pfseq
+from flightlib import PERIOD_US, WINDOW_S
 from pftrace import schema
 from tplib import *
 
@@ -214,9 +216,6 @@ def drops_accounting():
 
 drops_accounting()
 
-PERIOD_US = 2000
-WINDOW_S = 1.0
-SLACK_S = 0.1
 
 
 def paced(outdir, extra=None):
@@ -244,27 +243,10 @@ def check_window(tag, path, trigger, last=None, running=False):
     ids = [s["args"]["ptr"] for s in xs]
     if not check("%s: calls in the dump" % tag, len(ids) > 0):
         return d
-    eq("%s: every call of the window, in order, none missing" % tag,
-       ids, list(range(ids[0], ids[-1] + 1)))
-    if last is not None:
-        check("%s: up to the last call made" % tag,
-              ids[-1] in (last, last + 1), (ids[-1], last))
     fl = d["meta"]["tprof"]["flight"]
-    cut = round(fl["window_start_us"] * 1000)
     ends = [s["ts"] + s["dur"] for s in d["slices"]]
-    check("%s: no slice ended before the window" % tag, min(ends) >= cut,
-          (min(ends), cut))
-    first = (min(s["ts"] + s["dur"] for s in xs) - cut) / 1e9
-    check("%s: the whole window is kept (first call %.4f s after its "
-          "start)" % (tag, first), 0 <= first <= PERIOD_US / 1e6 + SLACK_S,
-          first)
-    span = (max(ends) - cut) / 1e9
-    check("%s: the window is TPROF_FLIGHT long" % tag,
-          WINDOW_S - SLACK_S <= span and (running or span <= WINDOW_S), span)
-    eq("%s: flight stats" % tag, (fl["seconds"], fl["window_events"],
-       fl["trigger"]), (WINDOW_S, len(ids), trigger))
-    check("%s: older calls aged out" % tag,
-          fl["aged_out"] > 0 and fl["capped_out"] == 0, fl)
+    flightlib.window(tag, ids, ends, min(s["ts"] + s["dur"] for s in xs),
+                     fl, trigger, last, running, "slice")
     th = [t for t in d["tracks"].values() if t.HasField("thread")]
     check("%s: the thread's track is declared and named" % tag,
           len(th) == 1 and th[0].thread.thread_name, th)
