@@ -132,8 +132,7 @@ static void pkt_start(struct pf_enc *p, struct pkt *k, int64_t ts)
 	/* A recovered trace's later writers have sequence ids past a byte
 	 * (SEQ_ID_WRITER): their heads are written field by field. */
 	if (p->seq_id > 127) {
-		k->m = tp_pb_open(b, PF_TRACE_PACKET);
-		tp_pb_u64(b, PF_PKT_SEQ_ID, p->seq_id);
+		k->m = packet_open(p);
 		tp_pb_u64(b, PF_PKT_SEQUENCE_FLAGS,
 			  PF_SEQ_NEEDS_INCREMENTAL_STATE);
 		k->te = tp_pb_open(b, PF_PKT_TRACK_EVENT);
