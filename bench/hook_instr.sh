@@ -42,7 +42,7 @@ run() {
 	echo "$ir $calls ${dropped:-0}"
 }
 
-none=$(run none TPROF_DISABLE=1) || exit 1
+none=$(run none) || exit 1
 rec=$(run rec LD_PRELOAD="$lib" TPROF_OUTPUT_DIR="$tmp/t-rec" \
 	TPROF_BUFFER_MB=32) || exit 1
 drop=$(run drop LD_PRELOAD="$lib" TPROF_OUTPUT_DIR="$tmp/t-drop" \
