@@ -40,10 +40,11 @@ WRITER_RUNS=3
 
 # Instructions tprof may add to a hooked call (callgrind, bench/hook_instr.sh):
 # the only stored figures here, since instruction counts do not move with
-# the machine's load. Measured 2026-11-25 (stop 26): recorded +98.8,
-# dropped +124.7 (before the one-word drop log: +173.9); budgets 5 % over.
+# the machine's load. Measured 2026-11-25 (stop 27): recorded +98.9,
+# dropped +94.9 (stop 26's drop log: +124.7; before it: +173.9); budgets
+# 5 % over. A dropped call must also stay below a recorded one (issue 17).
 INSTR_RECORDED_MAX=104
-INSTR_DROPPED_MAX=131
+INSTR_DROPPED_MAX=100
 
 # Targets from the issue.
 TARGET_ADDED_NS=15
@@ -558,10 +559,10 @@ if [ $instr_ok = 1 ]; then
 		"hooked call, recorded (callgrind)" "$i_rec_add" "$i_rec" \
 		"$i_none" $INSTR_RECORDED_MAX \
 		"$(verdict "$i_rec_add <= $INSTR_RECORDED_MAX")"
-	printf '  %-34s %+6.1f instr (%+.1f vs a recorded one; budget <= +%s)%s\n' \
+	printf '  %-34s %+6.1f instr (%+.1f vs a recorded one; budget <= +%s and below it)%s\n' \
 		"hooked call, dropped (callgrind)" "$i_drop_add" \
 		"$(calc %.1f "$i_drop_add - $i_rec_add")" $INSTR_DROPPED_MAX \
-		"$(verdict "$i_drop_add <= $INSTR_DROPPED_MAX")"
+		"$(verdict "$i_drop_add <= $INSTR_DROPPED_MAX && $i_drop_add < $i_rec_add")"
 fi
 printf '  %-34s %6.1f ns\n' "ring append alone" "$ring_warm"
 printf '  %-34s %6.1f ns\n' "ring append alone, 1st pass" "$ring_fresh"

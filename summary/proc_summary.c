@@ -180,24 +180,34 @@ static int64_t ticks_ns(const struct tp_clock_map *m, uint64_t ticks)
 			 TP_CLOCK_SHIFT);
 }
 
-/* Each dropped call counts under its API's row, its duration the middle
- * of its histogram bucket (within 1/32). */
+/* Each dropped call counts under its API's row at its octave's mean, in
+ * whole ns that add up to the octave's exact total. */
+static void octave_drops(const struct tp_api *api,
+			 uint64_t n, uint64_t ticks,
+			 const struct tp_clock_map *m)
+{
+	int64_t ns = ticks_ns(m, ticks);
+	uint64_t q, r;
+
+	tp_drop_mean_split(ns > 0 ? (uint64_t)ns : 0, n, &q, &r);
+	tp_sum_dropped(S, api->cat, api->name, (int64_t)q, n - r);
+	if (r)
+		tp_sum_dropped(S, api->cat, api->name, (int64_t)q + 1, r);
+}
+
 static void slot_drops(const struct tp_drop_slot *d,
 		       const struct tp_clock_map *m)
 {
 	const struct tp_api *api = tp_api_get(d->api);
-	unsigned b;
+	unsigned o;
 
 	if (!api || api->emit || !api->name) {
 		tp_sum_dropped_other(S, tp_drop_slot_count(d));
 		return;
 	}
-	for (b = 0; b < TP_HIST_BUCKETS; b++)
-		if (d->bucket[b])
-			tp_sum_dropped(S, api->cat, api->name,
-				       ticks_ns(m, tp_hist_lower(b) +
-					       tp_hist_width(b) / 2),
-				       d->bucket[b]);
+	for (o = 0; o < TP_DROP_OCTAVES; o++)
+		if (d->n[o])
+			octave_drops(api, d->n[o], d->ticks[o], m);
 }
 
 void tp_psum_thread_drops(struct tp_thread *t, const struct tp_clock_map *m)
@@ -207,7 +217,6 @@ void tp_psum_thread_drops(struct tp_thread *t, const struct tp_clock_map *m)
 
 	if (!d || !sum())
 		return;
-	tp_drops_fold(t);
 	for (i = 0; i < d->n; i++)
 		slot_drops(&d->slot[i], m);
 	tp_sum_dropped_other(S, d->other);

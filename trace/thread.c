@@ -200,6 +200,7 @@ struct tp_thread *tp_thread_attach(void)
 	if (!t)
 		return no_ring_for_thread();
 	tp_ring_prefault(&t->ring, TP_RING_PREFAULT_FIRST);
+	t->drop_of = tp_drops_none;
 	t->tid = (pid_t)syscall(SYS_gettid);
 	prctl(PR_GET_NAME, t->name, 0, 0, 0);
 	pthread_once(&key_once, make_key);
@@ -238,7 +239,7 @@ void tp_thread_unlink(struct tp_thread *t)
 
 void tp_thread_free(struct tp_thread *t)
 {
-	tp_drops_free(t->drops);
+	tp_drops_free(t);
 	if (tp_rf_owns(t)) {
 		tp_rf_thread_free(t);
 		return;
@@ -257,7 +258,7 @@ static void free_in_child(struct tp_thread *t)
 		tp_thread_free(t);
 		return;
 	}
-	tp_drops_free(t->drops);
+	tp_drops_free(t);
 	tp_rf_thread_forget(t);
 }
 

@@ -54,8 +54,9 @@ struct tp_thread {
 	uint64_t prefault_head;		/* writer side: head at the last
 					 * prefault */
 	struct tp_drops *drops;		/* what a full ring dropped */
-	uint64_t *drop_pos;		/* the next word of drops->log */
-	uint64_t *drop_end;		/* past the log; NULL with no log */
+	struct tp_drop_slot **drop_of;	/* drops->of, or tp_drops_none */
+	struct tp_drops *drops_old;	/* released, freed with the thread
+					 * or at its next block */
 	void *annot;			/* writer side: open NVTX ranges */
 	uint8_t json_len;		/* writer side: "pid":P,"tid":T,"ts": */
 	char json[63];
@@ -142,22 +143,23 @@ static inline int tp_rec_begin(struct tp_rec *r, unsigned source)
  * bench_calls: cudaLaunchKernel's hook 208 -> 250 instructions). */
 #define tp_hot_inline inline __attribute__((always_inline))
 
-/* A call dropped on a ring found full at tail: in the usual case one
- * word appended to the thread's drop log, inline (tp_drops_note for the
- * rest: no log yet, a full one, a duration past 2^48 ticks, a wake
- * due). */
+/* A call dropped on a ring found full at tail: in the usual case its
+ * API's slot found in one lookup and its octave counted, inline
+ * (tp_drops_note for the rest: the thread's or the API's first drop, a
+ * wake of the writer due). */
 static tp_hot_inline struct tp_event *tp_rec_drop(struct tp_thread *t,
 					   struct tp_ring *rg, uint16_t api,
 					   uint64_t ticks, uint64_t tail)
 {
-	uint64_t *p = t->drop_pos;
+	/* Relaxed: the writer resets drop_of when it releases the block,
+	 * which stays mapped for a drop in flight. A plain mov on x86. */
+	struct tp_drop_slot **of = __atomic_load_n(&t->drop_of,
+						   __ATOMIC_RELAXED);
+	struct tp_drop_slot *s = of[api & (TP_DROP_APIS - 1)];
 
-	if (__builtin_expect(p != t->drop_end && ticks < TP_DROP_TICKS_MAX &&
-			     rg->woke_tail == tail, 1)) {
-		*p = tp_drop_word(api, ticks);
-		t->drop_pos = p + 1;
-		__atomic_store_n(&rg->dropped, rg->dropped + 1,
-				 __ATOMIC_RELAXED);
+	if (__builtin_expect(s && rg->woke_tail == tail, 1)) {
+		tp_drop_add(s, ticks);
+		tp_ring_count_drop(rg);
 	} else {
 		tp_drops_note(t, api, ticks, tail);
 	}
@@ -175,11 +177,12 @@ static tp_hot_inline struct tp_event *tp_rec_at(struct tp_rec *r, uint16_t api,
 	struct tp_event *e;
 
 	/* Past the limit, the ring is either full (the drop path: one load
-	 * of the tail, then tp_rec_drop) or only due a look at the tail. */
+	 * of the tail, then tp_rec_drop) or only due a look at the tail
+	 * (tp_ring_reserve_slow). */
 	if (__builtin_expect(rg->head + 1 + n_ext > rg->limit, 0)) {
-		uint64_t tail = tp_ring_full_tail(rg, 1 + n_ext);
+		uint64_t tail = tp_ring_tail_now(rg);
 
-		if (tail != ~0ull)
+		if (tp_ring_full_at(rg, 1 + n_ext, tail))
 			return tp_rec_drop(r->t, rg, api, t1 - r->t0, tail);
 		e = tp_ring_reserve_slow(rg, 1 + n_ext);
 		if (__builtin_expect(!e, 0))	/* cannot be: it fits */

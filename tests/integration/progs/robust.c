@@ -8,6 +8,8 @@
  *                              second; prints "calls N+1" and
  *                              "writer_wait_ns W" (the writer's time
  *                              waiting for a core during the N calls)
+ *                              and "writer_majflt F" (its page faults
+ *                              that read the disk meanwhile)
  *   robust fds N FILE          N calls, 300 ms, closes every descriptor from
  *                              3 up, opens its own file (argv[3]) and
  *                              dup2s it over every number up to 1100,
@@ -110,23 +112,21 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* The time the thread named tprof-writer spent runnable but waiting for
- * a core (the second field of its schedstat, ns), or -1 when not found. */
-static long long writer_wait_ns(void)
+/* The task directory of the thread named tprof-writer, in path. */
+static int writer_task(char *path, size_t size)
 {
-	char path[300], name[64];
-	long long run, wait = -1;
+	char name[64];
 	struct dirent *d;
 	DIR *dir = opendir("/proc/self/task");
 	FILE *f;
+	int found = 0;
 
 	if (!dir)
-		return -1;
-	while ((d = readdir(dir)) && wait < 0) {
+		return 0;
+	while (!found && (d = readdir(dir))) {
 		if (d->d_name[0] == '.')
 			continue;
-		snprintf(path, sizeof(path), "/proc/self/task/%s/comm",
-			 d->d_name);
+		snprintf(path, size, "/proc/self/task/%s/comm", d->d_name);
 		f = fopen(path, "r");
 		if (!f)
 			continue;
@@ -135,17 +135,48 @@ static long long writer_wait_ns(void)
 		fclose(f);
 		if (strncmp(name, "tprof-writer", 12))
 			continue;
-		snprintf(path, sizeof(path), "/proc/self/task/%s/schedstat",
-			 d->d_name);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		if (fscanf(f, "%lld %lld", &run, &wait) != 2)
-			wait = -1;
-		fclose(f);
+		snprintf(path, size, "/proc/self/task/%s/", d->d_name);
+		found = 1;
 	}
 	closedir(dir);
-	return wait;
+	return found;
+}
+
+/* What kept the writer from running: its time runnable but waiting for
+ * a core (the second field of its schedstat, ns) and its page faults
+ * that read the disk (the tenth field after the comm of its stat: a
+ * first run on a fresh machine pages zlib and the output path in, time
+ * schedstat does not count). -1 each when not found. */
+static void writer_waits(long long *wait, long long *majflt)
+{
+	char dir[300], path[340], buf[1024], *p;
+	long long run;
+	size_t len;
+	FILE *f;
+	int i;
+
+	*wait = *majflt = -1;
+	if (!writer_task(dir, sizeof(dir)))
+		return;
+	snprintf(path, sizeof(path), "%sschedstat", dir);
+	f = fopen(path, "r");
+	if (f) {
+		if (fscanf(f, "%lld %lld", &run, wait) != 2)
+			*wait = -1;
+		fclose(f);
+	}
+	snprintf(path, sizeof(path), "%sstat", dir);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	len = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[len] = 0;
+	p = strrchr(buf, ')');		/* the comm may hold spaces */
+	for (i = 0; p && i < 10; i++)	/* the space before field 3 + i */
+		p = strchr(p + 1, ' ');
+	if (p)
+		*majflt = strtoll(p + 1, NULL, 10);
 }
 
 /* Paced: call i is made at t0 + i / rate, so the offered rate is exact
@@ -156,14 +187,14 @@ static int burst(long n, double rate)
 {
 	struct timespec settle = { 0, 200000000L };
 	uint64_t step = (uint64_t)(1e9 / rate), next, t;
-	long long w0, w1;
+	long long w0, w1, f0, f1;
 	long i;
 
 	/* The writer converts ticks once it has measured their rate (100 ms
 	 * after start): the burst comes after that. */
 	cudaStreamSynchronize(0);
 	nanosleep(&settle, NULL);
-	w0 = writer_wait_ns();
+	writer_waits(&w0, &f0);
 	next = now_ns();
 	for (i = 0; i < n; i++) {
 		while ((t = now_ns()) < next)
@@ -171,9 +202,10 @@ static int burst(long n, double rate)
 		next = (t > next + 1000000 ? t : next) + step;
 		cudaStreamSynchronize(0);
 	}
-	w1 = writer_wait_ns();
+	writer_waits(&w1, &f1);
 	printf("calls %ld\n", n + 1);
 	printf("writer_wait_ns %lld\n", w0 < 0 || w1 < 0 ? -1 : w1 - w0);
+	printf("writer_majflt %lld\n", f0 < 0 || f1 < 0 ? -1 : f1 - f0);
 	return 0;
 }
 
