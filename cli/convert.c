@@ -265,6 +265,9 @@ int tp_convert_file(const char *in, const char *out_path, int quiet)
 	    ends_with(c.out_path, ".pftrace.gz")) {
 		c.enc = tp_enc_perfetto_new();
 		c.pf = 1;
+		/* JSON has no order: a child may come before its parent of
+		 * the same start (end order, whole-us Kineto times). */
+		c.meta.hold_complete = 1;
 	} else {
 		c.enc = tp_enc_json_new();
 	}

@@ -19,7 +19,9 @@
  *   named: processes and threads with ProcessDescriptor/ThreadDescriptor,
  *   GPU devices as named tracks with their streams under them, counter and
  *   async tracks under their process or device.
- * - A complete event is a SLICE_BEGIN followed at once by its SLICE_END.
+ * - A complete event is a SLICE_BEGIN followed at once by its SLICE_END;
+ *   with hold_complete, complete events are held and written in start
+ *   order, longest first at equal starts (perfetto_hold.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -334,15 +336,41 @@ static int naming(struct pf_enc *p, const struct tp_tev *ev)
 	return 0;
 }
 
+/* Room in the intern table for one more event, or the state starts
+ * over. */
+static void intern_room(struct pf_enc *p)
+{
+	if (p->intern.n + 2 * TP_TARGS_MAX + 2 >= INTERN_MAX ||
+	    p->intern.strs.len + (TP_TARGS_MAX + 2) * INTERN_LEN_MAX >=
+	    INTERN_BYTES)
+		clear_state(p);
+}
+
+void pf_complete(struct pf_enc *p, const struct tp_tev *ev)
+{
+	struct pf_track *t;
+
+	intern_room(p);
+	t = pf_track_of(p, ev, ev->name, ev->name ? ev->namelen : 0);
+	if (!t) {
+		p->e.dropped++;
+		return;
+	}
+	simple(p, ev, t, PF_TYPE_SLICE_BEGIN, ev->ts_ns, 1);
+	simple(p, ev, t, PF_TYPE_SLICE_END, ev->ts_ns + ev->dur_ns, 0);
+}
+
 static int pf_event(struct tp_enc *e, const struct tp_tev *ev)
 {
 	struct pf_enc *p = (struct pf_enc *)e;
 	struct pf_track *t;
 
-	if (p->intern.n + 2 * TP_TARGS_MAX + 2 >= INTERN_MAX ||
-	    p->intern.strs.len + (TP_TARGS_MAX + 2) * INTERN_LEN_MAX >=
-	    INTERN_BYTES)
-		clear_state(p);
+	if (ev->phase == TP_TEV_COMPLETE) {
+		if (!p->hold || pf_hold(p, ev))
+			pf_complete(p, ev);
+		return e->out.oom ? -1 : 0;
+	}
+	intern_room(p);
 	if (ev->phase >= TP_TEV_PROCESS_NAME)
 		return naming(p, ev);
 	if (ev->phase == TP_TEV_COUNTER_SET) {
@@ -355,10 +383,6 @@ static int pf_event(struct tp_enc *e, const struct tp_tev *ev)
 		return 0;
 	}
 	switch (ev->phase) {
-	case TP_TEV_COMPLETE:
-		simple(p, ev, t, PF_TYPE_SLICE_BEGIN, ev->ts_ns, 1);
-		simple(p, ev, t, PF_TYPE_SLICE_END, ev->ts_ns + ev->dur_ns, 0);
-		break;
 	case TP_TEV_ASYNC_BEGIN:
 		simple(p, ev, t, PF_TYPE_SLICE_BEGIN, ev->ts_ns, 1);
 		break;
@@ -381,6 +405,7 @@ static int pf_begin(struct tp_enc *e, const struct tp_enc_meta *m)
 	p->seq_id = m->writer ? SEQ_ID_WRITER(m->writer) : SEQ_ID;
 	p->uuid_base = m->writer ? UUID_BASE_WRITER(m->writer) : 0;
 	p->abs_ts = m->absolute_ts;
+	p->hold = m->hold_complete;
 	clear_state(p);
 	return e->out.oom ? -1 : 0;
 }
@@ -395,6 +420,7 @@ static int pf_trailer(struct tp_enc *e, const char *json, size_t len)
 	size_t m, body, start;
 	struct pkt k;
 
+	pf_hold_drain(p);	/* the events before the run's metadata */
 	t = pf_track_get(p, TK_META, 0, 0, "tprof metadata", 14, 0, 0, 0);
 	if (!t)
 		return 0;
@@ -428,6 +454,7 @@ static int pf_trailer(struct tp_enc *e, const char *json, size_t len)
 
 static int pf_end(struct tp_enc *e)
 {
+	pf_hold_drain((struct pf_enc *)e);
 	return e->out.oom ? -1 : 0;
 }
 
@@ -437,6 +464,7 @@ static void pf_free(struct tp_enc *e)
 	uint32_t i;
 	int k;
 
+	pf_hold_free(p);
 	for (i = 0; i < p->ntrk; i++)
 		free(p->trk[i].name);
 	free(p->trk);

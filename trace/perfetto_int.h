@@ -77,6 +77,13 @@ struct pf_enc {
 	uint32_t seq_id;	/* SEQ_ID, or SEQ_ID_WRITER(k) */
 	uint64_t uuid_base;	/* added to every track's uuid */
 	int abs_ts;		/* tp_enc_meta.absolute_ts */
+	/* Complete events held back (perfetto_hold.c), a heap of them in
+	 * the order they will be written. */
+	int hold;		/* tp_enc_meta.hold_complete */
+	struct pf_held **held;
+	uint32_t nheld;
+	uint64_t held_seq;
+	size_t held_bytes;
 };
 
 /* A packet: Trace.packet, a length-delimited TracePacket. */
@@ -124,6 +131,16 @@ struct pf_track *pf_track_of(struct pf_enc *p, const struct tp_tev *ev,
 void pf_descriptor(struct pf_enc *p, uint32_t kind, const struct pf_track *t,
 		   int64_t pid, int64_t tid);
 char *pf_dup_name(const char *s, size_t n);
+
+/* perfetto_enc.c: a complete event, its SLICE_BEGIN and SLICE_END. */
+void pf_complete(struct pf_enc *p, const struct tp_tev *ev);
+
+/* perfetto_hold.c: ev held (a copy), the earliest written if the hold
+ * is full; -1: no memory, ev not held (write it at once). */
+int pf_hold(struct pf_enc *p, const struct tp_tev *ev);
+/* Writes every held event, in order. */
+void pf_hold_drain(struct pf_enc *p);
+void pf_hold_free(struct pf_enc *p);
 
 /* perfetto_args.c */
 void pf_put_annotations(struct pf_enc *p, const struct tp_targ *a,

@@ -447,6 +447,11 @@ struct tp_enc_meta {
 	/* Perfetto: every packet's time absolute (the trace clock), so a
 	 * reader may leave packets out (the flight recorder's window). */
 	int absolute_ts;
+	/* Perfetto: complete events held back (a bounded number) and
+	 * written in start order, longest first at equal starts, so a child
+	 * that came before its parent of the same start nests under it
+	 * (`tprof convert`; perfetto_hold.c). */
+	int hold_complete;
 };
 
 struct tp_enc;

@@ -122,3 +122,55 @@ def track_key(tracks, uuid):
         pname = par.process.process_name if par.HasField("process") \
             else par.name
     return ("track", pname, d.name, d.HasField("counter"))
+
+
+def importer_nesting(evs):
+    """As an importer reads the slices: each track's begins and ends
+    sorted by time (stably), an end closing the innermost open slice.
+    Every complete event (a begin with its end next on its track) must
+    get its own end back, no end may find nothing open or come before its
+    begin; returns that, and how many slices are left open."""
+    per, want = {}, {}
+    for i, e in enumerate(evs):
+        if e["type"] not in (1, 2):
+            continue
+        lst = per.setdefault(e["track"], [])
+        if e["type"] == 2 and lst and lst[-1][2] == 1 and \
+                lst[-1][3] not in want:
+            want[lst[-1][3]] = e["ts"]
+        lst.append((e["ts"], len(lst), e["type"], i))
+    ok, left = True, 0
+    for lst in per.values():
+        stack = []
+        for ts, _, typ, i in sorted(lst):
+            if typ == 1:
+                stack.append((ts, i))
+                continue
+            if not stack or ts < stack[-1][0]:
+                ok = False
+                continue
+            b, bi = stack.pop()
+            if bi in want and want[bi] != ts:
+                ok = False
+        left += len(stack)
+    return ok, left
+
+
+def importer_slices(evs):
+    """The slices as an importer builds them (see importer_nesting):
+    sorted (track, name, ts, dur, depth), depth counted from 0 on each
+    track."""
+    per = {}
+    for i, e in enumerate(evs):
+        if e["type"] in (1, 2):
+            per.setdefault(e["track"], []).append((e["ts"], i, e))
+    out = []
+    for track, lst in per.items():
+        stack = []
+        for ts, _, e in sorted(lst, key=lambda x: x[:2]):
+            if e["type"] == 1:
+                stack.append((e["name"], ts, len(stack)))
+            elif stack:
+                name, b, depth = stack.pop()
+                out.append((track, name, b, ts - b, depth))
+    return sorted(out, key=repr)

@@ -11,7 +11,7 @@ import subprocess
 import tempfile
 
 import tplib
-from pftrace import decode, track_key
+from pftrace import decode, importer_nesting, importer_slices, track_key
 from tplib import check, eq, skip
 
 BASE = 1795500000000000000
@@ -117,10 +117,20 @@ def test_perfetto(d, src, want, pb, gz):
            "user_annotation":
             slices.append((e["name"], e["cat"], e["track"], e["ts"],
                            keyed[i + 1]["ts"] - e["ts"], e["args"]))
-    wx = [(e["name"], e["cat"], thr if e["pid"] else strm, ns(e["ts"]),
-           ns(e["dur"]), e.get("args", {}))
-          for e in want["traceEvents"] if e["ph"] == "X"]
+    # Written in start order, longest first at equal starts (the
+    # fixture's "inner" comes before "outer" of the same start).
+    wx = sorted([(e["name"], e["cat"], thr if e["pid"] else strm,
+                  ns(e["ts"]), ns(e["dur"]), e.get("args", {}))
+                 for e in want["traceEvents"] if e["ph"] == "X"],
+                key=lambda x: (x[3], -x[4]))
     eq(name + "_slices", slices, wx)
+    # As Perfetto's importer pairs them: "outer" encloses "inner" (it
+    # did not when the slices were written in the input's order).
+    eq(name + "_nesting", importer_nesting(evs), (True, 0))
+    eq(name + "_depths", [(s[1], s[2], s[3], s[4]) for s in
+                          importer_slices(keyed) if s[0] == thr],
+       [("early", 1000, 500, 0), ("inner", 10000, 2500, 1),
+        ("outer", 10000, 5001, 0)])
     flows = [(e["track"], e["ts"], e["flow"], e["term"]) for e in keyed
              if e["flow"] or e["term"]]
     eq(name + "_flows", flows, [(thr, 10500, [1000], []),
@@ -178,6 +188,31 @@ def test_clear(d, pb):
     eq("convert_pf_clear_ends", ends, [i * 1000 + 500 for i in range(n)])
 
 
+def test_end_order(d, pb):
+    """Events in end order (a child before its parent), several sharing a
+    start, as a writer that emits each event when it ends: each slice
+    nests under its own parent, as the JSON importer nests them."""
+    tid = 4242
+    x = [("h", 0, 2), ("s", 5, 2), ("p", 0, 10), ("q", 12, 3), ("g", 0, 20)]
+    ev = [{"ph": "X", "cat": "c", "name": n, "pid": tid, "tid": tid,
+           "ts": float(t), "dur": float(u)} for n, t, u in x]
+    src = os.path.join(d, "endorder.json")
+    with open(src, "w") as f:
+        json.dump({"baseTimeNanoseconds": BASE, "traceEvents": ev}, f)
+    out = os.path.join(d, "endorder.pftrace")
+    rc, so, se = convert(src, out)
+    eq("convert_end_order_rc", rc, 0)
+    res, why = decode(pb, out)
+    if not check("convert_end_order_decodes", res is not None, why):
+        return
+    evs = res[1]
+    eq("convert_end_order_nesting", importer_nesting(evs), (True, 0))
+    eq("convert_end_order_depths",
+       [s[1:] for s in importer_slices(evs)],
+       [("g", 0, 20000, 0), ("h", 0, 2000, 2), ("p", 0, 10000, 1),
+        ("q", 12000, 3000, 1), ("s", 5000, 2000, 2)])
+
+
 def test_kineto(d, pb):
     """A torch.profiler trace (kineto_fixture: pretty-printed, metadata
     last, a "Record Window End" instant with empty pid and tid): every X
@@ -223,6 +258,7 @@ def test_kineto(d, pb):
           "no GPU events in the fixture")
     eq("convert_kineto_slices", sorted(got, key=repr),
        sorted(want, key=repr))
+    eq("convert_kineto_nesting", importer_nesting(evs), (True, 0))
 
 
 def main():
@@ -247,6 +283,7 @@ def main():
         for gz in (False, True):
             test_perfetto(d, src, want, perfetto_trace_pb2, gz)
         test_clear(d, perfetto_trace_pb2)
+        test_end_order(d, perfetto_trace_pb2)
         test_kineto(d, perfetto_trace_pb2)
     tplib.done()
 

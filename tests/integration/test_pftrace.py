@@ -21,7 +21,7 @@ import shutil
 import subprocess
 import tempfile
 
-from pftrace import decode, schema
+from pftrace import decode, importer_nesting, schema
 from tplib import (BUILD, NO_SHELL, RUN, SANITIZE, base_env, check, cleanup,
                    done, eq, load, prog, run, skip)
 
@@ -150,38 +150,6 @@ def pf_events(res):
                      if d.HasField("thread"))
     nested, left = importer_nesting(evs)
     return out, names, threads, nested, left, ends
-
-
-def importer_nesting(evs):
-    """As an importer reads the slices: each track's begins and ends
-    sorted by time (stably), an end closing the innermost open slice.
-    Every complete event (a begin with its end next on its track) must
-    get its own end back, no end may find nothing open or come before its
-    begin; returns that, and how many slices are left open."""
-    per, want = {}, {}
-    for i, e in enumerate(evs):
-        if e["type"] not in (1, 2):
-            continue
-        lst = per.setdefault(e["track"], [])
-        if e["type"] == 2 and lst and lst[-1][2] == 1 and \
-                lst[-1][3] not in want:
-            want[lst[-1][3]] = e["ts"]
-        lst.append((e["ts"], len(lst), e["type"], i))
-    ok, left = True, 0
-    for lst in per.values():
-        stack = []
-        for ts, _, typ, i in sorted(lst):
-            if typ == 1:
-                stack.append((ts, i))
-                continue
-            if not stack or ts < stack[-1][0]:
-                ok = False
-                continue
-            b, bi = stack.pop()
-            if bi in want and want[bi] != ts:
-                ok = False
-        left += len(stack)
-    return ok, left
 
 
 def volatile(a, b):
