@@ -220,7 +220,7 @@ drops_accounting()
 
 def paced(outdir, extra=None):
     e = base_env()
-    e.update({"LD_PRELOAD": LIB, "TPROF_OUTPUT_DIR": outdir,
+    e.update({"LD_PRELOAD": PRELOAD, "TPROF_OUTPUT_DIR": outdir,
               "TPROF_FLIGHT": str(WINDOW_S), "TPROF_FORMAT": "perfetto"})
     e.update(extra or {})
     return subprocess.Popen([prog("paced"), str(PERIOD_US), "100000",
@@ -319,7 +319,7 @@ flight_dumps()
 def flight_exit():
     outdir = tempfile.mkdtemp(prefix="tprof-it-")
     e = base_env()
-    e.update({"LD_PRELOAD": LIB, "TPROF_OUTPUT_DIR": outdir,
+    e.update({"LD_PRELOAD": PRELOAD, "TPROF_OUTPUT_DIR": outdir,
               "TPROF_FLIGHT": "1", "TPROF_FORMAT": "perfetto"})
     p = subprocess.run([prog("paced"), "1000", "300",
                         os.path.join(outdir, "last")], env=e,
@@ -375,7 +375,7 @@ def hang_flight():
     procs = []
     for r in range(n):
         e = base_env()
-        e.update({"LD_PRELOAD": LIB, "TPROF_OUTPUT_DIR": outdir,
+        e.update({"LD_PRELOAD": PRELOAD, "TPROF_OUTPUT_DIR": outdir,
                   "LD_LIBRARY_PATH": os.path.join(BUILD, "tests", "fakenccl"),
                   "FAKE_NCCL_BARRIER": bar, "TPROF_HANG": "1",
                   "TPROF_RANK": str(r), "WORLD_SIZE": str(n),
