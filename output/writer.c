@@ -346,8 +346,11 @@ static void put_event(struct tp_buf *b, struct tp_thread *t,
 		tp_targs_uint(w, "correlation", e->corr);
 		tp_corr_note(e->corr, (uint32_t)t->tid, ts, 1);
 	}
+	/* What the API's formatter adds repeats from call to call. */
+	ev.stable_from = w->n;
 	if (api->args)
 		api->args(w, e);
+	ev.stable_to = w->n;
 	if (e->stack)
 		put_stack(w, e, (uint64_t)dur);
 	ev.args = w->a;

@@ -246,6 +246,21 @@ static void put_name_cat(struct pf_enc *p, const struct tp_tev *ev)
 		tp_pb_bytes(&p->e.out, PF_TE_NAME, ev->name, ev->namelen);
 }
 
+/* The args, a stable run among them through its cache. */
+static void put_args(struct pf_enc *p, const struct tp_tev *ev)
+{
+	uint32_t from = ev->stable_from, to = ev->stable_to;
+
+	p->static_keys = ev->static_keys;
+	if (!ev->static_keys || from >= to || to > ev->nargs) {
+		pf_put_annotations(p, ev->args, ev->nargs);
+		return;
+	}
+	pf_put_annotations(p, ev->args, from);
+	pf_put_stable(p, ev->args + from, to - from);
+	pf_put_annotations(p, ev->args + to, ev->nargs - to);
+}
+
 static void simple(struct pf_enc *p, const struct tp_tev *ev,
 		   struct pf_track *t, int type, int64_t ts, int full)
 {
@@ -258,8 +273,7 @@ static void simple(struct pf_enc *p, const struct tp_tev *ev,
 		  type != PF_TYPE_SLICE_END);
 	if (full) {
 		put_name_cat(p, ev);
-		p->static_keys = ev->static_keys;
-		pf_put_annotations(p, ev->args, ev->nargs);
+		put_args(p, ev);
 	}
 	if (ev->phase == TP_TEV_FLOW_START)
 		tp_pb_fixed64(&p->e.out, PF_TE_FLOW_IDS, ev->flow_id);
@@ -346,7 +360,8 @@ static void intern_room(struct pf_enc *p)
 		clear_state(p);
 }
 
-void pf_complete(struct pf_enc *p, const struct tp_tev *ev)
+/* A complete event: its SLICE_BEGIN and SLICE_END. */
+static void pf_complete(struct pf_enc *p, const struct tp_tev *ev)
 {
 	struct pf_track *t;
 
@@ -465,6 +480,7 @@ static void pf_free(struct tp_enc *e)
 	int k;
 
 	pf_hold_free(p);
+	free(p->arun);
 	for (i = 0; i < p->ntrk; i++)
 		free(p->trk[i].name);
 	free(p->trk);
@@ -501,6 +517,7 @@ struct tp_enc *tp_enc_perfetto_new(void)
 	if (!p)
 		return NULL;
 	p->e.ops = &pf_ops;
+	p->complete = pf_complete;
 	p->seq_id = SEQ_ID;
 	if (tp_pf_tab_init(&p->intern, INTERN_MAX, INTERN_BYTES) ||
 	    tp_pf_tab_init(&p->tracks, TRACKS_MAX, 64u << 20)) {

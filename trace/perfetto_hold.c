@@ -143,7 +143,7 @@ static void write_first(struct pf_enc *p)
 		p->held[0] = p->held[p->nheld];
 		sift_down(p->held, p->nheld, 0);
 	}
-	pf_complete(p, &h->ev);
+	p->complete(p, &h->ev);
 	free(h);
 }
 

@@ -4,7 +4,9 @@
 /* The Perfetto encoder's insides, shared by its files: perfetto_enc.c
  * (packets, clocks, events), perfetto_intern.c (interning),
  * perfetto_tracks.c (the track table and descriptors), perfetto_args.c
- * (typed args as debug annotations). */
+ * (typed args as debug annotations), perfetto_arun.c (runs of args that
+ * come again, their bytes reused), perfetto_hold.c (complete events held
+ * and written in start order). */
 #ifndef TP_PERFETTO_INT_H
 #define TP_PERFETTO_INT_H
 
@@ -44,6 +46,19 @@ struct pf_track {
 
 #define PF_PCACHE 512
 
+/* A run of annotations kept for reuse (perfetto_arun.c): as many as a
+ * training step's distinct launches (256 in bench_writer's step). */
+#define PF_ARUNS 1024
+#define PF_ARUN_ARGS 16
+struct pf_arun {
+	uint32_t n;		/* args; 0: empty */
+	uint32_t gen;		/* the interning state its bytes need */
+	uint32_t len;
+	struct tp_targ a[PF_ARUN_ARGS];	/* flat: array elements count */
+	char strs[256];		/* the string values, copied */
+	unsigned char bytes[256];
+};
+
 struct pf_enc {
 	struct tp_enc e;
 	struct tp_pf_tab intern;
@@ -79,7 +94,12 @@ struct pf_enc {
 	int abs_ts;		/* tp_enc_meta.absolute_ts */
 	/* Complete events held back (perfetto_hold.c), a heap of them in
 	 * the order they will be written. */
+	struct pf_arun *arun;	/* PF_ARUNS of them, made at first use */
 	int hold;		/* tp_enc_meta.hold_complete */
+	/* Writes a complete event (perfetto_enc.c's pf_complete): how
+	 * perfetto_hold.c writes what it held, without a call back into
+	 * the file that calls it. */
+	void (*complete)(struct pf_enc *p, const struct tp_tev *ev);
 	struct pf_held **held;
 	uint32_t nheld;
 	uint64_t held_seq;
@@ -132,9 +152,6 @@ void pf_descriptor(struct pf_enc *p, uint32_t kind, const struct pf_track *t,
 		   int64_t pid, int64_t tid);
 char *pf_dup_name(const char *s, size_t n);
 
-/* perfetto_enc.c: a complete event, its SLICE_BEGIN and SLICE_END. */
-void pf_complete(struct pf_enc *p, const struct tp_tev *ev);
-
 /* perfetto_hold.c: ev held (a copy), the earliest written if the hold
  * is full; -1: no memory, ev not held (write it at once). */
 int pf_hold(struct pf_enc *p, const struct tp_tev *ev);
@@ -145,5 +162,9 @@ void pf_hold_free(struct pf_enc *p);
 /* perfetto_args.c */
 void pf_put_annotations(struct pf_enc *p, const struct tp_targ *a,
 			uint32_t n);
+
+/* perfetto_arun.c: the same for a run of args with static keys that
+ * comes again (tp_tev's stable_from/stable_to), its bytes reused. */
+void pf_put_stable(struct pf_enc *p, const struct tp_targ *a, uint32_t n);
 
 #endif

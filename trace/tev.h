@@ -415,6 +415,11 @@ struct tp_tev {
 	int flow_binds_enclosing; /* FLOW_END: "bp":"e" */
 	const struct tp_targ *args;
 	uint32_t nargs;
+	/* args[stable_from, stable_to), whole top-level args, come again
+	 * and again with the same values (a launch's kernel, grid, block,
+	 * shared memory, stream): the Perfetto encoder may reuse their
+	 * bytes. Equal: none. Only with static_keys. */
+	uint32_t stable_from, stable_to;
 	/* The event has an args object even when it is empty (NVTX ranges
 	 * always do; a converted event may not): JSON writes "args":{}. */
 	int args_always;
