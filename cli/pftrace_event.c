@@ -11,7 +11,9 @@
  *   only (tprof writes JSON's "s"/"f" that way);
  * - flow_ids: "s" for an id first seen, "t" for a later one,
  *   terminating_flow_ids "f" with "bp":"e" (the enclosing slice, as
- *   Perfetto binds them); on a slice they are named "flow" (flows());
+ *   Perfetto binds them); on a slice, a start is written only with its
+ *   end or step, named "ac2g" when it ends on a GPU stream, else "flow"
+ *   (slice_flows());
  * - COUNTER (and extra counter values) on a counter track: "C" named
  *   after the track, the value under its last word ("GPU memory
  *   allocated" is {"name": "GPU memory", "args": {"allocated": v}}) or
@@ -283,24 +285,16 @@ dropped:
 	return 0;
 }
 
-/* A slice's flows are matched by id alone in Perfetto, but by id, name
- * and category in JSON (and `tprof check`): they are all named "flow".
- * An instant that carries flows (tprof's form of JSON's "s"/"f") gives
- * them its own name and category. Flow events carry no args. */
+/* An instant's flows (tprof's form of JSON's "s"/"f"): written at once,
+ * with the instant's own name and category. Flow events carry no
+ * args. */
 static void flows(struct tp_pfr *r, const struct pfr_track *t,
-		  const struct tev *e, int64_t ts, int on_slice)
+		  const struct tev *e, int64_t ts)
 {
 	char extra[48];
 	uint32_t i;
 
-	if (!e->nflows && !e->nterms)
-		return;
 	r->scratch.len = 0;
-	if (on_slice) {
-		r->head.len = 0;
-		tp_buf_lit(&r->head, "\"name\":\"flow\",\"cat\":\"flow\"");
-	}
-
 	for (i = 0; i < e->nflows + e->nterms; i++) {
 		int term = i >= e->nflows;
 		uint64_t id = term ? e->terms[i - e->nflows] : e->flows[i];
@@ -311,6 +305,81 @@ static void flows(struct tp_pfr *r, const struct pfr_track *t,
 		snprintf(extra, sizeof(extra), ",\"id\":%llu%s",
 			 (unsigned long long)id, term ? ",\"bp\":\"e\"" : "");
 		simple(r, t, ph, ts, extra);
+	}
+}
+
+/* One flow event of a slice's, at (jpid, jtid, ts). */
+static void flow_event(struct tp_pfr *r, char ph, const char *name,
+		       int64_t jpid, int64_t jtid, int64_t ts, uint64_t id)
+{
+	struct tp_buf *b = &r->out;
+
+	pfr_begin_event(r);
+	tp_buf_lit(b, "{\"ph\":\"");
+	tp_buf_char(b, ph);
+	tp_buf_lit(b, "\",\"name\":\"");
+	tp_buf_cstr(b, name);
+	tp_buf_lit(b, "\",\"cat\":\"");
+	tp_buf_cstr(b, name);
+	tp_buf_lit(b, "\",\"pid\":");
+	tp_json_i64(b, jpid);
+	tp_buf_lit(b, ",\"tid\":");
+	tp_json_i64(b, jtid);
+	tp_buf_lit(b, ",\"ts\":");
+	tp_json_us(b, pfr_json_ts(r, ts));
+	tp_buf_lit(b, ",\"id\":");
+	tp_json_u64(b, id);
+	if (ph == 'f')
+		tp_buf_lit(b, ",\"bp\":\"e\"");
+	tp_buf_char(b, '}');
+}
+
+static int64_t jtid_of(const struct pfr_track *t)
+{
+	return t->role == PR_THREAD ? t->jtid : 0;
+}
+
+/* A slice's flows, matched by id alone in Perfetto but by id, name and
+ * category in JSON (and `tprof check`). A start is held
+ * (pftrace_flows.c) and written with its end or first step: starts that
+ * never end are not written. A flow from a slice to one on a GPU
+ * device's stream is Kineto's "ac2g" (a launch to its GPU work, as
+ * tprof's JSON and HTA name it); any other is "flow". */
+static void slice_flows(struct tp_pfr *r, const struct pfr_track *t,
+			const struct tev *e, int64_t ts)
+{
+	int64_t jpid, jtid, t0;
+	const char *name;
+	uint32_t i;
+	uint64_t id;
+
+	for (i = 0; i < e->nflows; i++) {
+		id = e->flows[i];
+		if (pfr_pend_take(r, id, &jpid, &jtid, &t0)) {
+			flow_seen(r, id, 0);
+			flow_event(r, 's', "flow", jpid, jtid, t0, id);
+			flow_event(r, 't', "flow", t->jpid, jtid_of(t), ts, id);
+		} else if (flow_seen(r, id, 0)) {
+			flow_event(r, 't', "flow", t->jpid, jtid_of(t), ts, id);
+		} else {
+			flow_seen(r, id, 1);	/* held, not open */
+			if (pfr_pend_add(r, id, t->jpid, jtid_of(t), ts) < 0) {
+				flow_seen(r, id, 0);
+				flow_event(r, 's', "flow", t->jpid,
+					   jtid_of(t), ts, id);
+			}
+		}
+	}
+	/* tprof's instants that begin a flow (a launch's GPU ops after the
+	 * first) are named "ac2g" too. */
+	name = t->kind == PT_NAMED && t->role == PR_THREAD ? "ac2g" : "flow";
+	for (i = 0; i < e->nterms; i++) {
+		id = e->terms[i];
+		if (pfr_pend_take(r, id, &jpid, &jtid, &t0))
+			flow_event(r, 's', name, jpid, jtid, t0, id);
+		else
+			flow_seen(r, id, 1);
+		flow_event(r, 'f', name, t->jpid, jtid_of(t), ts, id);
 	}
 }
 
@@ -540,16 +609,11 @@ int pfr_track_event(struct tp_pfr *r, struct pfr_seq *s, struct pbr c,
 	}
 	if (e.type == 3 && (e.nflows || e.nterms)) {
 		head(r, s, c, &e);
-		flows(r, t, &e, ts, 0);
+		flows(r, t, &e, ts);
 		return 0;
 	}
-	if (e.nflows || e.nterms) {
-		/* The flows first: they use r->scratch and r->head. */
-		flows(r, t, &e, ts, 1);
-		r->scratch.len = 0;
-		if (pfr_args(r, s, c, &r->scratch))
-			return -1;
-	}
+	if (e.nflows || e.nterms)
+		slice_flows(r, t, &e, ts);
 	head(r, s, c, &e);
 	if (e.type == 3) {
 		simple(r, t, 'i', ts, NULL);

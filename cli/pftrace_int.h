@@ -133,6 +133,12 @@ struct tp_pfr {
 	uint64_t nopen, open_bytes;
 	uint64_t *flows;	/* open flow ids + 1 (0: empty) */
 	uint32_t fcap, nflows;
+	/* Flows begun on a slice, not yet written (pftrace_flows.c): a
+	 * table, and the order they came in. */
+	struct pfr_pend *pend;
+	uint64_t *pend_order;
+	uint32_t npend;
+	uint64_t pend_head, pend_tail;
 
 	char *trailer;		/* the "tprof metadata" JSON object */
 	size_t trailer_len;
@@ -185,6 +191,15 @@ struct pfr_track *pfr_track_pseudo(struct tp_pfr *r, struct pfr_seq *s);
 void pfr_track_use(struct tp_pfr *r, struct pfr_track *t);
 void pfr_names(struct tp_pfr *r);
 void pfr_tracks_free(struct tp_pfr *r);
+
+/* pftrace_flows.c: a flow begun on a slice at (jpid, jtid, ts), held
+ * (-1: not held, no memory: write its start now); taken back (1) when it
+ * ends or steps, 0 if not held. */
+int pfr_pend_add(struct tp_pfr *r, uint64_t id, int64_t jpid, int64_t jtid,
+		 int64_t ts);
+int pfr_pend_take(struct tp_pfr *r, uint64_t id, int64_t *jpid,
+		  int64_t *jtid, int64_t *ts);
+void pfr_pend_free(struct tp_pfr *r);
 
 /* pftrace_event.c */
 int pfr_track_event(struct tp_pfr *r, struct pfr_seq *s, struct pbr c,

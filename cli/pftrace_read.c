@@ -72,6 +72,7 @@ void tp_pfr_free(struct tp_pfr *r)
 	free(r->seqs);
 	pfr_tracks_free(r);
 	free(r->flows);
+	pfr_pend_free(r);
 	free(r->trailer);
 	tp_buf_free(&r->pkt);
 	tp_buf_free(&r->out);

@@ -179,6 +179,7 @@ static void open_op(struct tp_buf *b, enum tp_tev_phase phase,
 	X.name_json_len = n->jsonlen;
 	X.ts_ns = s;
 	X.dur_ns = e - s;
+	X.flow_in = 0;
 	tp_targs_reset(&A);
 	if (!tp_tev_sink)
 		tp_tev_json_open(b, &X, &A);
@@ -218,7 +219,7 @@ static struct tp_tev flows[2] = {
 	FLOW(TP_TEV_GPU_STREAM, TP_TEV_FLOW_END),
 };
 
-static void put_flow(struct tp_buf *b, int end, uint32_t id, uint32_t pid,
+static void put_flow(struct tp_buf *b, int end, uint64_t id, uint32_t pid,
 		     uint32_t tid, int64_t ts)
 {
 	struct tp_tev *ev = &flows[!!end];
@@ -287,8 +288,29 @@ static struct tp_track *place(const struct tp_clock_map *m, uint32_t pid,
 	return tr;
 }
 
+/* Perfetto: the op's slice ends the flow its launch's slice began
+ * (output/writer.c); set before close_op. A Perfetto flow has one start
+ * and one end (FlowTracker::End forgets the id), where JSON's "s" fans
+ * out to every op of the launch (a graph's kernels): the k-th op after
+ * the first ends a flow of its own, id corr | k << 32, begun by an
+ * instant on the launch's slice. */
+static void flow_in(struct tp_buf *b, struct tp_corr *launch, uint32_t corr)
+{
+	uint64_t id;
+
+	X.flow_in = 0;
+	if (!tp_tev_sink || !launch || !corr)
+		return;
+	id = corr | (uint64_t)launch->flowed << 32;
+	if (launch->flowed)
+		put_flow(b, 0, id, (uint32_t)tp_sess.pid, launch->tid,
+			 launch->ts_ns);
+	launch->flowed++;
+	X.flow_in = id;
+}
+
 /* The arrow from the launch to this op; the launch's "s" goes with the
- * first op of its correlation id. */
+ * first op of its correlation id. Perfetto has it on the slices. */
 static void link(struct tp_buf *b, struct tp_corr *launch, uint32_t corr,
 		 uint32_t pid, uint32_t tid, int64_t s)
 {
@@ -298,6 +320,8 @@ static void link(struct tp_buf *b, struct tp_corr *launch, uint32_t corr,
 		N.unlinked++;
 		return;
 	}
+	if (tp_tev_sink)
+		return;
 	if (!launch->flowed) {
 		put_flow(b, 0, corr, (uint32_t)tp_sess.pid, launch->tid,
 			 launch->ts_ns);
@@ -360,6 +384,7 @@ static uint64_t kernel(struct tp_buf *b, const struct tp_clock_map *m,
 			      (uint64_t)o.occupancy_pct);
 	}
 	put_graph(k->graphId, k->graphNodeId);
+	flow_in(b, launch, k->correlationId);
 	close_op(b);
 	summarize(b, n.cat, n.name, k->deviceId, tr->tid, s, e,
 		  k->correlationId);
@@ -448,6 +473,7 @@ static uint64_t copy(struct tp_buf *b, const struct tp_clock_map *m,
 	}
 	put_bandwidth(c->bytes, e - s);
 	put_graph(c->graph, c->graph_node);
+	flow_in(b, launch, c->corr);
 	close_op(b);
 	summarize(b, n.cat, n.name, c->dev, tr->tid, s, e, c->corr);
 	link(b, launch, c->corr, c->dev, tr->tid, s);
@@ -510,6 +536,7 @@ static uint64_t memset4(struct tp_buf *b, const struct tp_clock_map *m,
 	tp_targs_uint(&A, "value", r->value);
 	put_bandwidth(r->bytes, e - s);
 	put_graph(r->graphId, r->graphNodeId);
+	flow_in(b, launch, r->correlationId);
 	close_op(b);
 	summarize(b, n.cat, n.name, r->deviceId, tr->tid, s, e,
 		  r->correlationId);

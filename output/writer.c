@@ -346,6 +346,9 @@ static void put_event(struct tp_buf *b, struct tp_thread *t,
 		tp_targs_uint(w, "correlation", e->corr);
 		tp_corr_note(e->corr, (uint32_t)t->tid, ts, 1);
 	}
+	/* Perfetto: the arrow to its GPU work starts on the slice itself
+	 * (JSON writes its "s" when the GPU op comes: cupti/convert.c). */
+	ev.flow_out = tp_tev_sink ? e->corr : 0;
 	/* What the API's formatter adds repeats from call to call. */
 	ev.stable_from = w->n;
 	if (api->args)

@@ -21,7 +21,7 @@ PROG_BIN := $(PROG_C:tests/integration/progs/%.c=$(B)/tests/bin/%) \
 	    $(PROG_LIB:tests/integration/libs/%.c=$(B)/tests/bin/%.so) \
 	    $(B)/tests/bin/stacks_stripped
 
-$(B)/tests/unit/test_check: tests/unit/test_check.c $(addprefix $(B)/cli/,check.o check_out.o check_sweep.o check_tab.o json.o gzread.o pftrace_read.o pftrace_seq.o pftrace_clock.o pftrace_tracks.o pftrace_event.o pftrace_args.o) $(B)/summary/xsort.o $(B)/trace/json.o \
+$(B)/tests/unit/test_check: tests/unit/test_check.c $(addprefix $(B)/cli/,check.o check_out.o check_sweep.o check_tab.o json.o gzread.o pftrace_read.o pftrace_seq.o pftrace_clock.o pftrace_tracks.o pftrace_event.o pftrace_flows.o pftrace_args.o) $(B)/summary/xsort.o $(B)/trace/json.o \
 		$(B)/trace/gzip_isal.o
 	@mkdir -p $(dir $@)
 	$(CC) $(UNIT_CFLAGS) -Icli -o $@ $^ -lz -ldl -lpthread -lm
@@ -148,7 +148,7 @@ test-stress: test-build
 
 .PHONY: test-stress
 
-$(B)/tests/unit/test_check_scale: tests/unit/test_check_scale.c $(addprefix $(B)/cli/,check.o check_out.o check_sweep.o check_tab.o json.o gzread.o pftrace_read.o pftrace_seq.o pftrace_clock.o pftrace_tracks.o pftrace_event.o pftrace_args.o) $(B)/summary/xsort.o $(B)/trace/json.o \
+$(B)/tests/unit/test_check_scale: tests/unit/test_check_scale.c $(addprefix $(B)/cli/,check.o check_out.o check_sweep.o check_tab.o json.o gzread.o pftrace_read.o pftrace_seq.o pftrace_clock.o pftrace_tracks.o pftrace_event.o pftrace_flows.o pftrace_args.o) $(B)/summary/xsort.o $(B)/trace/json.o \
 		$(B)/trace/gzip_isal.o
 	@mkdir -p $(dir $@)
 	$(CC) $(UNIT_CFLAGS) -Icli -o $@ $^ -lz -ldl -lpthread -lm

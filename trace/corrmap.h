@@ -21,7 +21,9 @@ struct tp_corr {
 	uint32_t corr;
 	uint32_t tid;
 	int64_t ts_ns;		/* start, relative to baseTimeNanoseconds */
-	uint8_t flowed;		/* its "s" flow event is written */
+	/* JSON: its "s" flow event is written; Perfetto: how many of its
+	 * GPU ops were linked (cupti/convert.c's flow_in) */
+	uint32_t flowed;
 	uint8_t kept;		/* written: 0 when the schedule dropped it */
 };
 

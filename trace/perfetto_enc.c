@@ -279,6 +279,14 @@ static void simple(struct pf_enc *p, const struct tp_tev *ev,
 		tp_pb_fixed64(&p->e.out, PF_TE_FLOW_IDS, ev->flow_id);
 	else if (ev->phase == TP_TEV_FLOW_END)
 		tp_pb_fixed64(&p->e.out, PF_TE_TERMINATING_FLOW_IDS, ev->flow_id);
+	/* On the slice's begin: the importer binds a flow to the slice the
+	 * event opens (MaybeParseTrackEventFlows). An id begun and never
+	 * ended is left aside by it, no error (FlowTracker::Begin). */
+	if (full && ev->flow_out)
+		tp_pb_fixed64(&p->e.out, PF_TE_FLOW_IDS, ev->flow_out);
+	if (full && ev->flow_in)
+		tp_pb_fixed64(&p->e.out, PF_TE_TERMINATING_FLOW_IDS,
+			      ev->flow_in);
 	pkt_finish(p, &k);
 }
 

@@ -412,6 +412,11 @@ struct tp_tev {
 	int64_t ts_ns;		/* trace clock: ns since the trace's base */
 	int64_t dur_ns;
 	uint64_t flow_id;	/* FLOW_*: the id; SORT_INDEX: the index */
+	/* COMPLETE: a flow this slice starts (a launch) and one it ends
+	 * (its GPU op), 0 for none. Perfetto writes them on the slice
+	 * (flow_ids, terminating_flow_ids); JSON ignores them: its "s" and
+	 * "f" are events of their own (FLOW_START, FLOW_END). */
+	uint64_t flow_out, flow_in;
 	int flow_binds_enclosing; /* FLOW_END: "bp":"e" */
 	const struct tp_targ *args;
 	uint32_t nargs;

@@ -174,3 +174,24 @@ def importer_slices(evs):
                 name, b, depth = stack.pop()
                 out.append((track, name, b, ts - b, depth))
     return sorted(out, key=repr)
+
+
+def importer_flows(evs):
+    """The flows an importer links (Perfetto's FlowTracker, as its
+    TrackEvent importer drives it): events in time order (stably); a
+    flow_ids id not open begins a flow at the event, an open one links
+    it to this event and stays open; a terminating id links an open flow
+    and closes it, and is ignored when none is open. Returns the links
+    as ((track, ts, name) from, (track, ts, name) to)."""
+    open_, links = {}, []
+    for _, _, e in sorted((e["ts"], i, e) for i, e in enumerate(evs)
+                          if e["flow"] or e["term"]):
+        here = (e["track"], e["ts"], e["name"])
+        for f in e["flow"]:
+            if f in open_:
+                links.append((open_[f], here))
+            open_[f] = here
+        for f in e["term"]:
+            if f in open_:
+                links.append((open_.pop(f), here))
+    return links

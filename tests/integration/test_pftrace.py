@@ -21,7 +21,7 @@ import shutil
 import subprocess
 import tempfile
 
-from pftrace import decode, importer_nesting, schema
+from pftrace import decode, importer_flows, importer_nesting, schema
 from tplib import (BUILD, NO_SHELL, RUN, SANITIZE, base_env, check, cleanup,
                    done, eq, load, prog, run, skip)
 
@@ -121,8 +121,16 @@ def pf_events(res):
             par.HasField("process")
 
     out, ends = [], 0
+    starts, terms = [], set()
     for e in evs:
         key = track(e["track"])
+        # Flows: on a launch's slice and its GPU op's (the k-th op after
+        # the first: id corr | k << 32, begun by an instant on the
+        # launch). A start that no event ends (a call without GPU work)
+        # is not a JSON flow; JSON has one "s" per correlation id.
+        starts += [(key, f) for f in e["flow"]]
+        terms |= set(e["term"])
+        out.extend(("flow_end", key, f & 0xffffffff) for f in e["term"])
         if e["type"] == 1:			# SLICE_BEGIN
             if is_async(e["track"]):
                 out.append(("async", (key[0], e["name"]), e["name"],
@@ -133,15 +141,15 @@ def pf_events(res):
         elif e["type"] == 2:			# SLICE_END
             ends += 1
         elif e["type"] == 3:			# INSTANT
-            if e["flow"]:
-                out.extend(("flow", key, f) for f in e["flow"])
-            elif e["term"]:
-                out.extend(("flow_end", key, f) for f in e["term"])
+            if e["flow"] or e["term"]:
+                pass
             elif e["name"] != "tprof metadata":
                 out.append(("instant", key, e["name"], e["cat"],
                             hexint(e["args"])))
         elif e["type"] == 4:			# COUNTER
             out.append(("counter", key, e["cv"]))
+    out.extend(sorted({("flow", key, f & 0xffffffff) for key, f in starts
+                       if f in terms}))
     names = sorted(proc_name(d.process.process_name) for d in tracks.values()
                    if d.HasField("process"))
     names += sorted(proc_name(d.name) for d in tracks.values()
@@ -205,6 +213,16 @@ def compare(label, argv, env, pb):
                            sorted(set(sa) - set(sg))[:5]))
     check(label + ": slices nest on every track, each with its own end",
           nested)
+    # Each JSON "f" is a link from its "s" in the importer (v1 flows do
+    # not close at "f": a launch's "s" links every op of the launch); a
+    # Perfetto flow links two events once.
+    links = importer_flows(res[1])
+    eq(label + ": flows linked as the importer links them", len(links),
+       sum(1 for r in a if r[0] == "flow_end"))
+    check(label + ": every link from a thread's slice or instant to a GPU "
+          "op", all(res[0][x[0]].HasField("thread") and
+                    not res[0][y[0]].HasField("thread") for x, y in links),
+          links[:3])
     eq(label + ": async ranges left open",
        left, sum(1 for r in a if r[0] == "async") - n_end)
     eq(label + ": async ends", ends - sum(1 for r in got

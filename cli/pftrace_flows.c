@@ -1,0 +1,128 @@
+/* The Perfetto reader's flows begun on a slice (flow_ids on a
+ * SLICE_BEGIN), held until they end or step (pftrace_int.h).
+ *
+ * Perfetto's importer binds such a flow to the slice and keeps an id
+ * that never ends aside without a word (FlowTracker::Begin); tprof's
+ * writer puts one on every call with a correlation id, most of which
+ * (a synchronize, a malloc) start no GPU work. Written at once as JSON
+ * "s" events they would all be flows without an end, so a start is kept
+ * here (where: pid, tid, time) and written with its end. Bounded: at
+ * most PEND_MAX held, the oldest let go first (a start whose end is that
+ * far away is taken for one that has none). */
+#include <stdlib.h>
+
+#include "pftrace_int.h"
+
+#define PEND_MAX (1u << 18)
+#define PEND_CAP (PEND_MAX * 2)
+
+struct pfr_pend {
+	uint64_t key;		/* id + 1; 0: empty */
+	int64_t jpid, jtid, ts;
+};
+
+static uint32_t home(uint64_t key)
+{
+	return (uint32_t)(key * 0x9e3779b97f4a7c15ull >> 40) & (PEND_CAP - 1);
+}
+
+static struct pfr_pend *find(struct tp_pfr *r, uint64_t key)
+{
+	uint32_t h;
+
+	for (h = home(key); r->pend[h].key; h = (h + 1) & (PEND_CAP - 1))
+		if (r->pend[h].key == key)
+			return &r->pend[h];
+	return NULL;
+}
+
+/* Backward-shift deletion: every probe chain stays whole. */
+static void del(struct tp_pfr *r, struct pfr_pend *p)
+{
+	uint32_t h = (uint32_t)(p - r->pend), j = h, want;
+
+	for (;;) {
+		r->pend[h].key = 0;
+		for (;;) {
+			j = (j + 1) & (PEND_CAP - 1);
+			if (!r->pend[j].key)
+				goto out;
+			want = home(r->pend[j].key);
+			if (((j - want) & (PEND_CAP - 1)) >=
+			    ((j - h) & (PEND_CAP - 1)))
+				break;
+		}
+		r->pend[h] = r->pend[j];
+		h = j;
+	}
+out:
+	r->npend--;
+}
+
+/* The oldest entry of the order kept, gone (or already taken). */
+static void let_go_oldest(struct tp_pfr *r)
+{
+	uint64_t key = r->pend_order[r->pend_tail++ & (PEND_MAX - 1)];
+	struct pfr_pend *p = find(r, key);
+
+	if (p)
+		del(r, p);
+}
+
+int pfr_pend_add(struct tp_pfr *r, uint64_t id, int64_t jpid, int64_t jtid,
+		 int64_t ts)
+{
+	uint64_t key = id + 1;
+	struct pfr_pend *p;
+	uint32_t h;
+
+	if (!key)
+		return -1;
+	if (!r->pend) {
+		r->pend = calloc(PEND_CAP, sizeof(*r->pend));
+		r->pend_order = malloc(PEND_MAX * sizeof(*r->pend_order));
+		if (!r->pend || !r->pend_order) {
+			pfr_pend_free(r);
+			return -1;
+		}
+	}
+	while (r->npend == PEND_MAX || r->pend_head - r->pend_tail == PEND_MAX)
+		let_go_oldest(r);
+	p = find(r, key);
+	if (!p) {
+		for (h = home(key); r->pend[h].key; h = (h + 1) & (PEND_CAP - 1))
+			;
+		p = &r->pend[h];
+		r->npend++;
+	}
+	p->key = key;
+	p->jpid = jpid;
+	p->jtid = jtid;
+	p->ts = ts;
+	r->pend_order[r->pend_head++ & (PEND_MAX - 1)] = key;
+	return 0;
+}
+
+int pfr_pend_take(struct tp_pfr *r, uint64_t id, int64_t *jpid,
+		  int64_t *jtid, int64_t *ts)
+{
+	struct pfr_pend *p;
+
+	if (!r->pend || !(p = find(r, id + 1)))
+		return 0;
+	*jpid = p->jpid;
+	*jtid = p->jtid;
+	*ts = p->ts;
+	del(r, p);
+	return 1;
+}
+
+void pfr_pend_free(struct tp_pfr *r)
+{
+	free(r->pend);
+	free(r->pend_order);
+	r->pend = NULL;
+	r->pend_order = NULL;
+	r->npend = 0;
+	r->pend_head = r->pend_tail = 0;
+}
