@@ -158,9 +158,11 @@ int64_t pfr_packet_ts(struct tp_pfr *r, struct pfr_seq *s, uint32_t cid,
 		r->notes[PFR_NOTE_NO_CLOCK]++;
 		return (int64_t)raw;
 	}
+	/* Wrapping sums: a corrupt trace's deltas may pass 2^63 (signed
+	 * overflow is undefined; found by fuzz_pftrace). */
 	v = (int64_t)(raw * (c->mult ? c->mult : 1));
 	if (c->incremental) {
-		v += c->last;
+		v = (int64_t)((uint64_t)v + (uint64_t)c->last);
 		c->last = v;
 	}
 	if (cid == r->out_clock)
@@ -171,5 +173,6 @@ int64_t pfr_packet_ts(struct tp_pfr *r, struct pfr_seq *s, uint32_t cid,
 			r->notes[PFR_NOTE_NO_CLOCK]++;
 		return v;
 	}
-	return c->ref_out + (v - c->ref_c);
+	return (int64_t)((uint64_t)c->ref_out +
+			 ((uint64_t)v - (uint64_t)c->ref_c));
 }

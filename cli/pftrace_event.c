@@ -474,7 +474,8 @@ static void slice_end(struct tp_pfr *r, struct pfr_track *t, int64_t ts)
 	} else {
 		where(r, t, o->ts);
 		tp_buf_lit(b, ",\"dur\":");
-		tp_json_us(b, ts - o->ts);
+		/* Wrapping, as pfr_json_ts: a corrupt end may be anywhere. */
+		tp_json_us(b, (int64_t)((uint64_t)ts - (uint64_t)o->ts));
 		args_out(r, o->text + o->head_len, o->args_len,
 			 r->scratch.p, r->scratch.len);
 	}
@@ -575,6 +576,15 @@ int pfr_track_event(struct tp_pfr *r, struct pfr_seq *s, struct pbr c,
 	struct tev e;
 	int rc;
 
+	/* Times a trace can hold are bounded, so that every sum and
+	 * difference of two (an end, a duration) fits in 64 bits, here and
+	 * in the summary that reads these events (a corrupt trace's would
+	 * overflow: found by fuzz_pftrace). */
+	if (pfr_json_ts(r, ts) > PFR_TS_MAX ||
+	    pfr_json_ts(r, ts) < -PFR_TS_MAX) {
+		r->notes[PFR_NOTE_BAD_TIME]++;
+		return 0;
+	}
 	if (scan(r, c, &e))
 		return -1;
 	rc = trailer(r, s, c, &e);

@@ -28,6 +28,7 @@
 #define PFR_OPEN_MAX (1u << 20)	/* slices begun and not ended */
 #define PFR_OPEN_BYTES (256u << 20)
 #define PFR_FLOWS_MAX (1u << 20)	/* flow ids seen and not terminated */
+#define PFR_TS_MAX (1ll << 61)		/* |time| from the trace's base */
 #define PFR_SEQ_CLOCKS 16u
 #define PFR_GLOBAL_CLOCKS 64u
 #define PFR_DEPTH_MAX 64		/* nested debug annotations */

@@ -101,6 +101,8 @@ int tp_pfr_note(const struct tp_pfr *r, int k, char *buf, size_t len)
 		"clock (taken as they are)",
 		"TrackEvents of a type JSON has no form for, or counter "
 		"values on a track that is no counter (skipped)",
+		"TrackEvents more than 73 years (2^61 ns) from the trace's "
+		"base (skipped)",
 	};
 
 	if (k < 0 || k >= PFR_NOTE_KINDS || !r->notes[k])

@@ -202,9 +202,11 @@ int pfr_interned_data(struct tp_pfr *r, struct pfr_seq *s, struct pbr c)
 	return rc < 0 ? pfr_fail(r, c.p, "interned data: %s", why) : 0;
 }
 
+/* Wrapping: a corrupt trace's times may be anywhere (signed overflow
+ * is undefined; found by fuzz_pftrace). */
 int64_t pfr_json_ts(const struct tp_pfr *r, int64_t t)
 {
-	return t - r->base;
+	return (int64_t)((uint64_t)t - (uint64_t)r->base);
 }
 
 /* Output */

@@ -340,8 +340,9 @@ static void add_range(struct tp_sum *s, const struct tp_sum_span *e,
 		return;
 	r->mem_n++;
 	r->mem_net += (double)out - (double)in;
-	if (tp_sum_arg_i64(&a[A_PEAK], &peak) == 0 && peak - in > r->mem_peak)
-		r->mem_peak = peak - in;
+	if (tp_sum_arg_i64(&a[A_PEAK], &peak) == 0 &&
+	    (int64_t)((uint64_t)peak - (uint64_t)in) > r->mem_peak)
+		r->mem_peak = (int64_t)((uint64_t)peak - (uint64_t)in);
 }
 
 void tp_sum_span(struct tp_sum *s, const struct tp_sum_span *e)
@@ -349,10 +350,14 @@ void tp_sum_span(struct tp_sum *s, const struct tp_sum_span *e)
 	uint64_t d = e->dur_ns > 0 ? (uint64_t)e->dur_ns : 0;
 	struct sum_row *r;
 
+	/* Wrapping: a read trace's times may be anywhere (tprof report of
+	 * a corrupt .pftrace; found by fuzz_pftrace). */
+	int64_t end = (int64_t)((uint64_t)e->ts_ns + d);
+
 	if (e->ts_ns < s->start)
 		s->start = e->ts_ns;
-	if (e->ts_ns + (int64_t)d > s->end)
-		s->end = e->ts_ns + (int64_t)d;
+	if (end > s->end)
+		s->end = end;
 	if (is_step(e)) {
 		add_step(s, e);
 		return;

@@ -375,16 +375,24 @@ def test_bad(d):
         pkt(1, ts=BASE + 1000, flags=NEEDS, te=ev(BEGIN, track=5,
                                                 name_iid=1))
     good = head + pkt(1, ts=BASE + 2000, flags=NEEDS, te=ev(END, track=5))
+    # 2^62 ns past the base: its end or duration could overflow 64 bits
+    # downstream (the summary's sums): skipped, and said.
+    far = good + pkt(1, ts=BASE + (1 << 62), flags=NEEDS,
+                     te=ev(INSTANT, track=5, name_iid=1))
     for label, data, mode, want in (
+            ("far", far, "", "error: Perfetto: 1 TrackEvents more than 73 "
+             "years (2^61 ns) from the trace's base (skipped)"),
+            ("far", far, "--foreign", "warning: Perfetto: 1 TrackEvents "
+             "more than 73 years"),
             ("unmatched", unmatched, "", "error: Perfetto: 1 SLICE_END "
              "events with no slice open on their track (left out)"),
             ("unmatched", unmatched, "--foreign", "warning: Perfetto: 1 "
              "SLICE_END events with no slice open on their track")):
-        path = os.path.join(d, "unmatched.pftrace")
+        path = os.path.join(d, label + ".pftrace")
         with open(path, "wb") as f:
             f.write(data)
         rc, so, se = tprof("check", *([mode] if mode else []), path)
-        check("check %s, unmatched SLICE_END: %r" % (mode, want),
+        check("check %s, %s: %r" % (mode, label, want),
               rc == (0 if mode else 1) and want in so, so + se)
     cases = [("good", good, 0, "ok (2 events)"),
              ("backwards", backwards, 1, 'negative "dur"'),
