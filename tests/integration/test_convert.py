@@ -163,6 +163,21 @@ def test_perfetto(d, src, want, pb, gz):
                                    "tprof": {"version": "x"}}])
 
 
+def convert_events(d, stem, ev, pb, label):
+    """ev as a JSON trace converted to Perfetto: the decoded trace, or
+    None (after a FAIL) when it does not decode."""
+    src = os.path.join(d, stem + ".json")
+    with open(src, "w") as f:
+        json.dump({"baseTimeNanoseconds": BASE, "traceEvents": ev}, f)
+    out = os.path.join(d, stem + ".pftrace")
+    rc, so, se = convert(src, out)
+    eq(label + "_rc", rc, 0)
+    res, why = decode(pb, out)
+    if not check(label + "_decodes", res is not None, why):
+        return None
+    return res
+
+
 def test_clear(d, pb):
     """Past the intern table's 65536 strings the sequence's incremental
     state is cleared and interning starts over: every name and time still
@@ -170,14 +185,8 @@ def test_clear(d, pb):
     n = 70000
     ev = [{"ph": "X", "cat": "c", "name": "k%d" % i, "pid": 4242,
            "tid": 4242, "ts": i * 1.0, "dur": 0.5} for i in range(n)]
-    src = os.path.join(d, "many.json")
-    with open(src, "w") as f:
-        json.dump({"baseTimeNanoseconds": BASE, "traceEvents": ev}, f)
-    out = os.path.join(d, "many.pftrace")
-    rc, so, se = convert(src, out)
-    eq("convert_pf_clear_rc", rc, 0)
-    res, why = decode(pb, out)
-    if not check("convert_pf_clear_decodes", res is not None, why):
+    res = convert_events(d, "many", ev, pb, "convert_pf_clear")
+    if res is None:
         return
     tracks, evs, flags, clocks = res
     eq("convert_pf_clear_count", flags.count(1), 2)
@@ -196,14 +205,8 @@ def test_end_order(d, pb):
     x = [("h", 0, 2), ("s", 5, 2), ("p", 0, 10), ("q", 12, 3), ("g", 0, 20)]
     ev = [{"ph": "X", "cat": "c", "name": n, "pid": tid, "tid": tid,
            "ts": float(t), "dur": float(u)} for n, t, u in x]
-    src = os.path.join(d, "endorder.json")
-    with open(src, "w") as f:
-        json.dump({"baseTimeNanoseconds": BASE, "traceEvents": ev}, f)
-    out = os.path.join(d, "endorder.pftrace")
-    rc, so, se = convert(src, out)
-    eq("convert_end_order_rc", rc, 0)
-    res, why = decode(pb, out)
-    if not check("convert_end_order_decodes", res is not None, why):
+    res = convert_events(d, "endorder", ev, pb, "convert_end_order")
+    if res is None:
         return
     evs = res[1]
     eq("convert_end_order_nesting", importer_nesting(evs), (True, 0))
