@@ -237,8 +237,7 @@ static int flow_seen(struct tp_pfr *r, uint64_t id, int drop)
 		for (i = 0; i < r->fcap; i++) {
 			if (!r->flows[i])
 				continue;
-			for (h = (uint32_t)(r->flows[i] * 0x9e3779b97f4a7c15ull
-					    >> 40) & (cap - 1); nt[h];
+			for (h = pfr_key_home(r->flows[i], cap); nt[h];
 			     h = (h + 1) & (cap - 1))
 				;
 			nt[h] = r->flows[i];
@@ -249,31 +248,12 @@ static int flow_seen(struct tp_pfr *r, uint64_t id, int drop)
 	}
 	if (!r->fcap)
 		return 0;
-	for (h = (uint32_t)(k * 0x9e3779b97f4a7c15ull >> 40) & (r->fcap - 1);
-	     r->flows[h]; h = (h + 1) & (r->fcap - 1)) {
+	for (h = pfr_key_home(k, r->fcap); r->flows[h];
+	     h = (h + 1) & (r->fcap - 1)) {
 		if (r->flows[h] != k)
 			continue;
 		if (drop) {
-			/* Backward-shift deletion keeps probe chains whole. */
-			uint32_t j = h, want;
-
-			for (;;) {
-				r->flows[h] = 0;
-				for (;;) {
-					j = (j + 1) & (r->fcap - 1);
-					if (!r->flows[j])
-						goto dropped;
-					want = (uint32_t)(r->flows[j] *
-						0x9e3779b97f4a7c15ull >> 40) &
-						(r->fcap - 1);
-					if (((j - want) & (r->fcap - 1)) >=
-					    ((j - h) & (r->fcap - 1)))
-						break;
-				}
-				r->flows[h] = r->flows[j];
-				h = j;
-			}
-dropped:
+			pfr_key_del(r->flows, sizeof(*r->flows), r->fcap, h);
 			r->nflows--;
 		}
 		return 1;

@@ -10,6 +10,7 @@
  * most PEND_MAX held, the oldest let go first (a start whose end is that
  * far away is taken for one that has none). */
 #include <stdlib.h>
+#include <string.h>
 
 #include "pftrace_int.h"
 
@@ -21,41 +22,56 @@ struct pfr_pend {
 	int64_t jpid, jtid, ts;
 };
 
-static uint32_t home(uint64_t key)
+uint32_t pfr_key_home(uint64_t key, uint32_t cap)
 {
-	return (uint32_t)(key * 0x9e3779b97f4a7c15ull >> 40) & (PEND_CAP - 1);
+	return (uint32_t)(key * 0x9e3779b97f4a7c15ull >> 40) & (cap - 1);
+}
+
+static uint64_t key_at(const char *tab, size_t size, uint32_t i)
+{
+	uint64_t k;
+
+	memcpy(&k, tab + (size_t)i * size, sizeof(k));
+	return k;
+}
+
+/* Backward-shift deletion: every probe chain stays whole. */
+void pfr_key_del(void *table, size_t size, uint32_t cap, uint32_t h)
+{
+	static const uint64_t empty;
+	char *tab = table;
+	uint32_t j = h, want;
+
+	for (;;) {
+		memcpy(tab + (size_t)h * size, &empty, sizeof(empty));
+		for (;;) {
+			j = (j + 1) & (cap - 1);
+			if (!key_at(tab, size, j))
+				return;
+			want = pfr_key_home(key_at(tab, size, j), cap);
+			if (((j - want) & (cap - 1)) >= ((j - h) & (cap - 1)))
+				break;
+		}
+		memcpy(tab + (size_t)h * size, tab + (size_t)j * size, size);
+		h = j;
+	}
 }
 
 static struct pfr_pend *find(struct tp_pfr *r, uint64_t key)
 {
 	uint32_t h;
 
-	for (h = home(key); r->pend[h].key; h = (h + 1) & (PEND_CAP - 1))
+	for (h = pfr_key_home(key, PEND_CAP); r->pend[h].key;
+	     h = (h + 1) & (PEND_CAP - 1))
 		if (r->pend[h].key == key)
 			return &r->pend[h];
 	return NULL;
 }
 
-/* Backward-shift deletion: every probe chain stays whole. */
 static void del(struct tp_pfr *r, struct pfr_pend *p)
 {
-	uint32_t h = (uint32_t)(p - r->pend), j = h, want;
-
-	for (;;) {
-		r->pend[h].key = 0;
-		for (;;) {
-			j = (j + 1) & (PEND_CAP - 1);
-			if (!r->pend[j].key)
-				goto out;
-			want = home(r->pend[j].key);
-			if (((j - want) & (PEND_CAP - 1)) >=
-			    ((j - h) & (PEND_CAP - 1)))
-				break;
-		}
-		r->pend[h] = r->pend[j];
-		h = j;
-	}
-out:
+	pfr_key_del(r->pend, sizeof(*r->pend), PEND_CAP,
+		    (uint32_t)(p - r->pend));
 	r->npend--;
 }
 
@@ -90,7 +106,8 @@ int pfr_pend_add(struct tp_pfr *r, uint64_t id, int64_t jpid, int64_t jtid,
 		let_go_oldest(r);
 	p = find(r, key);
 	if (!p) {
-		for (h = home(key); r->pend[h].key; h = (h + 1) & (PEND_CAP - 1))
+		for (h = pfr_key_home(key, PEND_CAP); r->pend[h].key;
+		     h = (h + 1) & (PEND_CAP - 1))
 			;
 		p = &r->pend[h];
 		r->npend++;

@@ -193,7 +193,13 @@ void pfr_track_use(struct tp_pfr *r, struct pfr_track *t);
 void pfr_names(struct tp_pfr *r);
 void pfr_tracks_free(struct tp_pfr *r);
 
-/* pftrace_flows.c: a flow begun on a slice at (jpid, jtid, ts), held
+/* pftrace_flows.c: open addressing over entries of size bytes that
+ * begin with a 64-bit key (0: empty), cap a power of two: a key's first
+ * slot, and the deletion of slot h (the flow tables' both). */
+uint32_t pfr_key_home(uint64_t key, uint32_t cap);
+void pfr_key_del(void *table, size_t size, uint32_t cap, uint32_t h);
+
+/* A flow begun on a slice at (jpid, jtid, ts), held
  * (-1: not held, no memory: write its start now); taken back (1) when it
  * ends or steps, 0 if not held. */
 int pfr_pend_add(struct tp_pfr *r, uint64_t id, int64_t jpid, int64_t jtid,

@@ -16,11 +16,6 @@
 
 #include "trace/perfetto_int.h"
 
-static int has_str(enum tp_targ_type t)
-{
-	return t == TP_TARG_STRING || t == TP_TARG_JSON;
-}
-
 /* The value's bits for the hash (a string's by address and length: the
  * writer hands the same cached kernel name over and over). */
 static uint64_t value_bits(const struct tp_targ *t)
@@ -108,7 +103,7 @@ static void keep_run(struct pf_enc *p, struct pf_arun *r,
 		return;
 	memcpy(r->a, a, n * sizeof(*a));
 	for (i = 0; i < n; i++) {
-		if (!has_str(a[i].type))
+		if (!pf_targ_has_str(a[i].type))
 			continue;
 		if (a[i].v.str.len > sizeof(r->strs) - used)
 			return;

@@ -36,11 +36,6 @@ struct pf_held {
 #define HELD_ARGS_OFF ((sizeof(struct pf_held) + _Alignof(struct tp_targ) - \
 			1) & ~(_Alignof(struct tp_targ) - 1))
 
-static int has_str(enum tp_targ_type t)
-{
-	return t == TP_TARG_STRING || t == TP_TARG_JSON;
-}
-
 static const char *put_str(char **s, const char *src, size_t n)
 {
 	char *at = *s;
@@ -65,7 +60,7 @@ static struct pf_held *held_copy(const struct tp_tev *ev, uint64_t seq)
 
 	for (i = 0; i < ev->nargs; i++) {
 		strs += ev->args[i].keylen;
-		if (has_str(ev->args[i].type))
+		if (pf_targ_has_str(ev->args[i].type))
 			strs += ev->args[i].v.str.len;
 	}
 	size = HELD_ARGS_OFF + ev->nargs * sizeof(*a) + strs;
@@ -87,7 +82,7 @@ static struct pf_held *held_copy(const struct tp_tev *ev, uint64_t seq)
 		memcpy(a, ev->args, ev->nargs * sizeof(*a));
 	for (i = 0; i < ev->nargs; i++) {
 		a[i].key = put_str(&s, a[i].key, a[i].keylen);
-		if (has_str(a[i].type))
+		if (pf_targ_has_str(a[i].type))
 			a[i].v.str.s = put_str(&s, a[i].v.str.s,
 					       a[i].v.str.len);
 	}

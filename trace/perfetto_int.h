@@ -92,14 +92,14 @@ struct pf_enc {
 	uint32_t seq_id;	/* SEQ_ID, or SEQ_ID_WRITER(k) */
 	uint64_t uuid_base;	/* added to every track's uuid */
 	int abs_ts;		/* tp_enc_meta.absolute_ts */
-	/* Complete events held back (perfetto_hold.c), a heap of them in
-	 * the order they will be written. */
 	struct pf_arun *arun;	/* PF_ARUNS of them, made at first use */
 	int hold;		/* tp_enc_meta.hold_complete */
 	/* Writes a complete event (perfetto_enc.c's pf_complete): how
 	 * perfetto_hold.c writes what it held, without a call back into
 	 * the file that calls it. */
 	void (*complete)(struct pf_enc *p, const struct tp_tev *ev);
+	/* Complete events held back (perfetto_hold.c), a heap of them in
+	 * the order they will be written. */
 	struct pf_held **held;
 	uint32_t nheld;
 	uint64_t held_seq;
@@ -113,6 +113,12 @@ static inline size_t packet_open(struct pf_enc *p)
 
 	tp_pb_u64(&p->e.out, PF_PKT_SEQ_ID, p->seq_id);
 	return m;
+}
+
+/* An arg whose value is a string it borrows (v.str). */
+static inline int pf_targ_has_str(enum tp_targ_type t)
+{
+	return t == TP_TARG_STRING || t == TP_TARG_JSON;
 }
 
 /* perfetto_intern.c */
