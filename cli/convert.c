@@ -10,6 +10,7 @@
 
 #include "convert.h"
 #include "convert_event.h"
+#include "convert_flows.h"
 #include "gzread.h"
 #include "json.h"
 #include "trace/atomic_file.h"
@@ -20,12 +21,14 @@
 #define TRAILER_MAX (64u << 20)
 
 struct conv {
+	const char *in_path;
 	const char *out_path;
 	struct tp_out_file file;
 	struct tp_gz *gz;
 	struct tp_enc *enc;
 	struct tp_json *j;
 	struct tp_gzr *in;
+	struct tp_conv_flows *flows;	/* Perfetto: fan-out flows */
 	struct tp_json_arena arena;
 	struct tp_targs args;
 	struct tp_buf trailer;
@@ -84,7 +87,7 @@ static int begin(struct conv *c)
 static int events(struct conv *c)
 {
 	struct tp_json_node *n;
-	struct tp_tev ev;
+	struct tp_tev ev, start;
 	int tok, rc;
 
 	if (begin(c))
@@ -100,6 +103,9 @@ static int events(struct conv *c)
 			c->skipped++;
 			continue;
 		}
+		if (tp_conv_flows_see(c->flows, &ev, &start) &&
+		    tp_enc_event(c->enc, &start))
+			return -1;
 		if (tp_enc_event(c->enc, &ev) || flush(c, 0))
 			return -1;
 		c->events++;
@@ -156,6 +162,52 @@ static int other(struct conv *c, const char *key, size_t keylen)
 	return 0;
 }
 
+/* Kineto writes baseTimeNanoseconds after traceEvents, but the output
+ * needs it first: a Perfetto trace's clock snapshot (REALTIME = base +
+ * ts) goes before its first event, and the JSON encoder writes it in its
+ * head. Read ahead for it, through a second reader of the file that
+ * skips the events. Without it the base was lost (0): a converted
+ * trace's times stayed relative and ranks did not line up. */
+static void read_ahead_base(struct conv *c)
+{
+	struct tp_json_arena arena = { 0 };
+	struct tp_json_node *n;
+	struct tp_gzr *in;
+	struct tp_json *j = NULL;
+	char err[256];
+	size_t len;
+	int tok;
+
+	in = tp_gzr_open(c->in_path, err, sizeof(err));
+	if (!in)
+		return;
+	j = tp_json_open(read_in, in);
+	if (!j || tp_json_next(j) != TP_JSON_OBJECT)
+		goto out;
+	while (tp_json_next(j) == TP_JSON_KEY) {
+		const char *k = tp_json_text(j, &len);
+		int base = len == 19 && !memcmp(k, "baseTimeNanoseconds", 19);
+
+		tok = tp_json_next(j);
+		if (tok == TP_JSON_ERROR || tok == TP_JSON_EOF)
+			goto out;
+		if (!base) {
+			if (tp_json_skip(j, tok))
+				goto out;
+			continue;
+		}
+		if (!tp_json_build(j, tok, &arena, &n) &&
+		    n->type == TP_JSON_NUMBER)
+			tp_json_int64(n, &c->meta.base_unix_ns);
+		goto out;
+	}
+out:
+	if (j)
+		tp_json_close(j);
+	tp_gzr_close(in);
+	tp_json_arena_free(&arena);
+}
+
 /* A member name, copied: the parser's text is gone once it reads on. */
 static char *key_copy(struct conv *c, size_t *len)
 {
@@ -181,6 +233,9 @@ static int walk(struct conv *c)
 		key = key_copy(c, &len);
 		if (!key)
 			return -1;
+		if (!strcmp(key, "traceEvents") && !c->meta.base_unix_ns &&
+		    !c->began)
+			read_ahead_base(c);
 		if (!strcmp(key, "traceEvents"))
 			rc = tp_json_next(c->j) != TP_JSON_ARRAY || events(c);
 		else
@@ -260,6 +315,7 @@ int tp_convert_file(const char *in, const char *out_path, int quiet)
 
 	memset(&c, 0, sizeof(c));
 	c.file.fd = -1;
+	c.in_path = in;
 	c.out_path = out_path;
 	if (ends_with(c.out_path, ".pftrace") ||
 	    ends_with(c.out_path, ".pftrace.gz")) {
@@ -268,6 +324,11 @@ int tp_convert_file(const char *in, const char *out_path, int quiet)
 		/* JSON has no order: a child may come before its parent of
 		 * the same start (end order, whole-us Kineto times). */
 		c.meta.hold_complete = 1;
+		c.flows = tp_conv_flows_new();
+		if (!c.flows) {
+			fprintf(stderr, "tprof: convert: out of memory\n");
+			goto out;
+		}
 	} else {
 		c.enc = tp_enc_json_new();
 	}
@@ -310,6 +371,7 @@ out:
 	tp_json_arena_free(&c.arena);
 	tp_buf_free(&c.trailer);
 	tp_enc_free(c.enc);
+	tp_conv_flows_free(c.flows);
 	free(c.gz);
 	return rc;
 }

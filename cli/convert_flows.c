@@ -1,0 +1,79 @@
+/* JSON's flows that fan out, as Perfetto flows.
+ *
+ * A JSON flow start ("s") links to every end ("f") of its id: a graph
+ * launch's "s" to each of the graph's kernels. A Perfetto flow has one
+ * start and one end (FlowTracker::End forgets the id), so the importer
+ * would link the first end alone. As the library does for its own
+ * launches (cupti/convert.c), the k-th end after the first ends a flow
+ * of its own, id | k << 32, begun by an instant at the start's place and
+ * time (the importer sorts it there).
+ *
+ * Bounded: a direct-mapped table of starts. A start pushed out by
+ * another id of the same slot leaves its later ends on the base id, as
+ * before this (the importer links the first). */
+#include <stdlib.h>
+
+#include "convert_flows.h"
+
+#define SLOTS (1u << 16)
+
+struct slot {
+	uint64_t id;
+	struct tp_tev_track track;
+	int64_t ts_ns;
+	uint32_t ends;
+	int used;
+};
+
+struct tp_conv_flows {
+	struct slot s[SLOTS];
+};
+
+struct tp_conv_flows *tp_conv_flows_new(void)
+{
+	return calloc(1, sizeof(struct tp_conv_flows));
+}
+
+void tp_conv_flows_free(struct tp_conv_flows *f)
+{
+	free(f);
+}
+
+static struct slot *slot_of(struct tp_conv_flows *f, uint64_t id)
+{
+	return &f->s[(id * 0x9e3779b97f4a7c15ull) >> 48 & (SLOTS - 1)];
+}
+
+int tp_conv_flows_see(struct tp_conv_flows *f, struct tp_tev *ev,
+		      struct tp_tev *start)
+{
+	struct slot *s;
+
+	if (!f || (ev->phase != TP_TEV_FLOW_START &&
+		   ev->phase != TP_TEV_FLOW_END))
+		return 0;
+	s = slot_of(f, ev->flow_id);
+	if (ev->phase == TP_TEV_FLOW_START) {
+		s->id = ev->flow_id;
+		s->track = ev->track;
+		s->ts_ns = ev->ts_ns;
+		s->ends = 0;
+		s->used = 1;
+		return 0;
+	}
+	/* Ids past 32 bits have no room for k: left as they are. */
+	if (!s->used || s->id != ev->flow_id || ev->flow_id >> 32)
+		return 0;
+	if (!s->ends++)
+		return 0;
+	*start = *ev;
+	start->phase = TP_TEV_FLOW_START;
+	start->track = s->track;
+	start->ts_ns = s->ts_ns;
+	start->flow_binds_enclosing = 0;
+	start->args = NULL;
+	start->nargs = 0;
+	ev->flow_id |= (uint64_t)(s->ends - 1) << 32;
+	start->flow_id = ev->flow_id;
+	return 1;
+}
