@@ -100,6 +100,12 @@ struct pfr_track {
 	struct pfr_open *early, *early_tail;
 };
 
+/* A set of ids, open addressing (keys id + 1; 0: empty). */
+struct pfr_idset {
+	uint64_t *keys;
+	uint32_t cap, n;
+};
+
 struct tp_pfr {
 	tp_pfr_read_fn read;
 	void *ctx;
@@ -132,8 +138,10 @@ struct tp_pfr {
 	uint32_t thcap;
 	uint32_t nroots;	/* roots given made-up pids */
 	uint64_t nopen, open_bytes;
-	uint64_t *flows;	/* open flow ids + 1 (0: empty) */
-	uint32_t fcap, nflows;
+	struct pfr_idset flows;		/* open flow ids */
+	/* Fan-out flows' ids (id | k << 32, k >= 1) whose start was left
+	 * out: their ends are written with the base id (flows()). */
+	struct pfr_idset folded;
 	/* Flows begun on a slice, not yet written (pftrace_flows.c): a
 	 * table, and the order they came in. */
 	struct pfr_pend *pend;

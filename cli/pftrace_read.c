@@ -71,7 +71,8 @@ void tp_pfr_free(struct tp_pfr *r)
 	}
 	free(r->seqs);
 	pfr_tracks_free(r);
-	free(r->flows);
+	free(r->flows.keys);
+	free(r->folded.keys);
 	pfr_pend_free(r);
 	free(r->trailer);
 	tp_buf_free(&r->pkt);
