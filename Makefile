@@ -79,7 +79,7 @@ $(LIB): $(CORE_OBJ) $(PRELOAD_OBJ) $(CUPTI_OBJ)
 CLI_TRACE_OBJ := $(addprefix $(B)/trace/,config.o config_num.o config_capture.o config_flight.o naming.o gzip.o \
 	gzip_isal.o log.o json.o atomic_file.o owned_fd.o hist.o config_names.o \
 	ringfile_read.o \
-	tev_args.o tev_json.o pb.o pf_tab.o perfetto_enc.o perfetto_hold.o perfetto_arun.o perfetto_intern.o \
+	tev_args.o tev_json.o pb.o pf_tab.o perfetto_enc.o perfetto_hold.o perfetto_lanes.o perfetto_arun.o perfetto_intern.o \
 	perfetto_tracks.o perfetto_args.o perfetto_json.o) \
 	$(addprefix $(B)/summary/,summary.o summary_tab.o summary_args.o summary_groups.o \
 	summary_out.o summary_md.o summary_brief.o gpu_feed.o gpu_heap.o gpu_sweep.o \

@@ -379,32 +379,30 @@ static void pf_complete(struct pf_enc *p, const struct tp_tev *ev)
 		p->e.dropped++;
 		return;
 	}
+	if (p->hold)
+		t = pf_lane_of(p, t, ev);
 	simple(p, ev, t, PF_TYPE_SLICE_BEGIN, ev->ts_ns, 1);
 	simple(p, ev, t, PF_TYPE_SLICE_END, ev->ts_ns + ev->dur_ns, 0);
 }
 
-static int pf_event(struct tp_enc *e, const struct tp_tev *ev)
+/* An event on a slice track: a complete event, an instant (a flow's
+ * event carried by one), an async begin or end. */
+static void pf_sliced(struct pf_enc *p, const struct tp_tev *ev)
 {
-	struct pf_enc *p = (struct pf_enc *)e;
 	struct pf_track *t;
 
 	if (ev->phase == TP_TEV_COMPLETE) {
-		if (!p->hold || pf_hold(p, ev))
-			pf_complete(p, ev);
-		return e->out.oom ? -1 : 0;
+		pf_complete(p, ev);
+		return;
 	}
 	intern_room(p);
-	if (ev->phase >= TP_TEV_PROCESS_NAME)
-		return naming(p, ev);
-	if (ev->phase == TP_TEV_COUNTER_SET) {
-		counters(p, ev);
-		return e->out.oom ? -1 : 0;
-	}
 	t = pf_track_of(p, ev, ev->name, ev->name ? ev->namelen : 0);
 	if (!t) {
 		p->e.dropped++;
-		return 0;
+		return;
 	}
+	if (p->hold)
+		t = pf_lane_of(p, t, ev);
 	switch (ev->phase) {
 	case TP_TEV_ASYNC_BEGIN:
 		simple(p, ev, t, PF_TYPE_SLICE_BEGIN, ev->ts_ns, 1);
@@ -416,6 +414,32 @@ static int pf_event(struct tp_enc *e, const struct tp_tev *ev)
 		simple(p, ev, t, PF_TYPE_INSTANT, ev->ts_ns, 1);
 		break;
 	}
+}
+
+/* Held (perfetto_hold.c): complete events and the instants that share
+ * their tracks, so that an instant at a slice's start (a flow's end on
+ * its kernel) is read after the slice opens and nests in it. */
+static int held_kind(const struct tp_tev *ev)
+{
+	return ev->phase == TP_TEV_COMPLETE || ev->phase == TP_TEV_INSTANT ||
+	       ev->phase == TP_TEV_FLOW_START || ev->phase == TP_TEV_FLOW_END;
+}
+
+static int pf_event(struct tp_enc *e, const struct tp_tev *ev)
+{
+	struct pf_enc *p = (struct pf_enc *)e;
+
+	if (ev->phase >= TP_TEV_PROCESS_NAME) {
+		intern_room(p);
+		return naming(p, ev);
+	}
+	if (ev->phase == TP_TEV_COUNTER_SET) {
+		intern_room(p);
+		counters(p, ev);
+		return e->out.oom ? -1 : 0;
+	}
+	if (!p->hold || !held_kind(ev) || pf_hold(p, ev))
+		pf_sliced(p, ev);
 	return e->out.oom ? -1 : 0;
 }
 
@@ -489,8 +513,10 @@ static void pf_free(struct tp_enc *e)
 
 	pf_hold_free(p);
 	free(p->arun);
-	for (i = 0; i < p->ntrk; i++)
+	for (i = 0; i < p->ntrk; i++) {
 		free(p->trk[i].name);
+		pf_lanes_free(&p->trk[i]);
+	}
 	free(p->trk);
 	tp_pf_tab_free(&p->intern);
 	tp_pf_tab_free(&p->tracks);
@@ -525,7 +551,7 @@ struct tp_enc *tp_enc_perfetto_new(void)
 	if (!p)
 		return NULL;
 	p->e.ops = &pf_ops;
-	p->complete = pf_complete;
+	p->write_held = pf_sliced;
 	p->seq_id = SEQ_ID;
 	if (tp_pf_tab_init(&p->intern, INTERN_MAX, INTERN_BYTES) ||
 	    tp_pf_tab_init(&p->tracks, TRACKS_MAX, 64u << 20)) {

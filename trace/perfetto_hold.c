@@ -1,8 +1,9 @@
 /* trace/: the recording core: records, per-thread rings, threads, clock and
  * timeline, configuration, JSON and gzip, file naming; calls no other
  * folder. */
-/* Complete events held back and written in start order, longest first
- * at equal starts (tp_enc_meta.hold_complete: `tprof convert`).
+/* Complete events and instants held back and written in start order,
+ * longest first at equal starts, so instants after the slices that open
+ * at their time (tp_enc_meta.hold_complete: `tprof convert`).
  *
  * Why: a complete event is written as its SLICE_BEGIN and SLICE_END at
  * once. Perfetto's importer sorts packets by timestamp, equal ones in
@@ -11,7 +12,9 @@
  * (SliceTracker). A child written before a parent of the same start, as
  * in a trace written in end order or a Kineto trace of whole-us times,
  * then opens first: the parent is nested under it and the child's end
- * closes the parent. The JSON importer sorts equal starts longest first;
+ * closes the parent. An instant written before the slice that opens at
+ * its time (JSON's flow end at its kernel's start, bound to the kernel)
+ * is not inside it. The JSON importer sorts equal starts longest first;
  * this does the same for the protobuf.
  *
  * Bounded: at most HOLD_EVENTS events and HOLD_BYTES bytes are held; past
@@ -138,7 +141,7 @@ static void write_first(struct pf_enc *p)
 		p->held[0] = p->held[p->nheld];
 		sift_down(p->held, p->nheld, 0);
 	}
-	p->complete(p, &h->ev);
+	p->write_held(p, &h->ev);
 	free(h);
 }
 

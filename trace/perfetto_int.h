@@ -34,7 +34,9 @@ enum { IK_NAME, IK_CAT, IK_ANAME, IK_STR };
 #define INTERN_LEN_MAX 4096
 
 /* Track kinds of the track table: the typed model's, plus the parents. */
-enum { TK_PROCESS = 16, TK_DEVICE, TK_META };
+enum { TK_PROCESS = 16, TK_DEVICE, TK_META, TK_LANE };
+
+struct pf_lanes;
 
 struct pf_track {
 	uint64_t uuid;
@@ -42,6 +44,7 @@ struct pf_track {
 	char *name;
 	int64_t sort;
 	int has_sort;
+	struct pf_lanes *lanes;	/* held events only (perfetto_lanes.c) */
 };
 
 #define PF_PCACHE 512
@@ -94,10 +97,10 @@ struct pf_enc {
 	int abs_ts;		/* tp_enc_meta.absolute_ts */
 	struct pf_arun *arun;	/* PF_ARUNS of them, made at first use */
 	int hold;		/* tp_enc_meta.hold_complete */
-	/* Writes a complete event (perfetto_enc.c's pf_complete): how
-	 * perfetto_hold.c writes what it held, without a call back into
-	 * the file that calls it. */
-	void (*complete)(struct pf_enc *p, const struct tp_tev *ev);
+	/* Writes a complete event or an instant (perfetto_enc.c's
+	 * pf_sliced): how perfetto_hold.c writes what it held, without a
+	 * call back into the file that calls it. */
+	void (*write_held)(struct pf_enc *p, const struct tp_tev *ev);
 	/* Complete events held back (perfetto_hold.c), a heap of them in
 	 * the order they will be written. */
 	struct pf_held **held;
@@ -161,6 +164,11 @@ char *pf_dup_name(const char *s, size_t n);
 /* perfetto_hold.c: ev held (a copy), the earliest written if the hold
  * is full; -1: no memory, ev not held (write it at once). */
 int pf_hold(struct pf_enc *p, const struct tp_tev *ev);
+
+/* perfetto_lanes.c: the track a held event goes on, in start order. */
+struct pf_track *pf_lane_of(struct pf_enc *p, struct pf_track *t,
+			    const struct tp_tev *ev);
+void pf_lanes_free(struct pf_track *t);
 /* Writes every held event, in order. */
 void pf_hold_drain(struct pf_enc *p);
 void pf_hold_free(struct pf_enc *p);

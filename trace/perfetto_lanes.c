@@ -1,0 +1,133 @@
+/* trace/: the recording core: records, per-thread rings, threads, clock and
+ * timeline, configuration, JSON and gzip, file naming; calls no other
+ * folder. */
+/* Lanes for held events (`tprof convert`, perfetto_hold.c): slices that
+ * overlap without nesting.
+ *
+ * A slice is written as a SLICE_BEGIN and an unnamed SLICE_END, and
+ * Perfetto's importer closes the innermost open slice at an END
+ * (SliceTracker). Two slices on one track that overlap without one
+ * holding the other (Kineto's kernels that start a nanosecond before the
+ * previous one ends) would swap ends: the first would end where the
+ * second does. Held events come in start order, so each track keeps the
+ * ends of its open slices; a slice that would outlast the one it starts
+ * in goes to the first lane where it nests, a named track beside the
+ * original ("stream 7 (2)") under the same process or device. An instant
+ * goes to the lane whose innermost open slice started last: the slice a
+ * flow's end at a kernel's start belongs to.
+ *
+ * Bounded: LANES lanes of DEPTH open slices each; past that a slice stays
+ * on the original track (ends may then swap, as before). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace/perfetto_int.h"
+
+#define LANES 8
+#define DEPTH 64
+
+struct pf_lane {
+	uint32_t trk;		/* index in p->trk; lane 0 is the track */
+	uint32_t depth;
+	int64_t start[DEPTH], end[DEPTH];
+};
+
+struct pf_lanes {
+	uint32_t n;
+	struct pf_lane l[LANES];
+};
+
+void pf_lanes_free(struct pf_track *t)
+{
+	free(t->lanes);
+	t->lanes = NULL;
+}
+
+static void close_ended(struct pf_lane *l, int64_t ts)
+{
+	while (l->depth && l->end[l->depth - 1] <= ts)
+		l->depth--;
+}
+
+/* Lane k (k >= 1) of the track at index base: a named track under the
+ * same parent. Returns its index, or UINT32_MAX. */
+static uint32_t new_lane(struct pf_enc *p, uint32_t base, uint32_t k)
+{
+	struct pf_track *t = &p->trk[base];
+	char name[256];
+	uint64_t parent = t->parent;
+
+	snprintf(name, sizeof(name), "%s (%u)", t->name ? t->name : "track",
+		 k + 1);
+	t = pf_track_get(p, TK_LANE, base, k, name, strlen(name), parent, 0,
+			 0);
+	return t ? (uint32_t)(t - p->trk) : UINT32_MAX;
+}
+
+static struct pf_track *slice_lane(struct pf_enc *p, uint32_t base,
+				   const struct tp_tev *ev)
+{
+	struct pf_lanes *ls = p->trk[base].lanes;
+	int64_t end = ev->ts_ns + (ev->dur_ns > 0 ? ev->dur_ns : 0);
+	struct pf_lane *l;
+	uint32_t i, trk;
+
+	for (i = 0; i < ls->n; i++) {
+		l = &ls->l[i];
+		close_ended(l, ev->ts_ns);
+		if (l->depth < DEPTH &&
+		    (!l->depth || l->end[l->depth - 1] >= end))
+			goto place;
+	}
+	if (ls->n == LANES)
+		return &p->trk[base];
+	trk = new_lane(p, base, ls->n);
+	if (trk == UINT32_MAX)
+		return &p->trk[base];
+	ls = p->trk[base].lanes;	/* p->trk may have moved */
+	l = &ls->l[ls->n++];
+	l->trk = trk;
+	l->depth = 0;
+place:
+	l->start[l->depth] = ev->ts_ns;
+	l->end[l->depth++] = end;
+	return &p->trk[l->trk];
+}
+
+static struct pf_track *instant_lane(struct pf_enc *p, uint32_t base,
+				     const struct tp_tev *ev)
+{
+	struct pf_lanes *ls = p->trk[base].lanes;
+	struct pf_lane *best = &ls->l[0], *l;
+	uint32_t i;
+
+	for (i = 0; i < ls->n; i++) {
+		l = &ls->l[i];
+		close_ended(l, ev->ts_ns);
+		if (l->depth && (!best->depth || l->start[l->depth - 1] >
+				 best->start[best->depth - 1]))
+			best = l;
+	}
+	return &p->trk[best->trk];
+}
+
+struct pf_track *pf_lane_of(struct pf_enc *p, struct pf_track *t,
+			    const struct tp_tev *ev)
+{
+	uint32_t base = (uint32_t)(t - p->trk);
+
+	if (ev->track.kind != TP_TEV_THREAD &&
+	    ev->track.kind != TP_TEV_GPU_STREAM)
+		return t;
+	if (!t->lanes) {
+		t->lanes = calloc(1, sizeof(*t->lanes));
+		if (!t->lanes)
+			return t;
+		t->lanes->n = 1;
+		t->lanes->l[0].trk = base;
+	}
+	if (ev->phase == TP_TEV_COMPLETE)
+		return slice_lane(p, base, ev);
+	return instant_lane(p, base, ev);
+}
