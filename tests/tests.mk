@@ -103,7 +103,15 @@ test-torch: test-build
 test-cupti-layouts:
 	@python3 tests/optional/test_cupti_layouts.py
 
-.PHONY: hta-venv test-hta test-torch test-cupti-layouts
+# Opt-in: Perfetto's own importer (trace_processor_shell) reads the
+# Perfetto traces: TRACE_PROCESSOR=PATH, or one on PATH, or build-tp/
+# from scripts/build-trace-processor.sh PERFETTO_GIT_DIR (builds it from
+# a Perfetto repository with Debian's libraries, ~20 minutes). Needs the
+# perfetto and protobuf modules as test-pftrace does.
+test-trace-processor: test-build
+	@TPROF_TEST_BUILD=$(abspath $(B)) python3 tests/optional/test_trace_processor.py
+
+.PHONY: hta-venv test-hta test-torch test-cupti-layouts test-trace-processor
 
 # The CUPTI path without a GPU: a stand-in libcupti.so.13 delivering real
 # record structs, and a driver program linked to it.

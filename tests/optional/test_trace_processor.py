@@ -1,0 +1,425 @@
+#!/usr/bin/env python3
+"""Opt-in (`make test-trace-processor`, needs a trace_processor_shell:
+TRACE_PROCESSOR=PATH, or one on PATH, or build-tp/ from
+scripts/build-trace-processor.sh): Perfetto's own importer reads tprof's
+Perfetto traces.
+
+For each trace it imports, the import has no error and no data loss
+(the `stats` table), and:
+- library traces (TPROF_FORMAT=perfetto, the fixtures test_pftrace.py
+  runs): every slice, instant, async range and counter value of the JSON
+  trace of the same program (another run) is there, by name, category
+  and track as the importer resolved it (thread name; device and stream;
+  process), the same number of flows, each from a thread to a GPU
+  stream, the same process and thread names;
+- `tprof convert` of a JSON trace (a library trace, a Kineto trace, the
+  converter's own fixture): the same run, so every slice is compared
+  exactly with the JSON: ts and dur in ns, name, category, track, depth
+  in its track, args with their values, flows between the same slices,
+  counters; and, where this trace_processor was built with its JSON
+  importer, with what that importer makes of the JSON file itself;
+- `tprof merge` of two ranks to .pftrace.gz: both ranks' processes and
+  every slice of both.
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "integration"))
+sys.path.insert(0, HERE)
+import kineto_fixture  # noqa: E402
+import tplib_tp  # noqa: E402
+from test_pftrace import (FIXTURES, hexint,  # noqa: E402
+                          json_events, one, proc_name)
+from tplib import (CLI, check, cleanup, done, eq, load, prog,  # noqa: E402
+                   run, skip)
+
+
+def tp_records(sl, cnt):
+    """The imported slices and counter values as test_pftrace's JSON
+    records (kind, track, name, category), less the flow instants
+    ("ac2g": what JSON's flow events are) and the metadata instant."""
+    out = []
+    for s in sl:
+        if s["cat"] == "ac2g" or s["name"] == "tprof metadata":
+            continue
+        if s["tid"] is not None:
+            track = ("thread", s["thname"])
+        elif s["apid"] is not None:
+            out.append(("async", (proc_name(s["aprname"]), s["name"]),
+                        s["name"], s["cat"]))
+            continue
+        else:
+            track = (proc_name(s["pname"]), s["tname"])
+        out.append(("slice", track, s["name"], s["cat"]))
+    for name, parent, ts, v in cnt:
+        out.append(("counter", (proc_name(parent), name), float(v)))
+    return sorted(out, key=json.dumps)
+
+
+def json_records(recs):
+    out = []
+    for r in recs:
+        if r[0] in ("slice", "instant", "async"):
+            out.append(("slice" if r[0] != "async" else "async",) +
+                       tuple(r[1:4]))
+        elif r[0] == "counter":
+            out.append(("counter", r[1], float(r[2])))
+    return sorted(out, key=json.dumps)
+
+
+def no_errors(label, sh, path):
+    errs = tplib_tp.errors(sh, path)
+    return check(label + ": imported with no error or data loss",
+                 errs == [], errs[:10])
+
+
+def library(sh, label, argv, env):
+    """A fixture's Perfetto trace against the JSON of another run."""
+    j = run(argv, env=env)
+    p = run(argv, env=dict(env, TPROF_FORMAT="perfetto"))
+    jpath, ppath = one(j, "*.trace.json.gz"), one(p, "*.pftrace.gz")
+    if not check(label + ": both traces written", jpath and ppath,
+                 (j.files(), p.files())):
+        return cleanup(j, p)
+    no_errors(label, sh, ppath)
+    want, pnames, threads, _ = json_events(load(jpath))
+    sl = tplib_tp.slices(sh, ppath)
+    got = tp_records(sl, tplib_tp.counters(sh, ppath))
+    exp = json_records(want)
+    check(label + ": every slice, instant, async range and counter on its "
+          "track", got == exp and len(exp) > 0,
+          "%d vs %d; only imported: %s; only in JSON: %s" % (
+              len(got), len(exp),
+              [r for r in got if r not in exp][:4],
+              [r for r in exp if r not in got][:4]))
+    fl = tplib_tp.flows(sh, ppath)
+    byid = {s["id"]: s for s in sl}
+    eq(label + ": flows", len(fl), sum(1 for r in want if r[0] == "flow_end"))
+    check(label + ": every flow from a thread to a GPU stream",
+          all(byid[a]["tid"] is not None and byid[b]["tid"] is None and
+              (byid[b]["pname"] or "").startswith("GPU ")
+              for a, b in fl), fl[:3])
+    procs, tops, thr = tplib_tp.names(sh, ppath)
+    eq(label + ": process and device names",
+       sorted(proc_name(n) for n in procs + tops), sorted(pnames))
+    eq(label + ": thread names", sorted(thr), sorted(threads))
+    cleanup(j, p)
+
+
+# --- same trace, two forms: exact --------------------------------------
+
+def sanitized(k):
+    """An annotation's name as trace_processor keeps it: ".", "[" and "]"
+    are its path's separators and become "_" (debug_annotation_parser)."""
+    return k.replace(".", "_").replace("[", "_").replace("]", "_")
+
+
+def flat(args, pre=""):
+    """JSON args flattened as trace_processor flattens annotations: a
+    dict's members as "a.b", an array's elements as "a[0]". A null leaves
+    no arg (trace_processor keeps none for it)."""
+    out = {}
+    for k, v in args.items():
+        key = pre + sanitized(k)
+        if isinstance(v, dict):
+            out.update(flat(v, key + "."))
+        elif isinstance(v, list):
+            out.update(flat_list(v, key))
+        elif v is not None:
+            out[key] = v
+    return out
+
+
+def flat_list(v, key):
+    out = {}
+    for i, x in enumerate(v):
+        at = "%s[%d]" % (key, i)
+        if isinstance(x, dict):
+            out.update(flat(x, at + "."))
+        elif isinstance(x, list):
+            out.update(flat_list(x, at))
+        elif x is not None:
+            out[at] = x
+    return out
+
+
+NUMBER = re.compile(r"-?[0-9]+(\.[0-9]*)?([eE][-+]?[0-9]+)?")
+
+
+def value(v):
+    """A value as both sides can hold it: integers past 64 bits are legacy
+    JSON in Perfetto, which trace_processor parses as a double and keeps
+    as text (compared to 15 digits); null is that text too."""
+    v = hexint(v)
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return int(v)
+    if isinstance(v, (int, float)) and not -2**63 <= v < 2**64:
+        return "%.15g" % v
+    if isinstance(v, str) and len(v) > 20 and NUMBER.fullmatch(v):
+        return "%.15g" % float(v)
+    if isinstance(v, float) and v.is_integer():
+        return int(v)
+    if isinstance(v, float):
+        return round(v, 9)
+    return v
+
+
+def convertible(e):
+    """tprof convert skips (and counts) events without an integer pid:
+    Kineto's "Record Window End", whose pid and tid are ""."""
+    return isinstance(e.get("pid"), int)
+
+
+def json_slices(t):
+    """The JSON's X and i events as the importer should show them: ns,
+    the track as a name pair, flattened args, depth. Per thread or
+    stream, in start order (longest first, instants after the slices of
+    their time), each slice nests in the slice open on its lane; one
+    that would outlast it goes to the first lane where it nests, a track
+    named "<track> (k)" under the same process or device, and an
+    instant to the lane whose innermost open slice started last."""
+    evs = t["traceEvents"]
+    pname = {e["pid"]: e["args"]["name"] for e in evs
+             if e.get("ph") == "M" and e["name"] == "process_name"}
+    tname = {(e["pid"], e["tid"]): e["args"]["name"] for e in evs
+             if e.get("ph") == "M" and e["name"] == "thread_name"}
+    tracks = {}
+    for i, e in enumerate(evs):
+        if e.get("ph") in ("X", "i") and convertible(e):
+            ts, dur = round(e["ts"] * 1000), round(e.get("dur", 0) * 1000)
+            tracks.setdefault((e["pid"], e["tid"]), []).append(
+                (ts, -dur, e["ph"] == "i", i))
+    out = []
+    for (pid, tid), lst in tracks.items():
+        gpu = 0 <= pid < 256
+        proc = pname.get(pid, "GPU %d" % pid if gpu else None)
+        thr = tname.get((pid, tid), "stream %d" % tid if gpu else None)
+        lanes = [[]]			# per lane: stack of (start, end)
+        for ts, negdur, inst, i in sorted(lst):
+            end = ts - negdur
+            for st in lanes:
+                while st and st[-1][1] <= ts:
+                    st.pop()
+            if inst:
+                k = max(range(len(lanes)), key=lambda k: (
+                    lanes[k][-1][0] if lanes[k] else -2**63, -k))
+            else:
+                k = next((k for k, st in enumerate(lanes)
+                          if not st or st[-1][1] >= end), len(lanes))
+                if k == len(lanes):
+                    lanes.append([])
+            depth = len(lanes[k])
+            if not inst:
+                lanes[k].append((ts, end))
+            e = evs[i]
+            out.append({"ts": ts, "dur": -negdur, "name": e["name"],
+                        "cat": e.get("cat"), "depth": depth,
+                        "track": (str(proc), str(thr) if not k else
+                                  "%s (%d)" % (thr, k + 1)),
+                        "args": {x: value(v) for x, v in
+                                 flat(e.get("args", {})).items()}})
+    return out
+
+
+def tp_slices(sh, path, base):
+    """The imported slices in the same form, times less base; flow
+    instants left out. Returns them and id -> slice."""
+    sl = tplib_tp.slices(sh, path)
+    ar = tplib_tp.args(sh, path)
+    out, byid = [], {}
+    for s in sl:
+        byid[s["id"]] = s
+        if s["cat"] == "ac2g" and s["dur"] == 0 or \
+                s["name"] == "tprof metadata":
+            continue
+        if s["tid"] is not None:
+            track = (str(s["prname"]), str(s["thname"]))
+        elif s["apid"] is not None:
+            continue
+        else:
+            track = (str(s["pname"]), str(s["tname"]))
+        out.append({"ts": s["ts"] - base, "dur": s["dur"], "name": s["name"],
+                    "cat": s["cat"], "depth": s["depth"], "track": track,
+                    "args": {k: value(v) for k, v in
+                             ar.get(s["args"], {}).items()}})
+    return out, byid
+
+
+def key(s):
+    return json.dumps([s["ts"], s["track"], -s["dur"], s["name"], s["cat"],
+                       s["args"]], sort_keys=True, default=str)
+
+
+def flow_pairs(sh, path, byid, base):
+    """Each flow as (from, to) slices: a flow instant stands for the
+    slice it sits in (what JSON's flow events bind to)."""
+    def up(i):
+        s = byid[i]
+        if s["cat"] == "ac2g" and s["dur"] == 0 and s["parent"] is not None:
+            s = byid[s["parent"]]
+        return (s["ts"] - base, s["name"])
+    return sorted((up(a), up(b)) for a, b in tplib_tp.flows(sh, path))
+
+
+def json_flow_pairs(t):
+    """Each JSON flow end linked to its start, both bound to the slice
+    enclosing them on their thread (Perfetto's JSON importer: "s" to the
+    enclosing slice, "f" with bp "e" to the enclosing one)."""
+    xs = {}
+    for e in t["traceEvents"]:
+        if e.get("ph") == "X":
+            xs.setdefault((e["pid"], e["tid"]), []).append(
+                (round(e["ts"] * 1000), round(e["dur"] * 1000), e["name"]))
+
+    def enclosing(e):
+        """The innermost slice open at the event: started last, then
+        the shortest."""
+        ts = round(e["ts"] * 1000)
+        best = None
+        for s, d, n in xs.get((e["pid"], e["tid"]), []):
+            if s <= ts < s + d and (best is None or (s, -d) > (best[0],
+                                                               -best[1])):
+                best = (s, d, n)
+        return best and (best[0], best[2])
+
+    starts = {e["id"]: e for e in t["traceEvents"] if e.get("ph") == "s"}
+    out = []
+    for e in t["traceEvents"]:
+        if e.get("ph") == "f" and e["id"] in starts:
+            a, b = enclosing(starts[e["id"]]), enclosing(e)
+            if a and b:
+                out.append((a, b))
+    return sorted(out)
+
+
+def base_of(t):
+    return int(t.get("baseTimeNanoseconds") or 0)
+
+
+def same_run(sh, label, jpath, json_tp):
+    """jpath converted to Perfetto and imported: exactly the JSON."""
+    d = tempfile.mkdtemp(prefix="tprof-tp-")
+    out = os.path.join(d, "out.pftrace.gz")
+    p = subprocess.run([CLI, "convert", jpath, "-o", out],
+                       capture_output=True, text=True)
+    if not eq(label + ": converted", p.returncode, 0):
+        return
+    no_errors(label + " (converted)", sh, out)
+    t = load(jpath)
+    base = base_of(t)
+    got, byid = tp_slices(sh, out, base)
+    want = json_slices(t)
+    got = sorted(got, key=key)
+    want = sorted(want, key=key)
+    flat_want = [dict(x, depth=0) for x in want]
+    flat_got = [dict(x, depth=0) for x in got]
+    check(label + ": every slice exact (ns, name, category, track, args)",
+          flat_got == flat_want and len(want) > 0,
+          "%d vs %d; first difference: %s" % (
+              len(got), len(want),
+              next(((a, b) for a, b in zip(flat_got, flat_want) if a != b),
+                   None)))
+    check(label + ": every slice at its depth (equal starts: longest "
+          "outside, instants inside, overlaps on lanes)", got == want,
+          next(((a, b) for a, b in zip(got, want) if a != b), None))
+    fp, wp = flow_pairs(sh, out, byid, base), json_flow_pairs(t)
+    check(label + ": flows between the same slices", fp == wp,
+          "%d vs %d: %s" % (len(fp), len(wp),
+                            [x for x in fp if x not in wp][:2] +
+                            [x for x in wp if x not in fp][:2]))
+    cnt = [(n, p, ts - base, float(v)) for n, p, ts, v in
+           tplib_tp.counters(sh, out)]
+    wc = []
+    for e in t["traceEvents"]:
+        if e.get("ph") == "C":
+            for k, v in e["args"].items():
+                wc.append((round(e["ts"] * 1000), e["name"] + " " + k,
+                           float(v)))
+    eq(label + ": counters", sorted((ts, n, v) for n, _, ts, v in cnt),
+       sorted(wc))
+    if json_tp:
+        # Its nesting is not compared: this importer (v43) nests equal
+        # starts in file order, where later ones sort longest first.
+        jfl = tplib_tp.flows(sh, jpath)
+        eq(label + ": as many flows as its JSON import", len(fp), len(jfl))
+
+
+def plain(sl):
+    """Slices less flow instants and metadata: a merge reads the ranks'
+    flows as JSON's and writes them as instants."""
+    return sum(1 for s in sl if s["cat"] != "ac2g" and
+               s["name"] != "tprof metadata")
+
+
+def merged(sh):
+    """Two ranks' library traces merged into one .pftrace.gz."""
+    d = tempfile.mkdtemp(prefix="tprof-tp-merge-")
+    n = 0
+    for rank in (0, 1):
+        r = run([prog("cupti_feed"), "full"], env={
+            "TPROF_FORMAT": "perfetto", "TPROF_OUTPUT_DIR": d,
+            "RANK": str(rank), "WORLD_SIZE": "2"})
+        eq("merge: rank %d traced" % rank, r.rc, 0)
+    for f in os.listdir(d):
+        if f.endswith(".pftrace.gz"):
+            n += plain(tplib_tp.slices(sh, os.path.join(d, f)))
+    out = os.path.join(d, "all.pftrace.gz")
+    p = subprocess.run([CLI, "merge", d, "-o", out], capture_output=True,
+                       text=True)
+    if not eq("merge: merged", p.returncode, 0):
+        return
+    no_errors("merge", sh, out)
+    procs, tops, _ = tplib_tp.names(sh, out)
+    check("merge: both ranks' processes, and each rank's GPU",
+          sorted(re.sub(r"pid \d+", "pid N", x) for x in procs) == [
+              "rank 0: GPU 0 (Fake H100)",
+              "rank 0: cupti_feed (rank 0, pid N)",
+              "rank 1: GPU 0 (Fake H100)",
+              "rank 1: cupti_feed (rank 1, pid N)"], procs)
+    eq("merge: every slice of both", plain(tplib_tp.slices(sh, out)), n)
+
+
+def main():
+    path = tplib_tp.find_shell()
+    if not path:
+        print("SKIP trace_processor: no trace_processor_shell (set "
+              "TRACE_PROCESSOR, or build one: scripts/build-trace-processor.sh)")
+        sys.exit(0)
+    sh = tplib_tp.Shell(path)
+    print("trace_processor: %s (%s)" % (path, sh.version()))
+    for label, argv, env in FIXTURES:
+        library(sh, label, argv, env)
+
+    d = tempfile.mkdtemp(prefix="tprof-tp-json-")
+    jfx = os.path.join(d, "fixture.json")
+    import test_convert
+    with open(jfx, "w") as f:
+        json.dump(test_convert.fixture(), f)
+    json_tp = len(tplib_tp.slices(sh, jfx)) > 0
+    if not json_tp:
+        skip("trace_processor's JSON import", "this trace_processor was "
+             "built without it: the JSON side is read by Python alone")
+    same_run(sh, "convert fixture", jfx, json_tp)
+    for i, kw in enumerate([{}, {"nccl": True, "gpu_overlap": True}]):
+        t, _ = kineto_fixture.make(rank=i, **kw)
+        src = kineto_fixture.write(os.path.join(d, "k%d.json.gz" % i), t)
+        same_run(sh, "kineto %d" % i, src, json_tp)
+    for label, argv, env in FIXTURES:
+        j = run(argv, env=env)
+        jpath = one(j, "*.trace.json.gz")
+        if check(label + " JSON: written", jpath, j.files()):
+            same_run(sh, label + " converted", jpath, json_tp)
+        cleanup(j)
+    merged(sh)
+    done()
+
+
+if __name__ == "__main__":
+    main()
