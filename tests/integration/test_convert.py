@@ -216,6 +216,47 @@ def test_end_order(d, pb):
         ("q", 12000, 3000, 1), ("s", 5000, 2000, 2)])
 
 
+def test_overlap(d, pb):
+    """Kernels on one stream that overlap without nesting (each starts
+    1 ns before the previous ends, as CUPTI's times sometimes have them)
+    and a flow's end at a kernel's start: the importer pairs an unnamed
+    SLICE_END with the innermost open slice, so overlapping slices on one
+    track would swap ends. Each slice keeps its duration (the second on
+    a lane, "stream 7 (2)"); the flow's instant nests in its kernel."""
+    k = [("a", 10.0, 10.0), ("b", 19.999, 10.0), ("c", 29.998, 5.0),
+         ("d", 40.0, 2.0)]
+    ev = [{"ph": "X", "cat": "kernel", "name": n, "pid": 0, "tid": 7,
+           "ts": t, "dur": u} for n, t, u in k]
+    ev += [{"ph": "M", "name": "thread_name", "pid": 0, "tid": 7,
+            "args": {"name": "stream 7"}},
+           {"ph": "X", "cat": "cuda_runtime", "name": "launch", "pid": 42,
+            "tid": 42, "ts": 19.0, "dur": 0.5},
+           {"ph": "s", "cat": "ac2g", "name": "ac2g", "id": 5, "pid": 42,
+            "tid": 42, "ts": 19.0},
+           {"ph": "f", "bp": "e", "cat": "ac2g", "name": "ac2g", "id": 5,
+            "pid": 0, "tid": 7, "ts": 19.999}]
+    res = convert_events(d, "overlap", ev, pb, "convert_overlap")
+    if res is None:
+        return
+    tracks, evs, flags, clocks = res
+    got = [(tracks[s[0]].name, s[1], s[2], s[3], s[4])
+           for s in importer_slices(evs) if s[1] != "launch"]
+    eq("convert_overlap_slices", sorted(got),
+       [("stream 7", "a", 10000, 10000, 0),
+        ("stream 7", "c", 29998, 5000, 0),
+        ("stream 7", "d", 40000, 2000, 0),
+        ("stream 7 (2)", "b", 19999, 10000, 0)])
+    lanes = [t for t in tracks.values() if t.name == "stream 7 (2)"]
+    check("convert_overlap_lane_beside",
+          len(lanes) == 1 and tracks[lanes[0].parent_uuid].name.startswith(
+              "GPU 0"), [str(t) for t in lanes])
+    # The flow's end: written after "b" opens, on b's lane.
+    order = [(e["type"], e["name"], tracks[e["track"]].name) for e in evs
+             if e["ts"] == 19999]
+    eq("convert_overlap_flow_in_kernel", order,
+       [(1, "b", "stream 7 (2)"), (3, "ac2g", "stream 7 (2)")])
+
+
 def test_kineto(d, pb):
     """A torch.profiler trace (kineto_fixture: pretty-printed, metadata
     last, a "Record Window End" instant with empty pid and tid): every X
@@ -287,6 +328,7 @@ def main():
             test_perfetto(d, src, want, perfetto_trace_pb2, gz)
         test_clear(d, perfetto_trace_pb2)
         test_end_order(d, perfetto_trace_pb2)
+        test_overlap(d, perfetto_trace_pb2)
         test_kineto(d, perfetto_trace_pb2)
     tplib.done()
 
