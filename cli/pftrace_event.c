@@ -219,58 +219,11 @@ static void async_id(struct tp_pfr *r, const struct pfr_track *t)
 	tp_json_u64(&r->out, t->async_id);
 }
 
-/* Whether id is in the set; drop: take it out; add: put it in. A full
- * set adds nothing. */
-static int idset(struct pfr_idset *set, uint64_t id, int drop, int add)
-{
-	uint64_t k = id + 1, *nt;
-	uint32_t h, i, cap;
-
-	if (!k)
-		return 0;
-	if (add && (set->n + 1) * 2 > set->cap) {
-		if (set->n >= PFR_FLOWS_MAX)
-			return 0;	/* full: written as a new start */
-		cap = set->cap ? set->cap * 2 : 256;
-		nt = calloc(cap, sizeof(*nt));
-		if (!nt)
-			return 0;
-		for (i = 0; i < set->cap; i++) {
-			if (!set->keys[i])
-				continue;
-			for (h = pfr_key_home(set->keys[i], cap); nt[h];
-			     h = (h + 1) & (cap - 1))
-				;
-			nt[h] = set->keys[i];
-		}
-		free(set->keys);
-		set->keys = nt;
-		set->cap = cap;
-	}
-	if (!set->cap)
-		return 0;
-	for (h = pfr_key_home(k, set->cap); set->keys[h];
-	     h = (h + 1) & (set->cap - 1)) {
-		if (set->keys[h] != k)
-			continue;
-		if (drop) {
-			pfr_key_del(set->keys, sizeof(*set->keys), set->cap, h);
-			set->n--;
-		}
-		return 1;
-	}
-	if (add) {
-		set->keys[h] = k;
-		set->n++;
-	}
-	return 0;
-}
-
 /* Open flow ids, so that an id seen again is a step ("t"): whether id
  * was open; drop takes it out, else it is put in. */
 static int flow_seen(struct tp_pfr *r, uint64_t id, int drop)
 {
-	return idset(&r->flows, id, drop, !drop);
+	return pfr_idset(&r->flows, id, drop, !drop);
 }
 
 /* A fan-out start (tprof's writers: the k-th op of a launch ends its own
@@ -280,9 +233,9 @@ static int flow_seen(struct tp_pfr *r, uint64_t id, int drop)
  * base id. */
 static int fold_start(struct tp_pfr *r, uint64_t id)
 {
-	if (!(id >> 32) || !idset(&r->flows, id & 0xffffffffu, 0, 0))
+	if (!(id >> 32) || !pfr_idset(&r->flows, id & 0xffffffffu, 0, 0))
 		return 0;
-	idset(&r->folded, id, 0, 1);
+	pfr_idset(&r->folded, id, 0, 1);
 	return 1;
 }
 
@@ -303,14 +256,14 @@ static void flows(struct tp_pfr *r, const struct pfr_track *t,
 
 		if (term) {
 			ph = 'f';
-			if (idset(&r->folded, id, 1, 0))
+			if (pfr_idset(&r->folded, id, 1, 0))
 				id &= 0xffffffffu;
 			else
-				idset(&r->flows, id, 1, 0);
+				pfr_idset(&r->flows, id, 1, 0);
 		} else if (fold_start(r, id)) {
 			continue;
 		} else {
-			ph = idset(&r->flows, id, 0, 1) ? 't' : 's';
+			ph = pfr_idset(&r->flows, id, 0, 1) ? 't' : 's';
 		}
 		snprintf(extra, sizeof(extra), ",\"id\":%llu%s",
 			 (unsigned long long)id, term ? ",\"bp\":\"e\"" : "");
@@ -385,7 +338,7 @@ static void slice_flows(struct tp_pfr *r, const struct pfr_track *t,
 	name = t->kind == PT_NAMED && t->role == PR_THREAD ? "ac2g" : "flow";
 	for (i = 0; i < e->nterms; i++) {
 		id = e->terms[i];
-		if (idset(&r->folded, id, 1, 0)) {	/* fold_start */
+		if (pfr_idset(&r->folded, id, 1, 0)) {	/* fold_start */
 			flow_event(r, 'f', name, t->jpid, jtid_of(t), ts,
 				   id & 0xffffffffu);
 			continue;

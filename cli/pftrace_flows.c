@@ -57,6 +57,53 @@ void pfr_key_del(void *table, size_t size, uint32_t cap, uint32_t h)
 	}
 }
 
+/* Whether id is in the set; drop: take it out; add: put it in. A full
+ * set adds nothing. */
+int pfr_idset(struct pfr_idset *set, uint64_t id, int drop, int add)
+{
+	uint64_t k = id + 1, *nt;
+	uint32_t h, i, cap;
+
+	if (!k)
+		return 0;
+	if (add && (set->n + 1) * 2 > set->cap) {
+		if (set->n >= PFR_FLOWS_MAX)
+			return 0;	/* full: written as a new start */
+		cap = set->cap ? set->cap * 2 : 256;
+		nt = calloc(cap, sizeof(*nt));
+		if (!nt)
+			return 0;
+		for (i = 0; i < set->cap; i++) {
+			if (!set->keys[i])
+				continue;
+			for (h = pfr_key_home(set->keys[i], cap); nt[h];
+			     h = (h + 1) & (cap - 1))
+				;
+			nt[h] = set->keys[i];
+		}
+		free(set->keys);
+		set->keys = nt;
+		set->cap = cap;
+	}
+	if (!set->cap)
+		return 0;
+	for (h = pfr_key_home(k, set->cap); set->keys[h];
+	     h = (h + 1) & (set->cap - 1)) {
+		if (set->keys[h] != k)
+			continue;
+		if (drop) {
+			pfr_key_del(set->keys, sizeof(*set->keys), set->cap, h);
+			set->n--;
+		}
+		return 1;
+	}
+	if (add) {
+		set->keys[h] = k;
+		set->n++;
+	}
+	return 0;
+}
+
 static struct pfr_pend *find(struct tp_pfr *r, uint64_t key)
 {
 	uint32_t h;

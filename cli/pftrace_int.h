@@ -206,6 +206,9 @@ void pfr_tracks_free(struct tp_pfr *r);
  * slot, and the deletion of slot h (the flow tables' both). */
 uint32_t pfr_key_home(uint64_t key, uint32_t cap);
 void pfr_key_del(void *table, size_t size, uint32_t cap, uint32_t h);
+/* Whether id is in the set; drop: take it out; add: put it in (a full
+ * set adds nothing). */
+int pfr_idset(struct pfr_idset *set, uint64_t id, int drop, int add);
 
 /* A flow begun on a slice at (jpid, jtid, ts), held
  * (-1: not held, no memory: write its start now); taken back (1) when it

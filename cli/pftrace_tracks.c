@@ -10,7 +10,9 @@
  *   N, another root a made-up pid (2^30 + its number); under such a
  *   root, a track first declared as "stream S" is the thread (N, S), as
  *   Kineto's GPU streams are; any other named track's slices are async
- *   ("b"/"e") with the track's number as id, under its root's pid.
+ *   ("b"/"e") with the track's number as id, under its root's pid;
+ *   but a track under a thread named "... (k)" (tprof convert's lane
+ *   for slices that overlap without nesting) is that thread.
  *
  * Names are written as metadata events at the end (a track may be
  * renamed after its first event): every process and thread descriptor's,
@@ -278,6 +280,23 @@ static int64_t pid_above(struct tp_pfr *r, struct pfr_track *t)
 	return root_pid(r, root_of(r, t));
 }
 
+/* tprof convert's lane of a thread (perfetto_lanes.c): a named track
+ * under the thread, named "<thread's name> (k)" (the name the thread had
+ * then, which metadata later in the trace may change), holding slices
+ * that overlap the thread's without nesting. Its slices are the
+ * thread's. */
+static int is_lane(const struct pfr_track *t)
+{
+	const char *p = t->name ? strrchr(t->name, '(') : NULL;
+	const char *d;
+
+	if (!p || p == t->name || p[-1] != ' ')
+		return 0;
+	for (d = p + 1; *d >= '0' && *d <= '9'; d++)
+		;
+	return d > p + 1 && d[0] == ')' && !d[1];
+}
+
 void pfr_track_use(struct tp_pfr *r, struct pfr_track *t)
 {
 	struct pfr_track *root, *par;
@@ -305,6 +324,12 @@ void pfr_track_use(struct tp_pfr *r, struct pfr_track *t)
 		return;
 	}
 	par = parent_of(r, t);
+	if (par && par->kind == PT_THREAD && is_lane(t)) {
+		t->role = PR_THREAD;
+		t->jpid = par->pid;
+		t->jtid = par->tid;
+		return;
+	}
 	if (par && par == root && root->kind == PT_NAMED && root->numbered &&
 	    t->numbered) {
 		t->role = PR_THREAD;
@@ -339,8 +364,29 @@ static void meta(struct tp_pfr *r, const char *what, int64_t pid,
 	tp_buf_lit(b, "}}");
 }
 
+static int lane_of_thread(struct tp_pfr *r, const struct pfr_track *t)
+{
+	const struct pfr_track *par = t->parent ?
+		pfr_track_find(r, t->parent) : NULL;
+
+	return par && par->kind == PT_THREAD;
+}
+
+/* A stream named once: tprof convert's lanes ("stream 7 (2)", a
+ * named track beside the stream for slices that overlap without
+ * nesting) read back as the stream's own (pid, tid), which keeps the
+ * first name. */
+static int stream_named(struct pfr_idset *seen, const struct pfr_track *t)
+{
+	uint64_t k = (uint64_t)t->jpid * 0x9e3779b97f4a7c15ull ^
+		     (uint64_t)t->jtid;
+
+	return pfr_idset(seen, k, 0, 1);
+}
+
 void pfr_names(struct tp_pfr *r)
 {
+	struct pfr_idset seen = { 0 };
 	uint32_t i;
 
 	for (i = 0; i < r->ntrk; i++) {
@@ -361,11 +407,13 @@ void pfr_names(struct tp_pfr *r)
 			meta(r, "process_name", root_pid(r, t), 0, "name",
 			     t->name, 0);
 		} else if (t->kind == PT_NAMED && t->used && t->name &&
-			   t->role == PR_THREAD) {
+			   t->role == PR_THREAD && !lane_of_thread(r, t) &&
+			   !stream_named(&seen, t)) {
 			meta(r, "thread_name", t->jpid, t->jtid, "name",
 			     t->name, 0);
 		}
 	}
+	free(seen.keys);
 }
 
 void pfr_tracks_free(struct tp_pfr *r)

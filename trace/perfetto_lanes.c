@@ -11,8 +11,9 @@
  * previous one ends) would swap ends: the first would end where the
  * second does. Held events come in start order, so each track keeps the
  * ends of its open slices; a slice that would outlast the one it starts
- * in goes to the first lane where it nests, a named track beside the
- * original ("stream 7 (2)") under the same process or device. An instant
+ * in goes to the first lane where it nests: a named track beside a
+ * stream, under its device ("stream 7 (2)"), or under a thread ("python
+ * (2)": no second thread track can have its tid). An instant
  * goes to the lane whose innermost open slice started last: the slice a
  * flow's end at a kernel's start belongs to.
  *
@@ -52,11 +53,14 @@ static void close_ended(struct pf_lane *l, int64_t ts)
 
 /* Lane k (k >= 1) of the track at index base: a named track under the
  * same parent. Returns its index, or UINT32_MAX. */
-static uint32_t new_lane(struct pf_enc *p, uint32_t base, uint32_t k)
+static uint32_t new_lane(struct pf_enc *p, uint32_t base, uint32_t k,
+			 int thread)
 {
 	struct pf_track *t = &p->trk[base];
 	char name[256];
-	uint64_t parent = t->parent;
+	/* A thread's lane hangs under the thread (no second thread track
+	 * can have its tid); a stream's beside it, under the device. */
+	uint64_t parent = thread ? t->uuid : t->parent;
 
 	snprintf(name, sizeof(name), "%s (%u)", t->name ? t->name : "track",
 		 k + 1);
@@ -82,7 +86,7 @@ static struct pf_track *slice_lane(struct pf_enc *p, uint32_t base,
 	}
 	if (ls->n == LANES)
 		return &p->trk[base];
-	trk = new_lane(p, base, ls->n);
+	trk = new_lane(p, base, ls->n, ev->track.kind == TP_TEV_THREAD);
 	if (trk == UINT32_MAX)
 		return &p->trk[base];
 	ls = p->trk[base].lanes;	/* p->trk may have moved */
