@@ -89,7 +89,10 @@ enable_perfetto_fuzzers = false
 enable_perfetto_heapprofd = false
 enable_perfetto_traced_perf = false
 enable_perfetto_stderr_crash_dump = false
+# No debug info: a 9 MB binary instead of 200 MB.
+extra_cflags = "-g0"
 EOF
-(cd "$src" && gn gen out/tp && ninja -C out/tp trace_processor_shell)
+(cd "$src" && gn gen out/tp &&
+	nice -n 10 ninja -C out/tp trace_processor_shell)
 cp "$src/out/tp/trace_processor_shell" "$out/trace_processor_shell"
 echo "built $out/trace_processor_shell ($tag)"

@@ -227,25 +227,52 @@ def test_overlap(d, pb):
          ("d", 40.0, 2.0)]
     ev = [{"ph": "X", "cat": "kernel", "name": n, "pid": 0, "tid": 7,
            "ts": t, "dur": u} for n, t, u in k]
+    ev += [{"ph": "X", "cat": "cpu_op", "name": n, "pid": 4242, "tid": 4243,
+            "ts": t, "dur": u} for n, t, u in [("op1", 10.0, 10.0),
+                                                ("op2", 19.5, 10.0)]]
+    ev += [{"ph": "M", "name": "thread_name", "pid": 4242, "tid": 4243,
+            "args": {"name": "python"}}]
     ev += [{"ph": "M", "name": "thread_name", "pid": 0, "tid": 7,
             "args": {"name": "stream 7"}},
-           {"ph": "X", "cat": "cuda_runtime", "name": "launch", "pid": 42,
-            "tid": 42, "ts": 19.0, "dur": 0.5},
-           {"ph": "s", "cat": "ac2g", "name": "ac2g", "id": 5, "pid": 42,
-            "tid": 42, "ts": 19.0},
+           {"ph": "X", "cat": "cuda_runtime", "name": "launch", "pid": 4242,
+            "tid": 4242, "ts": 19.0, "dur": 0.5},
+           {"ph": "s", "cat": "ac2g", "name": "ac2g", "id": 5, "pid": 4242,
+            "tid": 4242, "ts": 19.0},
            {"ph": "f", "bp": "e", "cat": "ac2g", "name": "ac2g", "id": 5,
             "pid": 0, "tid": 7, "ts": 19.999}]
     res = convert_events(d, "overlap", ev, pb, "convert_overlap")
     if res is None:
         return
     tracks, evs, flags, clocks = res
-    got = [(tracks[s[0]].name, s[1], s[2], s[3], s[4])
+    def name(u):
+        t = tracks[u]
+        return t.thread.thread_name if t.HasField("thread") else t.name
+    got = [(name(s[0]), s[1], s[2], s[3], s[4])
            for s in importer_slices(evs) if s[1] != "launch"]
     eq("convert_overlap_slices", sorted(got),
-       [("stream 7", "a", 10000, 10000, 0),
+       [("python", "op1", 10000, 10000, 0),
+        ("python (2)", "op2", 19500, 10000, 0),
+        ("stream 7", "a", 10000, 10000, 0),
         ("stream 7", "c", 29998, 5000, 0),
         ("stream 7", "d", 40000, 2000, 0),
         ("stream 7 (2)", "b", 19999, 10000, 0)])
+    thr = [t for t in tracks.values() if t.name == "python (2)"]
+    check("convert_overlap_thread_lane_under_thread",
+          len(thr) == 1 and tracks[thr[0].parent_uuid].HasField("thread"),
+          [str(t) for t in thr])
+    # Read back: the lanes' slices are their stream's and thread's again.
+    back = os.path.join(d, "overlap.back.json")
+    eq("convert_overlap_back_rc", convert(os.path.join(
+        d, "overlap.pftrace"), back)[0], 0)
+    with open(back) as f:
+        bt = json.load(f)
+    xs = lambda evs: sorted((e["name"], e["pid"], e["tid"], e["ts"],
+                             e["dur"]) for e in evs if e["ph"] == "X")
+    eq("convert_overlap_back_slices", xs(bt["traceEvents"]), xs(ev))
+    eq("convert_overlap_back_names", sorted(
+        (e["pid"], e["tid"], e["args"]["name"]) for e in bt["traceEvents"]
+        if e["ph"] == "M" and e["name"] == "thread_name"),
+        [(0, 7, "stream 7"), (4242, 4243, "python")])
     lanes = [t for t in tracks.values() if t.name == "stream 7 (2)"]
     check("convert_overlap_lane_beside",
           len(lanes) == 1 and tracks[lanes[0].parent_uuid].name.startswith(

@@ -239,8 +239,8 @@ def tp_slices(sh, path, base):
         if s["cat"] == "ac2g" and s["dur"] == 0 or \
                 s["name"] == "tprof metadata":
             continue
-        if s["tid"] is not None:
-            track = (str(s["prname"]), str(s["thname"]))
+        if s["tid"] is not None:	# a thread's lane: its own name
+            track = (str(s["prname"]), str(s["tname"] or s["thname"]))
         elif s["apid"] is not None:
             continue
         else:
@@ -351,6 +351,30 @@ def same_run(sh, label, jpath, json_tp):
         eq(label + ": as many flows as its JSON import", len(fp), len(jfl))
 
 
+def overlaps():
+    """Slices that overlap without nesting on a thread and on a stream,
+    a flow's end at the second kernel's start, an instant in the lane."""
+    ev = [{"ph": "X", "cat": "cpu_op", "name": n, "pid": 4242,
+           "tid": 4243, "ts": t, "dur": u}
+          for n, t, u in [("a", 10.0, 10.0), ("b", 19.5, 10.0),
+                          ("c", 21.0, 1.0), ("d", 19.6, 0.2)]]
+    ev += [{"ph": "X", "cat": "kernel", "name": n, "pid": 0, "tid": 7,
+            "ts": t, "dur": u}
+           for n, t, u in [("k1", 10.0, 10.0), ("k2", 19.999, 10.0),
+                           ("k3", 29.998, 5.0)]]
+    ev += [{"ph": "i", "s": "t", "cat": "m", "name": "mark", "pid": 4242,
+            "tid": 4243, "ts": 19.7},
+           {"ph": "s", "cat": "ac2g", "name": "ac2g", "id": 9,
+            "pid": 4242, "tid": 4243, "ts": 19.5},
+           {"ph": "f", "bp": "e", "cat": "ac2g", "name": "ac2g", "id": 9,
+            "pid": 0, "tid": 7, "ts": 19.999},
+           {"ph": "M", "name": "thread_name", "pid": 4242, "tid": 4243,
+            "args": {"name": "python"}},
+           {"ph": "M", "name": "process_name", "pid": 4242, "tid": 0,
+            "args": {"name": "rank 0: python"}}]
+    return {"baseTimeNanoseconds": 1000, "traceEvents": ev}
+
+
 def plain(sl):
     """Slices less flow instants and metadata: a merge reads the ranks'
     flows as JSON's and writes them as instants."""
@@ -407,6 +431,10 @@ def main():
         skip("trace_processor's JSON import", "this trace_processor was "
              "built without it: the JSON side is read by Python alone")
     same_run(sh, "convert fixture", jfx, json_tp)
+    ov = os.path.join(d, "overlap.json")
+    with open(ov, "w") as f:
+        json.dump(overlaps(), f)
+    same_run(sh, "overlaps", ov, json_tp)
     for i, kw in enumerate([{}, {"nccl": True, "gpu_overlap": True}]):
         t, _ = kineto_fixture.make(rank=i, **kw)
         src = kineto_fixture.write(os.path.join(d, "k%d.json.gz" % i), t)

@@ -77,13 +77,17 @@ def slices(sh, trace):
             for r in sh.rows(trace, [
                 "s.id", "s.ts", "s.dur", "s.name", "s.category", "s.depth",
                 "s.parent_id", "s.arg_set_id", "s.track_id", "t.name",
-                "coalesce(pt.name, ppr.name)", "th.tid", "th.name", "pr.pid",
+                "coalesce(pt.name, ppr.name, tpr.name)", "th.tid",
+                "th.name", "pr.pid",
                 "pr.name",
                 "apr.pid", "apr.name"],
                 "from slice s join track t on s.track_id = t.id "
                 "left join track pt on t.parent_id = pt.id "
                 "left join process_track ppt on ppt.id = t.parent_id "
                 "left join process ppr on ppr.upid = ppt.upid "
+                "left join thread_track ptt on ptt.id = t.parent_id "
+                "left join thread pth on pth.utid = ptt.utid "
+                "left join process tpr on tpr.upid = pth.upid "
                 "left join thread_track tt on tt.id = s.track_id "
                 "left join thread th on th.utid = tt.utid "
                 "left join process pr on pr.upid = th.upid "
