@@ -8,10 +8,19 @@
  * of its own, id | k << 32, begun by an instant at the start's place and
  * time (the importer sorts it there).
  *
+ * JSON matches a flow's events by id, category and name (Perfetto's
+ * JSON importer too: FlowTracker::GetFlowIdForV1Event); Perfetto's
+ * flow ids are ids alone. Kineto's "fwdbwd" ids (sequence numbers) and
+ * "ac2g" ids (correlation ids) share small numbers, so a flow of any
+ * category but "ac2g" carries a 16-bit tag of its category and name in
+ * its id's top bits (a JSON id below 2^48); read back, such ids keep the
+ * tag (they only pair a flow's events).
+ *
  * Bounded: a direct-mapped table of starts. A start pushed out by
  * another id of the same slot leaves its later ends on the base id, as
  * before this (the importer links the first). */
 #include <stdlib.h>
+#include <string.h>
 
 #include "convert_flows.h"
 
@@ -39,6 +48,30 @@ void tp_conv_flows_free(struct tp_conv_flows *f)
 	free(f);
 }
 
+static uint64_t tag_of(const struct tp_tev *ev)
+{
+	uint32_t h = 2166136261u;
+	size_t i;
+
+	for (i = 0; i < ev->catlen; i++)
+		h = (h ^ (unsigned char)ev->cat[i]) * 16777619u;
+	h = (h ^ 0xff) * 16777619u;
+	for (i = 0; i < ev->namelen; i++)
+		h = (h ^ (unsigned char)ev->name[i]) * 16777619u;
+	return (uint64_t)((h ^ h >> 16) % 0xffffu + 1) << 48;
+}
+
+/* The Perfetto id of a JSON flow event's (id, category, name). */
+static void tag(struct tp_tev *ev)
+{
+	static const char ac2g[] = "ac2g";
+
+	if (ev->flow_id >> 48 || (ev->cat && ev->catlen == 4 &&
+				  !memcmp(ev->cat, ac2g, 4)))
+		return;
+	ev->flow_id |= tag_of(ev);
+}
+
 static struct slot *slot_of(struct tp_conv_flows *f, uint64_t id)
 {
 	return &f->s[(id * 0x9e3779b97f4a7c15ull) >> 48 & (SLOTS - 1)];
@@ -52,6 +85,7 @@ int tp_conv_flows_see(struct tp_conv_flows *f, struct tp_tev *ev,
 	if (!f || (ev->phase != TP_TEV_FLOW_START &&
 		   ev->phase != TP_TEV_FLOW_END))
 		return 0;
+	tag(ev);
 	s = slot_of(f, ev->flow_id);
 	if (ev->phase == TP_TEV_FLOW_START) {
 		s->id = ev->flow_id;
@@ -61,8 +95,8 @@ int tp_conv_flows_see(struct tp_conv_flows *f, struct tp_tev *ev,
 		s->used = 1;
 		return 0;
 	}
-	/* Ids past 32 bits have no room for k: left as they are. */
-	if (!s->used || s->id != ev->flow_id || ev->flow_id >> 32)
+	/* Ids past 32 bits (but for the tag) have no room for k. */
+	if (!s->used || s->id != ev->flow_id || (ev->flow_id >> 32 & 0xffff))
 		return 0;
 	if (!s->ends++)
 		return 0;

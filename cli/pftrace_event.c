@@ -228,12 +228,15 @@ static int flow_seen(struct tp_pfr *r, uint64_t id, int drop)
 
 /* A fan-out start (tprof's writers: the k-th op of a launch ends its own
  * flow, id | k << 32, begun by an instant beside the launch's start)
+ * (bits 32-47; convert may tag bits 48-63 with the flow's category)
  * while the base id's start is open: JSON's one "s" already links every
  * "f" of the id, so the start is left out and its end written with the
  * base id. */
+#define FANOUT_K (0xffffull << 32)	/* k; above it, convert's tag */
+
 static int fold_start(struct tp_pfr *r, uint64_t id)
 {
-	if (!(id >> 32) || !pfr_idset(&r->flows, id & 0xffffffffu, 0, 0))
+	if (!(id & FANOUT_K) || !pfr_idset(&r->flows, id & ~FANOUT_K, 0, 0))
 		return 0;
 	pfr_idset(&r->folded, id, 0, 1);
 	return 1;
@@ -257,7 +260,7 @@ static void flows(struct tp_pfr *r, const struct pfr_track *t,
 		if (term) {
 			ph = 'f';
 			if (pfr_idset(&r->folded, id, 1, 0))
-				id &= 0xffffffffu;
+				id &= ~FANOUT_K;
 			else
 				pfr_idset(&r->flows, id, 1, 0);
 		} else if (fold_start(r, id)) {
@@ -340,7 +343,7 @@ static void slice_flows(struct tp_pfr *r, const struct pfr_track *t,
 		id = e->terms[i];
 		if (pfr_idset(&r->folded, id, 1, 0)) {	/* fold_start */
 			flow_event(r, 'f', name, t->jpid, jtid_of(t), ts,
-				   id & 0xffffffffu);
+				   id & ~FANOUT_K);
 			continue;
 		}
 		if (pfr_pend_take(r, id, &jpid, &jtid, &t0))

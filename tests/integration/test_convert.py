@@ -11,7 +11,8 @@ import subprocess
 import tempfile
 
 import tplib
-from pftrace import decode, importer_nesting, importer_slices, track_key
+from pftrace import (decode, importer_flows, importer_nesting,
+                     importer_slices, track_key)
 from tplib import check, eq, skip
 
 BASE = 1795500000000000000
@@ -284,6 +285,29 @@ def test_overlap(d, pb):
        [(1, "b", "stream 7 (2)"), (3, "ac2g", "stream 7 (2)")])
 
 
+def test_flow_ids(d, pb):
+    """Kineto's fwdbwd and ac2g flows with the same id (JSON matches a
+    flow by id, category and name; Perfetto by id alone): each links its
+    own events."""
+    ev = [{"ph": "X", "cat": "c", "name": n, "pid": 4242, "tid": t,
+           "ts": ts, "dur": 1.0}
+          for n, t, ts in [("fwd", 1, 5.0), ("launch", 1, 10.0),
+                           ("bwd", 2, 40.0)]]
+    ev += [{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7,
+            "ts": 20.0, "dur": 1.0}]
+    ev += [{"ph": ph, "cat": c, "name": c, "id": 9, "pid": p, "tid": t,
+            "ts": ts, "bp": "e"}
+           for ph, c, p, t, ts in [("s", "fwdbwd", 4242, 1, 5.0),
+                                   ("s", "ac2g", 4242, 1, 10.0),
+                                   ("f", "ac2g", 0, 7, 20.0),
+                                   ("f", "fwdbwd", 4242, 2, 40.0)]]
+    res = convert_events(d, "flowids", ev, pb, "convert_flow_ids")
+    if res is None:
+        return
+    links = sorted((a[1], b[1]) for a, b in importer_flows(res[1]))
+    eq("convert_flow_ids_links", links, [(5000, 40000), (10000, 20000)])
+
+
 def test_kineto(d, pb):
     """A torch.profiler trace (kineto_fixture: pretty-printed, metadata
     last, a "Record Window End" instant with empty pid and tid): every X
@@ -356,6 +380,7 @@ def main():
         test_clear(d, perfetto_trace_pb2)
         test_end_order(d, perfetto_trace_pb2)
         test_overlap(d, perfetto_trace_pb2)
+        test_flow_ids(d, perfetto_trace_pb2)
         test_kineto(d, perfetto_trace_pb2)
     tplib.done()
 

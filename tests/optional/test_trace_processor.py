@@ -230,14 +230,17 @@ def json_slices(t):
 
 def tp_slices(sh, path, base):
     """The imported slices in the same form, times less base; flow
-    instants left out. Returns them and id -> slice."""
+    instants (JSON's flow events: an instant at a flow's end, or any
+    "ac2g" one) left out. Returns them and id -> slice."""
     sl = tplib_tp.slices(sh, path)
     ar = tplib_tp.args(sh, path)
+    ends = {x for pair in tplib_tp.flows(sh, path) for x in pair}
     out, byid = [], {}
     for s in sl:
         byid[s["id"]] = s
-        if s["cat"] == "ac2g" and s["dur"] == 0 or \
-                s["name"] == "tprof metadata":
+        s["flow"] = s["dur"] == 0 and (s["cat"] == "ac2g" or
+                                       s["id"] in ends)
+        if s["flow"] or s["name"] == "tprof metadata":
             continue
         if s["tid"] is not None:	# a thread's lane: its own name
             track = (str(s["prname"]), str(s["tname"] or s["thname"]))
@@ -262,7 +265,7 @@ def flow_pairs(sh, path, byid, base):
     slice it sits in (what JSON's flow events bind to)."""
     def up(i):
         s = byid[i]
-        if s["cat"] == "ac2g" and s["dur"] == 0 and s["parent"] is not None:
+        if s["flow"] and s["parent"] is not None:
             s = byid[s["parent"]]
         return (s["ts"] - base, s["name"])
     return sorted((up(a), up(b)) for a, b in tplib_tp.flows(sh, path))
@@ -289,11 +292,13 @@ def json_flow_pairs(t):
                 best = (s, d, n)
         return best and (best[0], best[2])
 
-    starts = {e["id"]: e for e in t["traceEvents"] if e.get("ph") == "s"}
+    def key(e):		# JSON's flows: id, category and name
+        return (e["id"], e.get("cat"), e.get("name"))
+    starts = {key(e): e for e in t["traceEvents"] if e.get("ph") == "s"}
     out = []
     for e in t["traceEvents"]:
-        if e.get("ph") == "f" and e["id"] in starts:
-            a, b = enclosing(starts[e["id"]]), enclosing(e)
+        if e.get("ph") == "f" and key(e) in starts:
+            a, b = enclosing(starts[key(e)]), enclosing(e)
             if a and b:
                 out.append((a, b))
     return sorted(out)
@@ -368,6 +373,15 @@ def overlaps():
             "pid": 4242, "tid": 4243, "ts": 19.5},
            {"ph": "f", "bp": "e", "cat": "ac2g", "name": "ac2g", "id": 9,
             "pid": 0, "tid": 7, "ts": 19.999},
+           # Kineto's fwdbwd flows share small ids with ac2g's.
+           {"ph": "X", "cat": "cpu_op", "name": "fwd", "pid": 4242,
+            "tid": 4244, "ts": 5.0, "dur": 1.0},
+           {"ph": "X", "cat": "cpu_op", "name": "bwd", "pid": 4242,
+            "tid": 4245, "ts": 40.0, "dur": 1.0},
+           {"ph": "s", "cat": "fwdbwd", "name": "fwdbwd", "id": 9,
+            "pid": 4242, "tid": 4244, "ts": 5.0},
+           {"ph": "f", "bp": "e", "cat": "fwdbwd", "name": "fwdbwd",
+            "id": 9, "pid": 4242, "tid": 4245, "ts": 40.0},
            {"ph": "M", "name": "thread_name", "pid": 4242, "tid": 4243,
             "args": {"name": "python"}},
            {"ph": "M", "name": "process_name", "pid": 4242, "tid": 0,
