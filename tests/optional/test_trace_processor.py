@@ -19,14 +19,18 @@ For each trace it imports, the import has no error and no data loss
   counters; and, where this trace_processor was built with its JSON
   importer, with what that importer makes of the JSON file itself;
 - `tprof merge` of two ranks to .pftrace.gz: both ranks' processes and
-  every slice of both.
+  every slice of both;
+- a killed program's Perfetto trace completed by `tprof recover` (every
+  call the JSON recovery holds), and the flight recorder's dump.
 """
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "integration"))
@@ -35,8 +39,8 @@ import kineto_fixture  # noqa: E402
 import tplib_tp  # noqa: E402
 from test_pftrace import (FIXTURES, hexint,  # noqa: E402
                           json_events, one, proc_name)
-from tplib import (CLI, check, cleanup, done, eq, load, prog,  # noqa: E402
-                   run, skip)
+from tplib import (CLI, PRELOAD, base_env, check, cleanup,  # noqa: E402
+                   done, eq, load, prog, run, skip, xevents)
 
 
 def tp_records(sl, cnt):
@@ -396,6 +400,59 @@ def plain(sl):
                s["name"] != "tprof metadata")
 
 
+def recovered(sh):
+    """A program killed with most of its calls still in its rings, its
+    trace completed by `tprof recover`, in both formats: the Perfetto
+    one imports cleanly and holds every call the JSON one holds."""
+    n = {}
+    for fmt in ("json", "perfetto"):
+        d = tempfile.mkdtemp(prefix="tprof-tp-kill-")
+        e = base_env()
+        e.update({"TPROF_OUTPUT_DIR": d, "LD_PRELOAD": PRELOAD,
+                  "TPROF_FORMAT": fmt})
+        p = subprocess.run([prog("killself"), "400", "3000"], env=e,
+                           capture_output=True, timeout=120)
+        r = subprocess.run([CLI, "recover", d], capture_output=True,
+                           timeout=300)
+        eq("recover %s: killed, then recovered" % fmt,
+           (p.returncode, r.returncode), (-signal.SIGKILL, 0))
+        if fmt == "json":
+            n[fmt] = len(xevents(load(os.path.join(
+                d, "tprof-rank0.trace.json.gz"))))
+            continue
+        path = os.path.join(d, "tprof-rank0.pftrace.gz")
+        no_errors("recover perfetto", sh, path)
+        # Less the "tprof rings" instants: a ring's drops, which JSON
+        # puts in the ring thread's thread_name args (README).
+        n[fmt] = plain([x for x in tplib_tp.slices(sh, path)
+                        if x["name"] != "tprof rings"])
+    eq("recover: every call of the JSON recovery imported", n["perfetto"],
+       n["json"])
+
+
+def flight(sh):
+    """The flight recorder's dump at SIGTERM: imports cleanly, every
+    slice closed."""
+    d = tempfile.mkdtemp(prefix="tprof-tp-flight-")
+    e = base_env()
+    e.update({"LD_PRELOAD": PRELOAD, "TPROF_OUTPUT_DIR": d,
+              "TPROF_FLIGHT": "1", "TPROF_FORMAT": "perfetto"})
+    p = subprocess.Popen([prog("paced"), "2000", "100000",
+                          os.path.join(d, "last")], env=e,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    time.sleep(3.0)
+    p.send_signal(signal.SIGTERM)
+    p.communicate(timeout=30)
+    path = os.path.join(d, "tprof-rank0.pftrace.gz")
+    if not check("flight: dumped", os.path.exists(path), os.listdir(d)):
+        return
+    no_errors("flight", sh, path)
+    sl = tplib_tp.slices(sh, path)
+    check("flight: the window's calls, every slice closed",
+          sum(1 for x in sl if x["name"] == "cudaMemset") > 100 and
+          all(x["dur"] >= 0 for x in sl), len(sl))
+
+
 def merged(sh):
     """Two ranks' library traces merged into one .pftrace.gz."""
     d = tempfile.mkdtemp(prefix="tprof-tp-merge-")
@@ -460,6 +517,8 @@ def main():
             same_run(sh, label + " converted", jpath, json_tp)
         cleanup(j)
     merged(sh)
+    recovered(sh)
+    flight(sh)
     done()
 
 
