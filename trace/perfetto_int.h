@@ -101,8 +101,8 @@ struct pf_enc {
 	 * pf_sliced): how perfetto_hold.c writes what it held, without a
 	 * call back into the file that calls it. */
 	void (*write_held)(struct pf_enc *p, const struct tp_tev *ev);
-	/* Complete events held back (perfetto_hold.c), a heap of them in
-	 * the order they will be written. */
+	/* Complete events and instants held back (perfetto_hold.c), a
+	 * heap of them in the order they will be written. */
 	struct pf_held **held;
 	uint32_t nheld;
 	uint64_t held_seq;
@@ -164,14 +164,14 @@ char *pf_dup_name(const char *s, size_t n);
 /* perfetto_hold.c: ev held (a copy), the earliest written if the hold
  * is full; -1: no memory, ev not held (write it at once). */
 int pf_hold(struct pf_enc *p, const struct tp_tev *ev);
+/* Writes every held event, in order. */
+void pf_hold_drain(struct pf_enc *p);
+void pf_hold_free(struct pf_enc *p);
 
 /* perfetto_lanes.c: the track a held event goes on, in start order. */
 struct pf_track *pf_lane_of(struct pf_enc *p, struct pf_track *t,
 			    const struct tp_tev *ev);
 void pf_lanes_free(struct pf_track *t);
-/* Writes every held event, in order. */
-void pf_hold_drain(struct pf_enc *p);
-void pf_hold_free(struct pf_enc *p);
 
 /* perfetto_args.c */
 void pf_put_annotations(struct pf_enc *p, const struct tp_targ *a,

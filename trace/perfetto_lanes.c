@@ -18,7 +18,10 @@
  * flow's end at a kernel's start belongs to.
  *
  * Bounded: LANES lanes of DEPTH open slices each; past that a slice stays
- * on the original track (ends may then swap, as before). */
+ * on the original track (ends may then swap, as before). Each track's
+ * lanes and stacks grow as they are used: every thread and stream has
+ * one (up to the encoder's 2^20 tracks), most of them a single lane a
+ * few slices deep. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,27 +31,61 @@
 #define LANES 8
 #define DEPTH 64
 
+struct pf_open_slice {
+	int64_t start, end;
+};
+
 struct pf_lane {
 	uint32_t trk;		/* index in p->trk; lane 0 is the track */
-	uint32_t depth;
-	int64_t start[DEPTH], end[DEPTH];
+	uint32_t depth, cap;
+	struct pf_open_slice *open;
 };
 
 struct pf_lanes {
 	uint32_t n;
-	struct pf_lane l[LANES];
+	struct pf_lane l[];	/* n of them */
 };
 
 void pf_lanes_free(struct pf_track *t)
 {
+	uint32_t i;
+
+	if (!t->lanes)
+		return;
+	for (i = 0; i < t->lanes->n; i++)
+		free(t->lanes->l[i].open);
 	free(t->lanes);
 	t->lanes = NULL;
 }
 
 static void close_ended(struct pf_lane *l, int64_t ts)
 {
-	while (l->depth && l->end[l->depth - 1] <= ts)
+	while (l->depth && l->open[l->depth - 1].end <= ts)
 		l->depth--;
+}
+
+/* Whether [start, end) nests in the lane's innermost open slice, and
+ * there is room for it: it is pushed. */
+static int push(struct pf_lane *l, int64_t start, int64_t end)
+{
+	struct pf_open_slice *o;
+	uint32_t cap;
+
+	if (l->depth && l->open[l->depth - 1].end < end)
+		return 0;
+	if (l->depth == l->cap) {
+		if (l->cap == DEPTH)
+			return 0;
+		cap = l->cap ? l->cap * 2 : 4;
+		o = realloc(l->open, cap * sizeof(*o));
+		if (!o)
+			return 0;
+		l->open = o;
+		l->cap = cap;
+	}
+	l->open[l->depth].start = start;
+	l->open[l->depth++].end = end;
+	return 1;
 }
 
 /* Lane k (k >= 1) of the track at index base: a named track under the
@@ -69,34 +106,46 @@ static uint32_t new_lane(struct pf_enc *p, uint32_t base, uint32_t k,
 	return t ? (uint32_t)(t - p->trk) : UINT32_MAX;
 }
 
+/* Adds an empty lane on track trk to the track at index base. */
+static struct pf_lane *add_lane(struct pf_enc *p, uint32_t base,
+				uint32_t trk)
+{
+	struct pf_lanes *ls = p->trk[base].lanes;
+	uint32_t n = ls ? ls->n : 0;
+
+	ls = realloc(ls, sizeof(*ls) + (n + 1) * sizeof(ls->l[0]));
+	if (!ls)
+		return NULL;
+	p->trk[base].lanes = ls;
+	memset(&ls->l[n], 0, sizeof(ls->l[n]));
+	ls->l[n].trk = trk;
+	ls->n = n + 1;
+	return &ls->l[n];
+}
+
 static struct pf_track *slice_lane(struct pf_enc *p, uint32_t base,
 				   const struct tp_tev *ev)
 {
-	struct pf_lanes *ls = p->trk[base].lanes;
 	int64_t end = ev->ts_ns + (ev->dur_ns > 0 ? ev->dur_ns : 0);
+	struct pf_lanes *ls = p->trk[base].lanes;
 	struct pf_lane *l;
 	uint32_t i, trk;
 
 	for (i = 0; i < ls->n; i++) {
 		l = &ls->l[i];
 		close_ended(l, ev->ts_ns);
-		if (l->depth < DEPTH &&
-		    (!l->depth || l->end[l->depth - 1] >= end))
-			goto place;
+		if (push(l, ev->ts_ns, end))
+			return &p->trk[l->trk];
 	}
 	if (ls->n == LANES)
 		return &p->trk[base];
 	trk = new_lane(p, base, ls->n, ev->track.kind == TP_TEV_THREAD);
 	if (trk == UINT32_MAX)
 		return &p->trk[base];
-	ls = p->trk[base].lanes;	/* p->trk may have moved */
-	l = &ls->l[ls->n++];
-	l->trk = trk;
-	l->depth = 0;
-place:
-	l->start[l->depth] = ev->ts_ns;
-	l->end[l->depth++] = end;
-	return &p->trk[l->trk];
+	l = add_lane(p, base, trk);	/* p->trk may have moved: by index */
+	if (!l || !push(l, ev->ts_ns, end))
+		return &p->trk[base];
+	return &p->trk[trk];
 }
 
 static struct pf_track *instant_lane(struct pf_enc *p, uint32_t base,
@@ -109,8 +158,9 @@ static struct pf_track *instant_lane(struct pf_enc *p, uint32_t base,
 	for (i = 0; i < ls->n; i++) {
 		l = &ls->l[i];
 		close_ended(l, ev->ts_ns);
-		if (l->depth && (!best->depth || l->start[l->depth - 1] >
-				 best->start[best->depth - 1]))
+		if (l->depth && (!best->depth ||
+				 l->open[l->depth - 1].start >
+				 best->open[best->depth - 1].start))
 			best = l;
 	}
 	return &p->trk[best->trk];
@@ -124,13 +174,8 @@ struct pf_track *pf_lane_of(struct pf_enc *p, struct pf_track *t,
 	if (ev->track.kind != TP_TEV_THREAD &&
 	    ev->track.kind != TP_TEV_GPU_STREAM)
 		return t;
-	if (!t->lanes) {
-		t->lanes = calloc(1, sizeof(*t->lanes));
-		if (!t->lanes)
-			return t;
-		t->lanes->n = 1;
-		t->lanes->l[0].trk = base;
-	}
+	if (!t->lanes && !add_lane(p, base, base))
+		return t;
 	if (ev->phase == TP_TEV_COMPLETE)
 		return slice_lane(p, base, ev);
 	return instant_lane(p, base, ev);
