@@ -233,13 +233,13 @@ static int walk(struct conv *c)
 		key = key_copy(c, &len);
 		if (!key)
 			return -1;
-		if (!strcmp(key, "traceEvents") && !c->meta.base_unix_ns &&
-		    !c->began)
-			read_ahead_base(c);
-		if (!strcmp(key, "traceEvents"))
+		if (!strcmp(key, "traceEvents")) {
+			if (!c->meta.base_unix_ns && !c->began)
+				read_ahead_base(c);
 			rc = tp_json_next(c->j) != TP_JSON_ARRAY || events(c);
-		else
+		} else {
 			rc = other(c, key, len);
+		}
 		free(key);
 		if (rc)
 			return -1;

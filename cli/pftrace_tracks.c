@@ -364,10 +364,9 @@ static void meta(struct tp_pfr *r, const char *what, int64_t pid,
 	tp_buf_lit(b, "}}");
 }
 
-static int lane_of_thread(struct tp_pfr *r, const struct pfr_track *t)
+static int lane_of_thread(struct tp_pfr *r, struct pfr_track *t)
 {
-	const struct pfr_track *par = t->parent ?
-		pfr_track_find(r, t->parent) : NULL;
+	struct pfr_track *par = parent_of(r, t);
 
 	return par && par->kind == PT_THREAD;
 }

@@ -368,33 +368,13 @@ static void intern_room(struct pf_enc *p)
 		clear_state(p);
 }
 
-/* A complete event: its SLICE_BEGIN and SLICE_END. */
-static void pf_complete(struct pf_enc *p, const struct tp_tev *ev)
-{
-	struct pf_track *t;
-
-	intern_room(p);
-	t = pf_track_of(p, ev, ev->name, ev->name ? ev->namelen : 0);
-	if (!t) {
-		p->e.dropped++;
-		return;
-	}
-	if (p->hold)
-		t = pf_lane_of(p, t, ev);
-	simple(p, ev, t, PF_TYPE_SLICE_BEGIN, ev->ts_ns, 1);
-	simple(p, ev, t, PF_TYPE_SLICE_END, ev->ts_ns + ev->dur_ns, 0);
-}
-
-/* An event on a slice track: a complete event, an instant (a flow's
- * event carried by one), an async begin or end. */
+/* An event on a slice track: a complete event (its SLICE_BEGIN and
+ * SLICE_END), an instant (a flow's event carried by one), an async begin
+ * or end. */
 static void pf_sliced(struct pf_enc *p, const struct tp_tev *ev)
 {
 	struct pf_track *t;
 
-	if (ev->phase == TP_TEV_COMPLETE) {
-		pf_complete(p, ev);
-		return;
-	}
 	intern_room(p);
 	t = pf_track_of(p, ev, ev->name, ev->name ? ev->namelen : 0);
 	if (!t) {
@@ -404,6 +384,10 @@ static void pf_sliced(struct pf_enc *p, const struct tp_tev *ev)
 	if (p->hold)
 		t = pf_lane_of(p, t, ev);
 	switch (ev->phase) {
+	case TP_TEV_COMPLETE:
+		simple(p, ev, t, PF_TYPE_SLICE_BEGIN, ev->ts_ns, 1);
+		simple(p, ev, t, PF_TYPE_SLICE_END, ev->ts_ns + ev->dur_ns, 0);
+		break;
 	case TP_TEV_ASYNC_BEGIN:
 		simple(p, ev, t, PF_TYPE_SLICE_BEGIN, ev->ts_ns, 1);
 		break;
