@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "convert_flows.h"
+#include "trace/fnv.h"
 
 #define SLOTS (1u << 16)
 
@@ -50,14 +51,11 @@ void tp_conv_flows_free(struct tp_conv_flows *f)
 
 static uint64_t tag_of(const struct tp_tev *ev)
 {
-	uint32_t h = 2166136261u;
-	size_t i;
+	static const unsigned char sep = 0xff;	/* cat "ab" name "c" != "a" "bc" */
+	uint32_t h = tp_fnv1a(TP_FNV1A_INIT, ev->cat, ev->catlen);
 
-	for (i = 0; i < ev->catlen; i++)
-		h = (h ^ (unsigned char)ev->cat[i]) * 16777619u;
-	h = (h ^ 0xff) * 16777619u;
-	for (i = 0; i < ev->namelen; i++)
-		h = (h ^ (unsigned char)ev->name[i]) * 16777619u;
+	h = tp_fnv1a(h, &sep, 1);
+	h = tp_fnv1a(h, ev->name, ev->namelen);
 	return (uint64_t)((h ^ h >> 16) % 0xffffu + 1) << 48;
 }
 

@@ -14,6 +14,7 @@
  * (error lines).
  */
 #include "merge_int.h"
+#include "trace/fnv.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -187,15 +188,6 @@ static int put_time(struct mg *m, struct rd *r, const char *s, size_t n,
 	return 0;
 }
 
-static uint32_t hash_bytes(const char *s, size_t n)
-{
-	uint32_t h = 2166136261u;
-
-	while (n--)
-		h = (h ^ (unsigned char)*s++) * 16777619u;
-	return h;
-}
-
 static int pid_index(struct mg *m, struct mg_input *in)
 {
 	size_t size = in->nslots ? in->nslots * 2 : 64, i, k;
@@ -268,7 +260,7 @@ static struct mg_pid *pid_get(struct mg *m, struct mg_input *in,
 		if (p->litlen == n && !memcmp(p->lit, s, n))
 			return p;
 	}
-	h = hash_bytes(s, n);
+	h = tp_fnv1a(TP_FNV1A_INIT, s, n);
 	if (pid_index(m, in))
 		return NULL;
 	for (k = h & (in->nslots - 1); in->slots[k];

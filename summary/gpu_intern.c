@@ -4,18 +4,10 @@
  * open addressing over ids, at most half full, so a probe always ends.
  * A leaf: calls nothing of summary/. */
 #include "gpu_intern.h"
+#include "trace/fnv.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-static uint32_t hash_str(const char *s)
-{
-	uint32_t h = 2166136261u;
-
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 16777619u;
-	return h;
-}
 
 static int reindex(struct tp_intern *t)
 {
@@ -60,7 +52,7 @@ static int grow(struct tp_intern *t)
 
 int64_t tp_intern(struct tp_intern *t, const char *str)
 {
-	uint32_t h = hash_str(str);
+	uint32_t h = tp_fnv1a_str(TP_FNV1A_INIT, str);
 	size_t k;
 
 	if (reindex(t))
