@@ -3,12 +3,26 @@
 program makes a call every PERIOD_US; a dump of a WINDOW_S window holds
 every call of it, in order, up to the last one made, and nothing that
 ended before it."""
-from tplib import check, eq
+import subprocess
+
+from tplib import PRELOAD, base_env, check, eq, prog
 
 PERIOD_US = 2000
 WINDOW_S = 1.0
 # The scheduler's delays on a loaded machine.
 SLACK_S = 0.1
+
+
+def paced(outdir, lastfile, count, extra=None, period=PERIOD_US):
+    """progs/paced.c under tprof with a WINDOW_S flight recorder: count
+    calls, one every period us, the last one's number in lastfile."""
+    e = base_env()
+    e.update({"LD_PRELOAD": PRELOAD, "TPROF_OUTPUT_DIR": outdir,
+              "TPROF_FLIGHT": str(WINDOW_S)})
+    e.update(extra or {})
+    return subprocess.Popen([prog("paced"), str(period), str(count),
+                             lastfile], env=e, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
 
 
 def window(tag, ids, ends, first_end, fl, trigger, last, running, what):

@@ -11,18 +11,10 @@ import subprocess
 import time
 
 import flightlib
-from flightlib import PERIOD_US, WINDOW_S
 from tplib import *
 
 
-def start(outdir, lastfile, count, extra=None, period=PERIOD_US):
-    e = base_env()
-    e.update({"LD_PRELOAD": PRELOAD, "TPROF_OUTPUT_DIR": outdir,
-              "TPROF_FLIGHT": str(WINDOW_S)})
-    e.update(extra or {})
-    return subprocess.Popen([prog("paced"), str(period), str(count),
-                             lastfile], env=e, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+start = flightlib.paced
 
 
 def last_call(lastfile):

@@ -35,7 +35,6 @@ import time
 
 import flightlib
 import pfseq
-from flightlib import PERIOD_US, WINDOW_S
 from pftrace import schema
 from tplib import *
 
@@ -219,14 +218,8 @@ drops_accounting()
 
 
 def paced(outdir, extra=None):
-    e = base_env()
-    e.update({"LD_PRELOAD": PRELOAD, "TPROF_OUTPUT_DIR": outdir,
-              "TPROF_FLIGHT": str(WINDOW_S), "TPROF_FORMAT": "perfetto"})
-    e.update(extra or {})
-    return subprocess.Popen([prog("paced"), str(PERIOD_US), "100000",
-                             os.path.join(outdir, "last")], env=e,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
+    return flightlib.paced(outdir, os.path.join(outdir, "last"), 100000,
+                           dict(extra or {}, TPROF_FORMAT="perfetto"))
 
 
 def last_call(outdir):

@@ -35,6 +35,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "integration"))
 sys.path.insert(0, HERE)
+import flightlib  # noqa: E402
 import kineto_fixture  # noqa: E402
 import tplib_tp  # noqa: E402
 from test_pftrace import (FIXTURES, hexint,  # noqa: E402
@@ -123,32 +124,22 @@ def sanitized(k):
     return k.replace(".", "_").replace("[", "_").replace("]", "_")
 
 
-def flat(args, pre=""):
+def flat(args):
     """JSON args flattened as trace_processor flattens annotations: a
     dict's members as "a.b", an array's elements as "a[0]". A null leaves
     no arg (trace_processor keeps none for it)."""
     out = {}
-    for k, v in args.items():
-        key = pre + sanitized(k)
+
+    def walk(key, v):
         if isinstance(v, dict):
-            out.update(flat(v, key + "."))
+            for k, x in v.items():
+                walk(key + "." + sanitized(k) if key else sanitized(k), x)
         elif isinstance(v, list):
-            out.update(flat_list(v, key))
+            for i, x in enumerate(v):
+                walk("%s[%d]" % (key, i), x)
         elif v is not None:
             out[key] = v
-    return out
-
-
-def flat_list(v, key):
-    out = {}
-    for i, x in enumerate(v):
-        at = "%s[%d]" % (key, i)
-        if isinstance(x, dict):
-            out.update(flat(x, at + "."))
-        elif isinstance(x, list):
-            out.update(flat_list(x, at))
-        elif x is not None:
-            out[at] = x
+    walk("", args)
     return out
 
 
@@ -434,12 +425,8 @@ def flight(sh):
     """The flight recorder's dump at SIGTERM: imports cleanly, every
     slice closed."""
     d = tempfile.mkdtemp(prefix="tprof-tp-flight-")
-    e = base_env()
-    e.update({"LD_PRELOAD": PRELOAD, "TPROF_OUTPUT_DIR": d,
-              "TPROF_FLIGHT": "1", "TPROF_FORMAT": "perfetto"})
-    p = subprocess.Popen([prog("paced"), "2000", "100000",
-                          os.path.join(d, "last")], env=e,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    p = flightlib.paced(d, os.path.join(d, "last"), 100000,
+                        {"TPROF_FORMAT": "perfetto"})
     time.sleep(3.0)
     p.send_signal(signal.SIGTERM)
     p.communicate(timeout=30)
