@@ -229,14 +229,21 @@ static int flow_seen(struct tp_pfr *r, uint64_t id, int drop)
 /* A fan-out start (tprof's writers: the k-th op of a launch ends its own
  * flow, id | k << 32, begun by an instant beside the launch's start)
  * (bits 32-47; convert may tag bits 48-63 with the flow's category)
- * while the base id's start is open: JSON's one "s" already links every
- * "f" of the id, so the start is left out and its end written with the
- * base id. */
+ * whose base id is open (convert: the base's "s" instant comes just
+ * before) or has ended lately (the library: the instant comes with the
+ * k-th op, after the first op ended the base): JSON's one "s" already
+ * links every "f" of the id, so the start is left out and its end
+ * written with the base id. A base forgotten (PFR_ENDED) leaves the
+ * flow as it is: an "s" and "f" of its own id, still a pair. */
 #define FANOUT_K (0xffffull << 32)	/* k; above it, convert's tag */
 
 static int fold_start(struct tp_pfr *r, uint64_t id)
 {
-	if (!(id & FANOUT_K) || !pfr_idset(&r->flows, id & ~FANOUT_K, 0, 0))
+	uint64_t base = id & ~FANOUT_K;
+
+	if (!(id & FANOUT_K))
+		return 0;
+	if (!pfr_idset(&r->flows, base, 0, 0) && !pfr_ended_has(r, base))
 		return 0;
 	pfr_idset(&r->folded, id, 0, 1);
 	return 1;
@@ -259,10 +266,12 @@ static void flows(struct tp_pfr *r, const struct pfr_track *t,
 
 		if (term) {
 			ph = 'f';
-			if (pfr_idset(&r->folded, id, 1, 0))
+			if (pfr_idset(&r->folded, id, 1, 0)) {
 				id &= ~FANOUT_K;
-			else
+			} else {
 				pfr_idset(&r->flows, id, 1, 0);
+				pfr_ended_add(r, id);
+			}
 		} else if (fold_start(r, id)) {
 			continue;
 		} else {
@@ -351,6 +360,7 @@ static void slice_flows(struct tp_pfr *r, const struct pfr_track *t,
 		else
 			flow_seen(r, id, 1);
 		flow_event(r, 'f', name, t->jpid, jtid_of(t), ts, id);
+		pfr_ended_add(r, id);
 	}
 }
 

@@ -190,3 +190,16 @@ void pfr_pend_free(struct tp_pfr *r)
 	r->npend = 0;
 	r->pend_head = r->pend_tail = 0;
 }
+
+void pfr_ended_add(struct tp_pfr *r, uint64_t id)
+{
+	if (!r->ended && !(r->ended = calloc(PFR_ENDED, sizeof(*r->ended))))
+		return;		/* no memory: fan-outs stay unfolded */
+	r->ended[pfr_key_home(id + 1, PFR_ENDED)] = id + 1;
+}
+
+int pfr_ended_has(const struct tp_pfr *r, uint64_t id)
+{
+	return r->ended && id + 1 &&
+	       r->ended[pfr_key_home(id + 1, PFR_ENDED)] == id + 1;
+}

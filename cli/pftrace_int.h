@@ -27,6 +27,7 @@
 #define PFR_TRACKS_MAX (1u << 20)
 #define PFR_OPEN_MAX (1u << 20)	/* slices begun and not ended */
 #define PFR_OPEN_BYTES (256u << 20)
+#define PFR_ENDED 4096		/* ended flow ids remembered */
 #define PFR_FLOWS_MAX (1u << 20)	/* flow ids seen and not terminated */
 #define PFR_TS_MAX (1ll << 61)		/* |time| from the trace's base */
 #define PFR_SEQ_CLOCKS 16u
@@ -142,6 +143,10 @@ struct tp_pfr {
 	/* Fan-out flows' ids (id | k << 32, k >= 1) whose start was left
 	 * out: their ends are written with the base id (flows()). */
 	struct pfr_idset folded;
+	/* Flow ids whose end was written lately (direct-mapped by id,
+	 * PFR_ENDED entries, id + 1; 0: empty): the library's fan-out
+	 * starts come after their base flow's first end. */
+	uint64_t *ended;
 	/* Flows begun on a slice, not yet written (pftrace_flows.c): a
 	 * table, and the order they came in. */
 	struct pfr_pend *pend;
@@ -218,6 +223,10 @@ int pfr_pend_add(struct tp_pfr *r, uint64_t id, int64_t jpid, int64_t jtid,
 int pfr_pend_take(struct tp_pfr *r, uint64_t id, int64_t *jpid,
 		  int64_t *jtid, int64_t *ts);
 void pfr_pend_free(struct tp_pfr *r);
+/* A flow id whose end was written, remembered (the latest PFR_ENDED,
+ * about: one per slot); whether id is remembered. */
+void pfr_ended_add(struct tp_pfr *r, uint64_t id);
+int pfr_ended_has(const struct tp_pfr *r, uint64_t id);
 
 /* pftrace_event.c */
 int pfr_track_event(struct tp_pfr *r, struct pfr_seq *s, struct pbr c,

@@ -73,6 +73,7 @@ void tp_pfr_free(struct tp_pfr *r)
 	pfr_tracks_free(r);
 	free(r->flows.keys);
 	free(r->folded.keys);
+	free(r->ended);
 	pfr_pend_free(r);
 	free(r->trailer);
 	tp_buf_free(&r->pkt);

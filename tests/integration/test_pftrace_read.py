@@ -567,7 +567,29 @@ def test_library(d):
         eq(label + " (TPROF_FORMAT=perfetto): converts to JSON",
            tprof("convert", path, "-o", j)[0], 0)
         report_same("lib-" + label, d, j, path)
+        same_flows(label, argv, j)
     cleanup(*runs)
+
+
+def flow_events(path):
+    return sorted((e["ph"], e["name"], e["cat"], e["id"])
+                  for e in load(path)["traceEvents"]
+                  if e.get("ph") in ("s", "t", "f"))
+
+
+def same_flows(label, argv, converted):
+    """The library's Perfetto trace read back has the flows of its JSON
+    trace of the same program: one "s" per launch, an "f" per GPU op
+    (a graph's several ops end the one flow of their launch: the
+    Perfetto trace's fan-out starts, id | k << 32, are folded back)."""
+    r = run(argv, env={"TPROF_TRACE": "all"})
+    traces = [f for f in r.files() if f.endswith(".trace.json.gz")]
+    if check(label + " (JSON): one trace", len(traces) == 1, r.stderr):
+        want = flow_events(os.path.join(r.dir, traces[0]))
+        got = flow_events(converted)
+        eq(label + " (TPROF_FORMAT=perfetto): read back, the flows of "
+           "its JSON form (%d)" % len(want), got, want)
+    cleanup(r)
 
 
 def test_merge(d, pb):
