@@ -371,16 +371,34 @@ static int lane_of_thread(struct tp_pfr *r, struct pfr_track *t)
 	return par && par->kind == PT_THREAD;
 }
 
+/* A track that names (jpid, jtid) as a stream (lanes of a thread are
+ * the thread's, named by its descriptor). */
+static int names_stream(struct tp_pfr *r, struct pfr_track *t)
+{
+	return t->kind == PT_NAMED && t->used && t->name &&
+	       t->role == PR_THREAD && !lane_of_thread(r, t);
+}
+
 /* A stream named once: tprof convert's lanes ("stream 7 (2)", a
  * named track beside the stream for slices that overlap without
  * nesting) read back as the stream's own (pid, tid), which keeps the
- * first name. */
-static int stream_named(struct pfr_idset *seen, const struct pfr_track *t)
+ * first name. The set holds a hash of (pid, tid): only a hit is checked
+ * against the tracks before, so two streams whose hashes collide both
+ * keep their names. */
+static int stream_named(struct tp_pfr *r, struct pfr_idset *seen,
+			struct pfr_track *t)
 {
 	uint64_t k = (uint64_t)t->jpid * 0x9e3779b97f4a7c15ull ^
 		     (uint64_t)t->jtid;
+	struct pfr_track *u;
 
-	return pfr_idset(seen, k, 0, 1);
+	if (!pfr_idset(seen, k, 0, 1))
+		return 0;
+	for (u = r->trk; u < t; u++)
+		if (u->jpid == t->jpid && u->jtid == t->jtid &&
+		    names_stream(r, u))
+			return 1;
+	return 0;
 }
 
 void pfr_names(struct tp_pfr *r)
@@ -405,9 +423,7 @@ void pfr_names(struct tp_pfr *r)
 			   !t->parent) {
 			meta(r, "process_name", root_pid(r, t), 0, "name",
 			     t->name, 0);
-		} else if (t->kind == PT_NAMED && t->used && t->name &&
-			   t->role == PR_THREAD && !lane_of_thread(r, t) &&
-			   !stream_named(&seen, t)) {
+		} else if (names_stream(r, t) && !stream_named(r, &seen, t)) {
 			meta(r, "thread_name", t->jpid, t->jtid, "name",
 			     t->name, 0);
 		}

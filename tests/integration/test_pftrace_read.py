@@ -361,6 +361,43 @@ def test_handmade(d):
        (rc, load(out + ".gz") if not rc else None), (0, got))
 
 
+def test_stream_names(d):
+    """Every stream keeps its name, one per stream: GPU 0's stream
+    4354685564936845355 and GPU 2's stream 1 (two (device, stream) pairs
+    that an earlier reader's hash, pid * 0x9e3779b97f4a7c15 ^ tid, made
+    one: the second lost its name), and a lane of GPU 2's stream ("stream
+    1 (2)", tprof convert's track for a slice overlapping the stream's)
+    adds no name of its own."""
+    big = 2 * 0x9e3779b97f4a7c15 % 2**64 ^ 1
+    p = [pkt(1, snapshot=clock(6, BOOT0) + clock(1, R0)),
+         pkt(0, td=track(40, name="GPU 0")),
+         pkt(0, td=track(41, parent=40, name="stream %d" % big)),
+         pkt(0, td=track(42, name="GPU 2")),
+         pkt(0, td=track(43, parent=42, name="stream 1")),
+         pkt(0, td=track(44, parent=42, name="stream 1 (2)"))]
+    for i, (uuid, name) in enumerate(((41, "a"), (43, "b"), (44, "c"))):
+        p.append(pkt(1, ts=BOOT0 + 10 * i, clock=6,
+                     te=ev(BEGIN, track=uuid, name=name)))
+        p.append(pkt(1, ts=BOOT0 + 10 * i + 20, clock=6,
+                     te=ev(END, track=uuid)))
+    path = os.path.join(d, "streams.pftrace")
+    with open(path, "wb") as f:
+        f.write(b"".join(p))
+    out = os.path.join(d, "streams.json")
+    rc, _, se = tprof("convert", path, "-o", out)
+    if not eq("stream names: converts", rc, 0):
+        return print(se)
+    evs = load(out)["traceEvents"]
+    names = sorted((e["pid"], e["tid"], e["args"]["name"]) for e in evs
+                   if e.get("name") == "thread_name")
+    eq("stream names: one per stream, the lane's left out", names,
+       [(0, big, "stream %d" % big), (2, 1, "stream 1")])
+    eq("stream names: the lane's slice on its stream",
+       sorted((e["pid"], e["tid"], e["name"]) for e in evs
+              if e.get("ph") == "X"),
+       [(0, big, "a"), (2, 1, "b"), (2, 1, "c")])
+
+
 def test_bad(d):
     one = pkt(1, snapshot=clock(1, BASE) + fv(2, 1)) + \
         pkt(1, flags=CLEARED, interned=interned(names=[(1, "s")]))
@@ -663,6 +700,7 @@ def main():
     d = tempfile.mkdtemp(prefix="tprof-pfread-")
     try:
         test_handmade(d)
+        test_stream_names(d)
         test_bad(d)
         test_roundtrips(d)
         test_library(d)
