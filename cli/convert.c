@@ -13,6 +13,7 @@
 #include "convert_flows.h"
 #include "gzread.h"
 #include "json.h"
+#include "sigclean.h"
 #include "trace/atomic_file.h"
 #include "trace/gzip.h"
 #include "trace/tev.h"
@@ -37,6 +38,7 @@ struct conv {
 	uint64_t events, skipped;
 	int began;
 	int pf;		/* the output is Perfetto */
+	int sig_slot;	/* the temporary output's (sigclean.h) */
 };
 
 static int ends_with(const char *s, const char *suf)
@@ -261,6 +263,7 @@ static int open_out(struct conv *c)
 			c->out_path, tp_out_strerror(errno));
 		return -1;
 	}
+	c->sig_slot = tp_sigclean_add(c->file.tmp);
 	if (!ends_with(c->out_path, ".gz"))
 		return 0;
 	c->gz = calloc(1, sizeof(*c->gz));
@@ -289,6 +292,8 @@ static int finish(struct conv *c, int ok)
 			tp_gz_abandon(c->gz);
 		tp_out_abandon(&c->file);
 	}
+	tp_sigclean_drop(c->sig_slot);
+	c->sig_slot = -1;
 	return ok ? 0 : 1;
 }
 
@@ -315,6 +320,7 @@ int tp_convert_file(const char *in, const char *out_path, int quiet)
 
 	memset(&c, 0, sizeof(c));
 	c.file.fd = -1;
+	c.sig_slot = -1;
 	c.in_path = in;
 	c.out_path = out_path;
 	if (ends_with(c.out_path, ".pftrace") ||
@@ -342,8 +348,10 @@ int tp_convert_file(const char *in, const char *out_path, int quiet)
 		fprintf(stderr, "tprof: convert: out of memory\n");
 		goto out;
 	}
-	if (open_out(&c))
+	if (open_out(&c)) {
+		finish(&c, 0);	/* the temporary file, if made, removed */
 		goto out;
+	}
 	ok = walk(&c) == 0;
 	if (!ok) {
 		je = tp_json_error(c.j);

@@ -15,6 +15,7 @@
 #include "recover.h"
 #include "merge_int.h"
 #include "convert.h"
+#include "sigclean.h"
 #include "trace_sniff.h"
 
 #include <dirent.h>
@@ -597,11 +598,11 @@ static void free_all(struct mg *m)
 /* OUT ending .pftrace or .pftrace.gz: the merged JSON goes to a
  * temporary OUT.<pid>.json.gz beside it, then is converted (convert.c;
  * one packet sequence, fresh track uuids, so no two inputs share a track)
- * and removed. */
+ * and removed, by a fatal signal too. */
 static int merge_to(struct mg *m, const char *out, char **args, int n)
 {
 	char *tmp = NULL;
-	int rc;
+	int rc, slot;
 
 	if (!ends_with(out, ".pftrace") && !ends_with(out, ".pftrace.gz")) {
 		rc = merge(m, out, out, args, n);
@@ -612,11 +613,13 @@ static int merge_to(struct mg *m, const char *out, char **args, int n)
 		fprintf(stderr, "tprof: error: out of memory\n");
 		return -1;
 	}
+	slot = tp_sigclean_add(tmp);	/* a kill while it converts */
 	rc = merge(m, out, tmp, args, n);
 	mg_out_abandon(&m->out);
 	if (!rc && tp_convert_file(tmp, out, 1))
 		rc = -1;
 	unlink(tmp);
+	tp_sigclean_drop(slot);
 	free(tmp);
 	return rc;
 }

@@ -9,41 +9,18 @@
  * merge_err.c for its error lines.
  */
 #include "merge_int.h"
+#include "sigclean.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-/* The temporary file, removed by a fatal signal too. */
-static char sig_tmp[4096];
-
-static void on_signal(int sig)
-{
-	if (sig_tmp[0])
-		unlink(sig_tmp);
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
-static void catch_signals(const char *tmp)
-{
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGXFSZ };
-	size_t i;
-
-	if (strlen(tmp) >= sizeof(sig_tmp))
-		return;
-	strcpy(sig_tmp, tmp);
-	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		if (signal(sigs[i], on_signal) == SIG_IGN)
-			/* a write past RLIMIT_FSIZE must fail with EFBIG,
-			 * not kill us, when the shell ignores SIGXFSZ */
-			signal(sigs[i], SIG_IGN);
-}
+/* The temporary file's slot (sigclean.h): removed by a fatal signal. */
+static int sig_slot = -1;
 
 static int ends_with(const char *s, const char *suffix)
 {
@@ -80,7 +57,7 @@ int mg_out_open(struct mg *m, const char *path)
 	o->fd = o->file.fd;
 	o->created = 1;
 	if (o->file.tmp)
-		catch_signals(o->file.tmp);
+		sig_slot = tp_sigclean_add(o->file.tmp);
 	if (o->gz && tp_gz_open(o->gz, o->fd, 1, NULL) < 0)
 		return gz_fail(m);
 	return 0;
@@ -138,7 +115,8 @@ int mg_out_finish(struct mg *m)
 	o->created = 0;
 	if (tp_out_commit(&o->file))
 		return mg_fail(m, o->path, "write failed: %s", strerror(errno));
-	sig_tmp[0] = 0;
+	tp_sigclean_drop(sig_slot);
+	sig_slot = -1;
 	return 0;
 }
 
@@ -149,7 +127,8 @@ void mg_out_abandon(struct mg_out *o)
 		tp_out_abandon(&o->file);
 	o->fd = -1;
 	o->created = 0;
-	sig_tmp[0] = 0;
+	tp_sigclean_drop(sig_slot);
+	sig_slot = -1;
 	if (o->gz)
 		tp_gz_abandon(o->gz);
 	free(o->buf);

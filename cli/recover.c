@@ -36,6 +36,7 @@
 #include "trace/gzip.h"
 #include "trace/json.h"
 #include "trace/tev.h"
+#include "sigclean.h"
 #include "recover.h"
 #include "recover_cut.h"
 #include "recover_rings.h"
@@ -186,12 +187,13 @@ static int write_trace(int fd, const char *final, const struct origin *o,
 	struct tp_out_file f;
 	struct tp_buf tail = { 0 };
 	struct tp_gz *g = calloc(1, sizeof(*g));
-	int rc = CUT_FAILED;
+	int rc = CUT_FAILED, slot;
 
 	if (!g || tp_out_create(&f, final) < 0) {
 		free(g);
 		return CUT_FAILED;
 	}
+	slot = tp_sigclean_add(f.tmp);
 	if (tp_gz_open_codec(g, f.fd, 1, o->comment, TP_GZ_ZLIB) < 0 ||
 	    tp_recover_cut_as(fd, g, fr->found.path[0] ? fr->found.tmp_len : 0,
 			      pf, r) < 0)
@@ -226,6 +228,7 @@ fail:
 	tp_gz_abandon(g);
 	tp_out_abandon(&f);
 out:
+	tp_sigclean_drop(slot);
 	tp_buf_free(&tail);
 	free(g);
 	return rc;

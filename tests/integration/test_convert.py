@@ -7,8 +7,10 @@ SKIPs (pip install perfetto protobuf, or point PYTHONPATH at them)."""
 import gzip
 import json
 import os
+import signal
 import subprocess
 import tempfile
+import time
 
 import tplib
 from pftrace import (decode, importer_flows, importer_nesting,
@@ -162,6 +164,39 @@ def test_perfetto(d, src, want, pb, gz):
     eq(name + "_metadata", meta, [{"distributedInfo": {"rank": 0,
                                                        "world_size": 1},
                                    "tprof": {"version": "x"}}])
+
+
+def test_killed(d):
+    """convert killed while it writes: no OUT, no OUT.tmp.* left. Its
+    input is a FIFO that holds the start of a trace and stays open, so
+    the conversion waits for more with its output begun."""
+    fifo = os.path.join(d, "in.fifo")
+    os.mkfifo(fifo)
+    p = subprocess.Popen([tplib.CLI, "convert", fifo, "-o",
+                          os.path.join(d, "k.pftrace.gz")],
+                         stderr=subprocess.DEVNULL)
+    w = open(fifo, "w")
+    w.write('{"traceEvents": [{"ph": "X", "name": "a", "pid": 1, '
+            '"tid": 1, "ts": 1.000, "dur": 2.000},')
+    w.flush()
+    begun = False
+    for _ in range(200):
+        begun = any(f.startswith("k.pftrace.gz.tmp.")
+                    for f in os.listdir(d))
+        if begun or p.poll() is not None:
+            break
+        time.sleep(0.05)
+    p.send_signal(signal.SIGTERM)
+    rc = p.wait(timeout=30)
+    try:
+        w.close()
+    except BrokenPipeError:
+        pass
+    eq("convert killed: it had begun OUT, then SIGTERM",
+       (begun, rc), (True, -signal.SIGTERM))
+    eq("convert killed: nothing left",
+       [f for f in os.listdir(d) if f.startswith("k.pftrace")], [])
+    os.unlink(fifo)
 
 
 def convert_events(d, stem, ev, pb, label):
@@ -365,6 +400,7 @@ def main():
         test_json(d, src, json.loads(json.dumps(want)))
         rc, so, se = convert(src, os.path.join(d, "x.txt"))
         eq("convert_bad_suffix", rc, 2)
+        test_killed(d)
         open(os.path.join(d, "bad.json"), "w").write('{"traceEvents": [')
         rc, so, se = convert(os.path.join(d, "bad.json"),
                              os.path.join(d, "bad.pftrace"))

@@ -19,6 +19,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 from decimal import Decimal, ROUND_HALF_UP
 
 import kineto_fixture
@@ -577,6 +578,33 @@ check("write failure: names OUT", p.stderr.startswith(
     "tprof: error: %s: write failed: " % os.path.join(OUTD, "w.json")),
     p.stderr)
 eq("write failure: nothing left", leftovers(OUTD, "w.json"), [])
+
+
+def killed_converting():
+    """A merge to .pftrace.gz killed while it converts: its JSON
+    (OUT.<pid>.json.gz, complete by then) is removed too. OUT is a FIFO
+    that nobody reads, so the conversion blocks opening it."""
+    fifo = os.path.join(OUTD, "k.pftrace.gz")
+    os.mkfifo(fifo)
+    p = subprocess.Popen([CLI, "merge", D, "-o", fifo],
+                         stderr=subprocess.DEVNULL)
+    mid = "k.pftrace.gz.%d.json.gz" % p.pid
+    for _ in range(200):
+        if mid in os.listdir(OUTD) or p.poll() is not None:
+            break
+        time.sleep(0.05)
+    seen = mid in os.listdir(OUTD)
+    time.sleep(0.2)
+    p.send_signal(signal.SIGTERM)
+    rc = p.wait(timeout=30)
+    eq("killed converting: the merged JSON was there, then SIGTERM",
+       (seen, rc), (True, -signal.SIGTERM))
+    eq("killed converting: nothing left but the FIFO",
+       leftovers(OUTD, "k.pftrace.gz"), ["k.pftrace.gz"])
+    os.unlink(fifo)
+
+
+killed_converting()
 
 for argv, label in (([D], "no -o"), (["-o", out], "no input"),
                     ([D, "-o"], "-o without a name"),
