@@ -2,11 +2,10 @@
  *
  * A JSON flow start ("s") links to every end ("f") of its id: a graph
  * launch's "s" to each of the graph's kernels. A Perfetto flow has one
- * start and one end (FlowTracker::End forgets the id), so the importer
- * would link the first end alone. As the library does for its own
- * launches (cupti/convert.c), the k-th end after the first ends a flow
- * of its own, id | k << 32, begun by an instant at the start's place and
- * time (the importer sorts it there).
+ * start and one end, so the importer would link the first end alone. As
+ * the library does for its own launches, the k-th end after the first
+ * ends a flow of its own (trace/flow_ids.h), begun by an instant at the
+ * start's place and time (the importer sorts it there).
  *
  * JSON matches a flow's events by id, category and name (Perfetto's
  * JSON importer too: FlowTracker::GetFlowIdForV1Event); Perfetto's
@@ -23,6 +22,7 @@
 #include <string.h>
 
 #include "convert_flows.h"
+#include "trace/flow_ids.h"
 #include "trace/fnv.h"
 
 #define SLOTS (1u << 16)
@@ -56,7 +56,7 @@ static uint64_t tag_of(const struct tp_tev *ev)
 
 	h = tp_fnv1a(h, &sep, 1);
 	h = tp_fnv1a(h, ev->name, ev->namelen);
-	return (uint64_t)((h ^ h >> 16) % 0xffffu + 1) << 48;
+	return (uint64_t)((h ^ h >> 16) % 0xffffu + 1) << TP_FLOW_TAG_SHIFT;
 }
 
 /* The Perfetto id of a JSON flow event's (id, category, name). */
@@ -64,7 +64,7 @@ static void tag(struct tp_tev *ev)
 {
 	static const char ac2g[] = "ac2g";
 
-	if (ev->flow_id >> 48 || (ev->cat && ev->catlen == 4 &&
+	if (ev->flow_id >> TP_FLOW_TAG_SHIFT || (ev->cat && ev->catlen == 4 &&
 				  !memcmp(ev->cat, ac2g, 4)))
 		return;
 	ev->flow_id |= tag_of(ev);
@@ -79,6 +79,7 @@ int tp_conv_flows_see(struct tp_conv_flows *f, struct tp_tev *ev,
 		      struct tp_tev *start)
 {
 	struct slot *s;
+	uint32_t k;
 
 	if (!f || (ev->phase != TP_TEV_FLOW_START &&
 		   ev->phase != TP_TEV_FLOW_END))
@@ -93,11 +94,13 @@ int tp_conv_flows_see(struct tp_conv_flows *f, struct tp_tev *ev,
 		s->used = 1;
 		return 0;
 	}
-	/* Ids past 32 bits (but for the tag) have no room for k. */
-	if (!s->used || s->id != ev->flow_id || (ev->flow_id >> 32 & 0xffff))
+	if (!s->used || s->id != ev->flow_id)
 		return 0;
-	if (!s->ends++)
-		return 0;
+	k = s->ends;
+	if (s->ends < UINT32_MAX)
+		s->ends++;
+	if (tp_flow_fanout(ev->flow_id, k) == ev->flow_id)
+		return 0;	/* the first end, or no room for k */
 	*start = *ev;
 	start->phase = TP_TEV_FLOW_START;
 	start->track = s->track;
@@ -105,7 +108,7 @@ int tp_conv_flows_see(struct tp_conv_flows *f, struct tp_tev *ev,
 	start->flow_binds_enclosing = 0;
 	start->args = NULL;
 	start->nargs = 0;
-	ev->flow_id |= (uint64_t)(s->ends - 1) << 32;
+	ev->flow_id = tp_flow_fanout(ev->flow_id, k);
 	start->flow_id = ev->flow_id;
 	return 1;
 }

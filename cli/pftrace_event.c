@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "pftrace_int.h"
+#include "trace/flow_ids.h"
 
 #define LIST_MAX 64
 
@@ -226,22 +227,19 @@ static int flow_seen(struct tp_pfr *r, uint64_t id, int drop)
 	return pfr_idset(&r->flows, id, drop, !drop);
 }
 
-/* A fan-out start (tprof's writers: the k-th op of a launch ends its own
- * flow, id | k << 32, begun by an instant beside the launch's start)
- * (bits 32-47; convert may tag bits 48-63 with the flow's category)
+/* A fan-out start (trace/flow_ids.h: the k-th op of a launch ends its
+ * own flow, id | k << 32, begun by an instant beside the launch's start)
  * whose base id is open (convert: the base's "s" instant comes just
  * before) or has ended lately (the library: the instant comes with the
  * k-th op, after the first op ended the base): JSON's one "s" already
  * links every "f" of the id, so the start is left out and its end
  * written with the base id. A base forgotten (PFR_ENDED) leaves the
  * flow as it is: an "s" and "f" of its own id, still a pair. */
-#define FANOUT_K (0xffffull << 32)	/* k; above it, convert's tag */
-
 static int fold_start(struct tp_pfr *r, uint64_t id)
 {
-	uint64_t base = id & ~FANOUT_K;
+	uint64_t base = tp_flow_base(id);
 
-	if (!(id & FANOUT_K))
+	if (!tp_flow_is_fanout(id))
 		return 0;
 	if (!pfr_idset(&r->flows, base, 0, 0) && !pfr_ended_has(r, base))
 		return 0;
@@ -267,7 +265,7 @@ static void flows(struct tp_pfr *r, const struct pfr_track *t,
 		if (term) {
 			ph = 'f';
 			if (pfr_idset(&r->folded, id, 1, 0)) {
-				id &= ~FANOUT_K;
+				id = tp_flow_base(id);
 			} else {
 				pfr_idset(&r->flows, id, 1, 0);
 				pfr_ended_add(r, id);
@@ -352,7 +350,7 @@ static void slice_flows(struct tp_pfr *r, const struct pfr_track *t,
 		id = e->terms[i];
 		if (pfr_idset(&r->folded, id, 1, 0)) {	/* fold_start */
 			flow_event(r, 'f', name, t->jpid, jtid_of(t), ts,
-				   id & ~FANOUT_K);
+				   tp_flow_base(id));
 			continue;
 		}
 		if (pfr_pend_take(r, id, &jpid, &jtid, &t0))

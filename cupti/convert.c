@@ -22,6 +22,7 @@
 
 #include "capture/capture.h"
 #include "trace/corrmap.h"
+#include "trace/flow_ids.h"
 #include "summary/proc_summary.h"
 #include "trace/session.h"
 #include "stacks/symbols.h"
@@ -290,10 +291,9 @@ static struct tp_track *place(const struct tp_clock_map *m, uint32_t pid,
 
 /* Perfetto: the op's slice ends the flow its launch's slice began
  * (output/writer.c); set before close_op. A Perfetto flow has one start
- * and one end (FlowTracker::End forgets the id), where JSON's "s" fans
- * out to every op of the launch (a graph's kernels): the k-th op after
- * the first ends a flow of its own, id corr | k << 32, begun by an
- * instant on the launch's slice. */
+ * and one end, where JSON's "s" fans out to every op of the launch (a
+ * graph's kernels): the k-th op after the first ends a flow of its own
+ * (trace/flow_ids.h), begun by an instant on the launch's slice. */
 static void flow_in(struct tp_buf *b, struct tp_corr *launch, uint32_t corr)
 {
 	uint64_t id;
@@ -301,11 +301,12 @@ static void flow_in(struct tp_buf *b, struct tp_corr *launch, uint32_t corr)
 	X.flow_in = 0;
 	if (!tp_tev_sink || !launch || !corr)
 		return;
-	id = corr | (uint64_t)launch->flowed << 32;
-	if (launch->flowed)
+	id = tp_flow_fanout(corr, launch->flowed);
+	if (id != corr)
 		put_flow(b, 0, id, (uint32_t)tp_sess.pid, launch->tid,
 			 launch->ts_ns);
-	launch->flowed++;
+	if (launch->flowed < UINT32_MAX)
+		launch->flowed++;
 	X.flow_in = id;
 }
 

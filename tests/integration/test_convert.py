@@ -343,6 +343,41 @@ def test_flow_ids(d, pb):
     eq("convert_flow_ids_links", links, [(5000, 40000), (10000, 20000)])
 
 
+def test_fanout_cap(d, pb):
+    """A launch whose flow ends on 65537 kernels: the first end and the
+    next 65535 (k = 1..65535 in bits 32-47, trace/flow_ids.h) are each
+    linked by the importer; the last end keeps the base id (no room for
+    k: Perfetto links it to nothing, JSON to the "s"); read back, the
+    JSON's one "s" and 65537 "f"s of id 5."""
+    n = 65537
+    ev = [{"ph": "X", "cat": "cuda_runtime", "name": "launch", "pid": 4242,
+           "tid": 1, "ts": 10.0, "dur": 1.0},
+          {"ph": "s", "cat": "ac2g", "name": "ac2g", "id": 5, "pid": 4242,
+           "tid": 1, "ts": 10.0}]
+    for i in range(n):
+        ts = 20.0 + i * 0.002
+        ev.append({"ph": "X", "cat": "kernel", "name": "k", "pid": 0,
+                   "tid": 7, "ts": ts, "dur": 0.001})
+        ev.append({"ph": "f", "cat": "ac2g", "name": "ac2g", "id": 5,
+                   "pid": 0, "tid": 7, "ts": ts, "bp": "e"})
+    res = convert_events(d, "fanout", ev, pb, "convert_fanout_cap")
+    if res is None:
+        return
+    links = importer_flows(res[1])
+    eq("convert_fanout_cap: links (the importer's)", len(links), n - 1)
+    back = os.path.join(d, "fanout.back.json")
+    rc, _, se = convert(os.path.join(d, "fanout.pftrace"), back)
+    if not eq("convert_fanout_cap: reads back", rc, 0):
+        return print(se)
+    with open(back) as f:
+        fl = [(e["ph"], e["id"]) for e in json.load(f)["traceEvents"]
+              if e.get("ph") in ("s", "f")]
+    eq("convert_fanout_cap: read back, one s and every f, id 5",
+       sorted(set(fl)), [("f", 5), ("s", 5)])
+    eq("convert_fanout_cap: read back, counts",
+       (fl.count(("s", 5)), fl.count(("f", 5))), (1, n))
+
+
 def test_kineto(d, pb):
     """A torch.profiler trace (kineto_fixture: pretty-printed, metadata
     last, a "Record Window End" instant with empty pid and tid): every X
@@ -417,6 +452,7 @@ def main():
         test_end_order(d, perfetto_trace_pb2)
         test_overlap(d, perfetto_trace_pb2)
         test_flow_ids(d, perfetto_trace_pb2)
+        test_fanout_cap(d, perfetto_trace_pb2)
         test_kineto(d, perfetto_trace_pb2)
     tplib.done()
 
