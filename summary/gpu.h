@@ -48,7 +48,8 @@ void tp_gpu_free(struct tp_gpu *g);
  * gpu_memcpy, gpu_memset), a launch call (cuda_runtime, cuda_driver with
  * a correlation id), an annotated range (user_annotation), or another
  * CPU-side span (the idle gaps' context). */
-void tp_gpu_span(struct tp_gpu *g, const struct tp_sum_span *e);
+void tp_gpu_span(struct tp_gpu *g, const struct tp_sum_span *e,
+		 enum tp_sum_cat k);
 /* A step's window (for the per-step verdict); name is its span's. */
 void tp_gpu_step(struct tp_gpu *g, const char *name, int64_t ts_ns,
 		 int64_t dur_ns);

@@ -179,31 +179,29 @@ void tp_gpu_drain(struct tp_gpu *g)
 	tp_gpu_sweep_end(g);
 }
 
-/* Counts a slice; 0 when cat is not GPU activity. */
-static int count(struct tp_gpu *g, const char *cat, int64_t dur)
+/* Counts a slice; 0 when k is not GPU activity. */
+static int count(struct tp_gpu *g, enum tp_sum_cat k, int64_t dur)
 {
-	if (!strcmp(cat, "kernel")) {
+	switch (k) {
+	case TP_SUM_CAT_KERNEL:
 		g->n_kernel++;
 		g->kernel_ns += dur;
-	} else if (!strcmp(cat, "gpu_memcpy")) {
+		return 1;
+	case TP_SUM_CAT_MEMCPY:
 		g->n_memcpy++;
 		g->memcpy_ns += dur;
-	} else if (!strcmp(cat, "gpu_memset")) {
+		return 1;
+	case TP_SUM_CAT_MEMSET:
 		g->n_memset++;
 		g->memset_ns += dur;
-	} else {
+		return 1;
+	default:
 		return 0;
 	}
-	return 1;
 }
 
-static int is_call(const struct tp_sum_span *e)
-{
-	return e->corr && (!strcmp(e->cat, "cuda_runtime") ||
-			   !strcmp(e->cat, "cuda_driver"));
-}
-
-void tp_gpu_span(struct tp_gpu *g, const struct tp_sum_span *e)
+void tp_gpu_span(struct tp_gpu *g, const struct tp_sum_span *e,
+		 enum tp_sum_cat k)
 {
 	struct gpu_rec r = {
 		.ts = e->ts_ns, .end = e->ts_ns + e->dur_ns, .pid = e->pid,
@@ -211,13 +209,13 @@ void tp_gpu_span(struct tp_gpu *g, const struct tp_sum_span *e)
 	};
 	int64_t id;
 
-	if (count(g, e->cat, e->dur_ns)) {
+	if (count(g, k, e->dur_ns)) {
 		r.kind = GR_SLICE;
 		r.cls = (uint8_t)tp_gpu_class(e->name);
 		push(g, &r);
 		return;
 	}
-	if (!strcmp(e->cat, "gpu_user_annotation"))
+	if (k == TP_SUM_CAT_GPU_USER_ANNOTATION)
 		return;
 	id = name_id(g, e->name, e->static_names);
 	if (id < 0) {
@@ -227,9 +225,9 @@ void tp_gpu_span(struct tp_gpu *g, const struct tp_sum_span *e)
 	r.name = (uint32_t)id;
 	/* every CPU-side span, of any kind, is context for the idle gaps */
 	r.kind = GR_CPU;
-	if (is_call(e)) {
+	if (e->corr && (k == TP_SUM_CAT_RUNTIME || k == TP_SUM_CAT_DRIVER)) {
 		r.kind = GR_CALL;
-	} else if (!strcmp(e->cat, "user_annotation")) {
+	} else if (k == TP_SUM_CAT_USER_ANNOTATION) {
 		if (tp_gpu_range_name(g, r.name, e->dur_ns))
 			g->oom = 1;
 		r.kind = GR_RANGE;

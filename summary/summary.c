@@ -212,10 +212,52 @@ void tp_sum_dropped_other(struct tp_sum *s, uint64_t n)
 	s->dropped += n;
 }
 
-static int is_step(const struct tp_sum_span *e)
+static int is_step(const struct tp_sum_span *e, enum tp_sum_cat k)
 {
-	return !strncmp(e->name, STEP_PREFIX, sizeof(STEP_PREFIX) - 1) &&
-	       !strcmp(e->cat, "user_annotation");
+	return k == TP_SUM_CAT_USER_ANNOTATION &&
+	       !strncmp(e->name, STEP_PREFIX, sizeof(STEP_PREFIX) - 1);
+}
+
+enum tp_sum_cat tp_sum_cat_of(const char *c)
+{
+	switch (c[0]) {
+	case 'k':
+		return strcmp(c, "kernel") ? TP_SUM_CAT_OTHER :
+					     TP_SUM_CAT_KERNEL;
+	case 'g':
+		if (!strcmp(c, "gpu_memcpy"))
+			return TP_SUM_CAT_MEMCPY;
+		if (!strcmp(c, "gpu_memset"))
+			return TP_SUM_CAT_MEMSET;
+		return strcmp(c, "gpu_user_annotation") ?
+		       TP_SUM_CAT_OTHER : TP_SUM_CAT_GPU_USER_ANNOTATION;
+	case 'c':
+		if (!strcmp(c, "cuda_runtime"))
+			return TP_SUM_CAT_RUNTIME;
+		if (!strcmp(c, "cuda_driver"))
+			return TP_SUM_CAT_DRIVER;
+		return strcmp(c, "cublas") ? TP_SUM_CAT_OTHER :
+					     TP_SUM_CAT_CUBLAS;
+	case 'u':
+		return strcmp(c, "user_annotation") ?
+		       TP_SUM_CAT_OTHER : TP_SUM_CAT_USER_ANNOTATION;
+	case 'n':
+		return strcmp(c, "nccl") ? TP_SUM_CAT_OTHER : TP_SUM_CAT_NCCL;
+	}
+	return TP_SUM_CAT_OTHER;
+}
+
+/* An event's category kind, once: a static category (the writer's,
+ * one per API table) by its address. */
+static enum tp_sum_cat cat_of(struct tp_sum *s, const struct tp_sum_span *e)
+{
+	if (!e->static_names)
+		return tp_sum_cat_of(e->cat);
+	if (e->cat != s->cat_last) {
+		s->cat_last_kind = tp_sum_cat_of(e->cat);
+		s->cat_last = e->cat;
+	}
+	return s->cat_last_kind;
 }
 
 static void step_add(struct tp_sum *s, int64_t step, int64_t ts_ns,
@@ -348,6 +390,7 @@ static void add_range(struct tp_sum *s, const struct tp_sum_span *e,
 void tp_sum_span(struct tp_sum *s, const struct tp_sum_span *e)
 {
 	uint64_t d = e->dur_ns > 0 ? (uint64_t)e->dur_ns : 0;
+	enum tp_sum_cat k = cat_of(s, e);
 	struct sum_row *r;
 
 	/* Wrapping: a read trace's times may be anywhere (tprof report of
@@ -358,19 +401,19 @@ void tp_sum_span(struct tp_sum *s, const struct tp_sum_span *e)
 		s->start = e->ts_ns;
 	if (end > s->end)
 		s->end = end;
-	if (is_step(e)) {
+	if (is_step(e, k)) {
 		add_step(s, e);
 		return;
 	}
 	if (s->gpu)
-		tp_gpu_span(s->gpu, e);
+		tp_gpu_span(s->gpu, e, k);
 	r = e->static_names ? row_cached(s, e->cat, e->name) :
 			      row_get(s, e->cat, e->name);
 	if (r)
 		row_add(r, d, 1, 0);
-	if (!strcmp(e->cat, "user_annotation"))
+	if (k == TP_SUM_CAT_USER_ANNOTATION)
 		add_range(s, e, d);
-	tp_sum_groups_span(s, e, d);
+	tp_sum_groups_span(s, e, k, d);
 }
 
 static struct sum_mem *mem_get(struct tp_sum *s, int64_t device)

@@ -33,6 +33,23 @@
 
 struct tp_sum;
 
+/* The categories the summary's analyses tell apart: told once per event
+ * (tp_sum_span), not compared again as text by each analysis. */
+enum tp_sum_cat {
+	TP_SUM_CAT_OTHER,
+	TP_SUM_CAT_KERNEL,
+	TP_SUM_CAT_MEMCPY,		/* gpu_memcpy */
+	TP_SUM_CAT_MEMSET,		/* gpu_memset */
+	TP_SUM_CAT_RUNTIME,		/* cuda_runtime */
+	TP_SUM_CAT_DRIVER,		/* cuda_driver */
+	TP_SUM_CAT_USER_ANNOTATION,
+	TP_SUM_CAT_GPU_USER_ANNOTATION,
+	TP_SUM_CAT_CUBLAS,
+	TP_SUM_CAT_NCCL,
+};
+
+enum tp_sum_cat tp_sum_cat_of(const char *cat);
+
 /* A complete event: an X event, or a b/e pair the caller matched. */
 struct tp_sum_span {
 	const char *cat;	/* NUL-terminated; "" when absent */

@@ -221,20 +221,14 @@ static uint32_t collective(struct tp_sum *s, const struct tp_sum_span *e)
 	return group_get(s, key, &g);
 }
 
-static int is_launch(const struct tp_sum_span *e)
-{
-	return e->corr && (!strcmp(e->cat, "cuda_runtime") ||
-			   !strcmp(e->cat, "cuda_driver"));
-}
-
 void tp_sum_groups_span(struct tp_sum *s, const struct tp_sum_span *e,
-			uint64_t d)
+			enum tp_sum_cat k, uint64_t d)
 {
 	struct sum_group *grp;
 	unsigned __int128 flops = 0;
 	uint32_t g = 0;
 
-	if (!strcmp(e->cat, "kernel")) {
+	if (k == TP_SUM_CAT_KERNEL) {
 		grp = e->corr ? corr_group(s, e->corr) : NULL;
 		if (grp) {
 			grp->kernels++;
@@ -242,13 +236,13 @@ void tp_sum_groups_span(struct tp_sum *s, const struct tp_sum_span *e,
 		}
 		return;
 	}
-	if (is_launch(e)) {
+	if (e->corr && (k == TP_SUM_CAT_RUNTIME || k == TP_SUM_CAT_DRIVER)) {
 		launch(s, e);
 		return;
 	}
-	if (!strcmp(e->cat, "cublas"))
+	if (k == TP_SUM_CAT_CUBLAS)
 		g = gemm(s, e, &flops);
-	else if (!strcmp(e->cat, "nccl"))
+	else if (k == TP_SUM_CAT_NCCL)
 		g = collective(s, e);
 	if (!g)
 		return;

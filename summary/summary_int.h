@@ -100,6 +100,10 @@ struct tp_sum {
 		const char *cat, *name;
 		struct sum_row *row;
 	} cache[SUM_ROW_CACHE];
+	/* The last static category's kind (tp_sum_span): the writer's
+	 * events name theirs by address. */
+	const char *cat_last;
+	enum tp_sum_cat cat_last_kind;
 	struct sum_tab rows, ranges, groups, tracks;
 	struct sum_corr *corr;
 	struct tp_gpu *gpu;	/* the "gpu" member's analyses (gpu.h) */
@@ -123,7 +127,7 @@ void tp_sum_tab_free(struct sum_tab *t, void (*fn)(void *));
 
 /* GEMM and NCCL groups, and the GPU time of what they launched. */
 void tp_sum_groups_span(struct tp_sum *s, const struct tp_sum_span *e,
-			uint64_t d);
+			enum tp_sum_cat k, uint64_t d);
 /* Memory samples a coarser level still holds back become a point. */
 void tp_sum_memory_flush(struct tp_sum *s);
 

@@ -106,7 +106,7 @@ static struct tp_gpu *feed(size_t window)
 			tp_gpu_step(g, "ProfilerStep#1", evs[i].ts,
 				    evs[i].dur);
 		else
-			tp_gpu_span(g, &e);
+			tp_gpu_span(g, &e, tp_sum_cat_of(e.cat));
 	}
 	return g;
 }
