@@ -120,6 +120,8 @@ static void put_config(struct tp_buf *b)
 	tp_json_u64(b, c->cupti_buffer_mb);
 	tp_buf_lit(b, ", \"ring_file\": ");
 	tp_json_u64(b, (uint64_t)c->ring_file);
+	tp_buf_lit(b, ", \"gzip_level\": ");
+	tp_json_u64(b, (uint64_t)c->gzip_level);
 	tp_buf_lit(b, ", \"cupti_lib\": ");
 	tp_json_str(b, c->cupti_lib);
 	tp_buf_lit(b, ", \"log\": ");

@@ -725,7 +725,8 @@ static int open_named(const char *name)
 		".pftrace.gz" : ".trace.json.gz";
 	if (tp_output_open(&W.out, &W.gz, tp_sess.cfg.dir, name,
 			   tp_sess.cfg.rank, tp_sess.cfg.world_size,
-			   tp_sess.run_id, tp_sess.pid, !tp_sess.forked, 1) < 0)
+			   tp_sess.run_id, tp_sess.pid, !tp_sess.forked,
+			   tp_sess.cfg.gzip_level) < 0)
 		return -1;
 	tp_fd_own(&W.own, W.gz.fd);
 	W.opened = 1;

@@ -61,6 +61,7 @@ struct tp_config {
 	int ring_file;		/* TPROF_RING_FILE: rings in a file mapping
 				 * that outlives a kill (default 1) */
 	int format;		/* TPROF_FORMAT: enum tp_format */
+	int gzip_level;		/* TPROF_GZIP_LEVEL: the trace's, 1 to 9 */
 };
 
 /* TPROF_FORMAT: what the trace file is. */

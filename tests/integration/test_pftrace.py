@@ -301,6 +301,38 @@ def lifecycle(pb):
     cleanup(r)
 
 
+def gzip_level(pb):
+    """TPROF_GZIP_LEVEL=6 (zlib's level 6 instead of level 1): the same
+    events as level 1, and the level and compressor in the run's
+    metadata."""
+    runs, recs = [], []
+    for lv in ("1", "6"):
+        r = run([prog("cupti_feed"), "full"],
+                env={"TPROF_FORMAT": "perfetto", "TPROF_GZIP_LEVEL": lv})
+        runs.append(r)
+        path = one(r, "*.pftrace.gz")
+        res, why = decode(pb, path) if path else (None, r.stderr)
+        if not check("gzip level %s: decodes" % lv, res is not None, why):
+            return cleanup(*runs)
+        meta = [e["args"]["trailer"]["tprof"] for e in res[1]
+                if e["name"] == "tprof metadata"]
+        eq("gzip level %s: in the run's metadata" % lv,
+           [m["config"]["gzip_level"] for m in meta], [int(lv)])
+        recs.append(pf_events(res)[0])
+    eq("gzip level 6: zlib compresses", meta[0]["compressor"], "zlib")
+    keys = RUN_DEPENDENT | volatile(sorted(recs[0], key=json.dumps),
+                                    sorted(recs[1], key=json.dumps))
+    check("gzip level 6: the events of level 1",
+          len(recs[0]) > 0 and strip(recs[0], keys) == strip(recs[1], keys),
+          "%d/%d events" % (len(recs[0]), len(recs[1])))
+    r = run([prog("calls")], env={"TPROF_GZIP_LEVEL": "0"})
+    lines = r.lines("tprof: error")
+    check("bad TPROF_GZIP_LEVEL: one clear error, no trace, exit code kept",
+          r.rc == 0 and len(lines) == 1 and "TPROF_GZIP_LEVEL='0'" in
+          lines[0] and "1 to 9" in lines[0] and not r.files(), r.stderr)
+    cleanup(r, *runs)
+
+
 def tprof_run(flags):
     e = base_env()
     d = tempfile.mkdtemp(prefix="tprof-it-")
@@ -320,6 +352,16 @@ def tprof_run_checks():
     p, files = tprof_run(["--format", "json"])
     eq("tprof-run --format json: the JSON trace", (p.returncode, files),
        (0, ["summaries", "tprof-rank0.trace.json.gz"]))
+    for flags in (["--gzip-level", "6"], ["--gzip-level=6"]):
+        p, files = tprof_run(flags)
+        eq("tprof-run %s: the trace" % " ".join(flags),
+           (p.returncode, files),
+           (0, ["summaries", "tprof-rank0.trace.json.gz"]))
+    p, files = tprof_run(["--gzip-level", "10"])
+    check("tprof-run --gzip-level 10: refused with exit 2 and one message",
+          p.returncode == 2 and len(p.stderr.splitlines()) == 1 and
+          "TPROF_GZIP_LEVEL='10'" in p.stderr and files == [],
+          (p.returncode, p.stderr, files))
     p, files = tprof_run(["--format", "xml"])
     check("tprof-run --format xml: refused with exit 2 and one message",
           p.returncode == 2 and len(p.stderr.splitlines()) == 1 and
@@ -335,6 +377,8 @@ def main():
     for label, argv, env in FIXTURES:
         compare(label, argv, env, pb)
     lifecycle(pb)
+    if pb is not None:
+        gzip_level(pb)
     r = run([prog("calls")], env={"TPROF_FORMAT": "protobuf"})
     lines = r.lines("tprof: error")
     check("bad TPROF_FORMAT: one clear error, no trace, exit code kept",
