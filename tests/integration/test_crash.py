@@ -159,11 +159,12 @@ def python_faulthandler():
 python_faulthandler()
 
 
-def start_kill(outdir):
+def start_kill(outdir, env=None):
     """Starts `crash kill` traced into outdir; the process and the path of
     its counters."""
     cpath = counts_file(outdir)
     e = base_env()
+    e.update(env or {})
     e["TPROF_OUTPUT_DIR"] = outdir
     e["LD_PRELOAD"] = PRELOAD
     p = subprocess.Popen([prog("crash"), "kill", cpath], env=e,
@@ -171,9 +172,9 @@ def start_kill(outdir):
     return p, cpath
 
 
-def killed_run(outdir):
+def killed_run(outdir, env=None):
     """Runs crash kill until it is ready, SIGKILLs it; its counters."""
-    p, cpath = start_kill(outdir)
+    p, cpath = start_kill(outdir, env)
     ready = p.stdout.readline().strip() == "ready"
     # The early thread ended 1.6 s before "ready"; 1.5 s more leaves the
     # writer (every 50 ms) and its sync (every 1 s) room on a loaded
@@ -238,6 +239,28 @@ def kill_case():
 
 
 kill_case()
+
+
+def kill_level6():
+    """The same kill with TPROF_GZIP_LEVEL=6 (zlib's level 6 in the
+    writer): recover cuts the stream at its last sync point as at level
+    1, and the trace holds what the workers finished."""
+    outdir = tempfile.mkdtemp(prefix="tprof-it-")
+    ready, rc, counts = killed_run(outdir, {"TPROF_GZIP_LEVEL": "6"})
+    eq("level 6, SIGKILL: ready, killed", (ready, rc), (True, -signal.SIGKILL))
+    p = subprocess.run([CLI, "recover", outdir], capture_output=True, text=True)
+    path = os.path.join(outdir, "tprof-rank0.trace.json.gz")
+    eq("level 6, recover: exit 0, the trace", (p.returncode,
+                                              os.path.exists(path)), (0, True))
+    if os.path.exists(path):
+        t = load(path)
+        tprof_check(path, "level 6, recover: tprof check passes")
+        check("level 6, recover: nesting holds", nesting_ok(t))
+        check_counts("level 6, recover", t, counts, False)
+    shutil.rmtree(outdir, ignore_errors=True)
+
+
+kill_level6()
 
 
 def report_recovers():
