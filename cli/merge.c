@@ -37,7 +37,7 @@ struct out_id {
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: tprof merge DIR_OR_FILE... -o OUT\n"
+		"usage: tprof merge DIR_OR_FILE... -o OUT [--gzip-level N]\n"
 		"\n"
 		"Merge the traces of several ranks (tprof's or\n"
 		"torch.profiler's, plain or gzipped) into one Chrome/Perfetto\n"
@@ -49,6 +49,8 @@ static void usage(FILE *f)
 		"\n"
 		"  -o, --output OUT  the merged trace (written whole or not at "
 		"all)\n"
+		"  --gzip-level N    1 (the default, the fastest) to 9; 6 "
+		"writes about a third less\n"
 		"  -h, --help        show this help\n"
 		"\n"
 		"Exit status: 0 written, 1 error (OUT is not created), "
@@ -616,7 +618,7 @@ static int merge_to(struct mg *m, const char *out, char **args, int n)
 	slot = tp_sigclean_add(tmp);	/* a kill while it converts */
 	rc = merge(m, out, tmp, args, n);
 	mg_out_abandon(&m->out);
-	if (!rc && tp_convert_file(tmp, out, 1))
+	if (!rc && tp_convert_file(tmp, out, m->gzip_level, 1))
 		rc = -1;
 	unlink(tmp);
 	tp_sigclean_drop(slot);
@@ -626,7 +628,7 @@ static int merge_to(struct mg *m, const char *out, char **args, int n)
 
 int tp_cmd_merge(int argc, char **argv)
 {
-	struct mg m = { .out = { .fd = -1 } };
+	struct mg m = { .out = { .fd = -1 }, .gzip_level = 1 };
 	const char *out = NULL;
 	char **args;
 	int i, n = 0, opts = 1, rc;
@@ -642,6 +644,13 @@ int tp_cmd_merge(int argc, char **argv)
 		if (opts && !strcmp(a, "--")) {
 			opts = 0;
 			continue;
+		}
+		if (opts && (rc = tp_gzip_level_opt(argc, argv, &i,
+						    &m.gzip_level))) {
+			if (rc > 0)
+				continue;
+			free(args);
+			return 2;
 		}
 		if (opts && (!strcmp(a, "-h") || !strcmp(a, "--help"))) {
 			free(args);

@@ -102,6 +102,7 @@ struct mg {
 	char *scratch;		/* a rewritten value on its way */
 	size_t scap;
 	struct tp_buf esc;	/* a string being escaped */
+	int gzip_level;		/* OUT's, when gzipped: 1 to 9 */
 };
 
 /* merge_err.c */

@@ -58,7 +58,7 @@ int mg_out_open(struct mg *m, const char *path)
 	o->created = 1;
 	if (o->file.tmp)
 		sig_slot = tp_sigclean_add(o->file.tmp);
-	if (o->gz && tp_gz_open(o->gz, o->fd, 1, NULL) < 0)
+	if (o->gz && tp_gz_open(o->gz, o->fd, m->gzip_level, NULL) < 0)
 		return gz_fail(m);
 	return 0;
 }

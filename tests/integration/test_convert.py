@@ -7,6 +7,7 @@ SKIPs (pip install perfetto protobuf, or point PYTHONPATH at them)."""
 import gzip
 import json
 import os
+import random
 import signal
 import subprocess
 import tempfile
@@ -378,6 +379,55 @@ def test_fanout_cap(d, pb):
        (fl.count(("s", 5)), fl.count(("f", 5))), (1, n))
 
 
+def gzip_levels(d):
+    """--gzip-level 6: the bytes of level 1, compressed smaller (launches
+    of a training step's kernels with ns jitter, as the writer's
+    benchmark makes them); a level out of 1-9 refused with one line and
+    no OUT."""
+    rng = random.Random(7)
+    step = [(rng.choice("abcd"), rng.choice((64, 128, 4096, 8192)),
+             rng.choice((1, 2))) for _ in range(256)]
+    ev, t = [], 0
+    for i in range(20000):
+        k, g, s = step[i % 256]
+        t += rng.randint(100, 500)
+        dur = rng.randint(500, 900)
+        ev.append({"ph": "X", "cat": "cuda_runtime",
+                   "name": "cudaLaunchKernel", "pid": 7, "tid": 7,
+                   "ts": t / 1000, "dur": dur / 1000,
+                   "args": {"ret": 0, "correlation": i + 1,
+                            "kernel": "void kernel_%s<float>(int)" % k,
+                            "grid": [g, 1, 1], "block": [256, 1, 1],
+                            "stream": "0x%x" % (0x55d4c3a1f2b0 * s)}})
+        t += dur
+    src = os.path.join(d, "levels.json")
+    with open(src, "w") as f:
+        json.dump({"traceEvents": ev}, f)
+    outs = {}
+    for lv in ("1", "6"):
+        out = os.path.join(d, "lv%s.pftrace.gz" % lv)
+        p = subprocess.run([tplib.CLI, "convert", src, "-o", out,
+                            "--gzip-level", lv], capture_output=True,
+                           text=True)
+        eq("convert --gzip-level %s: exit 0" % lv, p.returncode, 0)
+        outs[lv] = out
+    if all(os.path.exists(o) for o in outs.values()):
+        with gzip.open(outs["1"]) as a, gzip.open(outs["6"]) as b:
+            eq("convert --gzip-level 6: the same bytes as level 1",
+               a.read() == b.read(), True)
+        s1, s6 = (os.path.getsize(outs[lv]) for lv in ("1", "6"))
+        check("convert --gzip-level 6: smaller than level 1",
+              s6 < s1 * 0.8, "%d vs %d bytes" % (s6, s1))
+    for bad in (["--gzip-level", "0"], ["--gzip-level=10"],
+                ["--gzip-level"]):
+        out = os.path.join(d, "bad-level.pftrace.gz")
+        p = subprocess.run([tplib.CLI, "convert", src, "-o", out] + bad,
+                           capture_output=True, text=True)
+        check("convert %s: exit 2, one line, no OUT" % " ".join(bad),
+              p.returncode == 2 and not os.path.exists(out) and
+              len(p.stderr.splitlines()) == 1, p.stderr)
+
+
 def test_kineto(d, pb):
     """A torch.profiler trace (kineto_fixture: pretty-printed, metadata
     last, a "Record Window End" instant with empty pid and tid): every X
@@ -436,6 +486,7 @@ def main():
         rc, so, se = convert(src, os.path.join(d, "x.txt"))
         eq("convert_bad_suffix", rc, 2)
         test_killed(d)
+        gzip_levels(d)
         open(os.path.join(d, "bad.json"), "w").write('{"traceEvents": [')
         rc, so, se = convert(os.path.join(d, "bad.json"),
                              os.path.join(d, "bad.pftrace"))

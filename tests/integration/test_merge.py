@@ -606,6 +606,34 @@ def killed_converting():
 
 killed_converting()
 
+
+def gzip_levels():
+    """--gzip-level 6 (and =6): the bytes of level 1, in JSON and in
+    Perfetto; a level out of 1-9: exit 2, one line, no OUT."""
+    for sfx in (".trace.json.gz", ".pftrace.gz"):
+        got = {}
+        for flag in (["--gzip-level", "1"], ["--gzip-level", "6"],
+                     ["--gzip-level=6"]):
+            o = os.path.join(OUTD, "lv" + "".join(flag) + sfx)
+            p = merge(D, "-o", o, *flag)
+            eq("merge %s to %s: exit 0" % (" ".join(flag), sfx),
+               p.returncode, 0)
+            if p.returncode == 0:
+                with gzip.open(o) as f:
+                    got[" ".join(flag)] = f.read()
+                os.unlink(o)
+        eq("merge --gzip-level 6 to %s: the bytes of level 1" % sfx,
+           len(set(got.values())) == 1 and len(got) == 3, True)
+    for bad in (["--gzip-level", "0"], ["--gzip-level=x"]):
+        o = os.path.join(OUTD, "badlevel.trace.json.gz")
+        p = merge(D, "-o", o, *bad)
+        eq("merge %s: exit 2, one line, no OUT" % " ".join(bad),
+           (p.returncode, len(p.stderr.splitlines()), os.path.exists(o)),
+           (2, 1, False))
+
+
+gzip_levels()
+
 for argv, label in (([D], "no -o"), (["-o", out], "no input"),
                     ([D, "-o"], "-o without a name"),
                     ([D, "-o", out, "-o", out], "-o twice"),
