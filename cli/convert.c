@@ -309,7 +309,7 @@ static int usage(void)
 	      "  OUT: .pftrace or .pftrace.gz (Perfetto protobuf), or "
 	      ".json / .json.gz\n"
 	      "  --gzip-level N: 1 (the default, the fastest) to 9; 6 "
-	      "writes about a third less\n", stderr);
+	      "writes a quarter to a third less\n", stderr);
 	return 2;
 }
 

@@ -50,7 +50,7 @@ static void usage(FILE *f)
 		"  -o, --output OUT  the merged trace (written whole or not at "
 		"all)\n"
 		"  --gzip-level N    1 (the default, the fastest) to 9; 6 "
-		"writes about a third less\n"
+		"writes a quarter to a third less\n"
 		"  -h, --help        show this help\n"
 		"\n"
 		"Exit status: 0 written, 1 error (OUT is not created), "

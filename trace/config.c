@@ -240,8 +240,8 @@ static int parse_gzip_level(const char *v, struct tp_config *c, char *err,
 	if (tp_parse_uint(v, 1, 9, &level) < 0) {
 		snprintf(err, errlen, "TPROF_GZIP_LEVEL='%.100s' is not "
 			 "valid: expected 1 to 9 (gzip's levels: 1, the "
-			 "default, is the fastest; 6 writes about a third "
-			 "less for several times the writer's CPU)", v);
+			 "default, is the fastest; 6 writes a quarter to "
+			 "a third less for several times the writer's CPU)", v);
 		return -1;
 	}
 	c->gzip_level = (int)level;
