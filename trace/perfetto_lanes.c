@@ -18,7 +18,10 @@
  * flow's end at a kernel's start belongs to.
  *
  * Bounded: LANES lanes of DEPTH open slices each; past that a slice stays
- * on the original track (ends may then swap, as before). Each track's
+ * on the original track (ends may then swap, as before). DEPTH is as
+ * deep as Perfetto's importer nests (v43: a slice's depth is a uint8;
+ * v58: 512, slice_max_depth_exceeded past it): a Python stack deeper
+ * than that goes on in a lane, where it shows. Each track's
  * lanes and stacks grow as they are used: every thread and stream has
  * one (up to the encoder's 2^20 tracks), most of them a single lane a
  * few slices deep. */
@@ -29,7 +32,7 @@
 #include "trace/perfetto_int.h"
 
 #define LANES 8
-#define DEPTH 64
+#define DEPTH 255
 
 struct pf_open_slice {
 	int64_t start, end;
@@ -73,10 +76,12 @@ static int push(struct pf_lane *l, int64_t start, int64_t end)
 
 	if (l->depth && l->open[l->depth - 1].end < end)
 		return 0;
+	if (l->depth == DEPTH)
+		return 0;
 	if (l->depth == l->cap) {
-		if (l->cap == DEPTH)
-			return 0;
 		cap = l->cap ? l->cap * 2 : 4;
+		if (cap > DEPTH)
+			cap = DEPTH;
 		o = realloc(l->open, cap * sizeof(*o));
 		if (!o)
 			return 0;

@@ -253,6 +253,33 @@ def test_end_order(d, pb):
         ("q", 12000, 3000, 1), ("s", 5000, 2000, 2)])
 
 
+def test_deep(d, pb):
+    """300 slices nested on one thread (a Kineto trace's Python stack
+    with with_stack=True): the first 255 nest on the thread, as deep as
+    Perfetto's importer keeps them (v43: depth is a uint8; v58: 512,
+    slice_max_depth_exceeded); the rest go on to a lane, where they
+    show, each with its own time."""
+    n = 300
+    ev = [{"ph": "X", "cat": "python_function", "name": "f%d" % i,
+           "pid": 4242, "tid": 4243, "ts": 10.0 + i / 1000,
+           "dur": (2 * (n - i)) / 1000} for i in range(n)]
+    ev += [{"ph": "M", "name": "thread_name", "pid": 4242, "tid": 4243,
+            "args": {"name": "python"}}]
+    res = convert_events(d, "deep", ev, pb, "convert_deep")
+    if res is None:
+        return
+    tracks, evs, flags, clocks = res
+
+    def name(u):
+        t = tracks[u]
+        return t.thread.thread_name if t.HasField("thread") else t.name
+    got = sorted((int(s[1][1:]), name(s[0]), s[2], s[3], s[4])
+                 for s in importer_slices(evs))
+    want = [(i, "python" if i < 255 else "python (2)", 10000 + i,
+             2 * (n - i), i if i < 255 else i - 255) for i in range(n)]
+    eq("convert_deep: 255 on the thread, the rest on one lane", got, want)
+
+
 def test_overlap(d, pb):
     """Kernels on one stream that overlap without nesting (each starts
     1 ns before the previous ends, as CUPTI's times sometimes have them)
@@ -502,6 +529,7 @@ def main():
         test_clear(d, perfetto_trace_pb2)
         test_end_order(d, perfetto_trace_pb2)
         test_overlap(d, perfetto_trace_pb2)
+        test_deep(d, perfetto_trace_pb2)
         test_flow_ids(d, perfetto_trace_pb2)
         test_fanout_cap(d, perfetto_trace_pb2)
         test_kineto(d, perfetto_trace_pb2)
