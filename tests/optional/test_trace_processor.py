@@ -178,8 +178,9 @@ def json_slices(t):
     stream, in start order (longest first, instants after the slices of
     their time), each slice nests in the slice open on its lane; one
     that would outlast it goes to the first lane where it nests, a track
-    named "<track> (k)" under the same process or device, and an
-    instant to the lane whose innermost open slice started last."""
+    named "<track> (k)" under the same process or device (a lane holds
+    255 open slices, as deep as this importer nests), and an instant to
+    the lane whose innermost open slice started last."""
     evs = t["traceEvents"]
     pname = {e["pid"]: e["args"]["name"] for e in evs
              if e.get("ph") == "M" and e["name"] == "process_name"}
@@ -207,7 +208,8 @@ def json_slices(t):
                     lanes[k][-1][0] if lanes[k] else -2**63, -k))
             else:
                 k = next((k for k, st in enumerate(lanes)
-                          if not st or st[-1][1] >= end), len(lanes))
+                          if not st or (st[-1][1] >= end and
+                                        len(st) < 255)), len(lanes))
                 if k == len(lanes):
                     lanes.append([])
             depth = len(lanes[k])
@@ -384,6 +386,18 @@ def overlaps():
     return {"baseTimeNanoseconds": 1000, "traceEvents": ev}
 
 
+def deep():
+    """300 slices nested on one thread (a Python stack): 255 nest on the
+    thread, the rest on a lane."""
+    n = 300
+    ev = [{"ph": "X", "cat": "python_function", "name": "f%d" % i,
+           "pid": 4242, "tid": 4243, "ts": 10.0 + i / 1000,
+           "dur": (2 * (n - i)) / 1000} for i in range(n)]
+    ev += [{"ph": "M", "name": "thread_name", "pid": 4242, "tid": 4243,
+            "args": {"name": "python"}}]
+    return {"baseTimeNanoseconds": 1000, "traceEvents": ev}
+
+
 def plain(sl):
     """Slices less flow instants and metadata: a merge reads the ranks'
     flows as JSON's and writes them as instants."""
@@ -493,6 +507,10 @@ def main():
     with open(ov, "w") as f:
         json.dump(overlaps(), f)
     same_run(sh, "overlaps", ov, json_tp)
+    dp = os.path.join(d, "deep.json")
+    with open(dp, "w") as f:
+        json.dump(deep(), f)
+    same_run(sh, "300 nested", dp, json_tp)
     for i, kw in enumerate([{}, {"nccl": True, "gpu_overlap": True}]):
         t, _ = kineto_fixture.make(rank=i, **kw)
         src = kineto_fixture.write(os.path.join(d, "k%d.json.gz" % i), t)
