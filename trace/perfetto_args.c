@@ -28,6 +28,8 @@ static void put_json(struct pf_enc *p, const char *s, size_t len)
 			tp_pb_bytes(b, PF_DA_STRING, s + 1, len - 2);
 		return;
 	}
+	if (len == 4 && !memcmp(s, "null", 4))
+		return;		/* no value: see TP_TARG_NULL */
 	tp_pb_bytes(b, PF_DA_LEGACY_JSON, s, len);
 }
 
@@ -66,7 +68,10 @@ static uint32_t put_annotation(struct pf_enc *p, const struct tp_targ *a,
 	}
 	switch (t->type) {
 	case TP_TARG_NULL:
-		tp_pb_bytes(b, PF_DA_LEGACY_JSON, "null", 4);
+		/* No value: Perfetto (v43, v58) adds no arg for it, and
+		 * tprof's reader reads null back. Not legacy JSON "null":
+		 * v58's importer aborts on it (json_args.cc InsertLeaf,
+		 * "Unreachable"), so the trace would not open. */
 		break;
 	case TP_TARG_BOOL:
 		tp_pb_u64(b, PF_DA_BOOL, (uint64_t)t->v.i);
@@ -116,6 +121,12 @@ static uint32_t put_annotation(struct pf_enc *p, const struct tp_targ *a,
 		break;
 	case TP_TARG_ARRAY:
 	case TP_TARG_DICT:
+		/* Empty: as JSON, or it would read back as null. */
+		if (!t->v.n) {
+			tp_pb_bytes(b, PF_DA_LEGACY_JSON,
+				    t->type == TP_TARG_ARRAY ? "[]" : "{}", 2);
+			return i + 1;
+		}
 		return put_children(p, a, n, i);
 	}
 	return i + 1;
@@ -158,8 +169,8 @@ static uint32_t put_fast(struct pf_enc *p, const struct tp_targ *a,
 
 	if (t->type == TP_TARG_ARRAY) {
 		cnt = t->v.n;
-		if (cnt > FAST_ELEMS || cnt > n - i - 1)
-			return i;
+		if (!cnt || cnt > FAST_ELEMS || cnt > n - i - 1)
+			return i;	/* empty: put_annotation's "[]" */
 		for (k = 1; k <= cnt; k++)
 			if (!fast_tag(t[k].type))
 				return i;

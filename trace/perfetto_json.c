@@ -7,8 +7,9 @@
  * trace it becomes nested dict entries and array values of the right
  * types, which Perfetto shows as args, rather than one legacy JSON
  * string. Integers that fit 64 bits are int or uint, other numbers
- * double; null, empty containers, integers past 64 bits and anything
- * nested deeper than MAX_DEPTH stay legacy JSON, as the args writer's do.
+ * double; null is an annotation without a value; empty containers,
+ * integers past 64 bits and anything nested deeper than MAX_DEPTH stay
+ * legacy JSON, as the args writer's do.
  * The text is tprof's own, so a syntax error is a bug: it fails, and the
  * caller keeps the text whole. */
 #include <errno.h>
@@ -271,7 +272,8 @@ static int value(struct jp *j, int depth)
 		tp_pb_u64(j->b, PF_DA_BOOL, 0);
 		return word(j, "false", 5);
 	case 'n':
-		tp_pb_bytes(j->b, PF_DA_LEGACY_JSON, "null", 4);
+		/* No value (perfetto_args.c: Perfetto v58 aborts on a
+		 * legacy JSON "null"). */
 		return word(j, "null", 4);
 	default:
 		return number(j);

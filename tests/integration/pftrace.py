@@ -28,6 +28,8 @@ def annotation(pb, a, names, strs):
         return strs[a.string_value_iid]
     if kind == "legacy_json_value":
         return json.loads(a.legacy_json_value)
+    if kind is None:		# no value: tprof's null
+        return None
     return getattr(a, kind)
 
 
