@@ -149,13 +149,19 @@ static void put_trailer(struct tp_buf *b, const struct origin *o,
 
 /* Perfetto: the pairs as the "tprof metadata" event, from an encoder of
  * its own (the trace's third writer: its own sequence and clock
- * snapshot, at the trace's base). */
+ * snapshot). */
 static void put_trailer_pf(struct tp_buf *b, const struct origin *o,
 			   const struct tp_cut_result *r, const char *tmp_name,
 			   const struct from_rings *fr)
 {
 	struct tp_enc_meta m = { .trace_name = tmp_name,
 				 .base_unix_ns = r->base_ns, .writer = 2 };
+	int64_t created = (int64_t)o->created * 1000000000;
+
+	/* At the file's creation, after boot: the base may be before it
+	 * (tev.h: trailer_ts_ns). */
+	if (created > r->base_ns)
+		m.trailer_ts_ns = created - r->base_ns;
 	struct tp_enc *e = tp_enc_perfetto_new();
 	struct tp_buf j = { 0 };
 

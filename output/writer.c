@@ -627,6 +627,33 @@ static void take_enc_out(struct tp_buf *b)
 	o->oom = 0;
 }
 
+/* CLOCK_REALTIME and CLOCK_BOOTTIME at one instant, for the Perfetto
+ * clock snapshot: REALTIME read on both sides of BOOTTIME, of three
+ * tries the one with the shortest gap; left unknown when BOOTTIME is not
+ * there. */
+static void clock_pair(struct tp_enc_meta *m)
+{
+	struct timespec r0, b, r1;
+	int64_t best = INT64_MAX, gap;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		if (clock_gettime(CLOCK_REALTIME, &r0) ||
+		    clock_gettime(CLOCK_BOOTTIME, &b) ||
+		    clock_gettime(CLOCK_REALTIME, &r1))
+			return;
+		gap = (r1.tv_sec - r0.tv_sec) * 1000000000ll +
+		      (r1.tv_nsec - r0.tv_nsec);
+		if (gap >= best)
+			continue;
+		best = gap;
+		m->pair_realtime_ns = r0.tv_sec * 1000000000ll + r0.tv_nsec +
+				      gap / 2;
+		m->pair_boottime_ns = b.tv_sec * 1000000000ll + b.tv_nsec;
+	}
+	m->has_boottime = 1;
+}
+
 /* TPROF_FORMAT=perfetto: a fresh encoder per file (a fork child's or an
  * exec'd image's file declares its own tracks and strings). */
 static int pf_begin(struct tp_buf *b, const char *name)
@@ -634,6 +661,7 @@ static int pf_begin(struct tp_buf *b, const char *name)
 	struct tp_enc_meta m = { .trace_name = name,
 				 .base_unix_ns = tp_sess.base_ns };
 
+	clock_pair(&m);
 	tp_enc_free(tp_tev_sink);
 	tp_tev_sink = tp_enc_perfetto_new();
 	if (!tp_tev_sink) {
@@ -653,6 +681,7 @@ static int pf_live_start(void)
 				 .base_unix_ns = tp_sess.base_ns,
 				 .absolute_ts = 1 };
 
+	clock_pair(&m);
 	tp_enc_free(tp_tev_sink);
 	tp_tev_sink = tp_enc_perfetto_new();
 	if (!tp_tev_sink) {

@@ -61,7 +61,8 @@ static void put_defaults(struct pf_enc *p, uint64_t track)
 }
 
 /* Starts the sequence over: clock snapshot, then a packet clearing the
- * incremental state and setting clock 64 as the default. */
+ * incremental state and setting clock 64 as the default, then (the
+ * library's trace) a snapshot relating BOOTTIME to REALTIME. */
 static void clear_state(struct pf_enc *p)
 {
 	struct tp_buf *b = &p->e.out;
@@ -85,6 +86,16 @@ static void clear_state(struct pf_enc *p)
 	put_defaults(p, 0);
 	tp_pb_close(b, m);
 	p->def_track = 0;	/* the clear dropped the importer's defaults */
+	if (!p->has_boottime)
+		return;
+	/* REALTIME and BOOTTIME at one instant (tev.h: tp_enc_meta); no
+	 * incremental state needed. */
+	m = packet_open(p);
+	c = tp_pb_open(b, PF_PKT_CLOCK_SNAPSHOT);
+	clock(b, PF_BUILTIN_CLOCK_REALTIME, (uint64_t)p->pair_realtime_ns, 0);
+	clock(b, PF_BUILTIN_CLOCK_BOOTTIME, (uint64_t)p->pair_boottime_ns, 0);
+	tp_pb_close(b, c);
+	tp_pb_close(b, m);
 }
 
 static void put_ts(struct pf_enc *p, uint64_t t)
@@ -131,6 +142,10 @@ static void pkt_start(struct pf_enc *p, struct pkt *k, int64_t ts)
 
 	k->ts = ts < 0 ? 0 : (uint64_t)ts;
 	k->set_def = 0;
+	if (!p->seen_ts || ts < p->min_ts) {
+		p->min_ts = ts;
+		p->seen_ts = 1;
+	}
 	/* A recovered trace's later writers have sequence ids past a byte
 	 * (SEQ_ID_WRITER): their heads are written field by field. */
 	if (p->seq_id > 127) {
@@ -432,6 +447,11 @@ static int pf_begin(struct tp_enc *e, const struct tp_enc_meta *m)
 	struct pf_enc *p = (struct pf_enc *)e;
 
 	p->base_unix_ns = m->base_unix_ns;
+	p->has_boottime = m->has_boottime;
+	p->trailer_ts = m->trailer_ts_ns;
+	p->seen_ts = 0;
+	p->pair_realtime_ns = m->pair_realtime_ns;
+	p->pair_boottime_ns = m->pair_boottime_ns;
 	p->inc_ts = 0;
 	p->seq_id = m->writer ? SEQ_ID_WRITER(m->writer) : SEQ_ID;
 	p->uuid_base = m->writer ? UUID_BASE_WRITER(m->writer) : 0;
@@ -455,7 +475,10 @@ static int pf_trailer(struct tp_enc *e, const char *json, size_t len)
 	t = pf_track_get(p, TK_META, 0, 0, "tprof metadata", 14, 0, 0, 0);
 	if (!t)
 		return 0;
-	pkt_start(p, &k, 0);
+	/* At the first event, not at baseTimeNanoseconds (floored to
+	 * 10^14 ns: maybe before boot, where Perfetto v58, which relates
+	 * BOOTTIME to the trace, drops an event as "invalid timestamp"). */
+	pkt_start(p, &k, p->seen_ts ? p->min_ts : p->trailer_ts);
 	tp_pb_u64(&p->e.out, PF_TE_TYPE, PF_TYPE_INSTANT);
 	pkt_track(p, &k, t, 1);
 	tp_pb_bytes(&p->e.out, PF_TE_NAME, "tprof metadata", 14);

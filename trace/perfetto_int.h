@@ -75,6 +75,11 @@ struct pf_enc {
 	 * makes it the default, so its packets omit track_uuid. */
 	uint64_t def_track, prev_track;
 	int64_t base_unix_ns;
+	int64_t min_ts;		/* the earliest packet time written */
+	int64_t trailer_ts;	/* tp_enc_meta's trailer_ts_ns */
+	int seen_ts;
+	int has_boottime;
+	int64_t pair_realtime_ns, pair_boottime_ns;
 	struct tp_buf in[4];	/* its new interned entries, by kind */
 	/* The thread or stream of the last event: launches come in runs
 	 * on one thread, so most events skip both table lookups. */

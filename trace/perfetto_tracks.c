@@ -40,6 +40,13 @@ void pf_descriptor(struct pf_enc *p, uint32_t kind, const struct pf_track *t,
 		tp_pb_close(b, s);
 	} else if (t->name) {
 		tp_pb_bytes(b, PF_TD_NAME, t->name, strlen(t->name));
+		/* Each named track on its own: a later name (a device's
+		 * model, known after its first event) replaces the first
+		 * (Perfetto v58 keeps a mergeable track's first name:
+		 * TrackEventTracker::ReserveDescriptorTrack), and tracks of
+		 * one name are not merged. v43 reads no such field. */
+		tp_pb_u64(b, PF_TD_SIBLING_MERGE_BEHAVIOR,
+			  PF_SIBLING_MERGE_NONE);
 	}
 	if (kind == TP_TEV_COUNTER) {
 		s = tp_pb_open(b, PF_TD_COUNTER);

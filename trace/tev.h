@@ -462,6 +462,21 @@ struct tp_enc_meta {
 	 * that came before its parent of the same start nests under it
 	 * (`tprof convert`; perfetto_hold.c). */
 	int hold_complete;
+	/* Perfetto: CLOCK_REALTIME and CLOCK_BOOTTIME read at one instant
+	 * when known (the library's own trace), written as a second clock
+	 * snapshot. A current trace_processor (v58) bridges BOOTTIME, its
+	 * fallback clock for proto traces, to the trace clock and logs an
+	 * error (clock_sync_unrelatable_clock_domains) when nothing relates
+	 * them; with it, a system trace (traced, BOOTTIME) opened beside
+	 * this one lines up too. (Not in the first snapshot: at its instant,
+	 * baseTimeNanoseconds floored to 10^14 ns, BOOTTIME may be before
+	 * boot, and snapshot times are unsigned.) */
+	int has_boottime;
+	int64_t pair_realtime_ns, pair_boottime_ns;
+	/* Perfetto: the trace time of the run's metadata event when no
+	 * event comes before it (`tprof recover`'s writer: the file's
+	 * creation); else it is at the first event. */
+	int64_t trailer_ts_ns;
 };
 
 struct tp_enc;

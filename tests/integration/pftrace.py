@@ -60,7 +60,8 @@ def decode(pb, path):
         if p.HasField("clock_snapshot"):
             for c in p.clock_snapshot.clocks:
                 clocks[c.clock_id] = c.timestamp
-            inc = clocks[64]
+                if c.clock_id == 64:
+                    inc = c.timestamp
         if p.HasField("trace_packet_defaults"):
             # New defaults replace the old ones whole, as Perfetto's
             # PacketSequenceStateGeneration::OnNewTracePacketDefaults.
