@@ -33,35 +33,12 @@ if [ "$(id -u)" = 0 ]; then
 		zlib1g-dev >/dev/null
 fi
 
-# A work tree of REV from GIT; blobs a mirror lacks (Perfetto's SDK
-# amalgamation, protobuf's compatibility jars) are left out: the build
-# does not use them.
-extract() {
-	local git=$1 rev=$2 dest=$3 index
-
-	rm -rf "$dest"
-	mkdir -p "$dest"
-	index=$(mktemp)
-	(
-		if [ -d "$git/.git" ]; then git=$git/.git; fi
-		export GIT_DIR=$git GIT_INDEX_FILE=$index
-		git read-tree "$rev"
-		git ls-files -s | awk '{ print $2 }' | git cat-file --batch-check |
-			awk '$2 == "missing" { print $1 }' >"$index.missing"
-		if [ -s "$index.missing" ]; then
-			git ls-files -s | grep -F -f "$index.missing" | cut -f2 |
-				xargs git update-index --force-remove
-		fi
-		git checkout-index -a --prefix="$dest/"
-	)
-	rm -f "$index" "$index.missing"
-}
-
-extract "$perfetto" v58.2 "$src"
+. "$root/scripts/git-extract.sh"
+git_extract "$perfetto" v58.2 "$src"
 # tools/install-build-deps at v58.2: protobuf v31.1, abseil 20250512.1.
-extract "$protobuf" 74211c0dfc2777318ab53c2cd2c317a2ef9012de \
+git_extract "$protobuf" 74211c0dfc2777318ab53c2cd2c317a2ef9012de \
 	"$src/buildtools/protobuf"
-extract "$abseil" 76bb24329e8bf5f39704eb10d21b9a80befa7c81 \
+git_extract "$abseil" 76bb24329e8bf5f39704eb10d21b9a80befa7c81 \
 	"$src/buildtools/abseil-cpp"
 
 cd "$src"

@@ -31,23 +31,8 @@ if [ "$(id -u)" = 0 ]; then
 		libjsoncpp-dev >/dev/null
 fi
 
-# A work tree of the tag; a mirror may lack large blobs the build does
-# not use (the amalgamated SDK, test data): those are left out.
-rm -rf "$src"
-mkdir -p "$src"
-index=$(mktemp)
-trap 'rm -f "$index"' EXIT
-export GIT_DIR=$git_dir GIT_INDEX_FILE=$index
-git read-tree "$tag"
-git ls-files -s | awk '{ print $2 }' | git cat-file --batch-check |
-	awk '$2 == "missing" { print $1 }' >"$index.missing"
-if [ -s "$index.missing" ]; then
-	git ls-files -s | grep -F -f "$index.missing" | cut -f2 |
-		xargs git update-index --force-remove
-fi
-rm -f "$index.missing"
-git checkout-index -a --prefix="$src/"
-unset GIT_DIR GIT_INDEX_FILE
+. "$root/scripts/git-extract.sh"
+git_extract "$git_dir" "$tag" "$src"
 
 # jsoncpp from the system: its headers and library, not buildtools/.
 python3 - "$src/buildtools/BUILD.gn" <<'EOF'
