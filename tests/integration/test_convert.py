@@ -288,28 +288,35 @@ def test_nulls(d, pb):
             if e.get("ph") == "X"], [args])
 
 
+def track_name(tracks, uuid):
+    """A decoded track's name: its thread's, else its own."""
+    t = tracks[uuid]
+    return t.thread.thread_name if t.HasField("thread") else t.name
+
+
+def deep_events(n):
+    """n slices nested on one thread named "python" (a Kineto trace's
+    Python stack with with_stack=True): f<i> at 10 us + i ns, lasting
+    2 (n - i) ns (test_trace_processor.py uses them too)."""
+    ev = [{"ph": "X", "cat": "python_function", "name": "f%d" % i,
+           "pid": 4242, "tid": 4243, "ts": 10.0 + i / 1000,
+           "dur": (2 * (n - i)) / 1000} for i in range(n)]
+    return ev + [{"ph": "M", "name": "thread_name", "pid": 4242,
+                  "tid": 4243, "args": {"name": "python"}}]
+
+
 def test_deep(d, pb):
-    """300 slices nested on one thread (a Kineto trace's Python stack
-    with with_stack=True): the first 255 nest on the thread, as deep as
+    """300 nested slices: the first 255 nest on the thread, as deep as
     Perfetto's importer keeps them (v43: depth is a uint8; v58: 512,
     slice_max_depth_exceeded); the rest go on to a lane, where they
     show, each with its own time."""
     n = 300
-    ev = [{"ph": "X", "cat": "python_function", "name": "f%d" % i,
-           "pid": 4242, "tid": 4243, "ts": 10.0 + i / 1000,
-           "dur": (2 * (n - i)) / 1000} for i in range(n)]
-    ev += [{"ph": "M", "name": "thread_name", "pid": 4242, "tid": 4243,
-            "args": {"name": "python"}}]
-    res = convert_events(d, "deep", ev, pb, "convert_deep")
+    res = convert_events(d, "deep", deep_events(n), pb, "convert_deep")
     if res is None:
         return
     tracks, evs, flags, clocks = res
-
-    def name(u):
-        t = tracks[u]
-        return t.thread.thread_name if t.HasField("thread") else t.name
-    got = sorted((int(s[1][1:]), name(s[0]), s[2], s[3], s[4])
-                 for s in importer_slices(evs))
+    got = sorted((int(s[1][1:]), track_name(tracks, s[0]), s[2], s[3],
+                  s[4]) for s in importer_slices(evs))
     want = [(i, "python" if i < 255 else "python (2)", 10000 + i,
              2 * (n - i), i if i < 255 else i - 255) for i in range(n)]
     eq("convert_deep: 255 on the thread, the rest on one lane", got, want)
@@ -343,10 +350,7 @@ def test_overlap(d, pb):
     if res is None:
         return
     tracks, evs, flags, clocks = res
-    def name(u):
-        t = tracks[u]
-        return t.thread.thread_name if t.HasField("thread") else t.name
-    got = [(name(s[0]), s[1], s[2], s[3], s[4])
+    got = [(track_name(tracks, s[0]), s[1], s[2], s[3], s[4])
            for s in importer_slices(evs) if s[1] != "launch"]
     eq("convert_overlap_slices", sorted(got),
        [("python", "op1", 10000, 10000, 0),

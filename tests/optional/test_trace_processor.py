@@ -386,18 +386,6 @@ def overlaps():
     return {"baseTimeNanoseconds": 1000, "traceEvents": ev}
 
 
-def deep():
-    """300 slices nested on one thread (a Python stack): 255 nest on the
-    thread, the rest on a lane."""
-    n = 300
-    ev = [{"ph": "X", "cat": "python_function", "name": "f%d" % i,
-           "pid": 4242, "tid": 4243, "ts": 10.0 + i / 1000,
-           "dur": (2 * (n - i)) / 1000} for i in range(n)]
-    ev += [{"ph": "M", "name": "thread_name", "pid": 4242, "tid": 4243,
-            "args": {"name": "python"}}]
-    return {"baseTimeNanoseconds": 1000, "traceEvents": ev}
-
-
 def plain(sl):
     """Slices less flow instants and metadata: a merge reads the ranks'
     flows as JSON's and writes them as instants."""
@@ -509,7 +497,8 @@ def main():
     same_run(sh, "overlaps", ov, json_tp)
     dp = os.path.join(d, "deep.json")
     with open(dp, "w") as f:
-        json.dump(deep(), f)
+        json.dump({"baseTimeNanoseconds": 1000,
+                   "traceEvents": test_convert.deep_events(300)}, f)
     same_run(sh, "300 nested", dp, json_tp)
     for i, kw in enumerate([{}, {"nccl": True, "gpu_overlap": True}]):
         t, _ = kineto_fixture.make(rank=i, **kw)
