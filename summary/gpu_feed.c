@@ -225,7 +225,7 @@ void tp_gpu_span(struct tp_gpu *g, const struct tp_sum_span *e,
 	r.name = (uint32_t)id;
 	/* every CPU-side span, of any kind, is context for the idle gaps */
 	r.kind = GR_CPU;
-	if (e->corr && (k == TP_SUM_CAT_RUNTIME || k == TP_SUM_CAT_DRIVER)) {
+	if (tp_sum_is_call(e->corr, k)) {
 		r.kind = GR_CALL;
 	} else if (k == TP_SUM_CAT_USER_ANNOTATION) {
 		if (tp_gpu_range_name(g, r.name, e->dur_ns))

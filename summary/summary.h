@@ -50,6 +50,12 @@ enum tp_sum_cat {
 
 enum tp_sum_cat tp_sum_cat_of(const char *cat);
 
+/* A CUDA call that may start GPU work: the GPU analyses' launches. */
+static inline int tp_sum_is_call(uint64_t corr, enum tp_sum_cat k)
+{
+	return corr && (k == TP_SUM_CAT_RUNTIME || k == TP_SUM_CAT_DRIVER);
+}
+
 /* A complete event: an X event, or a b/e pair the caller matched. */
 struct tp_sum_span {
 	const char *cat;	/* NUL-terminated; "" when absent */

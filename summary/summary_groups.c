@@ -236,7 +236,7 @@ void tp_sum_groups_span(struct tp_sum *s, const struct tp_sum_span *e,
 		}
 		return;
 	}
-	if (e->corr && (k == TP_SUM_CAT_RUNTIME || k == TP_SUM_CAT_DRIVER)) {
+	if (tp_sum_is_call(e->corr, k)) {
 		launch(s, e);
 		return;
 	}
