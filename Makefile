@@ -40,24 +40,25 @@ endif
 CFLAGS += $(SAN_FLAGS)
 endif
 
-# The library's folders, lowest layer first (see "Where things are" in
-# README.md): each folder calls only into the ones listed before it.
-TRACE_SRC := $(wildcard trace/*.c)
-STACKS_SRC := $(wildcard stacks/*.c)
-SUMMARY_SRC := $(wildcard summary/*.c)
-CAPTURE_SRC := $(wildcard capture/*.c)
-OUTPUT_SRC := $(wildcard output/*.c)
-PRELOAD_SRC := $(wildcard preload/*.c)
-CUPTI_SRC := $(wildcard cupti/*.c)
-CLI_SRC := $(wildcard cli/*.c)
+# The library's folders, lowest layer first (docs/design/layout.md):
+# each folder calls only into the ones listed before it, and
+# scripts/layering.py checks that on the built objects.
+LIB_DIRS := util gzip encode perfetto config files record session stacks \
+	    summary capture output cupti hooks preload
+CORE_DIRS := util gzip encode perfetto config files record session stacks \
+	     summary capture output
+HOOK_DIRS := hooks hooks/cudart hooks/cublas hooks/cudnn hooks/nccl hooks/nvtx
+CLI_DIRS := cli cli/cleanup cli/read cli/check cli/convert cli/recover \
+	    cli/merge cli/report
 
-TRACE_OBJ := $(TRACE_SRC:%.c=$(B)/%.o)
-STACKS_OBJ := $(STACKS_SRC:%.c=$(B)/%.o)
-SUMMARY_OBJ := $(SUMMARY_SRC:%.c=$(B)/%.o)
-CAPTURE_OBJ := $(CAPTURE_SRC:%.c=$(B)/%.o)
-OUTPUT_OBJ := $(OUTPUT_SRC:%.c=$(B)/%.o)
-CORE_OBJ := $(TRACE_OBJ) $(STACKS_OBJ) $(SUMMARY_OBJ) $(CAPTURE_OBJ) \
-	    $(OUTPUT_OBJ)
+CORE_SRC := $(foreach d,$(CORE_DIRS),$(wildcard $(d)/*.c))
+PRELOAD_SRC := $(foreach d,$(HOOK_DIRS) preload,$(wildcard $(d)/*.c))
+CUPTI_SRC := $(wildcard cupti/*.c)
+CLI_SRC := $(foreach d,$(CLI_DIRS),$(wildcard $(d)/*.c))
+ALL_HDR := $(foreach d,$(CORE_DIRS) cupti $(HOOK_DIRS) preload $(CLI_DIRS) include,\
+	     $(wildcard $(d)/*.h))
+
+CORE_OBJ := $(CORE_SRC:%.c=$(B)/%.o)
 PRELOAD_OBJ := $(PRELOAD_SRC:%.c=$(B)/%.o)
 CUPTI_OBJ := $(CUPTI_SRC:%.c=$(B)/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(B)/%.o)
@@ -67,8 +68,7 @@ CLI := $(B)/tprof
 
 all: $(LIB) $(CLI)
 
-$(B)/%.o: %.c $(wildcard trace/*.h stacks/*.h summary/*.h capture/*.h output/*.h \
-		   preload/*.h cupti/*.h cli/*.h include/*.h)
+$(B)/%.o: %.c $(ALL_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
@@ -76,15 +76,22 @@ $(LIB): $(CORE_OBJ) $(PRELOAD_OBJ) $(CUPTI_OBJ)
 	$(CC) $(SAN_FLAGS) -shared -Wl,-z,defs -Wl,-soname,libtprof.so -o $@ $^ $(LDLIBS_LIB)
 
 # The CLI shares config parsing and file naming with the library.
-CLI_TRACE_OBJ := $(addprefix $(B)/trace/,config.o config_num.o config_capture.o config_flight.o naming.o gzip.o \
-	gzip_isal.o log.o json.o atomic_file.o owned_fd.o hist.o config_names.o \
-	ringfile_read.o \
-	tev_args.o tev_json.o pb.o pf_tab.o perfetto_enc.o perfetto_hold.o perfetto_lanes.o perfetto_arun.o perfetto_intern.o \
-	perfetto_tracks.o perfetto_args.o perfetto_json.o) \
-	$(addprefix $(B)/summary/,summary.o summary_tab.o summary_args.o summary_groups.o \
-	summary_out.o summary_md.o summary_brief.o gpu_feed.o gpu_heap.o gpu_sweep.o \
-	gpu_join.o gpu_json.o gpu_intern.o gpu_spill.o xsort.o)
-$(CLI): $(CLI_OBJ) $(CLI_TRACE_OBJ)
+# The CLI shares config parsing, file naming, the encoders and the summary
+# aggregator with the library.
+CLI_LIB_OBJ := $(addprefix $(B)/,util/log.o gzip/gzip.o gzip/gzip_isal.o \
+	encode/json.o encode/tev_args.o encode/tev_json.o \
+	$(addprefix perfetto/,pb.o pf_tab.o perfetto_enc.o perfetto_hold.o \
+	  perfetto_lanes.o perfetto_arun.o perfetto_intern.o perfetto_tracks.o \
+	  perfetto_args.o perfetto_json.o) \
+	$(addprefix config/,config.o config_num.o config_capture.o \
+	  config_flight.o config_names.o) \
+	files/naming.o files/atomic_file.o files/owned_fd.o \
+	record/ringfile_read.o summary/hist.o \
+	$(addprefix summary/,summary.o summary_tab.o summary_args.o \
+	  summary_groups.o summary_out.o summary_md.o summary_brief.o gpu_feed.o \
+	  gpu_heap.o gpu_sweep.o gpu_join.o gpu_json.o gpu_intern.o gpu_spill.o \
+	  xsort.o))
+$(CLI): $(CLI_OBJ) $(CLI_LIB_OBJ)
 	$(CC) $(SAN_FLAGS) -o $@ $^ -lz -ldl -lpthread -lm
 
 include tests/tests.mk

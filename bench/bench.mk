@@ -8,8 +8,7 @@ BENCH_BIN := $(BENCH_B)/bench_calls $(BENCH_B)/bench_drops \
 	     $(BENCH_B)/bench_writer $(BENCH_B)/bench_stack \
 	     $(BENCH_B)/bench_libcalls $(BENCH_B)/bench_gpu \
 	     $(BENCH_B)/bench_enc
-BENCH_HDR := $(wildcard trace/*.h stacks/*.h summary/*.h capture/*.h output/*.h \
-		     preload/*.h include/*.h bench/*.h)
+BENCH_HDR := $(ALL_HDR) $(wildcard bench/*.h)
 # The launch formatter and what it needs, but not lifecycle.o: its
 # constructor would start tracing the benchmark programs themselves.
 BENCH_PRELOAD_OBJ := $(filter %/cudart_args.o %/resolve.o,$(PRELOAD_OBJ))

@@ -350,7 +350,7 @@ ring_full=$(values full "$tmp/ring" | median)
 # --- 3b. the typed-model encoders (issue 20) --------------------------------
 
 # The same launch events as bench_writer's through the JSON and Perfetto
-# encoders of trace/tev.h, each gzipped the writer's way; the targets are
+# encoders of encode/tev.h, each gzipped the writer's way; the targets are
 # the issue's: Perfetto on disk <= half the JSON's, raw <= 40 B, encoder
 # throughput >= the JSON encoder's.
 echo "bench: typed-model encoders (bench_enc), $ENC_EVENTS launch events"

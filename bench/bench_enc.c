@@ -22,8 +22,8 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
-#include "trace/gzip.h"
-#include "trace/tev.h"
+#include "gzip/gzip.h"
+#include "encode/tev.h"
 #include "launch_gen.h"
 
 #define BATCH 4096

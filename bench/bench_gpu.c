@@ -19,10 +19,10 @@
 #include <time.h>
 
 #include "cupti/cupti.h"
-#include "trace/clock.h"
-#include "trace/corrmap.h"
-#include "trace/session.h"
-#include "trace/timeline.h"
+#include "record/clock.h"
+#include "record/corrmap.h"
+#include "session/session.h"
+#include "session/timeline.h"
 
 #define BATCH 4096
 

@@ -24,10 +24,10 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "preload/cudart_apis.h"
-#include "trace/clock.h"
-#include "trace/config.h"
-#include "trace/thread.h"
+#include "hooks/cudart/cudart_apis.h"
+#include "record/clock.h"
+#include "config/config.h"
+#include "record/thread.h"
 
 struct sample {
 	unsigned long events;

@@ -26,11 +26,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "preload/cudart_apis.h"
-#include "trace/clock.h"
-#include "trace/gzip_isal.h"
-#include "trace/session.h"
-#include "trace/thread.h"
+#include "hooks/cudart/cudart_apis.h"
+#include "record/clock.h"
+#include "gzip/gzip_isal.h"
+#include "session/session.h"
+#include "record/thread.h"
 #include "output/writer.h"
 #include "launch_gen.h"
 

@@ -9,14 +9,14 @@
 #include <unistd.h>
 
 #include "capture.h"
-#include "trace/clock.h"
-#include "trace/json.h"
-#include "trace/log.h"
+#include "record/clock.h"
+#include "encode/json.h"
+#include "util/log.h"
 #include "summary/proc_summary.h"
-#include "trace/session.h"
-#include "trace/thread.h"
-#include "trace/timeline.h"
-#include "trace/meta.h"
+#include "session/session.h"
+#include "record/thread.h"
+#include "session/timeline.h"
+#include "session/meta.h"
 
 /* Past this many phase changes or kept steps (a repeat=0 schedule of
  * one-step cycles over days), recording ends rather than memory grow. */

@@ -20,7 +20,7 @@
 
 #include <stdint.h>
 
-#include "trace/config.h"
+#include "config/config.h"
 
 enum tp_phase { TP_PHASE_OFF, TP_PHASE_WARMUP, TP_PHASE_ACTIVE };
 

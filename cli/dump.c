@@ -11,7 +11,7 @@
 #include <string.h>
 #include <sys/types.h>
 
-#include "trace/config_capture.h"
+#include "config/config_capture.h"
 #include "dump.h"
 
 /* The whole of /proc/PID/<what> (NUL-separated for environ). */

@@ -6,8 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "trace/config.h"
-#include "trace/naming.h"
+#include "config/config.h"
+#include "files/naming.h"
 #include "env_check.h"
 
 static const char *env(const char *name)

@@ -5,13 +5,13 @@
 
 #include <tprof.h>
 
-#include "check.h"
-#include "convert.h"
+#include "cli/check/check.h"
+#include "cli/convert/convert.h"
 #include "dump.h"
 #include "env_check.h"
-#include "merge.h"
-#include "recover.h"
-#include "report.h"
+#include "cli/merge/merge.h"
+#include "cli/recover/recover.h"
+#include "cli/report/report.h"
 
 static void usage(FILE *f)
 {

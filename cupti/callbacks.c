@@ -14,9 +14,9 @@
 
 #include <cupti.h>
 
-#include "trace/api.h"
+#include "record/api.h"
 #include "stacks/stacks.h"
-#include "trace/thread.h"
+#include "record/thread.h"
 #include "cupti.h"
 
 /* Tables as large as an API table: callback ids added after the headers

@@ -16,11 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trace/gpu_source.h"
-#include "trace/log.h"
-#include "trace/session.h"
-#include "trace/thread.h"
-#include "trace/timeline.h"
+#include "record/gpu_source.h"
+#include "util/log.h"
+#include "session/session.h"
+#include "record/thread.h"
+#include "session/timeline.h"
 #include "collect.h"
 #include "devices.h"
 #include "tracks.h"

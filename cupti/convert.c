@@ -21,10 +21,10 @@
 #include <string.h>
 
 #include "capture/capture.h"
-#include "trace/corrmap.h"
-#include "trace/flow_ids.h"
+#include "record/corrmap.h"
+#include "encode/flow_ids.h"
 #include "summary/proc_summary.h"
-#include "trace/session.h"
+#include "session/session.h"
 #include "stacks/symbols.h"
 #include "cupti.h"
 #include "devices.h"

@@ -17,10 +17,10 @@
 
 #include <cupti.h>
 
-#include "trace/api.h"
-#include "trace/clock.h"
-#include "trace/config.h"
-#include "trace/json.h"
+#include "record/api.h"
+#include "record/clock.h"
+#include "config/config.h"
+#include "encode/json.h"
 
 /* The entry points tprof uses, resolved from the loaded libcupti. */
 struct tp_cupti_fns {

@@ -10,7 +10,7 @@
 
 #include <cupti.h>
 
-#include "trace/json.h"
+#include "encode/json.h"
 
 struct tp_device {
 	int known;

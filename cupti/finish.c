@@ -43,9 +43,9 @@
 #include <unistd.h>
 
 #include "output/writer.h"
-#include "trace/log.h"
-#include "trace/thread.h"
-#include "trace/timeline.h"
+#include "util/log.h"
+#include "record/thread.h"
+#include "session/timeline.h"
 #include "collect.h"
 
 #define DETACH_GRACE_NS 200000000ull

@@ -32,9 +32,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "trace/log.h"
-#include "trace/session.h"
-#include "trace/timeline.h"
+#include "util/log.h"
+#include "session/session.h"
+#include "session/timeline.h"
 #include "collect.h"
 
 #define EXPORT __attribute__((visibility("default")))

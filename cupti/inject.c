@@ -19,8 +19,8 @@
 #include <dlfcn.h>
 #include <stdlib.h>
 
-#include "trace/config.h"
-#include "trace/session.h"
+#include "config/config.h"
+#include "session/session.h"
 #include "cupti.h"
 
 #define INJECTION "CUDA_INJECTION64_PATH"

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "trace/session.h"
+#include "session/session.h"
 #include "collect.h"
 
 static const CUpti_ActivityKind kinds[] = {

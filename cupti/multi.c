@@ -26,7 +26,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "trace/clock.h"
+#include "record/clock.h"
 #include "collect.h"
 #include "v2types.h"
 

@@ -2,7 +2,7 @@
  * with its metadata and trailer; on every folder above. */
 /* The trigger "complete the trace now", safe from a signal handler: see
  * crash.h for why the writer does the work and the caller only waits. */
-#include "trace/ending.h"
+#include "session/ending.h"
 #include "crash.h"
 #include "flight.h"
 #include "writer.h"

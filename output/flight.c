@@ -14,12 +14,12 @@
 
 #include <zlib.h>
 
-#include "trace/config_capture.h"
-#include "trace/json.h"
-#include "trace/log.h"
-#include "trace/session.h"
-#include "trace/tev.h"
-#include "trace/timeline.h"
+#include "config/config_capture.h"
+#include "encode/json.h"
+#include "util/log.h"
+#include "session/session.h"
+#include "encode/tev.h"
+#include "session/timeline.h"
 #include "flight.h"
 
 struct chunk {

@@ -10,15 +10,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "trace/atomic_file.h"
-#include "trace/collseq.h"
-#include "trace/inflight.h"
-#include "trace/json.h"
-#include "trace/log.h"
-#include "trace/session.h"
-#include "trace/tev.h"
-#include "trace/thread.h"
-#include "trace/timeline.h"
+#include "files/atomic_file.h"
+#include "record/collseq.h"
+#include "record/inflight.h"
+#include "encode/json.h"
+#include "util/log.h"
+#include "session/session.h"
+#include "encode/tev.h"
+#include "record/thread.h"
+#include "session/timeline.h"
 #include "stacks/stacks.h"
 #include "hang.h"
 

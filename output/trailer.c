@@ -7,12 +7,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "trace/config.h"
-#include "trace/api.h"
-#include "trace/session.h"
+#include "config/config.h"
+#include "record/api.h"
+#include "session/session.h"
 #include "stacks/stacks.h"
-#include "trace/meta.h"
-#include "trace/ending.h"
+#include "session/meta.h"
+#include "session/ending.h"
 #include "trailer.h"
 
 #define TOP_STACKS 10

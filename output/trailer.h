@@ -9,9 +9,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "trace/clock.h"
-#include "trace/gpu_source.h"
-#include "trace/json.h"
+#include "record/clock.h"
+#include "record/gpu_source.h"
+#include "encode/json.h"
 #include "writer.h"
 
 struct tp_thread_stat {

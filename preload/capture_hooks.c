@@ -12,11 +12,11 @@
 #include <nvtx3/nvToolsExt.h>
 
 #include "capture/capture.h"
-#include "trace/log.h"
-#include "trace/session.h"
+#include "util/log.h"
+#include "session/session.h"
 #include "output/writer.h"
 #include "capture_hooks.h"
-#include "hook.h"
+#include "hooks/hook.h"
 
 /* cudaProfilerStart/Stop: recorded as TP_HOOK records a call; the gate
  * opens before cudaProfilerStart, so the call itself is in the window,

@@ -26,8 +26,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "trace/session.h"
-#include "trace/thread.h"
+#include "session/session.h"
+#include "record/thread.h"
 #include "output/crash.h"
 
 /* The wait for the writer lasts while it makes progress; this bounds a

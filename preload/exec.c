@@ -11,7 +11,7 @@
 #include <stdarg.h>
 #include <unistd.h>
 
-#include "trace/thread.h"
+#include "record/thread.h"
 
 void tp_lifecycle_finish(void);
 void tp_lifecycle_resume(void);

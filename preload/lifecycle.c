@@ -11,23 +11,23 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "trace/log.h"
-#include "trace/session.h"
+#include "util/log.h"
+#include "session/session.h"
 #include "stacks/stacks.h"
 #include "stacks/symbols.h"
-#include "trace/thread.h"
+#include "record/thread.h"
 #include "output/writer.h"
 #include "output/flight.h"
-#include "trace/collseq.h"
-#include "trace/inflight.h"
+#include "record/collseq.h"
+#include "record/inflight.h"
 #include "cupti/cupti.h"
 #include "capture/capture.h"
 #include "capture_hooks.h"
 #include "crash.h"
-#include "resolve.h"
-#include "cudart_apis.h"
-#include "lib_hook.h"
-#include "nvtx.h"
+#include "hooks/resolve.h"
+#include "hooks/cudart/cudart_apis.h"
+#include "hooks/lib_hook.h"
+#include "hooks/nvtx/nvtx.h"
 
 /* The wait for the writer at exit or a signal lasts as long as it keeps
  * writing what was recorded; these bound only a writer that makes no

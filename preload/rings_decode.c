@@ -24,11 +24,11 @@
 #include <string.h>
 
 #include "stacks/symbols.h"
-#include "trace/api.h"
-#include "trace/json.h"
-#include "trace/ringfile.h"
-#include "trace/tev.h"
-#include "resolve.h"
+#include "record/api.h"
+#include "encode/json.h"
+#include "record/ringfile.h"
+#include "encode/tev.h"
+#include "hooks/resolve.h"
 
 struct dec {
 	const struct tp_rf_view *v;

@@ -3,7 +3,7 @@
 /* The public C API of tprof.h: what a program (or the Python helper,
  * through ctypes) calls to mark its steps and ranges. */
 #include "capture/capture.h"
-#include "nvtx.h"
+#include "hooks/nvtx/nvtx.h"
 
 #include <tprof.h>
 

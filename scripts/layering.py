@@ -10,10 +10,16 @@ import subprocess
 import sys
 
 # The library's folders, lowest first: a folder may call only into
-# itself and the folders before it. cli/ sits on trace/ and summary/.
-LAYERS = ["trace", "stacks", "summary", "capture", "output", "cupti",
-          "preload"]
-CLI_MAY_USE = {"trace", "summary", "cli"}
+# itself and the folders before it (a layer's subfolders, such as
+# hooks/nccl/, are part of it). The CLI's folders come after the
+# library's, lowest first too; it may use the library's folders up to
+# summary/, never the ones that run inside the program.
+LAYERS = ["util", "gzip", "encode", "perfetto", "config", "files", "record",
+          "session", "stacks", "summary", "capture", "output", "cupti",
+          "hooks", "preload"]
+CLI_LAYERS = ["cli/cleanup", "cli/read", "cli/check", "cli/convert",
+              "cli/recover", "cli/merge", "cli/report", "cli"]
+CLI_MAY_USE = set(LAYERS[:LAYERS.index("summary") + 1])
 
 
 def symbols(obj):
@@ -49,12 +55,12 @@ def libc_symbols():
 def graph(build):
     objs = {}
     for folder in LAYERS + ["cli"]:
-        d = os.path.join(build, folder)
-        if not os.path.isdir(d):
-            continue
-        for f in sorted(os.listdir(d)):
-            if f.endswith(".o"):
-                objs["%s/%s" % (folder, f[:-2] + ".c")] = os.path.join(d, f)
+        top = os.path.join(build, folder)
+        for d, _, names in os.walk(top):
+            rel = os.path.relpath(d, build)
+            for f in sorted(names):
+                if f.endswith(".o"):
+                    objs["%s/%s" % (rel, f[:-2] + ".c")] = os.path.join(d, f)
     owner, uses = {}, {}
     libc = libc_symbols()
     for src, obj in objs.items():
@@ -101,14 +107,25 @@ def cycles(edges):
     return out
 
 
+def layer(path):
+    """A file's layer: its top folder, or for cli/ its command folder."""
+    parts = path.split("/")
+    if parts[0] != "cli":
+        return parts[0]
+    return "cli/" + parts[1] if len(parts) > 2 else "cli"
+
+
 def upward(edges):
     rank = {f: i for i, f in enumerate(LAYERS)}
+    cli_rank = {f: i for i, f in enumerate(CLI_LAYERS)}
     bad = []
     for src, dsts in sorted(edges.items()):
-        sf = src.split("/")[0]
+        sf = layer(src)
         for dst in dsts:
-            df = dst.split("/")[0]
-            if sf == "cli":
+            df = layer(dst)
+            if sf in cli_rank and df in cli_rank:
+                ok = cli_rank[df] <= cli_rank[sf]
+            elif sf in cli_rank:
                 ok = df in CLI_MAY_USE
             else:
                 ok = df in rank and rank[df] <= rank[sf]

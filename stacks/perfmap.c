@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "trace/log.h"
+#include "util/log.h"
 #include "perfmap.h"
 
 struct entry {

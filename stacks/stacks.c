@@ -7,9 +7,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "trace/api.h"
-#include "trace/config.h"
-#include "trace/log.h"
+#include "record/api.h"
+#include "config/config.h"
+#include "util/log.h"
 #include "perfmap.h"
 #include "stacks.h"
 #include "symbols.h"

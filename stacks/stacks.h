@@ -14,8 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "trace/event.h"
-#include "trace/json.h"
+#include "record/event.h"
+#include "encode/json.h"
 
 /* Set by tp_stacks_init when capturing is on: the hot path's one test. */
 extern int tp_bt_on;

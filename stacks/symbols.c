@@ -14,9 +14,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "trace/json.h"
-#include "trace/ringfile.h"
-#include "trace/thread.h"
+#include "encode/json.h"
+#include "record/ringfile.h"
+#include "record/thread.h"
 #include "symbols.h"
 
 /* An insert-only open-addressing map, uint64 -> uintptr, under `lock`. */

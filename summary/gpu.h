@@ -25,7 +25,7 @@
 #include <stdint.h>
 
 #include "summary.h"
-#include "trace/json.h"
+#include "encode/json.h"
 
 /* The library's window: events held for reordering (48 bytes each). */
 #define TP_GPU_WINDOW (1u << 16)

@@ -12,7 +12,7 @@
 #include "gpu.h"
 #include "gpu_intern.h"
 #include "xsort.h"
-#include "trace/hist.h"
+#include "hist.h"
 
 /* Record kinds, in the order the sweep takes records of equal start: a
  * range or step before the calls it holds, a call before its slices. */

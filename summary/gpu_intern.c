@@ -4,7 +4,7 @@
  * open addressing over ids, at most half full, so a probe always ends.
  * A leaf: calls nothing of summary/. */
 #include "gpu_intern.h"
-#include "trace/fnv.h"
+#include "util/fnv.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -9,14 +9,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "trace/api.h"
-#include "trace/atomic_file.h"
-#include "trace/log.h"
+#include "record/api.h"
+#include "files/atomic_file.h"
+#include "util/log.h"
 #include "proc_summary.h"
-#include "trace/session.h"
+#include "session/session.h"
 #include "stacks/stacks.h"
 #include "summary.h"
-#include "trace/thread.h"
+#include "record/thread.h"
 
 #define TRACE_SUFFIX ".trace.json.gz"
 #define PF_SUFFIX ".pftrace.gz"

@@ -10,8 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "trace/clock.h"
-#include "trace/tev.h"
+#include "record/clock.h"
+#include "encode/tev.h"
 
 struct tp_thread;
 

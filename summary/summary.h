@@ -23,9 +23,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "trace/hist.h"
-#include "trace/json.h"
-#include "trace/tev.h"
+#include "hist.h"
+#include "encode/json.h"
+#include "encode/tev.h"
 
 /* 2: the "gpu" member in summaries written at exit too, with its
  * "window" and "approx" (docs/summary-format.md). */

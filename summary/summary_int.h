@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "trace/hist.h"
+#include "hist.h"
 #include "summary.h"
 
 /* An open-addressing index over a vector of items, each starting with

@@ -6,6 +6,10 @@ UNIT_CFLAGS = $(TEST_CFLAGS) $(SAN_FLAGS) $(if $(SANITIZE),-DTP_TEST_SANITIZED)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/unit/%)
 TRACE_LIB_OBJ := $(CORE_OBJ)
+# tprof check and the readers under it, for the check unit tests.
+CHECK_OBJ := $(addprefix $(B)/cli/check/,check.o check_out.o check_sweep.o check_tab.o) \
+	$(addprefix $(B)/cli/read/,json.o gzread.o pftrace_read.o pftrace_seq.o \
+	pftrace_clock.o pftrace_tracks.o pftrace_event.o pftrace_flows.o pftrace_args.o)
 CUDA_LIBDIR := $(CUDA_HOME)/lib64
 
 # Programs the integration tests run under LD_PRELOAD.
@@ -21,10 +25,10 @@ PROG_BIN := $(PROG_C:tests/integration/progs/%.c=$(B)/tests/bin/%) \
 	    $(PROG_LIB:tests/integration/libs/%.c=$(B)/tests/bin/%.so) \
 	    $(B)/tests/bin/stacks_stripped
 
-$(B)/tests/unit/test_check: tests/unit/test_check.c $(addprefix $(B)/cli/,check.o check_out.o check_sweep.o check_tab.o json.o gzread.o pftrace_read.o pftrace_seq.o pftrace_clock.o pftrace_tracks.o pftrace_event.o pftrace_flows.o pftrace_args.o) $(B)/summary/xsort.o $(B)/trace/json.o \
-		$(B)/trace/gzip_isal.o
+$(B)/tests/unit/test_check: tests/unit/test_check.c $(CHECK_OBJ) $(B)/summary/xsort.o $(B)/encode/json.o \
+		$(B)/gzip/gzip_isal.o
 	@mkdir -p $(dir $@)
-	$(CC) $(UNIT_CFLAGS) -Icli -o $@ $^ -lz -ldl -lpthread -lm
+	$(CC) $(UNIT_CFLAGS) -Icli/check -Icli/read -o $@ $^ -lz -ldl -lpthread -lm
 
 $(B)/tests/unit/test_gpu_tracks: tests/unit/test_gpu_tracks.c $(TRACE_LIB_OBJ) \
 		$(CUPTI_OBJ) $(filter %/cudart_args.o %/resolve.o,$(PRELOAD_OBJ))
@@ -156,10 +160,10 @@ test-stress: test-build
 
 .PHONY: test-stress
 
-$(B)/tests/unit/test_check_scale: tests/unit/test_check_scale.c $(addprefix $(B)/cli/,check.o check_out.o check_sweep.o check_tab.o json.o gzread.o pftrace_read.o pftrace_seq.o pftrace_clock.o pftrace_tracks.o pftrace_event.o pftrace_flows.o pftrace_args.o) $(B)/summary/xsort.o $(B)/trace/json.o \
-		$(B)/trace/gzip_isal.o
+$(B)/tests/unit/test_check_scale: tests/unit/test_check_scale.c $(CHECK_OBJ) $(B)/summary/xsort.o $(B)/encode/json.o \
+		$(B)/gzip/gzip_isal.o
 	@mkdir -p $(dir $@)
-	$(CC) $(UNIT_CFLAGS) -Icli -o $@ $^ -lz -ldl -lpthread -lm
+	$(CC) $(UNIT_CFLAGS) -Icli/check -Icli/read -o $@ $^ -lz -ldl -lpthread -lm
 
 # test_unwind_fp.c includes test_unwind.c.
 $(B)/tests/unit/test_unwind_fp: tests/unit/test_unwind_fp.c tests/unit/test_unwind.c \

@@ -14,10 +14,10 @@ FUZZ_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -fno-omit-frame-pointer \
 # What the harnesses call: the CLI less its main(), and the trace/ and
 # summary/ files it shares with the library.
 FUZZ_SRC := $(filter-out cli/main.c,$(CLI_SRC)) \
-	    $(patsubst $(B)/%.o,%.c,$(CLI_TRACE_OBJ))
+	    $(patsubst $(B)/%.o,%.c,$(CLI_LIB_OBJ))
 FUZZ_OBJ := $(FUZZ_SRC:%.c=$(FUZZ_B)/%.o)
 FUZZ_BIN := $(FUZZ_NAMES:%=$(FUZZ_B)/fuzz_%)
-FUZZ_HDR := $(wildcard trace/*.h summary/*.h cli/*.h include/*.h tests/fuzz/*.h)
+FUZZ_HDR := $(ALL_HDR) $(wildcard tests/fuzz/*.h)
 
 $(FUZZ_B)/%.o: %.c $(FUZZ_HDR)
 	@mkdir -p $(dir $@)

@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "cli/check.h"
-#include "cli/json.h"
+#include "cli/check/check.h"
+#include "cli/read/json.h"
 #include "fuzz_file.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

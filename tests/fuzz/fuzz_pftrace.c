@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/check.h"
-#include "cli/json.h"
-#include "cli/pftrace_read.h"
-#include "cli/trace_summary.h"
+#include "cli/check/check.h"
+#include "cli/read/json.h"
+#include "cli/read/pftrace_read.h"
+#include "cli/read/trace_summary.h"
 #include "fuzz_file.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -5,8 +5,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "cli/report_data.h"
-#include "cli/report_input.h"
+#include "cli/report/report_data.h"
+#include "cli/report/report_input.h"
 #include "fuzz_file.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -412,7 +412,7 @@ def test_flow_ids(d, pb):
 
 def test_fanout_cap(d, pb):
     """A launch whose flow ends on 65537 kernels: the first end and the
-    next 65535 (k = 1..65535 in bits 32-47, trace/flow_ids.h) are each
+    next 65535 (k = 1..65535 in bits 32-47, encode/flow_ids.h) are each
     linked by the importer; the last end keeps the base id (no room for
     k: Perfetto links it to nothing, JSON to the "s"); read back, the
     JSON's one "s" and 65537 "f"s of id 5."""

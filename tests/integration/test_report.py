@@ -70,7 +70,7 @@ def milli(v):
 
 
 def hist_bucket(v):
-    """trace/hist.h's bucket of a value."""
+    """summary/hist.h's bucket of a value."""
     if v < 32:
         return v
     e = v.bit_length() - 1

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 
 #include "capture/capture.h"
-#include "trace/session.h"
-#include "trace/thread.h"
+#include "session/session.h"
+#include "record/thread.h"
 #include "tp_test.h"
 
 int main(void)

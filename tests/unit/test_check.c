@@ -2,9 +2,9 @@
 #define _GNU_SOURCE
 #include "tp_test.h"
 
-#include "check.h"
-#include "gzread.h"
-#include "json.h"
+#include "cli/check/check.h"
+#include "cli/read/gzread.h"
+#include "cli/read/json.h"
 
 #include <math.h>
 #include <stdlib.h>

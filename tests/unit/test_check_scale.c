@@ -5,7 +5,7 @@
 #define _GNU_SOURCE
 #include "tp_test.h"
 
-#include "check.h"
+#include "cli/check/check.h"
 
 #include <signal.h>
 #include <stdlib.h>

@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "trace/clock.h"
-#include "trace/session.h"
+#include "record/clock.h"
+#include "session/session.h"
 #include "tp_test.h"
 
 static void test_synthetic(void)

@@ -1,8 +1,8 @@
 /* TPROF_* parsing: defaults, every accepted form, every bad value. */
 #include <stdlib.h>
 
-#include "trace/config.h"
-#include "trace/log.h"
+#include "config/config.h"
+#include "util/log.h"
 #include "tp_test.h"
 
 #define fake tp_test_env

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trace/config.h"
-#include "trace/thread.h"
+#include "config/config.h"
+#include "record/thread.h"
 #include "tp_test.h"
 
 #define SLOTS 16

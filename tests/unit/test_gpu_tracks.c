@@ -6,9 +6,9 @@
 
 #include "cupti/cupti.h"
 #include "cupti/tracks.h"
-#include "trace/clock.h"
-#include "trace/session.h"
-#include "trace/timeline.h"
+#include "record/clock.h"
+#include "session/session.h"
+#include "session/timeline.h"
 #include "tp_test.h"
 
 #define LANE(tid, k) ((tid) ^ ((uint32_t)(k) << TP_LANE_SHIFT))

@@ -7,8 +7,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "trace/gzip.h"
-#include "trace/gzip_isal.h"
+#include "gzip/gzip.h"
+#include "gzip/gzip_isal.h"
 #include "tp_test.h"
 
 #define ISAL_SONAME "libisal.so.2"

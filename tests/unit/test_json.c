@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "trace/json.h"
+#include "encode/json.h"
 #include "tp_test.h"
 
 static char out[4096];

@@ -5,7 +5,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "trace/naming.h"
+#include "files/naming.h"
 #include "tp_test.h"
 
 static char dir[] = "/tmp/tprof-naming-XXXXXX";

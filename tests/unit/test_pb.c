@@ -3,8 +3,8 @@
  * nested lengths that outgrow their one-byte placeholder. */
 #include <stdlib.h>
 
-#include "trace/pb.h"
-#include "trace/tev.h"
+#include "perfetto/pb.h"
+#include "encode/tev.h"
 #include "tp_test.h"
 
 static int bytes_eq(const struct tp_buf *b, const unsigned char *want,

@@ -7,7 +7,7 @@
  * byte for byte. */
 #include <stdlib.h>
 
-#include "trace/tev.h"
+#include "encode/tev.h"
 #include "tp_test.h"
 
 /* A kernel name as the writer caches it: JSON text at an address that

@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trace/pb_read.h"
-#include "trace/perfetto_ids.h"
-#include "trace/tev.h"
+#include "perfetto/pb_read.h"
+#include "perfetto/perfetto_ids.h"
+#include "encode/tev.h"
 #include "tp_test.h"
 
 static void put(struct tp_enc *e, int phase, const char *name, int64_t ts,

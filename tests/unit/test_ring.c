@@ -3,7 +3,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "trace/ring.h"
+#include "record/ring.h"
 #include "tp_test.h"
 
 #define PRODUCERS 8

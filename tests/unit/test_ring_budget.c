@@ -3,7 +3,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "trace/ring_budget.h"
+#include "record/ring_budget.h"
 #include "tp_test.h"
 
 static size_t vm_now(void)

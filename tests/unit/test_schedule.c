@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include "capture/capture.h"
-#include "trace/config.h"
+#include "config/config.h"
 #include "tp_test.h"
 
 #define fake tp_test_env

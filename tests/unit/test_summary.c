@@ -3,7 +3,7 @@
  * torch's), ranges with memory, steps, memory downsampling, drops. */
 #include <stdlib.h>
 
-#include "trace/hist.h"
+#include "summary/hist.h"
 #include "summary/summary.h"
 #include "summary/summary_int.h"
 #include "summary/summary_out.h"

@@ -11,7 +11,7 @@
 #include <cuda_profiler_api.h>
 #include <cuda_runtime_api.h>
 
-#include "preload/cudart_variants.h"
+#include "hooks/cudart/cudart_variants.h"
 
 static int iters;
 static int launch_only;

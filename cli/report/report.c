@@ -1,0 +1,321 @@
+/* tprof report: the command. Reads every input first, then writes; an
+ * input that fails stops the report before anything is printed, so a
+ * caller never sees half a report (or an HTML file) from bad inputs. */
+#include "report.h"
+#include "report_data.h"
+#include "report_input.h"
+#include "report_read.h"
+#include "report_hang.h"
+#include "files/atomic_file.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct opts {
+	const char *html;
+	const char *summaries;
+	int json;
+	int traces;		/* --traces */
+	char **files;
+	size_t nfiles;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: tprof report [--json] [--traces] [--html FILE]\n"
+		"                    [--summaries DIR]\n"
+		"                    DIR_OR_FILE...\n"
+		"\n"
+		"One report over many ranks: per-name statistics across\n"
+		"ranks, steps per rank and stragglers, as Markdown on\n"
+		"stdout. Reads <name>-rank<R>.summary.json files, or the\n"
+		"traces (tprof's or torch.profiler's) when a rank has no\n"
+		"summary; a directory gives every rank in it.\n"
+		"\n"
+		"  --json       print the report as JSON instead\n"
+		"  --traces     read each rank's trace even when it has a\n"
+		"               summary: the GPU analyses need the trace\n"
+		"               (summaries written at exit lack them)\n"
+		"  --html FILE  also write a self-contained HTML report with\n"
+		"               charts to FILE\n"
+		"  --summaries DIR\n"
+		"               also write the summary computed from each\n"
+		"               trace read to DIR/<stem>.summary.json, so\n"
+		"               later reports need not read the trace again\n"
+		"  --help       show this help\n"
+		"\n"
+		"Exit status: 0 done, 1 an input or output failed, 2 usage "
+		"error.\n");
+}
+
+/* Returns -1 to exit 2, 1 to exit 0 (help), 0 to go on. */
+static int parse_args(int argc, char **argv, struct opts *o)
+{
+	int i, opts = 1;
+
+	o->files = calloc((size_t)argc, sizeof(*o->files));
+	if (!o->files)
+		return -1;
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!opts || a[0] != '-' || !a[1]) {
+			o->files[o->nfiles++] = argv[i];
+		} else if (!strcmp(a, "--")) {
+			opts = 0;
+		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			usage(stdout);
+			return 1;
+		} else if (!strcmp(a, "--json")) {
+			o->json = 1;
+		} else if (!strcmp(a, "--traces")) {
+			o->traces = 1;
+		} else if (!strcmp(a, "--html") && i + 1 < argc) {
+			o->html = argv[++i];
+		} else if (!strncmp(a, "--html=", 7) && a[7]) {
+			o->html = a + 7;
+		} else if (!strcmp(a, "--summaries") && i + 1 < argc) {
+			o->summaries = argv[++i];
+		} else if (!strncmp(a, "--summaries=", 12) && a[12]) {
+			o->summaries = a + 12;
+		} else {
+			fprintf(stderr, "tprof report: %s '%s'\n",
+				!strcmp(a, "--html") ||
+				!strcmp(a, "--summaries") ? "missing argument to" :
+				"unknown option", a);
+			usage(stderr);
+			return -1;
+		}
+	}
+	if (!o->nfiles) {
+		usage(stderr);
+		return -1;
+	}
+	return 0;
+}
+
+/* A file of a further process of a rank (a forked child, an exec'd
+ * image): tprof names it <name>-rank<R>-pid<P>... */
+static int is_pid_file(const char *path)
+{
+	const char *base = strrchr(path, '/'), *p;
+
+	base = base ? base + 1 : path;
+	for (p = strstr(base, "-pid"); p; p = strstr(p + 1, "-pid"))
+		if (p[4] >= '0' && p[4] <= '9')
+			return 1;
+	return 0;
+}
+
+/* By rank (unknown last), the rank's own file (the process the launcher
+ * started) before its -pid files, then by file. */
+static int rank_cmp(const void *a, const void *b)
+{
+	const struct rp_rank *x = *(struct rp_rank *const *)a;
+	const struct rp_rank *y = *(struct rp_rank *const *)b;
+	int px, py;
+
+	if (x->rank != y->rank) {
+		if (x->rank == RP_NONE || y->rank == RP_NONE)
+			return x->rank == RP_NONE ? 1 : -1;
+		return x->rank < y->rank ? -1 : 1;
+	}
+	px = is_pid_file(x->path);
+	py = is_pid_file(y->path);
+	if (px != py)
+		return px - py;
+	return strcmp(x->path, y->path);
+}
+
+/* Labels "R", and "R#2", "R#3" for further inputs of one rank, which are
+ * kept as entries of their own. */
+static void label_ranks(struct rp_report *rep)
+{
+	struct rp_rank *r, *first = NULL;
+	size_t i, dup = 1;
+	char rs[24];
+
+	/* No trace, only hang dumps: ranks is NULL (qsort of NULL is
+	 * undefined even for none: UBSan). */
+	if (rep->nranks)
+		qsort(rep->ranks, rep->nranks, sizeof(*rep->ranks), rank_cmp);
+	for (i = 0; i < rep->nranks; i++) {
+		r = rep->ranks[i];
+		r->entry = i;
+		rp_rank_str(rs, sizeof(rs), r->rank);
+		if (r->rank == RP_NONE)
+			strcpy(rs, "?");
+		if (!first || first->rank != r->rank) {
+			first = r;
+			dup = 1;
+			snprintf(r->label, sizeof(r->label), "%s", rs);
+			continue;
+		}
+		snprintf(r->label, sizeof(r->label), "%s#%zu", rs, ++dup);
+		if (r->rank != RP_NONE)
+			fprintf(stderr, "tprof: warning: %s and %s are both "
+				"rank %s; reported as separate entries (%s "
+				"and %s)\n", first->path, r->path, rs,
+				first->label, r->label);
+	}
+}
+
+/* Inputs of one job share a world size; two sizes mean traces of
+ * different runs side by side, which the comparison would not mean. */
+static void warn_world_sizes(const struct rp_report *rep)
+{
+	const struct rp_rank *a = NULL, *r;
+	size_t i;
+
+	for (i = 0; i < rep->nranks; i++) {
+		r = rep->ranks[i];
+		if (r->world_size <= 0)
+			continue;
+		if (!a) {
+			a = r;
+		} else if (r->world_size != a->world_size) {
+			fprintf(stderr, "tprof: warning: the inputs mix world "
+				"sizes (%lld in %s, %lld in %s): are they one "
+				"job's?\n", (long long)a->world_size, a->path,
+				(long long)r->world_size, r->path);
+			return;
+		}
+	}
+}
+
+static int read_all_inputs(struct rp_report *rep, const struct opts *o)
+{
+	struct rp_inputs in = { 0 };
+	int ret = -1;
+
+	in.traces = o->traces;
+	if (rp_find_inputs(o->files, o->nfiles, &in))
+		goto out;
+	rep->ranks = calloc(in.n ? in.n : 1, sizeof(*rep->ranks));
+	if (!rep->ranks) {
+		rp_fail(o->files[0], "out of memory");
+		goto out;
+	}
+	if (rp_read_inputs(in.paths, in.n, rep->ranks))
+		goto out;
+	rep->nranks = in.n;
+	ret = 0;
+out:
+	rp_inputs_free(&in);
+	return ret;
+}
+
+/* Written next to FILE and renamed over it: a reader never sees half a
+ * file, and a failure leaves none. */
+static int write_file(const char *path, const struct tp_buf *b)
+{
+	if (tp_write_file_atomic(path, b->p, b->len) < 0)
+		return rp_fail(path, "cannot write: %s",
+			       tp_out_strerror(errno));
+	return 0;
+}
+
+static int write_summaries(const struct rp_report *rep, const char *dir)
+{
+	const struct rp_rank *r;
+	char *path;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < rep->nranks; i++) {
+		r = rep->ranks[i];
+		if (strcmp(r->kind, "trace"))
+			continue;
+		path = rp_summary_path(dir, r->path);
+		if (!path)
+			return rp_fail(dir, "out of memory");
+		ret = write_file(path, &r->json);
+		free(path);
+		if (ret)
+			return -1;
+	}
+	return 0;
+}
+
+/* hang: the hang section (Markdown) first; with no other input, alone. */
+static int emit(const struct rp_report *rep, const struct opts *o,
+		struct tp_buf *hang)
+{
+	struct tp_buf out = { 0 }, html = { 0 };
+	int ret = -1;
+
+	if (hang->len && !o->json)
+		tp_buf_put(&out, hang->p, hang->len);
+	if (hang->len && !rep->nranks)
+		;
+	else if (o->json)
+		rp_write_json(rep, &out);
+	else
+		rp_write_md(rep, &out);
+	if (o->html && rep->nranks)
+		rp_write_html(rep, &html);
+	if (out.oom || html.oom) {
+		rp_fail(o->html && html.oom ? o->html : "stdout",
+			"out of memory");
+		goto out;
+	}
+	if (o->html && !rep->nranks)
+		fprintf(stderr, "tprof: warning: no summary or trace to "
+			"report on: %s not written (the Hang section is on "
+			"stdout)\n", o->html);
+	else if (o->html && write_file(o->html, &html))
+		goto out;
+	if (o->summaries && write_summaries(rep, o->summaries))
+		goto out;
+	if (fwrite(out.p, 1, out.len, stdout) != out.len ||
+	    fflush(stdout)) {
+		rp_fail("stdout", "%s", strerror(errno));
+		goto out;
+	}
+	ret = 0;
+out:
+	tp_buf_free(&out);
+	tp_buf_free(&html);
+	return ret;
+}
+
+int tp_cmd_report(int argc, char **argv)
+{
+	struct rp_report rep = { 0 };
+	struct tp_buf hang = { 0 };
+	struct opts o = { 0 };
+	int ret = 1, r;
+	size_t i;
+
+	r = parse_args(argc, argv, &o);
+	if (r) {
+		free(o.files);
+		return r < 0 ? 2 : 0;
+	}
+	if (rp_hang_section(o.files, &o.nfiles, &hang) < 0)
+		goto out;
+	if (o.nfiles && read_all_inputs(&rep, &o))
+		goto out;
+	label_ranks(&rep);
+	warn_world_sizes(&rep);
+	if (rp_stats(&rep)) {
+		rp_fail(o.files[0], "out of memory");
+		goto out;
+	}
+	if (emit(&rep, &o, &hang))
+		goto out;
+	ret = 0;
+out:
+	tp_buf_free(&hang);
+	rp_stats_free(&rep);
+	for (i = 0; i < rep.nranks; i++)
+		rp_rank_free(rep.ranks[i]);
+	free(rep.ranks);
+	free(o.files);
+	return ret;
+}

@@ -1,0 +1,292 @@
+/* encode/: the typed event model (tev.h) and the JSON encoder; on
+ * util/ and gzip/. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+#include "json.h"
+
+void tp_buf_free(struct tp_buf *b)
+{
+	free(b->p);
+	b->p = NULL;
+	b->len = b->cap = 0;
+}
+
+int tp_buf_grow(struct tp_buf *b, size_t need)
+{
+	size_t cap = b->cap ? b->cap : 4096;
+	char *p;
+
+	while (cap < b->len + need)
+		cap *= 2;
+	p = realloc(b->p, cap);
+	if (!p) {
+		b->oom = 1;
+		return -1;
+	}
+	b->p = p;
+	b->cap = cap;
+	return 0;
+}
+
+void tp_buf_cstr(struct tp_buf *b, const char *s)
+{
+	tp_buf_put(b, s, strlen(s));
+}
+
+/* Length of a valid UTF-8 sequence at s (at most n bytes), or 0. Rejects
+ * overlong forms, surrogates and code points above U+10FFFF. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+	unsigned c = s[0];
+	size_t len, i;
+	unsigned cp;
+
+	if (c >= 0xc2 && c <= 0xdf)
+		len = 2, cp = c & 0x1f;
+	else if (c >= 0xe0 && c <= 0xef)
+		len = 3, cp = c & 0x0f;
+	else if (c >= 0xf0 && c <= 0xf4)
+		len = 4, cp = c & 0x07;
+	else
+		return 0;
+	if (len > n)
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+	    (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+		return 0;
+	return len;
+}
+
+static void put_escape(struct tp_buf *b, unsigned char c)
+{
+	static const char hex[] = "0123456789abcdef";
+	char e[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15] };
+
+	switch (c) {
+	case '"':  tp_buf_lit(b, "\\\""); return;
+	case '\\': tp_buf_lit(b, "\\\\"); return;
+	case '\n': tp_buf_lit(b, "\\n"); return;
+	case '\r': tp_buf_lit(b, "\\r"); return;
+	case '\t': tp_buf_lit(b, "\\t"); return;
+	}
+	tp_buf_put(b, e, sizeof(e));
+}
+
+/* Bytes that need no escape inside a string. */
+static const unsigned char plain[256] = {
+	[0x20 ... 0x21] = 1,
+	[0x23 ... 0x5b] = 1,
+	[0x5d ... 0x7f] = 1,
+};
+
+/* Bytes at s (n of them) that need no escape: printable ASCII but the
+ * quote and the backslash. With SSE2 (every x86-64), 16 at a time: a
+ * signed compare with 0x20 catches control and non-ASCII bytes alike;
+ * the last 16 of a longer string are read once more, overlapping, so
+ * only strings under 16 bytes go byte by byte. Kernel names, call
+ * stacks and converted traces' strings are long and plain. */
+static inline size_t plain_len(const unsigned char *s, size_t n)
+{
+	size_t i = 0;
+#ifdef __SSE2__
+	const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\');
+	const __m128i low = _mm_set1_epi8(0x20);
+	__m128i v, stop;
+	unsigned m;
+
+	if (n >= 16) {
+		for (;; i += 16) {
+			if (i > n - 16) {
+				/* The tail: bytes before i were plain. */
+				i = n - 16;
+			}
+			v = _mm_loadu_si128((const __m128i *)(const void *)
+					    (s + i));
+			stop = _mm_or_si128(_mm_or_si128(
+					_mm_cmpeq_epi8(v, quote),
+					_mm_cmpeq_epi8(v, bslash)),
+					_mm_cmplt_epi8(v, low));
+			m = (unsigned)_mm_movemask_epi8(stop);
+			if (m)
+				return i + (unsigned)__builtin_ctz(m);
+			if (i + 16 >= n)
+				return n;
+		}
+	}
+#endif
+	while (i < n && plain[s[i]])
+		i++;
+	return i;
+}
+
+/* Quotes, backslashes and control characters are escaped; bytes that are
+ * not valid UTF-8 become U+FFFD so the file always parses. */
+void tp_json_escape(struct tp_buf *b, const char *s, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i = 0, l;
+
+	for (;;) {
+		l = plain_len(u + i, n - i);
+		tp_buf_put(b, s + i, l);
+		i += l;
+		if (i >= n)
+			return;
+		if (u[i] < 0x80) {
+			put_escape(b, u[i]);
+			i++;
+			continue;
+		}
+		l = utf8_len(u + i, n - i);
+		if (l) {
+			tp_buf_put(b, s + i, l);
+			i += l;
+		} else {
+			tp_buf_lit(b, "\xef\xbf\xbd");
+			i++;
+		}
+	}
+}
+
+void tp_json_strn(struct tp_buf *b, const char *s, size_t n)
+{
+	tp_buf_char(b, '"');
+	tp_json_escape(b, s, n);
+	tp_buf_char(b, '"');
+}
+
+void tp_json_str(struct tp_buf *b, const char *s)
+{
+	tp_json_strn(b, s, strlen(s));
+}
+
+static const char digit_pairs[] =
+	"00010203040506070809101112131415161718192021222324252627282930313233"
+	"34353637383940414243444546474849505152535455565758596061626364656667"
+	"6869707172737475767778798081828384858687888990919293949596979899";
+
+/* v in decimal at p, which has room for 20 bytes; returns the end:
+ * the digits are counted first (from the bit length, one compare), then
+ * written back to front two at a time, with no copy. */
+char *tp_json_u64_at(char *p, uint64_t v)
+{
+	static const uint64_t pow10[20] = {
+		1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+		1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19,
+	};
+	/* floor(log10(2^bits)): v has n or n + 1 digits (v | 1: 0 has
+	 * one, and no power of ten is odd). */
+	int n = (64 - __builtin_clzll(v | 1)) * 1233 >> 12;
+	uint64_t t;
+
+	n += (v | 1) >= pow10[n];
+	p += n;
+	t = (uint64_t)n;
+	while (v >= 100) {
+		unsigned d = (unsigned)(v % 100) * 2;
+
+		v /= 100;
+		*--p = digit_pairs[d + 1];
+		*--p = digit_pairs[d];
+	}
+	if (v >= 10) {
+		*--p = digit_pairs[v * 2 + 1];
+		*--p = digit_pairs[v * 2];
+	} else {
+		*--p = (char)('0' + v);
+	}
+	return p + t;
+}
+
+/* Two digits per division, written in place: the writer prints several
+ * numbers per event. */
+void tp_json_u64(struct tp_buf *b, uint64_t v)
+{
+	if (tp_buf_reserve(b, 20))
+		return;
+	b->len = (size_t)(tp_json_u64_at(b->p + b->len, v) - b->p);
+}
+
+void tp_json_i64(struct tp_buf *b, int64_t v)
+{
+	if (v < 0) {
+		tp_buf_char(b, '-');
+		tp_json_u64(b, (uint64_t)0 - (uint64_t)v);
+		return;
+	}
+	tp_json_u64(b, (uint64_t)v);
+}
+
+/* "0x..." written in place, the nibbles counted first. */
+void tp_json_hex(struct tp_buf *b, uint64_t v)
+{
+	static const char hex[] = "0123456789abcdef";
+	uint64_t t = v >> 4;
+	char *p;
+	int n = 1;
+
+	while (t) {
+		t >>= 4;
+		n++;
+	}
+	if (tp_buf_reserve(b, (size_t)n + 4))
+		return;
+	p = b->p + b->len;
+	b->len += (size_t)n + 4;
+	*p++ = '"';
+	*p++ = '0';
+	*p++ = 'x';
+	p[n] = '"';
+	while (n) {
+		p[--n] = hex[v & 15];
+		v >>= 4;
+	}
+}
+
+/* Nanoseconds as microseconds with exactly three decimals. */
+void tp_json_us(struct tp_buf *b, int64_t ns)
+{
+	uint64_t u;
+	unsigned r;
+	char *p;
+
+	if (ns < 0) {
+		tp_buf_char(b, '-');
+		u = (uint64_t)0 - (uint64_t)ns;
+	} else {
+		u = (uint64_t)ns;
+	}
+	if (tp_buf_reserve(b, 20 + 4))
+		return;
+	p = tp_json_u64_at(b->p + b->len, u / 1000);
+	r = (unsigned)(u % 1000);
+	p[0] = '.';
+	p[1] = (char)('0' + r / 100);
+	p[2] = digit_pairs[r % 100 * 2];
+	p[3] = digit_pairs[r % 100 * 2 + 1];
+	b->len = (size_t)(p + 4 - b->p);
+}
+
+void tp_json_double(struct tp_buf *b, double v)
+{
+	char s[32];
+	int n;
+
+	if (!isfinite(v)) {
+		tp_buf_lit(b, "null");
+		return;
+	}
+	n = snprintf(s, sizeof(s), "%.17g", v);
+	if (n > 0)
+		tp_buf_put(b, s, (size_t)n);
+}
