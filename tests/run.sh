@@ -13,14 +13,21 @@ set -u
 cd "$(dirname "$0")/.."
 
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+times=$(mktemp)
+trap 'rm -f "$log" "$times"' EXIT
+
+now_ms() {
+	date +%s%3N
+}
 
 run() {
-	local name=$1 rc
+	local name=$1 rc t0
 	shift
 	echo "== $name"
+	t0=$(now_ms)
 	"$@" 2>&1 | tee -a "$log" | grep -v '^PASS '
 	rc=${PIPESTATUS[0]}
+	echo "$(( $(now_ms) - t0 )) $name" >>"$times"
 	if [ "$rc" -ne 0 ]; then
 		echo "FAIL $name: exited with status $rc" | tee -a "$log"
 	fi
@@ -56,6 +63,9 @@ failed=$(grep -c '^FAIL ' "$log")
 # "SKIP name: why": a check this build cannot make (a sanitizer's).
 skipped=$(grep -c '^SKIP ' "$log")
 echo
+# Where the time went, so a slow test is seen before it slows everyone.
+echo "slowest (s):" $(sort -rn "$times" | head -5 |
+	awk '{ printf "%s %.1f,", $2, $1 / 1000 }' | sed 's/,$//')
 grep '^FAIL ' "$log"
 if [ "$skipped" -gt 0 ]; then
 	grep '^SKIP ' "$log"

@@ -502,11 +502,18 @@ def lost_permission():
           "free space" not in errs[0], r.stderr)
     cleanup(r)
 
-    # Started as another user against a directory it cannot write.
+    # Started as another user against a directory it cannot write. The
+    # library and the program are copied where that user may read them:
+    # the clone may live under a directory only its owner can enter.
     outdir = tempfile.mkdtemp(prefix="tprof-it-")
     os.chmod(outdir, 0o755)
+    bindir = tempfile.mkdtemp(prefix="tprof-bin-")
+    os.chmod(bindir, 0o755)
+    lib, prog_copy = (shutil.copy2(p, bindir) for p in (LIB, ROBUST))
     r = run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
-             ROBUST, "exec", "1", "10"], outdir=outdir)
+             prog_copy, "exec", "1", "10"], outdir=outdir, preload=False,
+            env={"LD_PRELOAD": PRELOAD.replace(LIB, lib)})
+    shutil.rmtree(bindir)
     eq("other user: exit status", r.rc, 0)
     eq("other user: nothing written, no .tmp", r.all_files(), [])
     errs = error_lines(r.stderr)
