@@ -1,4 +1,4 @@
-/* The two encoders of the typed event model (trace/tev.h) on the same
+/* The two encoders of the typed event model (encode/tev.h) on the same
  * kernel launch events as bench_writer's: what the launch hook records
  * (ret, kernel, grid, block, shared memory, stream), from bench_writer's
  * generator (launch_gen.h: same seed, mix of kernels, grids, streams,

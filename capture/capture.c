@@ -1,5 +1,5 @@
 /* capture/: when events are kept: steps, the schedule over them, and the
- * gates; on trace/ and summary/. */
+ * gates; on summary/ and the folders below it. */
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>

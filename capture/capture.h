@@ -1,5 +1,5 @@
 /* capture/: when events are kept: steps, the schedule over them, and the
- * gates; on trace/ and summary/. */
+ * gates; on summary/ and the folders below it. */
 /* When events are kept: steps, the schedule over them, and the gates
  * that open and close recording.
  *

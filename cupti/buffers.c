@@ -1,5 +1,5 @@
 /* cupti/: the CUPTI client: GPU activity, API callbacks, devices, GPU
- * tracks; on trace/ .. output/. */
+ * tracks; on util/ .. output/. */
 /* The buffers tprof lends CUPTI for activity records.
  *
  * TP_CUPTI_BUF_BYTES each: since CUDA 13 CUPTI keeps one buffer per

@@ -1,5 +1,5 @@
 /* cupti/: the CUPTI client: GPU activity, API callbacks, devices, GPU
- * tracks; on trace/ .. output/. */
+ * tracks; on util/ .. output/. */
 /* CUPTI's API callbacks, on the program's threads, inside CUDA calls.
  *
  * A call a preload hook is timing (t->in_hook) only hands over its

@@ -1,5 +1,5 @@
 /* cupti/: the CUPTI client: GPU activity, API callbacks, devices, GPU
- * tracks; on trace/ .. output/. */
+ * tracks; on util/ .. output/. */
 /* Collection: start CUPTI once per process, and turn the buffers it hands
  * back (buffers.c) into trace events on the writer's thread.
  *

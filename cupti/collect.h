@@ -1,5 +1,5 @@
 /* cupti/: the CUPTI client: GPU activity, API callbacks, devices, GPU
- * tracks; on trace/ .. output/. */
+ * tracks; on util/ .. output/. */
 /* The collection's state, shared by its three parts: collect.c (start,
  * take, convert, stats), buffers.c (the buffers lent to CUPTI) and
  * finish.c (the detach after the last window, and the flush at exit). */

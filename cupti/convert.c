@@ -1,5 +1,5 @@
 /* cupti/: the CUPTI client: GPU activity, API callbacks, devices, GPU
- * tracks; on trace/ .. output/. */
+ * tracks; on util/ .. output/. */
 /* CUPTI activity records into trace events, on the writer thread.
  *
  * GPU ops go on (device, stream) tracks with Kineto's categories and
@@ -293,7 +293,7 @@ static struct tp_track *place(const struct tp_clock_map *m, uint32_t pid,
  * (output/writer.c); set before close_op. A Perfetto flow has one start
  * and one end, where JSON's "s" fans out to every op of the launch (a
  * graph's kernels): the k-th op after the first ends a flow of its own
- * (trace/flow_ids.h), begun by an instant on the launch's slice. */
+ * (encode/flow_ids.h), begun by an instant on the launch's slice. */
 static void flow_in(struct tp_buf *b, struct tp_corr *launch, uint32_t corr)
 {
 	uint64_t id;

@@ -1,5 +1,5 @@
 /* cupti/: the CUPTI client: GPU activity, API callbacks, devices, GPU
- * tracks; on trace/ .. output/. */
+ * tracks; on util/ .. output/. */
 /* tprof's CUPTI client: GPU kernels, copies, memsets, syncs and memory,
  * each joined to the CPU call that launched it.
  *

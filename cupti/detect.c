@@ -1,5 +1,5 @@
 /* cupti/: the CUPTI client: GPU activity, API callbacks, devices, GPU
- * tracks; on trace/ .. output/. */
+ * tracks; on util/ .. output/. */
 /* Whether the program itself carries GPU code: nvcc puts it in an
  * .nv_fatbin section. Such a program may use a static cudart that no hook
  * sees, so CUPTI must be up before its first kernel, that is at load. */

@@ -1,5 +1,5 @@
 /* cupti/: the CUPTI client: GPU activity, API callbacks, devices, GPU
- * tracks; on trace/ .. output/. */
+ * tracks; on util/ .. output/. */
 #include <stdio.h>
 #include <string.h>
 

@@ -1,5 +1,5 @@
 /* cupti/: the CUPTI client: GPU activity, API callbacks, devices, GPU
- * tracks; on trace/ .. output/. */
+ * tracks; on util/ .. output/. */
 /* What CUPTI tells of each device (DEVICE records) and which device each
  * context is on (CONTEXT records; sync records name only the context).
  * Writer thread only. */

@@ -1,5 +1,5 @@
 /* cupti/: the CUPTI client: GPU activity, API callbacks, devices, GPU
- * tracks; on trace/ .. output/. */
+ * tracks; on util/ .. output/. */
 /* Whether an NVIDIA driver answers: CUPTI is called only then.
  *
  * Without a working driver, the CUPTI 13.2 that CUDA 13 PyTorch wheels ship

@@ -1,5 +1,5 @@
 /* cupti/: the CUPTI client: GPU activity, API callbacks, devices, GPU
- * tracks; on trace/ .. output/. */
+ * tracks; on util/ .. output/. */
 /* How GPU collection ends, in the two places CUPTI allows it.
  *
  * After the last recording window (the writer asks, once that window's

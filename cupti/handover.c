@@ -1,5 +1,5 @@
 /* cupti/: the CUPTI client: GPU activity, API callbacks, devices, GPU
- * tracks; on trace/ .. output/. */
+ * tracks; on util/ .. output/. */
 /* Sharing CUPTI with the program's own profiler (torch.profiler's Kineto,
  * nsys, compute-sanitizer).
  *

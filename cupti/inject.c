@@ -1,5 +1,5 @@
 /* cupti/: the CUPTI client: GPU activity, API callbacks, devices, GPU
- * tracks; on trace/ .. output/. */
+ * tracks; on util/ .. output/. */
 /* Starting CUPTI in programs no hook sees before their first kernel.
  *
  * A program that uses only the driver API (JAX, Triton: libcuda.so.1

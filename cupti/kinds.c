@@ -1,5 +1,5 @@
 /* cupti/: the CUPTI client: GPU activity, API callbacks, devices, GPU
- * tracks; on trace/ .. output/. */
+ * tracks; on util/ .. output/. */
 /* The activity kinds tprof enables, and CUPTI's count of what it dropped. */
 #include <stdio.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /* cupti/: the CUPTI client: GPU activity, API callbacks, devices, GPU
- * tracks; on trace/ .. output/. */
+ * tracks; on util/ .. output/. */
 /* Finding libcupti without linking it: the copy already in the process
  * (PyTorch wheels ship one), TPROF_CUPTI_LIB, the one next to the loaded
  * libcudart (of its CUDA major version), then the toolkit.

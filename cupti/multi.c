@@ -1,5 +1,5 @@
 /* cupti/: the CUPTI client: GPU activity, API callbacks, devices, GPU
- * tracks; on trace/ .. output/. */
+ * tracks; on util/ .. output/. */
 /* CUPTI 13.3 and later let several subscribers coexist: tprof subscribes
  * with cuptiSubscribe_v2 and allowMultipleSubscribers = 1, and its
  * activity calls go to its own subscriber, so the program's own

@@ -1,5 +1,5 @@
 /* cupti/: the CUPTI client: GPU activity, API callbacks, devices, GPU
- * tracks; on trace/ .. output/. */
+ * tracks; on util/ .. output/. */
 /* GPU tracks: one per (device, stream), with its own sync and overhead
  * tracks, each holding the ops already placed on it so that a new op is
  * never written overlapping one of them.

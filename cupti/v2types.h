@@ -1,5 +1,5 @@
 /* cupti/: the CUPTI client: GPU activity, API callbacks, devices, GPU
- * tracks; on trace/ .. output/. */
+ * tracks; on util/ .. output/. */
 /* The types of CUPTI 13.3+'s several subscribers that tprof uses, as the
  * CUPTI 13.5.25 headers define them (nvidia-cuda-cupti 13.5.25 wheel,
  * CUPTI_API_VERSION 130500: cupti_callbacks.h, cupti_activity.h). The

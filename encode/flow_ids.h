@@ -1,8 +1,8 @@
 /* encode/: the typed event model (tev.h) and the JSON encoder; on
  * util/ and gzip/. */
 /* Flow ids in tprof's Perfetto traces, one scheme for the library's
- * launches (cupti/convert.c), `tprof convert` (cli/convert_flows.c) and
- * the reader that folds them back (cli/pftrace_event.c).
+ * launches (cupti/convert.c), `tprof convert` (cli/convert/convert_flows.c) and
+ * the reader that folds them back (cli/read/pftrace_event.c).
  *
  * A Perfetto flow has one start and one end (FlowTracker::End forgets
  * the id); JSON's "s" links every "f" of its id (a graph launch's to

@@ -3,7 +3,7 @@
 /* The JSON encoder of the typed event model (tev.h): Kineto's layout as
  * the writer prints it today (docs/trace-format.md): one event a line,
  * ts/dur in microseconds with three decimals, strings escaped by
- * trace/json.c. */
+ * encode/json.c. */
 #include <stdlib.h>
 #include <string.h>
 

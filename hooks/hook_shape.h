@@ -13,7 +13,7 @@
  *   call_t tp_call;                    its first member: struct tp_rec r
  *   if (!(enter))                      not recorded (or a nested call):
  *           return real(args);         forward only
- *   publish the call (TPROF_HANG)      trace/inflight.h
+ *   publish the call (TPROF_HANG)      record/inflight.h
  *   ret = real(args);
  *   withdraw it
  *   leave;                             after the call, before its end time

@@ -1,7 +1,7 @@
 /* output/: the background writer: drains the rings into the trace file,
  * with its metadata and trailer; on every folder above. */
-/* The hang watchdog: reads the threads' inflight slots (trace/inflight.h)
- * and the communicators' sequence numbers (trace/collseq.h) on the
+/* The hang watchdog: reads the threads' inflight slots (record/inflight.h)
+ * and the communicators' sequence numbers (record/collseq.h) on the
  * writer thread, which alone frees threads, so every slot it reads is
  * live. Calls trace/ and stacks/ only. */
 #define _GNU_SOURCE

@@ -2,7 +2,7 @@
  * interning, tracks, annotations; on encode/ and below. */
 /* Reading protobuf wire format, for what tprof reads back of its own
  * Perfetto output: the flight recorder's trim (perfetto_trim.c) and `tprof
- * recover`'s cut of a killed writer's stream (cli/recover_cut.c). Bounds
+ * recover`'s cut of a killed writer's stream (cli/recover/recover_cut.c). Bounds
  * are checked on every read: the input may be cut anywhere. */
 #ifndef TP_PB_READ_H
 #define TP_PB_READ_H

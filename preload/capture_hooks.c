@@ -1,5 +1,5 @@
-/* preload/: the hooks and the library's life in the process (constructor,
- * signals, fork, exec); the top layer. */
+/* preload/: the library's life in the process (constructor, signals, fork,
+ * exec), the program's capture gates and tprof's C API; the top layer. */
 /* The program's side of the capture gates: cudaProfilerStart/Stop
  * (TPROF_CAPTURE=cudaProfilerApi), the TPROF_SIGNAL toggle, and
  * TPROF_NSYS, which hands nsys the windows tprof keeps. */

@@ -1,5 +1,5 @@
-/* preload/: the hooks and the library's life in the process (constructor,
- * signals, fork, exec); the top layer. */
+/* preload/: the library's life in the process (constructor, signals, fork,
+ * exec), the program's capture gates and tprof's C API; the top layer. */
 #ifndef TP_CAPTURE_HOOKS_H
 #define TP_CAPTURE_HOOKS_H
 

@@ -1,5 +1,5 @@
-/* preload/: the hooks and the library's life in the process (constructor,
- * signals, fork, exec); the top layer. */
+/* preload/: the library's life in the process (constructor, signals, fork,
+ * exec), the program's capture gates and tprof's C API; the top layer. */
 /* Deaths that skip the normal exit path: a crash signal (SIGSEGV, SIGBUS,
  * SIGFPE, SIGILL, SIGABRT) or _exit/_Exit. The trace is completed and
  * renamed first (tp_crash_dump, output/crash.h), then the process dies

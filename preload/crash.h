@@ -1,5 +1,5 @@
-/* preload/: the hooks and the library's life in the process (constructor,
- * signals, fork, exec); the top layer. */
+/* preload/: the library's life in the process (constructor, signals, fork,
+ * exec), the program's capture gates and tprof's C API; the top layer. */
 /* Crash signals and _exit: see crash.c. */
 #ifndef TP_PRELOAD_CRASH_H
 #define TP_PRELOAD_CRASH_H

@@ -1,9 +1,9 @@
-/* preload/: the hooks and the library's life in the process (constructor,
- * signals, fork, exec); the top layer. */
+/* preload/: the library's life in the process (constructor, signals, fork,
+ * exec), the program's capture gates and tprof's C API; the top layer. */
 /* exec replaces the process image without running destructors: complete
  * the trace first. The environment (LD_PRELOAD, TPROF_*, TPROF_RUN_ID)
  * carries tprof into the new program, which writes a file of its own
- * (trace/naming.h). An exec that fails returns to the program: recording
+ * (files/naming.h). An exec that fails returns to the program: recording
  * resumes, into a new file. */
 #define _GNU_SOURCE
 #include <dlfcn.h>

@@ -1,5 +1,5 @@
-/* preload/: the hooks and the library's life in the process (constructor,
- * signals, fork, exec); the top layer. */
+/* preload/: the library's life in the process (constructor, signals, fork,
+ * exec), the program's capture gates and tprof's C API; the top layer. */
 /* A privileged program that drops root (a daemon switching to its user)
  * may no longer rename, or even remove, the trace it began as root in a
  * directory only root may write: the trace would be left as a .tmp. So

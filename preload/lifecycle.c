@@ -1,5 +1,5 @@
-/* preload/: the hooks and the library's life in the process (constructor,
- * signals, fork, exec); the top layer. */
+/* preload/: the library's life in the process (constructor, signals, fork,
+ * exec), the program's capture gates and tprof's C API; the top layer. */
 /* The library's life in the profiled process: load, fork, exec, signals,
  * exit. Whatever happens, the program's own behaviour (output, signal
  * handling, exit status) stays what it would be without tprof. */

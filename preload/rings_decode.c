@@ -1,8 +1,8 @@
-/* preload/: the hooks and the library's life in the process (constructor,
- * signals, fork, exec); the top layer. */
-/* tprof_rings_decode: a killed process's rings file (trace/ringfile.h)
+/* preload/: the library's life in the process (constructor, signals, fork,
+ * exec), the program's capture gates and tprof's C API; the top layer. */
+/* tprof_rings_decode: a killed process's rings file (record/ringfile.h)
  * turned into trace events by this library's own formatters, for `tprof
- * recover` (cli/recover_rings.c), which dlopens libtprof.so with
+ * recover` (cli/recover/recover_rings.c), which dlopens libtprof.so with
  * TPROF_DISABLE=1 so that the constructor only registers the API tables.
  *
  * Each ring is read from its position at the file's published sync point

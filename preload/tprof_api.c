@@ -1,5 +1,5 @@
-/* preload/: the hooks and the library's life in the process (constructor,
- * signals, fork, exec); the top layer. */
+/* preload/: the library's life in the process (constructor, signals, fork,
+ * exec), the program's capture gates and tprof's C API; the top layer. */
 /* The public C API of tprof.h: what a program (or the Python helper,
  * through ctypes) calls to mark its steps and ranges. */
 #include "capture/capture.h"

@@ -27,7 +27,7 @@ struct tp_ring {
 	uint64_t dropped;
 	/* consumer side: tail is what the producer may reuse, rd what the
 	 * consumer has read. They are one unless hold is set (a ring in the
-	 * rings file, trace/ringfile.h): then slots read since the last
+	 * rings file, record/ringfile.h): then slots read since the last
 	 * sync point of the trace go back only at the next one
 	 * (tp_ring_publish), so a kill never loses a record that is neither
 	 * in the file's synced part nor in the ring. */

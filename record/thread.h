@@ -16,7 +16,7 @@
 #include "drops.h"
 #include "ring.h"
 
-/* The hooked call a thread is inside (TPROF_HANG, trace/inflight.h):
+/* The hooked call a thread is inside (TPROF_HANG, record/inflight.h):
  * written by the thread at entry, cleared at exit, read by the writer's
  * watchdog under the seqlock gen (odd while being written). */
 struct tp_inflight {

@@ -1,5 +1,5 @@
 /* stacks/: call stacks: capture (libunwind, Python perf trampolines),
- * symbolization, interning; on trace/ only. */
+ * symbolization, interning; on util/ .. session/. */
 /* Symbols of JIT code from /tmp/perf-<pid>.map, the file the Python
  * interpreter (3.12 and later, with -X perf or PYTHONPERFSUPPORT=1) and
  * other JITs write for perf: one "START SIZE name" line per function. */

@@ -1,5 +1,5 @@
 /* stacks/: call stacks: capture (libunwind, Python perf trampolines),
- * symbolization, interning; on trace/ only. */
+ * symbolization, interning; on util/ .. session/. */
 /* Call stacks of slow CUDA calls (TPROF_BACKTRACE).
  *
  * The recording thread unwinds its own stack with libunwind (loaded at run

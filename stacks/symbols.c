@@ -1,5 +1,5 @@
 /* stacks/: call stacks: capture (libunwind, Python perf trampolines),
- * symbolization, interning; on trace/ only. */
+ * symbolization, interning; on util/ .. session/. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <elf.h>

@@ -1,5 +1,5 @@
 /* stacks/: call stacks: capture (libunwind, Python perf trampolines),
- * symbolization, interning; on trace/ only. */
+ * symbolization, interning; on util/ .. session/. */
 /* Kernel names from host addresses, resolved by the writer thread only.
  *
  * Sources, best first: the device function name cudart registers for each
@@ -17,7 +17,7 @@
 
 void tp_sym_note_function(const void *host_fn, const char *device_name);
 void tp_sym_note_kernel_handle(const void *handle, const void *host_fn);
-/* Every name noted so far, into the rings file (trace/ringfile.h). */
+/* Every name noted so far, into the rings file (record/ringfile.h). */
 void tp_sym_note_all_to_ringfile(void);
 /* Names only from notes, never from this process's ELF files (the rings
  * decoder, for another process's addresses). */

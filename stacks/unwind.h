@@ -1,5 +1,5 @@
 /* stacks/: call stacks: capture (libunwind, Python perf trampolines),
- * symbolization, interning; on trace/ only. */
+ * symbolization, interning; on util/ .. session/. */
 /* Native call stacks with libunwind, loaded at run time (dlopen), so that
  * libtprof.so itself links only libc and zlib.
  *

@@ -1,5 +1,6 @@
 /* summary/: the summary aggregator: per-name statistics, histograms, steps,
- * groups, memory, and its JSON/markdown output; on trace/ and stacks/. */
+ * groups, memory, and its JSON/markdown output; on util/ .. session/ and
+ * stacks/. */
 /* The GPU analyses of the summary's "gpu" member: GPU time (kernels,
  * copies, sets, busy as the union over streams, span), HTA's temporal
  * breakdown and communication/computation overlap, launch delays and a

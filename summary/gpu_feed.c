@@ -1,5 +1,6 @@
 /* summary/: the summary aggregator: per-name statistics, histograms, steps,
- * groups, memory, and its JSON/markdown output; on trace/ and stacks/. */
+ * groups, memory, and its JSON/markdown output; on util/ .. session/ and
+ * stacks/. */
 /* The GPU analyses' entry (gpu.h): each span the aggregator takes
  * becomes a record (a GPU slice, a launch call, a range, a step, another
  * CPU span), counted at once where order does not matter (sums, range

@@ -1,5 +1,6 @@
 /* summary/: the summary aggregator: per-name statistics, histograms, steps,
- * groups, memory, and its JSON/markdown output; on trace/ and stacks/. */
+ * groups, memory, and its JSON/markdown output; on util/ .. session/ and
+ * stacks/. */
 /* The GPU analyses' reorder window: records by start, then kind
  * (gpu_int.h says why that order). Events reach the summary out of time
  * order (CUPTI delivers GPU activity in buffers, a span is written at its

@@ -1,5 +1,6 @@
 /* summary/: the summary aggregator: per-name statistics, histograms, steps,
- * groups, memory, and its JSON/markdown output; on trace/ and stacks/. */
+ * groups, memory, and its JSON/markdown output; on util/ .. session/ and
+ * stacks/. */
 /* Inside the GPU analyses (gpu.h): the records, the sweep's state and
  * the calls between gpu_feed.c, gpu_heap.c, gpu_sweep.c, gpu_join.c,
  * gpu_spill.c and gpu_json.c. */

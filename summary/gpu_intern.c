@@ -1,5 +1,6 @@
 /* summary/: the summary aggregator: per-name statistics, histograms, steps,
- * groups, memory, and its JSON/markdown output; on trace/ and stacks/. */
+ * groups, memory, and its JSON/markdown output; on util/ .. session/ and
+ * stacks/. */
 /* Interned strings for the GPU analyses (range names, CPU event names):
  * open addressing over ids, at most half full, so a probe always ends.
  * A leaf: calls nothing of summary/. */

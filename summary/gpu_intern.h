@@ -1,5 +1,6 @@
 /* summary/: the summary aggregator: per-name statistics, histograms, steps,
- * groups, memory, and its JSON/markdown output; on trace/ and stacks/. */
+ * groups, memory, and its JSON/markdown output; on util/ .. session/ and
+ * stacks/. */
 /* Interned strings: each distinct string once, by number (gpu_intern.c).
  * Memory grows with the distinct strings, never with the events. */
 #ifndef TP_GPU_INTERN_H

@@ -1,5 +1,6 @@
 /* summary/: the summary aggregator: per-name statistics, histograms, steps,
- * groups, memory, and its JSON/markdown output; on trace/ and stacks/. */
+ * groups, memory, and its JSON/markdown output; on util/ .. session/ and
+ * stacks/. */
 /* The GPU analyses' joins, taken in the sweep's time order: a launch
  * call waits in a table by correlation id for its slices (HTA's launch
  * delay: a slice's start minus its call's end), tagged with the ranges

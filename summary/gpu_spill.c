@@ -1,5 +1,6 @@
 /* summary/: the summary aggregator: per-name statistics, histograms, steps,
- * groups, memory, and its JSON/markdown output; on trace/ and stacks/. */
+ * groups, memory, and its JSON/markdown output; on util/ .. session/ and
+ * stacks/. */
 /* The GPU analyses' exact mode (gpu_int.h): its external sorts, each
  * made on first use with a quarter of the budget, and the first failure
  * kept (the "gpu" member is then null, and the CLI says why). A leaf

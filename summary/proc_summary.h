@@ -1,5 +1,6 @@
 /* summary/: the summary aggregator: per-name statistics, histograms, steps,
- * groups, memory, and its JSON/markdown output; on trace/ and stacks/. */
+ * groups, memory, and its JSON/markdown output; on util/ .. session/ and
+ * stacks/. */
 /* This process's summary: fed by the writer thread as it writes each
  * event, and by the recording threads' drop tables; written next to the
  * trace when it completes (<name>-rank<R>.summary.json and .md), with

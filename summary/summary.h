@@ -1,5 +1,6 @@
 /* summary/: the summary aggregator: per-name statistics, histograms, steps,
- * groups, memory, and its JSON/markdown output; on trace/ and stacks/. */
+ * groups, memory, and its JSON/markdown output; on util/ .. session/ and
+ * stacks/. */
 /* Where the time went: one process's events folded into per-name
  * statistics, written as <name>-rank<R>.summary.json and .summary.md.
  *
@@ -10,7 +11,7 @@
  * summary computed from a trace matches the one written at exit.
  *
  * Callers pass what a trace event holds: category, name, track, times in
- * nanoseconds after baseTimeNanoseconds, and the args: typed (trace/tev.h,
+ * nanoseconds after baseTimeNanoseconds, and the args: typed (encode/tev.h,
  * the writer's API events) or the args object's JSON text (a trace file);
  * the aggregator reads the few args it needs (GEMM shapes and FLOPs, NCCL
  * sizes, range memory, correlation) from either.

@@ -1,5 +1,6 @@
 /* summary/: the summary aggregator: per-name statistics, histograms, steps,
- * groups, memory, and its JSON/markdown output; on trace/ and stacks/. */
+ * groups, memory, and its JSON/markdown output; on util/ .. session/ and
+ * stacks/. */
 /* The short table on stderr at exit (TPROF_SUMMARY): the top GPU
  * kernels, CPU-side calls and ranges, each line starting "tprof: ". */
 #include <stdio.h>

@@ -1,5 +1,6 @@
 /* summary/: the summary aggregator: per-name statistics, histograms, steps,
- * groups, memory, and its JSON/markdown output; on trace/ and stacks/. */
+ * groups, memory, and its JSON/markdown output; on util/ .. session/ and
+ * stacks/. */
 /* The aggregator's tables, shared by its parts (summary.c folds events
  * in, summary_out.c writes them out). Not for other users. */
 #ifndef TP_SUMMARY_INT_H

@@ -1,5 +1,6 @@
 /* summary/: the summary aggregator: per-name statistics, histograms, steps,
- * groups, memory, and its JSON/markdown output; on trace/ and stacks/. */
+ * groups, memory, and its JSON/markdown output; on util/ .. session/ and
+ * stacks/. */
 /* summary.json: the aggregator's tables in the documented schema
  * (docs/summary-format.md). */
 #include <math.h>

@@ -1,5 +1,6 @@
 /* summary/: the summary aggregator: per-name statistics, histograms, steps,
- * groups, memory, and its JSON/markdown output; on trace/ and stacks/. */
+ * groups, memory, and its JSON/markdown output; on util/ .. session/ and
+ * stacks/. */
 /* What the summary's writers (JSON, markdown, the stderr table) share. */
 #ifndef TP_SUMMARY_OUT_H
 #define TP_SUMMARY_OUT_H

@@ -1,5 +1,6 @@
 /* summary/: the summary aggregator: per-name statistics, histograms, steps,
- * groups, memory, and its JSON/markdown output; on trace/ and stacks/. */
+ * groups, memory, and its JSON/markdown output; on util/ .. session/ and
+ * stacks/. */
 /* The summary's hash tables (rows, ranges, groups, tracks): open
  * addressing over item indices, grown at half full. Below both the
  * folding of events (summary.c) and the groups (summary_groups.c). */

@@ -1,5 +1,6 @@
 /* summary/: the summary aggregator: per-name statistics, histograms, steps,
- * groups, memory, and its JSON/markdown output; on trace/ and stacks/. */
+ * groups, memory, and its JSON/markdown output; on util/ .. session/ and
+ * stacks/. */
 /* The external sort (xsort.h). Runs go to one temporary file, created
  * O_EXCL (mkostemp) in $TMPDIR and unlinked at once, so nothing is left
  * behind however the process ends; at the end each run is read back

@@ -1,5 +1,6 @@
 /* summary/: the summary aggregator: per-name statistics, histograms, steps,
- * groups, memory, and its JSON/markdown output; on trace/ and stacks/. */
+ * groups, memory, and its JSON/markdown output; on util/ .. session/ and
+ * stacks/. */
 /* An external sort of fixed-size records within a memory budget
  * (xsort.c), for the CLI's exact analyses of traces of any size (tprof
  * check's nesting sweep and flows, tprof report's GPU sweep): records

@@ -1,7 +1,7 @@
 /* tprof convert: a JSON(.gz) trace (tprof's, or torch.profiler's Kineto
  * trace) or a Perfetto protobuf one (read as JSON by pftrace_read.c) to
  * Perfetto protobuf (.pftrace, .pftrace.gz) or JSON, streamed through the
- * typed event model (trace/tev.h). */
+ * typed event model (encode/tev.h). */
 #ifndef TP_CLI_CONVERT_H
 #define TP_CLI_CONVERT_H
 

@@ -4,7 +4,7 @@
  * launch's "s" to each of the graph's kernels. A Perfetto flow has one
  * start and one end, so the importer would link the first end alone. As
  * the library does for its own launches, the k-th end after the first
- * ends a flow of its own (trace/flow_ids.h), begun by an instant at the
+ * ends a flow of its own (encode/flow_ids.h), begun by an instant at the
  * start's place and time (the importer sorts it there).
  *
  * JSON matches a flow's events by id, category and name (Perfetto's

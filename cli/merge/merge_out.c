@@ -194,7 +194,7 @@ int mg_addf(struct mg *m, const char *fmt, ...)
 }
 
 /* One JSON string made of a and b, escaped as tprof writes every
- * string (trace/json.c). */
+ * string (encode/json.c). */
 int mg_add_str2(struct mg *m, const char *a, size_t an, const char *b,
 		size_t bn)
 {

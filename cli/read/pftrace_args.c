@@ -6,7 +6,7 @@
  * PFR_DEPTH_MAX), the deprecated NestedValue, and proto values (their
  * type name as a string: the bytes need a descriptor). An annotation
  * with no value is null. Names are inline or interned. Calls json.h (to
- * validate legacy JSON) and trace/json.h. */
+ * validate legacy JSON) and encode/json.h. */
 #include <stdio.h>
 #include <string.h>
 

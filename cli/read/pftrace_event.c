@@ -227,7 +227,7 @@ static int flow_seen(struct tp_pfr *r, uint64_t id, int drop)
 	return pfr_idset(&r->flows, id, drop, !drop);
 }
 
-/* A fan-out start (trace/flow_ids.h: the k-th op of a launch ends its
+/* A fan-out start (encode/flow_ids.h: the k-th op of a launch ends its
  * own flow, id | k << 32, begun by an instant beside the launch's start)
  * whose base id is open (convert: the base's "s" instant comes just
  * before) or has ended lately (the library: the instant comes with the

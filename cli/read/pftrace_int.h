@@ -4,7 +4,7 @@
  * JSON events), pftrace_args.c (debug annotations to JSON values),
  * pftrace_clock.c (clocks), pftrace_seq.c (errors, sequences, interning,
  * the JSON events' start: the bottom, called by all the others). They
- * call trace/json.h (tp_buf, escaping), json.h (to validate legacy JSON)
+ * call encode/json.h (tp_buf, escaping), json.h (to validate legacy JSON)
  * and pbr.h; nothing else. */
 #ifndef TP_CLI_PFTRACE_INT_H
 #define TP_CLI_PFTRACE_INT_H

@@ -19,7 +19,7 @@
  *   hosts line up.
  *
  * Calls pftrace_event.c, pftrace_tracks.c, pftrace_clock.c and
- * pftrace_seq.c (and trace/json.h). */
+ * pftrace_seq.c (and encode/json.h). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -3,7 +3,7 @@
  * trusted_packet_sequence_id, emptied when the sequence clears its
  * incremental state, within PFR_INTERN_MAX strings and PFR_INTERN_BYTES
  * bytes in all), and the start of each JSON event. Calls only
- * trace/json.h: every other file of the reader calls down into it. */
+ * encode/json.h: every other file of the reader calls down into it. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>

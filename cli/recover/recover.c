@@ -6,7 +6,7 @@
  * completely is a valid event. So the trace is cut after its last
  * complete event, the traceEvents array is closed, and a "tprof" object
  * says it was recovered and from what. When the process left its rings
- * file (trace/ringfile.h, recover_rings.c), the .tmp is cut at its last
+ * file (record/ringfile.h, recover_rings.c), the .tmp is cut at its last
  * sync point instead and every record since is appended from the rings,
  * so only records that cannot be decoded are lost, and counted.
  *

@@ -1,5 +1,5 @@
 /* tprof recover: the rings file a killed process left beside its .tmp
- * (trace/ringfile.h). The records it holds past the .tmp's last sync
+ * (record/ringfile.h). The records it holds past the .tmp's last sync
  * point are decoded by libtprof.so's own formatters: the tprof binary
  * links only trace/ and summary/, so the library beside it (or in
  * ../lib) is dlopened with TPROF_DISABLE=1, which keeps its constructor

@@ -1,7 +1,7 @@
 /* tprof report --html: the three kinds of chart.
  *
  * Histograms come from each rank's "hist" buckets as they are (the
- * layout is fixed, trace/hist.h), drawn as step outlines on a log time
+ * layout is fixed, summary/hist.h), drawn as step outlines on a log time
  * axis. Step times and memory are drawn point by point; long step lists
  * are thinned to MAX_POINTS, keeping each group's longest step so that
  * a slow step still shows.

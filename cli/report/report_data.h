@@ -16,7 +16,7 @@
 #define RP_NONE INT64_MIN
 
 struct rp_bucket {
-	uint32_t b;		/* bucket index, see trace/hist.h */
+	uint32_t b;		/* bucket index, see summary/hist.h */
 	uint64_t n;
 };
 

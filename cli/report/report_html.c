@@ -73,7 +73,7 @@ static void html_hists(struct tp_buf *b, const struct rp_report *rep)
 	size_t i;
 
 	rp_bprintf(b, "<h2>Duration histograms by rank (top %d names)</h2>\n"
-		   "<p>Calls per histogram bucket (trace/hist.h: 16 buckets "
+		   "<p>Calls per histogram bucket (summary/hist.h: 16 buckets "
 		   "per power of two), one line per rank.</p>\n",
 		   RP_TOP_DETAIL);
 	if (!rep->nnames)

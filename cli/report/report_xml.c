@@ -1,6 +1,6 @@
 /* tprof report --html: text escaped for XML (and so for XHTML-style
  * HTML). The bottom of the HTML side: it calls only the buffer helpers
- * of trace/json.h, so both the page (report_html.c) and the chart
+ * of encode/json.h, so both the page (report_html.c) and the chart
  * primitives (report_svg.c) can use it without calling each other. */
 #include "report_xml.h"
 

@@ -1,5 +1,5 @@
-/* libFuzzer harness: the CLI's JSON reader (cli/json.c, the DOM and the
- * pull parser) and `tprof check` (cli/check.c) over arbitrary bytes, in
+/* libFuzzer harness: the CLI's JSON reader (cli/read/json.c, the DOM and the
+ * pull parser) and `tprof check` (cli/check/check.c) over arbitrary bytes, in
  * tprof's own mode and --foreign. */
 #include <stdint.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
  * arbitrary bytes, read from memory in small pieces (so that packets
  * straddle reads), and the JSON it hands out, which must be one valid
  * JSON document whenever the reader reports no error; then `tprof check`
- * and `report`'s reader on the bytes as a file (cli/gzread.c sniffs
+ * and `report`'s reader on the bytes as a file (cli/read/gzread.c sniffs
  * them as Perfetto). */
 #include <stdint.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /* libFuzzer harness: `tprof report`'s readers over arbitrary bytes: the
- * same file read as a trace (cli/trace_summary.c: streamed, folded by the
+ * same file read as a trace (cli/read/trace_summary.c: streamed, folded by the
  * preload's aggregator, GPU analyses) and as a summary.json
- * (cli/report_input.c, cli/report_summary.c). */
+ * (cli/report/report_input.c, cli/report/report_summary.c). */
 #include <stdint.h>
 #include <stdlib.h>
 

@@ -1,5 +1,5 @@
-/* Protobuf wire helpers (trace/pb.h), the typed args writer and the JSON
- * encoder (trace/tev.h): exact bytes, edge cases of varints and of
+/* Protobuf wire helpers (perfetto/pb.h), the typed args writer and the JSON
+ * encoder (encode/tev.h): exact bytes, edge cases of varints and of
  * nested lengths that outgrow their one-byte placeholder. */
 #include <stdlib.h>
 

@@ -1,5 +1,5 @@
 /* The Perfetto encoder's reuse of a stable run of annotations
- * (trace/perfetto_arun.c): its bytes are exactly those the run encodes
+ * (perfetto/perfetto_arun.c): its bytes are exactly those the run encodes
  * to without reuse, a new string behind the same address is not taken
  * for the old one, and a cleared interning state encodes the run anew.
  * Each case is encoded twice, by an encoder that reuses (stable range

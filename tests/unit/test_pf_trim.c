@@ -1,4 +1,4 @@
-/* The flight recorder's trim of a Perfetto chunk (trace/perfetto_trim.c):
+/* The flight recorder's trim of a Perfetto chunk (perfetto/perfetto_trim.c):
  * events encoded with absolute timestamps, trimmed at a cut; the complete
  * slices that ended before it are gone, everything else is there in
  * order, and every interned name an event uses is still defined before

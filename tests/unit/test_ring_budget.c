@@ -1,4 +1,4 @@
-/* The rings' share of an address-space limit (trace/ring_budget.c). */
+/* The rings' share of an address-space limit (record/ring_budget.c). */
 #include <stdio.h>
 #include <sys/resource.h>
 #include <unistd.h>
