@@ -1,7 +1,7 @@
 /* summary/: the summary aggregator: per-name statistics, histograms, steps,
  * groups, memory, and its JSON/markdown output; on trace/ and stacks/. */
 /* summary.json: the aggregator's tables in the documented schema
- * (docs/summary-format.md). */
+ * (docs/reference/summary-format.md). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
