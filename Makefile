@@ -21,7 +21,7 @@ endif
 
 B := build
 
-# Sanitizer builds (README.md, "Sanitizers"): make test SANITIZE=address,undefined
+# Sanitizer builds (docs/design/sanitizers.md): make test SANITIZE=address,undefined
 # or SANITIZE=thread builds everything into build-san-<list>/ and runs the
 # tests with the sanitizer's runtime first in LD_PRELOAD.
 SANITIZE ?=

@@ -1,7 +1,7 @@
 /* encode/: the typed event model (tev.h) and the JSON encoder; on
  * util/ and gzip/. */
 /* The JSON encoder of the typed event model (tev.h): Kineto's layout as
- * the writer prints it today (docs/trace-format.md): one event a line,
+ * the writer prints it today (docs/reference/trace-format.md): one event a line,
  * ts/dur in microseconds with three decimals, strings escaped by
  * encode/json.c. */
 #include <stdlib.h>

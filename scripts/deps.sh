@@ -17,7 +17,8 @@ have_header zlib.h || missing+=(zlib1g-dev)
 # Loaded at run time for TPROF_BACKTRACE (and by its tests).
 ldconfig -p 2>/dev/null | grep -q 'libunwind.so.8 ' || missing+=(libunwind8)
 # Optional: ISA-L's deflate makes the trace writer about three times faster
-# (README, "Tests and benchmarks"); without it tprof compresses with zlib.
+# (docs/design/writer.md, "Compression"); without it tprof compresses
+# with zlib.
 optional=()
 have_header isa-l/igzip_lib.h || optional+=(libisal-dev)
 

@@ -16,7 +16,7 @@
  * figures through external sorts within a memory budget (gpu_int.h);
  * with a bounded window (the library) the figures are
  * exact as long as no event arrives more than the window late, and the
- * member's "approx" object counts what was not (docs/summary-format.md
+ * member's "approx" object counts what was not (docs/reference/summary-format.md
  * says by how much each figure can then be off).
  */
 #ifndef TP_GPU_H

@@ -1,7 +1,7 @@
 /* summary/: the summary aggregator: per-name statistics, histograms, steps,
  * groups, memory, and its JSON/markdown output; on util/ .. session/ and
  * stacks/. */
-/* The summary's "gpu" member (docs/summary-format.md, version 2): what
+/* The summary's "gpu" member (docs/reference/summary-format.md, version 2): what
  * the sweep found, the ranges by GPU time, the idle gaps with their CPU
  * context, and what a bounded window could not keep exact. Calls
  * gpu_feed.c (to end the sweep), gpu_sweep.c and gpu_join.c.

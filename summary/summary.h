@@ -16,7 +16,7 @@
  * the aggregator reads the few args it needs (GEMM shapes and FLOPs, NCCL
  * sizes, range memory, correlation) from either.
  *
- * The schema of summary.json is in docs/summary-format.md.
+ * The schema of summary.json is in docs/reference/summary-format.md.
  */
 #ifndef TP_SUMMARY_H
 #define TP_SUMMARY_H
@@ -29,7 +29,7 @@
 #include "encode/tev.h"
 
 /* 2: the "gpu" member in summaries written at exit too, with its
- * "window" and "approx" (docs/summary-format.md). */
+ * "window" and "approx" (docs/reference/summary-format.md). */
 #define TP_SUMMARY_SCHEMA_VERSION 2
 
 struct tp_sum;

@@ -2,7 +2,7 @@
  * groups, memory, and its JSON/markdown output; on util/ .. session/ and
  * stacks/. */
 /* summary.json: the aggregator's tables in the documented schema
- * (docs/summary-format.md). */
+ * (docs/reference/summary-format.md). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -35,7 +35,7 @@
 #include <string.h>
 
 #define DINFO_MAX (64 * 1024)
-/* baseTimeNanoseconds is floored to this (docs/trace-format.md) */
+/* baseTimeNanoseconds is floored to this (docs/reference/trace-format.md) */
 #define BASE_TIME_STEP 100000000000000LL
 
 enum {

@@ -1,5 +1,5 @@
 /* tprof check: validate trace files the way Perfetto's JSON importer and
- * HTA read them. See docs/trace-format.md for the format.
+ * HTA read them. See docs/reference/trace-format.md for the format.
  */
 #ifndef TP_CLI_CHECK_H
 #define TP_CLI_CHECK_H

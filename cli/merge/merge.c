@@ -381,7 +381,7 @@ static void order_inputs(struct mg *m)
 	for (i = 0; i < m->nin; i++)
 		if (m->in[i].base_ns < m->base_ns)
 			m->base_ns = m->in[i].base_ns;
-	/* floored as tprof's writer does (docs/trace-format.md), so that
+	/* floored as tprof's writer does (docs/reference/trace-format.md), so that
 	 * a merge of Kineto traces passes plain tprof check */
 	m->base_ns -= m->base_ns % MG_BASE_STEP;
 	for (i = 0; i < m->nin; i++) {

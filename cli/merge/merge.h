@@ -1,5 +1,6 @@
 /* tprof merge: one Chrome/Perfetto trace out of every rank's trace.
- * See README.md ("Merging ranks") and docs/trace-format.md ("Merged
+ * See docs/reference/cli.md ("tprof merge") and
+ * docs/reference/trace-format.md ("Merged
  * traces") for what is rewritten and how.
  */
 #ifndef TP_CLI_MERGE_H

@@ -22,7 +22,7 @@
 #define MG_ID_STRIDE 1000000000000LL
 #define MG_MAX_INPUTS 9000
 /* The output's baseTimeNanoseconds is a multiple of this, as tprof's own
- * traces' (docs/trace-format.md). */
+ * traces' (docs/reference/trace-format.md). */
 #define MG_BASE_STEP 100000000000000LL
 /* A string tid of an input becomes MG_STR_TID_BASE + k (merge_tids.c). */
 #define MG_STR_TID_BASE 1000000000LL

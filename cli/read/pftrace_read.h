@@ -2,7 +2,7 @@
  * TracePackets, as Perfetto's SDK, traced and tprof write it) as the
  * Kineto-style JSON trace text the CLI's readers already parse, so that
  * check, report, merge and convert take .pftrace(.gz) with their own
- * logic (README, "Perfetto format").
+ * logic (docs/reference/perfetto-format.md, "What tprof reads").
  *
  * Streaming: one packet is decoded at a time into the JSON of its events;
  * what must outlive a packet (interned strings per sequence, tracks,

@@ -586,7 +586,7 @@ static int read_trace(struct ts *t)
 }
 
 /* The run's name: the file name without its suffixes, "-exec<N>",
- * "-pid<P>" and "-rank<R>" (tprof's naming, docs/trace-format.md). */
+ * "-pid<P>" and "-rank<R>" (tprof's naming, docs/reference/trace-format.md). */
 static char *name_of(const char *base)
 {
 	static const char *const sfx[] = {

@@ -1,5 +1,5 @@
 /* tprof report: one report over many ranks' summaries or traces
- * (README.md, "Reports across ranks: `tprof report`"). */
+ * (docs/guide/report.md). */
 #ifndef TP_CLI_REPORT_H
 #define TP_CLI_REPORT_H
 

@@ -1,6 +1,6 @@
 /* tprof report: what it reads (one parsed summary per input) and what it
  * computes across them. Every input, summary file or trace, ends up as a
- * struct rp_rank parsed from summary.json text (docs/summary-format.md),
+ * struct rp_rank parsed from summary.json text (docs/reference/summary-format.md),
  * so the two kinds of input cannot drift apart.
  */
 #ifndef TP_CLI_REPORT_DATA_H
@@ -134,7 +134,7 @@ struct rp_report {
 	size_t nstragglers;	/* flagged names and ranks */
 };
 
-/* Rules, documented in README.md ("Reports across ranks"). */
+/* Rules, documented in docs/guide/report.md. */
 #define RP_TOP_NAMES 30
 /* Steps of a rank left out of its step verdict as start-up: the first
  * from 3 steps on, the first two from RP_WARMUP_MORE on. */

@@ -1,5 +1,5 @@
 /* tprof report --json: the report as one JSON object (schema in
- * docs/summary-format.md, "tprof report --json"). Times are integer ns;
+ * docs/reference/summary-format.md, "tprof report --json"). Times are integer ns;
  * means and standard deviations have three decimals, ratios four. */
 #include "report_data.h"
 

@@ -1,4 +1,4 @@
-# Fuzzing (README.md, "Fuzzing"): libFuzzer harnesses for the CLI's
+# Fuzzing (docs/design/fuzzing.md): libFuzzer harnesses for the CLI's
 # readers and the TPROF_* parser. `make fuzz` builds them with clang into
 # build-fuzz/ and runs each for FUZZ_SECONDS; not part of make test, which
 # needs no clang but builds each harness with gcc and a replay main

@@ -3,8 +3,7 @@
 What outlives an event (check: X slices and flow events; report: the GPU
 analyses' records, joins, delays and busy intervals) goes through an
 external sort within $TPROF_CLI_MEM_BUDGET, spilling sorted runs to an
-unlinked temporary file in $TMPDIR past it (README, "Memory of check and
-report").
+unlinked temporary file in $TMPDIR past it (docs/design/memory.md).
 
 1. The same answers whatever the budget: on small traces with known
    contents (Kineto fixtures with every quirk, the same events shuffled,

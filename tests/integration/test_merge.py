@@ -5,7 +5,8 @@ the writer lays them out) whose pids, tracks and flow ids clash across
 ranks and whose baseTimeNanoseconds differ; torch.profiler (Kineto)
 traces from kineto_fixture.py; and real traces of a program run under the
 preload. Each output is compared, event by event, with what a reference
-model of the rewriting (written below from README's rules) predicts, with
+model of the rewriting (written below from the rules in
+docs/reference/cli.md, "tprof merge") predicts, with
 timestamps parsed as exact decimals.
 """
 import glob

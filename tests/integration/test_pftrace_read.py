@@ -18,7 +18,7 @@
 - Round trips: JSON -> Perfetto -> JSON on test_convert's fixture, on
   traces of the library's fixture programs and on Kineto fixtures gives
   the same events as JSON -> JSON, but for what the encoder does not
-  keep (listed in README, "Perfetto format").
+  keep (listed in docs/reference/perfetto-format.md, "Known limits").
 - `tprof report --json` on a .pftrace.gz and on the JSON it came from:
   byte for byte the same but for the file's name; the library's own
   TPROF_FORMAT=perfetto files check and report as their JSON form.
@@ -456,7 +456,8 @@ def test_bad(d):
 
 
 def normalise(events):
-    """What the Perfetto encoder does not keep (README): a counter's
+    """What the Perfetto encoder does not keep (Known limits in
+    docs/reference/perfetto-format.md): a counter's
     category, a device's sort index, an async range's id and thread (its
     track stands for them; ids are replaced by their range's begin time),
     the name on an async end."""

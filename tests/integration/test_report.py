@@ -1,7 +1,7 @@
 """tprof report: one report over many ranks.
 
 Inputs whose answers are known, built here: hand-written summary.json files
-(docs/summary-format.md) for four ranks, one of them 30% slower; Kineto
+(docs/reference/summary-format.md) for four ranks, one of them 30% slower; Kineto
 traces from kineto_fixture.py; a trace of a program run under the preload.
 Checks the Markdown's numbers, --json's exact ones, the --html page (parsed
 as XML), --summaries, and the errors bad inputs give.

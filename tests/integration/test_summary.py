@@ -39,7 +39,7 @@ def width(b):
 
 
 def percentile(durs, pct):
-    """docs/summary-format.md's rule, from the durations themselves."""
+    """docs/reference/summary-format.md's rule, from the durations themselves."""
     durs = sorted(durs)
     rank = max(1, -(-pct * len(durs) // 100))
     b = bucket(durs[rank - 1])

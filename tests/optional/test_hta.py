@@ -4,8 +4,8 @@ tprof traces, finds their ranks and reads their events.
 
 HTA is given the trace files, and also the directory alone: with
 trace_dir alone it reads every .json and .gz file there, which works
-because the summaries are in summaries/ (README, "Using the traces with
-HTA")."""
+because the summaries are in summaries/ (docs/guide/perfetto-and-hta.md,
+"HTA")."""
 import glob
 import os
 import sys

@@ -416,7 +416,7 @@ def recovered(sh):
         path = os.path.join(d, "tprof-rank0.pftrace.gz")
         no_errors("recover perfetto", sh, path)
         # Less the "tprof rings" instants: a ring's drops, which JSON
-        # puts in the ring thread's thread_name args (README).
+        # puts in the ring thread's thread_name args (docs/design/encoders.md).
         n[fmt] = plain([x for x in tplib_tp.slices(sh, path)
                         if x["name"] != "tprof rings"])
     eq("recover: every call of the JSON recovery imported", n["perfetto"],
