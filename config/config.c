@@ -198,6 +198,22 @@ static int parse_buffer(const char *v, struct tp_config *c, char *err,
 	return 0;
 }
 
+static int parse_spill(const char *v, struct tp_config *c, char *err,
+		       size_t errlen)
+{
+	long mb;
+
+	if (tp_parse_uint(v, 0, TP_MAX_SPILL_MB, &mb) < 0) {
+		snprintf(err, errlen,
+			 "TPROF_SPILL_MB='%s' is not valid: expected a whole "
+			 "number of MiB from 0 (no spilling: a full ring "
+			 "drops) to %d", v, TP_MAX_SPILL_MB);
+		return -1;
+	}
+	c->spill_mb = (unsigned)mb;
+	return 0;
+}
+
 static int parse_ring_file(const char *v, struct tp_config *c, char *err,
 			   size_t errlen)
 {
@@ -348,6 +364,7 @@ int tp_config_parse(struct tp_config *c, tp_getenv_fn get, char *err,
 	strcpy(c->name, TP_DEFAULT_NAME);
 	c->sources = TP_SRC_ALL;
 	c->buffer_mb = TP_DEFAULT_BUFFER_MB;
+	c->spill_mb = TP_DEFAULT_SPILL_MB;
 	c->cupti_buffer_mb = TP_DEFAULT_CUPTI_BUFFER_MB;
 	c->ring_file = 1;
 	c->gzip_level = 1;
@@ -380,6 +397,9 @@ int tp_config_parse(struct tp_config *c, tp_getenv_fn get, char *err,
 		return -1;
 	v = get("TPROF_BUFFER_MB");
 	if (v && parse_buffer(v, c, err, errlen) < 0)
+		return -1;
+	v = get("TPROF_SPILL_MB");
+	if (v && parse_spill(v, c, err, errlen) < 0)
 		return -1;
 	v = get("TPROF_RING_FILE");
 	if (v && parse_ring_file(v, c, err, errlen) < 0)

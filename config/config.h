@@ -30,6 +30,10 @@ enum tp_source {
 #define TP_DEFAULT_NAME "tprof"
 #define TP_DEFAULT_BUFFER_MB 16
 #define TP_MAX_BUFFER_MB 4096
+/* TPROF_SPILL_MB: the pool of spill chunks all threads share once their
+ * ring is full (record/spill.h); 0: none. */
+#define TP_DEFAULT_SPILL_MB 128
+#define TP_MAX_SPILL_MB 65536
 /* CUPTI activity buffers: TPROF_CUPTI_BUFFER_MB caps their total. */
 #define TP_DEFAULT_CUPTI_BUFFER_MB 64
 #define TP_MIN_CUPTI_BUFFER_MB 2
@@ -40,6 +44,7 @@ struct tp_config {
 	char name[256];
 	unsigned sources;
 	unsigned buffer_mb;
+	unsigned spill_mb;
 	unsigned cupti_buffer_mb;
 	char cupti_lib[4096];	/* TPROF_CUPTI_LIB, empty: search */
 	int log_level;

@@ -9,6 +9,7 @@
 
 #include "config/config.h"
 #include "record/api.h"
+#include "record/spill.h"
 #include "session/session.h"
 #include "stacks/stacks.h"
 #include "session/meta.h"
@@ -100,6 +101,27 @@ static void put_command(struct tp_buf *b)
 	tp_buf_char(b, ']');
 }
 
+/* What the spill pool took in (record/spill.h). */
+static void put_spill(struct tp_buf *b)
+{
+	struct tp_spill_stats s;
+
+	tp_spill_stats(&s);
+	tp_buf_lit(b, ",\n \"spill\": {\"pool_bytes\": ");
+	tp_json_u64(b, s.pool_bytes);
+	tp_buf_lit(b, ", \"chunks\": ");
+	tp_json_u64(b, s.chunks);
+	tp_buf_lit(b, ", \"chunk_records\": ");
+	tp_json_u64(b, TP_SPILL_SLOTS);
+	tp_buf_lit(b, ", \"taken\": ");
+	tp_json_u64(b, s.taken);
+	tp_buf_lit(b, ", \"peak\": ");
+	tp_json_u64(b, s.peak);
+	tp_buf_lit(b, ", \"refused\": ");
+	tp_json_u64(b, s.refused);
+	tp_buf_char(b, '}');
+}
+
 static void put_config(struct tp_buf *b)
 {
 	static const char *const levels[] = { "quiet", "warn", "info",
@@ -116,6 +138,8 @@ static void put_config(struct tp_buf *b)
 	tp_json_str(b, sources);
 	tp_buf_lit(b, ", \"buffer_mb\": ");
 	tp_json_u64(b, c->buffer_mb);
+	tp_buf_lit(b, ", \"spill_mb\": ");
+	tp_json_u64(b, c->spill_mb);
 	tp_buf_lit(b, ", \"cupti_buffer_mb\": ");
 	tp_json_u64(b, c->cupti_buffer_mb);
 	tp_buf_lit(b, ", \"ring_file\": ");
@@ -320,6 +344,7 @@ void tp_trailer_put_json(struct tp_buf *b, const struct tp_trailer_info *info)
 		tp_buf_lit(b, ", \"events_dropped_no_ring\": ");
 		tp_json_u64(b, info->stats->no_ring);
 	}
+	put_spill(b);
 	put_ended_by(b);
 	if (info->gpu)
 		info->gpu->put_stats(b);

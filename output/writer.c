@@ -15,6 +15,7 @@
 #include "util/log.h"
 #include "record/ring_budget.h"
 #include "record/ringfile.h"
+#include "record/spill.h"
 #include "stacks/perfmap.h"
 #include "summary/proc_summary.h"
 #include "session/timeline.h"
@@ -240,6 +241,7 @@ static void *writer_main(void *arg)
 			tp_writer_drain();
 			sync_due();
 		}
+		tp_spill_upkeep();
 		__atomic_store_n(&W.gpu_done, req, __ATOMIC_RELEASE);
 		tp_wr_watch();
 	}

@@ -7,6 +7,7 @@
 
 #include "capture/capture.h"
 #include "record/ringfile.h"
+#include "record/spill.h"
 #include "summary/proc_summary.h"
 #include "session/timeline.h"
 #include "flight.h"
@@ -108,6 +109,27 @@ static void free_ended(void)
 	W.ended = NULL;
 }
 
+/* The record at pos and its n - 1 extension slots, contiguous, with n
+ * set; NULL when pos reached head (over positions that hold nothing,
+ * before a spill chunk). */
+static const struct tp_event *next_record(struct tp_ring *r, uint64_t *pos,
+					  uint64_t head, int spill,
+					  unsigned *n)
+{
+	const struct tp_event *e = spill ? tp_spill_read(r, pos, head) : NULL;
+
+	if (e) {		/* in a chunk: never wraps */
+		*n = 1 + (e->flags & TP_EV_EXT_MASK);
+		return e;
+	}
+	if (*pos == head)
+		return NULL;
+	*n = 1 + (tp_ring_at(r, *pos)->flags & TP_EV_EXT_MASK);
+	if (*n > head - *pos)	/* cannot be: never wait */
+		*n = (unsigned)(head - *pos);
+	return record_at(r, *pos, *n);
+}
+
 /* Drains what was published when it started, no more: a thread that
  * records faster than the writer writes must not keep it from the other
  * rings or from a stop request. Slots go back to the producer in batches,
@@ -117,17 +139,18 @@ static void drain_thread(struct tp_thread *t)
 {
 	int exited = __atomic_load_n(&t->exited, __ATOMIC_ACQUIRE);
 	uint64_t head = tp_ring_head(&t->ring), pos = t->ring.rd;
-	unsigned batch = 0;
+	/* After head: the chunks queued before it was published. */
+	int spill = tp_spill_pending(&t->ring);
+	const struct tp_event *e;
+	unsigned batch = 0, n;
 
 	tp_capture_sync();
 	while (pos != head) {
-		unsigned n = 1 + (tp_ring_at(&t->ring, pos)->flags &
-				  TP_EV_EXT_MASK);
-
-		if (n > head - pos)	/* cannot be: never wait */
-			n = (unsigned)(head - pos);
+		e = next_record(&t->ring, &pos, head, spill, &n);
+		if (!e)
+			break;
 		if (!W.failed)
-			tp_wr_put_event(&W.buf, t, record_at(&t->ring, pos, n));
+			tp_wr_put_event(&W.buf, t, e);
 		t->written++;
 		pos += n;
 		if (++batch == POP_BATCH) {

@@ -27,6 +27,7 @@
 #include "record/api.h"
 #include "encode/json.h"
 #include "record/ringfile.h"
+#include "record/spill.h"
 #include "encode/tev.h"
 #include "hooks/resolve.h"
 
@@ -42,6 +43,7 @@ struct dec {
 	struct tp_targs args;
 	struct tp_enc *pf;	/* NULL: JSON */
 	int64_t last_end;	/* of the region's last event */
+	uint64_t lost;		/* the region's spilled slots lost */
 	/* a record and its extension, contiguous where they wrap */
 	struct tp_event scratch[1 + TP_EV_EXT_MAX];
 };
@@ -159,6 +161,8 @@ static void pf_thread(struct dec *d, const struct tp_thread *t,
 	}
 	tp_targs_reset(&d->args);
 	tp_targs_uint(&d->args, "dropped", t->ring.dropped - t->dropped_base);
+	if (d->lost)
+		tp_targs_uint(&d->args, "spilled_lost", d->lost);
 	tp_targs_bool(&d->args, "from_rings", 1);
 	ev.phase = TP_TEV_INSTANT;
 	ev.name = "tprof rings";
@@ -187,7 +191,48 @@ static void thread_name(struct dec *d, const struct tp_thread *t)
 	tp_json_str(&d->b, name);
 	tp_buf_lit(&d->b, ",\"dropped\":");
 	tp_json_u64(&d->b, t->ring.dropped - t->dropped_base);
+	if (d->lost) {
+		tp_buf_lit(&d->b, ",\"spilled_lost\":");
+		tp_json_u64(&d->b, d->lost);
+	}
 	tp_buf_lit(&d->b, "}}");
+}
+
+/* At a spill segment, *pos moves past it and its slots that held
+ * records are added to *lost: they were in chunks of the killed
+ * process's memory, gone with it. 0 when *pos is in the ring's slots. */
+static int spilled(const struct tp_ring *r, uint64_t *pos, uint64_t head,
+		   uint64_t *lost)
+{
+	uint64_t first, end = tp_spill_seg_end(r, *pos, &first);
+
+	if (end == *pos)
+		return 0;
+	if (end > head)
+		end = head;
+	if (first < *pos)
+		first = *pos;
+	if (end > first)
+		*lost += end - first;
+	*pos = end;
+	return 1;
+}
+
+/* Positions [pos, head) that were written to the ring's slots, not to
+ * spill chunks; *lost: the spilled slots among them. */
+static uint64_t ring_span(const struct tp_ring *r, uint64_t pos,
+			  uint64_t head, uint64_t *lost)
+{
+	uint64_t n = 0;
+
+	*lost = 0;
+	while (pos < head) {
+		if (spilled(r, &pos, head, lost))
+			continue;
+		n++;
+		pos++;
+	}
+	return n;
 }
 
 /* The records of region i from its synced position to its head. */
@@ -197,7 +242,7 @@ static int put_region(struct dec *d, unsigned i)
 	const struct tp_rf_region *reg = tp_rf_view_region(d->v, i);
 	const struct tp_thread *t;
 	const struct tp_event *slots, *e;
-	uint64_t pos, head, mask = h->n_slots - 1;
+	uint64_t pos, head, span, skip = 0, mask = h->n_slots - 1;
 
 	if (!reg || h->state[i] != TP_RF_USED)
 		return 0;
@@ -205,7 +250,9 @@ static int put_region(struct dec *d, unsigned i)
 	slots = (const struct tp_event *)((const char *)reg + TP_RF_SLOTS_OFF);
 	pos = reg->sync_pos[h->gen & 1];
 	head = t->ring.head;
+	span = head < pos ? 0 : ring_span(&t->ring, pos, head, &d->lost);
 	d->c->threads++;
+	d->c->spilled_lost += d->lost;
 	/* since this trace began (an earlier one: a failed exec) */
 	d->c->dropped += t->ring.dropped - t->dropped_base;
 	d->pid = h->pid;
@@ -215,14 +262,18 @@ static int put_region(struct dec *d, unsigned i)
 				       (int)h->pid, (int)t->tid);
 	thread_name(d, t);
 	d->last_end = 0;
-	if (head < pos || head - pos > h->n_slots) {
+	if (head < pos || span > h->n_slots) {
 		d->c->unreadable += head > pos ? head - pos : 0;
 		if (d->pf)
 			pf_thread(d, t, NULL, 1);
 		return flush(d);
 	}
 	while (pos < head) {
-		unsigned n = 1 + (slots[pos & mask].flags & TP_EV_EXT_MASK);
+		unsigned n;
+
+		if (spilled(&t->ring, &pos, head, &skip))
+			continue;
+		n = 1 + (slots[pos & mask].flags & TP_EV_EXT_MASK);
 
 		if (n > head - pos) {		/* cut: cannot be */
 			d->c->unreadable++;

@@ -45,8 +45,8 @@ static struct tp_drop_slot *take_slot(struct tp_drops *d, uint16_t api)
 	return s;
 }
 
-void tp_drops_note(struct tp_thread *t, uint16_t api, uint64_t ticks,
-		   uint64_t tail)
+/* Under its API in t's block (one mapped at the thread's first drop). */
+static void count_api(struct tp_thread *t, uint16_t api, uint64_t ticks)
 {
 	/* Acquire: a NULL the writer stored (tp_drops_release) comes with
 	 * its drops_old, which drops_map frees. */
@@ -55,7 +55,7 @@ void tp_drops_note(struct tp_thread *t, uint16_t api, uint64_t ticks,
 
 	api &= TP_DROP_APIS - 1;
 	if (!d && !(d = drops_map(t)))
-		goto out;	/* no memory: counted in the ring only */
+		return;		/* no memory: counted in the ring only */
 	s = d->of[api];
 	if (!s)
 		s = take_slot(d, api);
@@ -63,8 +63,34 @@ void tp_drops_note(struct tp_thread *t, uint16_t api, uint64_t ticks,
 		tp_drop_add(s, ticks);
 	else
 		d->other++;
-out:
+}
+
+void tp_drops_note(struct tp_thread *t, uint16_t api, uint64_t ticks,
+		   uint64_t tail)
+{
+	count_api(t, api, ticks);
 	tp_ring_note_full(&t->ring, tail);
+}
+
+void tp_drops_count(struct tp_thread *t, uint16_t api, uint64_t ticks)
+{
+	count_api(t, api, ticks);
+	tp_ring_count_drop(&t->ring);
+}
+
+/* No room at the first look at this tail, ring or spill: from now on
+ * drops at this tail are counted inline (tp_rec_full). */
+struct tp_event *tp_rec_full_slow(struct tp_thread *t, uint16_t api,
+				  uint64_t ticks, unsigned n)
+{
+	struct tp_ring *r = &t->ring;
+	struct tp_event *e = tp_ring_take(r, n);
+
+	if (e)
+		return e;
+	r->drop_tail = r->tail_cache;
+	tp_drops_note(t, api, ticks, r->tail_cache);
+	return NULL;
 }
 
 /* Only the writer calls it, and only once per block: drops is NULL

@@ -75,6 +75,11 @@ struct tp_thread;
  * API (maps the block, takes a slot) and a wake of the writer due. */
 void tp_drops_note(struct tp_thread *t, uint16_t api, uint64_t ticks,
 		   uint64_t tail) __attribute__((noinline));
+/* One call of api lasting ticks dropped by the recording thread t for
+ * another reason than a full ring at this moment (a range's end whose
+ * begin was dropped, a begin past what its ring may keep back): counted
+ * in t's ring and under its API, as a drop. */
+void tp_drops_count(struct tp_thread *t, uint16_t api, uint64_t ticks);
 /* The writer, done with t's drops (t ended or recording stopped): what
  * t drops from now on starts a new block. The old one is freed with t,
  * or by t when it maps the next: a drop in flight on t may still add to

@@ -6,7 +6,10 @@
 #define MADV_POPULATE_WRITE 23
 #endif
 
+#include <string.h>
+
 #include "ring.h"
+#include "spill.h"
 
 /* mmap rather than malloc: pages a thread never fills are never touched,
  * so a large per-thread size costs only address space until used. */
@@ -22,18 +25,16 @@ size_t tp_ring_slots_for(size_t bytes)
 void tp_ring_init_at(struct tp_ring *r, struct tp_event *slots,
 		     size_t n_slots)
 {
-	r->head = 0;
-	r->tail_cache = 0;
+	memset(r, 0, sizeof(*r));
 	r->limit = n_slots / 2;
+	r->wslots = slots;
+	r->wmask = n_slots - 1;
 	r->woke_tail = ~0ull;
-	r->dropped = 0;
-	r->tail = 0;
-	r->rd = 0;
-	r->hold = 0;
+	r->drop_tail = ~0ull;
+	r->resv_max = tp_spill_resv_max(n_slots);
 	r->mask = n_slots - 1;
 	r->slots = slots;
 	r->map_bytes = n_slots * sizeof(struct tp_event);
-	r->faulted = 0;
 	r->external = 1;
 }
 
@@ -68,8 +69,7 @@ static void wake_writer(struct tp_ring *r)
 }
 
 /* Once per position of the tail, like wake_writer, and marked even with
- * no writer yet to wake (it drains every ring when it starts), so that a
- * producer dropping on, position unchanged, never comes here again. */
+ * no writer yet to wake (it drains every ring when it starts). */
 void tp_ring_wake_full(struct tp_ring *r, uint64_t tail)
 {
 	void (*wake)(void) = __atomic_load_n(&tp_ring_wake_fn,
@@ -81,30 +81,58 @@ void tp_ring_wake_full(struct tp_ring *r, uint64_t tail)
 		wake();
 }
 
-/* Below half full, the next stop is the half mark; past it the writer is
- * woken and the next stop is the end of the free room, where the tail is
- * read again. So a producer the writer keeps up with reads the tail and
- * wakes the writer about once per half ring. */
-struct tp_event *tp_ring_reserve_slow(struct tp_ring *r, unsigned n)
+/* The fill mark: past it the writer is woken. */
+static uint64_t fill_mark(const struct tp_ring *r, uint64_t tail)
 {
-	uint64_t cap = r->mask + 1, head = r->head, tail;
+	return tail + (r->mask + 1) / 2;
+}
+
+/* In the ring: below the fill mark the next stop is the mark; past it
+ * the writer is woken and the next stop is the end of the free room,
+ * where the tail is read again. So a producer the writer keeps up with
+ * reads the tail and wakes the writer about once per half ring. */
+static struct tp_event *in_ring(struct tp_ring *r, unsigned n, uint64_t tail)
+{
+	uint64_t room = tail + r->mask + 1 - r->resv, head = r->head;
+
+	if (head + n > fill_mark(r, tail)) {
+		wake_writer(r);
+		r->limit = room;
+	} else {
+		r->limit = fill_mark(r, tail) < room ? fill_mark(r, tail) : room;
+	}
+	return &r->slots[head & r->mask];
+}
+
+struct tp_event *tp_ring_take(struct tp_ring *r, unsigned n)
+{
+	uint64_t tail;
 
 	tail = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
 	r->tail_cache = tail;
-	if (head + n > tail + cap) {
-		__atomic_store_n(&r->dropped, r->dropped + 1,
-				 __ATOMIC_RELAXED);
-		r->limit = tail + cap;
-		wake_writer(r);
-		return NULL;
+	if (!tp_ring_full_at(r, n, tail)) {
+		if (r->chunk)
+			tp_spill_leave(r);
+		return in_ring(r, n, tail);
 	}
-	if (head + n > tail + cap / 2) {
-		wake_writer(r);
-		r->limit = tail + cap;
-	} else {
-		r->limit = tail + cap / 2;
+	if (r->chunk) {
+		struct tp_event *e = tp_spill_fit(r, n);
+
+		if (e)
+			return e;
 	}
-	return &r->slots[head & r->mask];
+	/* Full: a spill chunk takes the record, if there is one to have. */
+	wake_writer(r);
+	return tp_spill_take(r, n);
+}
+
+struct tp_event *tp_ring_reserve_slow(struct tp_ring *r, unsigned n)
+{
+	struct tp_event *e = tp_ring_take(r, n);
+
+	if (!e)
+		tp_ring_count_drop(r);
+	return e;
 }
 
 void tp_ring_destroy(struct tp_ring *r)

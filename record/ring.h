@@ -15,31 +15,63 @@
 
 #include "event.h"
 
+struct tp_chunk;
+
+/* Spill chunks a ring may hold at once (record/spill.h), and the spill
+ * segments it remembers for the rings file's decoder. */
+#define TP_SPILL_QUEUE 128
+#define TP_SPILL_SEGS 4
+
 struct tp_ring {
-	/* producer side, on its own cache line */
+	/* producer side, on its own cache line: the next record goes at
+	 * wslots[head & wmask] (the ring's own slots, or a spill chunk's
+	 * while the ring is full), and head + n up to limit needs no look
+	 * at the tail: the end of the room known free (less what is kept
+	 * back for range ends), or sooner the fill mark at which the writer
+	 * is woken. Crossing it is the only slow path, rare either way. */
 	uint64_t head __attribute__((aligned(64)));
-	uint64_t tail_cache;
-	/* head + n up to this needs no look at the tail: the end of the
-	 * room known free, or sooner the fill mark at which the writer is
-	 * woken. Crossing it is the only slow path, rare either way. */
 	uint64_t limit;
+	struct tp_event *wslots;
+	uint64_t wmask;
+	uint64_t tail_cache;
 	uint64_t woke_tail;	/* the tail when the writer was last woken */
+	/* the tail at which the last look found no room, ring or spill:
+	 * drops at the same tail take the inline drop path */
+	uint64_t drop_tail;
 	uint64_t dropped;
+	/* producer, less often: slots kept back so that the end of every
+	 * range begun is sure to fit (tp_rec_open), at most resv_max; the
+	 * chunk being filled (NULL: the ring) and the chunks queued; the
+	 * spill segments, positions [from, to) each (to: ~0 while open;
+	 * nothing before its first chunk's start), the last
+	 * TP_SPILL_SEGS of seg_n */
+	uint64_t resv __attribute__((aligned(64)));
+	uint64_t resv_max;
+	struct tp_chunk *chunk;
+	uint64_t qp;
+	uint64_t seg_n;
+	uint64_t seg[TP_SPILL_SEGS][3];	/* from, to, first start */
 	/* consumer side: tail is what the producer may reuse, rd what the
 	 * consumer has read. They are one unless hold is set (a ring in the
 	 * rings file, record/ringfile.h): then slots read since the last
 	 * sync point of the trace go back only at the next one
 	 * (tp_ring_publish), so a kill never loses a record that is neither
-	 * in the file's synced part nor in the ring. */
+	 * in the file's synced part nor in the ring. Positions count
+	 * records in the ring and in spill chunks alike. */
 	uint64_t tail __attribute__((aligned(64)));
 	uint64_t rd;
 	int hold;
+	struct tp_chunk *rchunk;	/* the chunk being read, NULL: none */
+	uint64_t qc;			/* chunks read to their end */
 	/* fixed */
 	uint64_t mask __attribute__((aligned(64)));
 	struct tp_event *slots;
 	size_t map_bytes;
 	size_t faulted;		/* bytes made resident ahead of the producer */
 	int external;		/* slots belong to the rings file */
+	/* chunks in the order they were queued: entry i % TP_SPILL_QUEUE
+	 * for qc <= i < qp */
+	struct tp_chunk *q[TP_SPILL_QUEUE];
 };
 
 int tp_ring_init(struct tp_ring *r, size_t bytes);
@@ -54,10 +86,30 @@ size_t tp_ring_capacity(const struct tp_ring *r);
 void tp_ring_trim(struct tp_ring *r);
 void tp_ring_prefault(struct tp_ring *r, size_t ahead);
 
-/* The slow path of tp_ring_reserve_n: reads the tail, wakes the writer
- * when the ring is half full, counts a drop when it is full. */
+/* The slow path of tp_ring_reserve_n: tp_ring_take, and one more drop
+ * counted when nothing fits. */
 struct tp_event *tp_ring_reserve_slow(struct tp_ring *r, unsigned n)
 	__attribute__((noinline));
+/* Past the limit: reads the tail, wakes the writer at the fill mark,
+ * moves between the ring and spill chunks (record/spill.h); n slots
+ * where the next record goes, or NULL when none fit anywhere (not
+ * counted: the caller counts the drop). */
+struct tp_event *tp_ring_take(struct tp_ring *r, unsigned n)
+	__attribute__((noinline));
+/* Slots kept back for range ends (tp_rec_open): k more, the limit
+ * brought down with them (to head at least: the next record then takes
+ * the slow path, which works the limit out again); or k fewer, the
+ * limit left as it is (the slow path raises it when it is next due). */
+static inline void tp_ring_keep(struct tp_ring *r, unsigned k)
+{
+	r->resv += k;
+	r->limit = r->limit >= r->head + k ? r->limit - k : r->head;
+}
+
+static inline void tp_ring_unkeep(struct tp_ring *r, unsigned k)
+{
+	r->resv -= k;
+}
 
 /* Called (at most once per half ring, never per event) when a ring passes
  * its fill mark or fills up; async-signal-safe. */
@@ -71,7 +123,7 @@ static inline struct tp_event *tp_ring_reserve_n(struct tp_ring *r,
 {
 	if (__builtin_expect(r->head + n > r->limit, 0))
 		return tp_ring_reserve_slow(r, n);
-	return &r->slots[r->head & r->mask];
+	return &r->wslots[r->head & r->wmask];
 }
 
 /* Producer, past its limit (head + n > limit): the consumer's tail as
@@ -84,11 +136,13 @@ static inline uint64_t tp_ring_tail_now(struct tp_ring *r)
 	return __atomic_load_n(&r->tail, __ATOMIC_RELAXED);
 }
 
-/* n slots do not fit with the tail at tail: the ring is full. */
+/* n slots, with those kept back, do not fit in the ring with the tail
+ * at tail: the ring is full (while a spill chunk is being filled, the
+ * ring is full until the consumer has nearly caught up). */
 static inline int tp_ring_full_at(const struct tp_ring *r, unsigned n,
 				  uint64_t tail)
 {
-	return r->head + n > tail + r->mask + 1;
+	return r->head + n + r->resv > tail + r->mask + 1;
 }
 
 /* The writer, woken once per position of the tail while the producer
@@ -126,7 +180,7 @@ static inline struct tp_event *tp_ring_reserve(struct tp_ring *r)
 /* Producer: the i-th slot after the one reserved. */
 static inline struct tp_event *tp_ring_slot(struct tp_ring *r, unsigned i)
 {
-	return &r->slots[(r->head + i) & r->mask];
+	return &r->wslots[(r->head + i) & r->wmask];
 }
 
 /* Producer: make the n reserved slots visible to the consumer. */

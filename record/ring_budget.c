@@ -40,8 +40,9 @@ static size_t min_size(size_t a, size_t b)
 }
 
 /* Read at every new thread's first event, not once: the program may
- * change its limit (setrlimit) as it goes. */
-size_t tp_ring_budget_take(size_t want)
+ * change its limit (setrlimit) as it goes. One allocation may have
+ * limit / one_share of it (and what is left of the rings' share). */
+static size_t take(size_t want, size_t one_share)
 {
 	struct rlimit rl;
 	size_t limit, vm, headroom, total, now, bytes;
@@ -56,12 +57,22 @@ size_t tp_ring_budget_take(size_t want)
 	now = __atomic_load_n(&reserved, __ATOMIC_RELAXED);
 	total = min_size(limit / TP_RING_SHARE,
 			 now + headroom / TP_RING_HEADROOM_SHARE);
-	bytes = min_size(want, limit / TP_RING_ONE_SHARE);
+	bytes = min_size(want, limit / one_share);
 	bytes = min_size(bytes, total > now ? total - now : 0);
 	if (bytes < TP_RING_MIN_BYTES)
 		return 0;
 	__atomic_add_fetch(&reserved, bytes, __ATOMIC_RELAXED);
 	return bytes;
+}
+
+size_t tp_ring_budget_take(size_t want)
+{
+	return take(want, TP_RING_ONE_SHARE);
+}
+
+size_t tp_ring_budget_take_pool(size_t want)
+{
+	return take(want, TP_RING_POOL_SHARE);
 }
 
 void tp_ring_budget_give(size_t bytes)

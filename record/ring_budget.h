@@ -20,9 +20,14 @@
 #define TP_RING_HEADROOM_SHARE 8
 #define TP_RING_ONE_SHARE 4096
 #define TP_RING_MIN_BYTES (64 * 1024)
+/* The spill pool (record/spill.h), taken once: at most limit /
+ * TP_RING_POOL_SHARE, within the rings' share. */
+#define TP_RING_POOL_SHARE 128
 
 /* Bytes a new ring may map (at most want), reserved; 0: none. */
 size_t tp_ring_budget_take(size_t want);
+/* The same for the spill pool. */
+size_t tp_ring_budget_take_pool(size_t want);
 /* Gives back bytes reserved (a ring freed, or mapped smaller). */
 void tp_ring_budget_give(size_t bytes);
 /* 1 when the process runs under an address-space limit. */

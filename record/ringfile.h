@@ -155,6 +155,8 @@ struct tp_rf_counts {
 	uint64_t threads;	/* rings read */
 	uint64_t unreadable;	/* records that could not be decoded */
 	uint64_t dropped;	/* calls the rings dropped (full) */
+	uint64_t spilled_lost;	/* slots of spill chunks (records and
+				 * their extensions) the kill took */
 };
 typedef int (*tp_rf_out_fn)(const char *s, size_t len, void *arg);
 typedef int (*tp_rf_decode_fn)(const char *path, tp_rf_out_fn out,

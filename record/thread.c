@@ -14,6 +14,7 @@
 #include "util/log.h"
 #include "ring_budget.h"
 #include "ringfile.h"
+#include "spill.h"
 #include "thread.h"
 
 __thread struct tp_thread *tp_self __attribute__((tls_model("initial-exec")));
@@ -239,6 +240,7 @@ void tp_thread_unlink(struct tp_thread *t)
 void tp_thread_free(struct tp_thread *t)
 {
 	tp_drops_free(t);
+	tp_spill_ring_free(&t->ring);
 	if (tp_rf_owns(t)) {
 		tp_rf_thread_free(t);
 		return;
@@ -272,6 +274,7 @@ void tp_thread_reset_after_fork(void)
 		free_in_child(t);
 	}
 	tp_rf_after_fork();
+	tp_spill_after_fork();
 	registry = NULL;
 	first_attach_done = 0;
 	unrecorded = 0;

@@ -142,13 +142,21 @@ static inline int tp_rec_begin(struct tp_rec *r, unsigned source)
  * bench_calls: cudaLaunchKernel's hook 208 -> 250 instructions). */
 #define tp_hot_inline inline __attribute__((always_inline))
 
-/* A call dropped on a ring found full at tail: in the usual case its
- * API's slot found in one lookup and its octave counted, inline
- * (tp_drops_note for the rest: the thread's or the API's first drop, a
- * wake of the writer due). */
-static tp_hot_inline struct tp_event *tp_rec_drop(struct tp_thread *t,
+/* The ring full at tail (tp_ring_full_at): past the first look at this
+ * tail, a drop, inline in the usual case: its API's slot found in one
+ * lookup and its octave counted. The first look at a tail goes out of
+ * line (tp_rec_full_slow): a spill chunk may take the record (or, with
+ * a chunk being filled, the ring again); else the drop is counted there
+ * (with the thread's or the API's first drop, and a wake of the writer
+ * due). */
+struct tp_event *tp_rec_full_slow(struct tp_thread *t, uint16_t api,
+				  uint64_t ticks, unsigned n)
+	__attribute__((noinline));
+
+static tp_hot_inline struct tp_event *tp_rec_full(struct tp_thread *t,
 					   struct tp_ring *rg, uint16_t api,
-					   uint64_t ticks, uint64_t tail)
+					   uint64_t ticks, uint64_t tail,
+					   unsigned n)
 {
 	/* Relaxed: the writer resets drop_of when it releases the block,
 	 * which stays mapped for a drop in flight. A plain mov on x86. */
@@ -156,39 +164,18 @@ static tp_hot_inline struct tp_event *tp_rec_drop(struct tp_thread *t,
 						   __ATOMIC_RELAXED);
 	struct tp_drop_slot *s = of[api & (TP_DROP_APIS - 1)];
 
-	if (__builtin_expect(s && rg->woke_tail == tail, 1)) {
+	if (__builtin_expect(s && rg->drop_tail == tail, 1)) {
 		tp_drop_add(s, ticks);
 		tp_ring_count_drop(rg);
-	} else {
-		tp_drops_note(t, api, ticks, tail);
+		return NULL;
 	}
-	return NULL;
+	return tp_rec_full_slow(t, api, ticks, n);
 }
 
-/* The record to fill in, or NULL when the ring is full (counted). */
-/* A record ending at t1 with n_ext (<= TP_EV_EXT_MAX) extension slots
- * reserved after it, or NULL when the ring is full (counted). */
-static tp_hot_inline struct tp_event *tp_rec_at(struct tp_rec *r, uint16_t api,
-					 int32_t ret, unsigned n_ext,
-					 uint64_t t1)
+static tp_hot_inline void tp_rec_fill(struct tp_rec *r, struct tp_event *e,
+				      uint16_t api, int32_t ret,
+				      unsigned n_ext, uint64_t t1)
 {
-	struct tp_ring *rg = &r->t->ring;
-	struct tp_event *e;
-
-	/* Past the limit, the ring is either full (the drop path: one load
-	 * of the tail, then tp_rec_drop) or only due a look at the tail
-	 * (tp_ring_reserve_slow). */
-	if (__builtin_expect(rg->head + 1 + n_ext > rg->limit, 0)) {
-		uint64_t tail = tp_ring_tail_now(rg);
-
-		if (tp_ring_full_at(rg, 1 + n_ext, tail))
-			return tp_rec_drop(r->t, rg, api, t1 - r->t0, tail);
-		e = tp_ring_reserve_slow(rg, 1 + n_ext);
-		if (__builtin_expect(!e, 0))	/* cannot be: it fits */
-			return NULL;
-	} else {
-		e = &rg->slots[rg->head & rg->mask];
-	}
 	e->start = r->t0;
 	e->end = t1;
 	e->api = api;
@@ -197,6 +184,34 @@ static tp_hot_inline struct tp_event *tp_rec_at(struct tp_rec *r, uint16_t api,
 	e->stream = 0;
 	e->corr = 0;
 	r->n_ext = n_ext;
+}
+
+/* A record ending at t1 with n_ext (<= TP_EV_EXT_MAX) extension slots
+ * reserved after it, or NULL when it fits nowhere (counted). */
+static tp_hot_inline struct tp_event *tp_rec_at(struct tp_rec *r, uint16_t api,
+					 int32_t ret, unsigned n_ext,
+					 uint64_t t1)
+{
+	struct tp_ring *rg = &r->t->ring;
+	struct tp_event *e;
+
+	/* Past the limit, the ring is either full (the drop path: one load
+	 * of the tail, then tp_rec_full) or only due a look at the tail
+	 * (tp_ring_take). */
+	if (__builtin_expect(rg->head + 1 + n_ext > rg->limit, 0)) {
+		uint64_t tail = tp_ring_tail_now(rg);
+
+		if (tp_ring_full_at(rg, 1 + n_ext, tail))
+			e = tp_rec_full(r->t, rg, api, t1 - r->t0, tail,
+					1 + n_ext);
+		else
+			e = tp_ring_take(rg, 1 + n_ext);
+		if (__builtin_expect(!e, 0))
+			return NULL;
+	} else {
+		e = &rg->wslots[rg->head & rg->wmask];
+	}
+	tp_rec_fill(r, e, api, ret, n_ext, t1);
 	return e;
 }
 
@@ -220,6 +235,68 @@ static tp_hot_inline struct tp_event *tp_rec_point_ext(struct tp_rec *r,
 						uint16_t api, unsigned n_ext)
 {
 	return tp_rec_at(r, api, 0, n_ext, r->t0);
+}
+
+/* Ranges (a begin and its end: an NVTX push and its pop) are kept
+ * whole or dropped whole. A begin is recorded only with k slots kept
+ * back in its thread's ring (or spill chunk) for its end, so that the
+ * end fits whenever it comes, however full the ring is by then
+ * (tp_rec_close, k >= the end's 1 + n_ext). A begin that does not fit
+ * with them, or past the ring's resv_max, is dropped and counted; its
+ * end is then counted as dropped too (tp_drops_count), never recorded.
+ * Both return an instant at r->t0, like tp_rec_point_ext. */
+static inline struct tp_event *tp_rec_open(struct tp_rec *r, uint16_t api,
+					   unsigned n_ext, unsigned k)
+{
+	struct tp_ring *rg = &r->t->ring;
+	struct tp_event *e;
+
+	if (rg->resv + k > rg->resv_max) {
+		tp_drops_count(r->t, api, 0);
+		return NULL;
+	}
+	tp_ring_keep(rg, k);
+	e = tp_rec_at(r, api, 0, n_ext, r->t0);
+	if (!e)
+		tp_ring_unkeep(rg, k);
+	return e;
+}
+
+static inline struct tp_event *tp_rec_close(struct tp_rec *r, uint16_t api,
+					    unsigned n_ext, unsigned k)
+{
+	struct tp_ring *rg = &r->t->ring;
+	struct tp_event *e;
+
+	tp_ring_unkeep(rg, k);
+	if (rg->head + 1 + n_ext > rg->limit)
+		e = tp_ring_take(rg, 1 + n_ext);	/* fits: kept for it */
+	else
+		e = &rg->wslots[rg->head & rg->wmask];
+	if (__builtin_expect(!e, 0)) {	/* cannot be */
+		tp_drops_count(r->t, api, 0);
+		return NULL;
+	}
+	tp_rec_fill(r, e, api, 0, n_ext, r->t0);
+	return e;
+}
+
+/* A range end whose begin was recorded: recorded on the thread that
+ * recorded the begin whether or not recording is on now (a window or
+ * TPROF_TRACE does not cut a range in two). 0 on a thread without a
+ * ring of its own. */
+static inline int tp_rec_begin_owned(struct tp_rec *r)
+{
+	struct tp_thread *t = tp_self;
+
+	if (__builtin_expect(__atomic_load_n(&tp_parking, __ATOMIC_RELAXED),
+			     0))
+		tp_thread_park();
+	if (!t || t->internal)
+		return 0;
+	r->t = t;
+	r->t0 = tp_ticks();
+	return 1;
 }
 
 /* Extension slot i (1..n_ext): 80 contiguous bytes. */

@@ -11,6 +11,7 @@
 #include "util/log.h"
 #include "files/naming.h"
 #include "record/ringfile.h"
+#include "record/spill.h"
 #include "gzip/gzip_isal.h"
 #include "session.h"
 #include "record/thread.h"
@@ -97,6 +98,7 @@ int tp_session_init(void)
 		strcpy(tp_sess.host, "unknown");
 	set_run_id();
 	tp_thread_set_ring_bytes((size_t)tp_sess.cfg.buffer_mb << 20);
+	tp_spill_configure((size_t)tp_sess.cfg.spill_mb << 20);
 	/* Now, at start, not when the writer opens the trace: dlopen takes
 	 * the loader lock, which a thread running a new library's
 	 * constructors holds; if that thread then waits in a hook after

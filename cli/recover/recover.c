@@ -95,6 +95,8 @@ static void put_rings(struct tp_buf *b, const struct from_rings *fr)
 	tp_json_u64(b, fr->c.unreadable);
 	tp_buf_lit(b, ", \"dropped\": ");
 	tp_json_u64(b, fr->c.dropped);
+	tp_buf_lit(b, ", \"spilled_lost\": ");
+	tp_json_u64(b, fr->c.spilled_lost);
 	tp_buf_lit(b, "}");
 }
 

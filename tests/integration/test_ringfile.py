@@ -107,6 +107,9 @@ def exact_accounting():
              and "dropped" in e.get("args", {})}
     eq("rings recover: from_rings.dropped is the threads' drops",
        fr.get("dropped"), sum(a["dropped"] for a in names.values()))
+    eq("rings recover: from_rings.spilled_lost is the threads' spilled "
+       "records the kill took", fr.get("spilled_lost"),
+       sum(a.get("spilled_lost", 0) for a in names.values()))
     twice = [k for k, c in collections.Counter(
         (e["tid"], e["ts"], e["dur"]) for e in xs).items() if c > 1]
     eq("rings recover: no call is in the trace twice", twice[:3], [])
@@ -117,11 +120,15 @@ def exact_accounting():
     for i in range(1, NREC):
         started, finished, _, tid = counts[i]
         dropped = names.get(tid, {}).get("dropped")
-        got = n[tid] + (dropped or 0)
-        check("rings recover: thread %d: recorded + dropped within "
-              "[finished %d, started %d]" % (i, finished, started),
+        # Spilled records (in chunks of the process's memory, not of the
+        # rings file) die with it: counted, one slot per call here.
+        lost = names.get(tid, {}).get("spilled_lost", 0)
+        got = n[tid] + (dropped or 0) + lost
+        check("rings recover: thread %d: recorded + dropped + spilled "
+              "and lost within [finished %d, started %d]"
+              % (i, finished, started),
               dropped is not None and finished <= got <= started,
-              "recorded %d dropped %s" % (n[tid], dropped))
+              "recorded %d dropped %s lost %d" % (n[tid], dropped, lost))
     ptid = counts[NREC - 1][3]
     launches = [e for e in xs if e["tid"] == ptid]
     eq("rings recover: the paced thread's launches name their kernel",
