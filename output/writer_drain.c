@@ -62,19 +62,6 @@ static uint64_t thread_dropped(struct tp_thread *t)
 	return tp_ring_dropped(&t->ring) - t->dropped_base;
 }
 
-/* The record at pos and its n - 1 extension slots, contiguous. */
-static const struct tp_event *record_at(struct tp_ring *r, uint64_t pos,
-					unsigned n)
-{
-	unsigned i;
-
-	if (n == 1 || (pos & r->mask) + n <= r->mask + 1)
-		return tp_ring_at(r, pos);
-	for (i = 0; i < n; i++)
-		W.scratch[i] = *tp_ring_at(r, pos + i);
-	return W.scratch;
-}
-
 /* A ring of the rings file read a quarter of its size past the last
  * sync: the producer gets its slots back only at a sync. */
 static void sync_if_held(struct tp_ring *r)
@@ -109,27 +96,6 @@ static void free_ended(void)
 	W.ended = NULL;
 }
 
-/* The record at pos and its n - 1 extension slots, contiguous, with n
- * set; NULL when pos reached head (over positions that hold nothing,
- * before a spill chunk). */
-static const struct tp_event *next_record(struct tp_ring *r, uint64_t *pos,
-					  uint64_t head, int spill,
-					  unsigned *n)
-{
-	const struct tp_event *e = spill ? tp_spill_read(r, pos, head) : NULL;
-
-	if (e) {		/* in a chunk: never wraps */
-		*n = 1 + (e->flags & TP_EV_EXT_MASK);
-		return e;
-	}
-	if (*pos == head)
-		return NULL;
-	*n = 1 + (tp_ring_at(r, *pos)->flags & TP_EV_EXT_MASK);
-	if (*n > head - *pos)	/* cannot be: never wait */
-		*n = (unsigned)(head - *pos);
-	return record_at(r, *pos, *n);
-}
-
 /* Drains what was published when it started, no more: a thread that
  * records faster than the writer writes must not keep it from the other
  * rings or from a stop request. Slots go back to the producer in batches,
@@ -146,7 +112,7 @@ static void drain_thread(struct tp_thread *t)
 
 	tp_capture_sync();
 	while (pos != head) {
-		e = next_record(&t->ring, &pos, head, spill, &n);
+		e = tp_ring_next(&t->ring, &pos, head, spill, &n, W.scratch);
 		if (!e)
 			break;
 		if (!W.failed)

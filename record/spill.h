@@ -86,6 +86,14 @@ static inline int tp_spill_pending(struct tp_ring *r)
  * it is in the ring's slots (or *pos reached head). */
 const struct tp_event *tp_spill_read(struct tp_ring *r, uint64_t *pos,
 				     uint64_t head);
+/* The next record from *pos (< head) and its n - 1 extension slots,
+ * contiguous (copied to scratch, of 1 + TP_EV_EXT_MAX slots, where they
+ * wrap around the ring's end), with *n set; *pos moved over positions
+ * that hold nothing. NULL when *pos reached head. spill:
+ * tp_spill_pending, looked at after head was loaded. */
+const struct tp_event *tp_ring_next(struct tp_ring *r, uint64_t *pos,
+				    uint64_t head, int spill, unsigned *n,
+				    struct tp_event *scratch);
 /* The ring's thread is gone: its chunks go back to the pool. */
 void tp_spill_ring_free(struct tp_ring *r);
 /* The writer, each cycle: the pages of free chunks go back to the
