@@ -188,8 +188,9 @@ eq("16x100k: tprof object says 1.6M written, 0 dropped",
 tprof_check(path, "16x100k: tprof check passes")
 cleanup(r)
 
-# A tiny ring drops, counts exactly, never blocks.
-r = run([prog("calls"), "1", "300000", "launch"], env={"TPROF_BUFFER_MB": "1"})
+# A tiny ring without a spill pool drops, counts exactly, never blocks.
+r = run([prog("calls"), "1", "300000", "launch"],
+        env={"TPROF_BUFFER_MB": "1", "TPROF_SPILL_MB": "0"})
 t = load(os.path.join(r.dir, "tprof-rank0.trace.json.gz"))
 written = len(xevents(t))
 dropped = t["tprof"]["events_dropped"]
@@ -198,5 +199,17 @@ eq("tiny ring: written + dropped = calls", written + dropped, 300000)
 eq("tiny ring: per-thread drop count", t["tprof"]["threads"][0]["dropped"], dropped)
 check("tiny ring: exit line reports the drops",
       any("%d dropped" % dropped in l for l in r.lines()), str(r.lines()))
+cleanup(r)
+
+# The same burst with the default spill pool: what the tiny ring cannot
+# hold is spilled, nothing dropped.
+r = run([prog("calls"), "1", "300000", "launch"], env={"TPROF_BUFFER_MB": "1"})
+t = load(os.path.join(r.dir, "tprof-rank0.trace.json.gz"))
+eq("tiny ring, spill pool: every call written, none dropped",
+   (len(xevents(t)), t["tprof"]["events_dropped"]), (300000, 0))
+check("tiny ring, spill pool: chunks were taken",
+      t["tprof"]["spill"]["taken"] > 0, str(t["tprof"].get("spill")))
+tprof_check(os.path.join(r.dir, "tprof-rank0.trace.json.gz"),
+            "tiny ring, spill pool: tprof check passes")
 cleanup(r)
 done()
