@@ -186,11 +186,11 @@ if check("flight + TPROF_DELAY: one dump", len(files) == 1, files):
     check("flight + TPROF_DELAY: all after it (ids from about 500)",
           ids and 450 <= ids[0] <= 560 and ids[-1] - ids[0] >= 150, ids[:1])
 
-# Drops stay exact: 300k calls without a pause into a 1 MiB ring; the
-# window (longer than the run) holds every recorded one.
+# Drops stay exact: 300k calls without a pause into a 1 MiB ring and no
+# spill pool; the window (longer than the run) holds every recorded one.
 outdir = tempfile.mkdtemp(prefix="tprof-it-")
 p = start(outdir, os.path.join(outdir, "last"), 300000,
-          {"TPROF_BUFFER_MB": "1", "TPROF_FLIGHT": "30",
+          {"TPROF_BUFFER_MB": "1", "TPROF_SPILL_MB": "0", "TPROF_FLIGHT": "30",
            "TPROF_FLIGHT_DUMP_AT_EXIT": "1"}, period=0)
 out, err = p.communicate(timeout=120)
 files = traces(outdir)

@@ -189,10 +189,11 @@ no_ring_file()
 
 
 def drops_accounting():
-    """A burst larger than a 1 MiB ring: every call recorded or counted
-    as dropped, per thread, exactly."""
+    """A burst larger than a 1 MiB ring without a spill pool: every call
+    recorded or counted as dropped, per thread, exactly."""
     n2 = 40000
-    pdir, err = killself("perfetto", {"TPROF_BUFFER_MB": "1"}, n2=n2)
+    pdir, err = killself("perfetto", {"TPROF_BUFFER_MB": "1",
+                                      "TPROF_SPILL_MB": "0"}, n2=n2)
     d = decode(os.path.join(pdir, "tprof-rank0.pftrace.gz"),
                "perfetto drops")
     if d is not None:
