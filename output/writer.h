@@ -67,6 +67,9 @@ struct tp_writer_ext {
 	 * ending at end_ns; returns the number of events written. */
 	unsigned (*thread_end)(struct tp_buf *b, struct tp_thread *t,
 			       int64_t end_ns);
+	/* The trace ends (after every thread's thread_end): write what is
+	 * still open across threads; returns the events written. */
+	unsigned (*trace_end)(struct tp_buf *b, int64_t end_ns);
 	/* Metadata events, each as ",\n{...}". */
 	void (*put_meta)(struct tp_buf *b);
 	/* Keys of the "tprof" object, each as ",\n \"key\": ...". */

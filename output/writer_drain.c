@@ -245,6 +245,7 @@ void tp_writer_drain(void)
 void tp_wr_add_live_thread_stats(void)
 {
 	struct tp_thread *t;
+	unsigned i;
 
 	for (t = tp_thread_list(); t; t = t->next) {
 		tp_wr_thread_end(t);
@@ -253,4 +254,7 @@ void tp_wr_add_live_thread_stats(void)
 				    thread_dropped(t));
 		tp_psum_thread_drops(t, &tp_tl.map);
 	}
+	for (i = 0; i < W.n_ext; i++)
+		if (W.ext[i]->trace_end && !W.failed)
+			W.events += W.ext[i]->trace_end(&W.buf, end_ns());
 }

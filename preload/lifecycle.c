@@ -28,6 +28,7 @@
 #include "hooks/cudart/cudart_apis.h"
 #include "hooks/lib_hook.h"
 #include "hooks/nvtx/nvtx.h"
+#include "hooks/nvtx/nvtx_emit.h"
 
 /* The wait for the writer at exit or a signal lasts as long as it keeps
  * writing what was recorded; these bound only a writer that makes no
@@ -138,6 +139,8 @@ static void atfork_child(void)
 	tp_writer_after_fork_child();
 	tp_session_after_fork();
 	tp_capture_after_fork();
+	tp_nvtx_stack_after_fork();
+	tp_nvtx_async_after_fork();
 }
 
 /* The threshold is compared in ticks on the hot path: measure their rate

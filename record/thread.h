@@ -281,19 +281,24 @@ static inline struct tp_event *tp_rec_close(struct tp_rec *r, uint16_t api,
 	return e;
 }
 
-/* A range end whose begin was recorded: recorded on the thread that
- * recorded the begin whether or not recording is on now (a window or
- * TPROF_TRACE does not cut a range in two). 0 on a thread without a
- * ring of its own. */
-static inline int tp_rec_begin_owned(struct tp_rec *r)
+/* A range end whose begin was recorded: recorded whether or not
+ * recording is on now (a window or TPROF_TRACE does not cut a range in
+ * two), on a thread that gets its ring now if need be. 0 on a thread
+ * that cannot have one (counted) or one of tprof's own. */
+static inline int tp_rec_begin_any(struct tp_rec *r)
 {
 	struct tp_thread *t = tp_self;
 
 	if (__builtin_expect(__atomic_load_n(&tp_parking, __ATOMIC_RELAXED),
 			     0))
 		tp_thread_park();
-	if (!t || t->internal)
+	if (__builtin_expect(!t, 0))
+		t = tp_thread_attach();
+	if (!t || t->internal) {
+		if (!t || t->unmapped)
+			tp_thread_note_unrecorded();
 		return 0;
+	}
 	r->t = t;
 	r->t0 = tp_ticks();
 	return 1;

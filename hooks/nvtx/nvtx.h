@@ -49,8 +49,55 @@ void tp_nvtx_tprof_mark(const char *name);
 /* TPROF_STEP_NVTX: does this NVTX name end a step? (names.c) */
 int tp_nvtx_is_step(const char *name);
 
-/* What a record carries in tp_event.a; the range id of START and END is
- * in tp_event.stream. */
+/* What became of a range's begin (nvtx_stack.c): a pop or an end
+ * follows it. */
+enum {
+	TP_NVTX_STATE_OFF,	/* not recorded: recording was off */
+	TP_NVTX_STATE_REC,	/* recorded; a push's pop has its slots kept */
+	TP_NVTX_STATE_DROP,	/* dropped, counted: its pop or end is too */
+	TP_NVTX_STATE_NORING,	/* the thread has no ring: counted */
+};
+
+/* Pushes deeper on one thread are neither recorded nor their pops;
+ * counted (tp_nvtx_too_deep). */
+#define TP_NVTX_MAX_DEPTH 1024
+
+/* A push on the calling thread's stack: its id (the record's and its
+ * pop's) and where to say what became of it (TP_NVTX_STATE_OFF until
+ * then); k: the slots its record keeps back for its pop. -1: not kept
+ * (past TP_NVTX_MAX_DEPTH, or no memory for the stack). */
+int tp_nvtx_stack_push(uint64_t domain, unsigned k, uint32_t *id,
+		       uint8_t **state);
+/* A pop of domain: the innermost push of domain still open on the
+ * calling thread, taken off (1); 0: none open; -1: the push it ends
+ * was past the depth. */
+int tp_nvtx_stack_pop(uint64_t domain, uint32_t *id, unsigned *state,
+		      unsigned *k);
+void tp_nvtx_stack_after_fork(void);
+uint64_t tp_nvtx_too_deep(void);
+/* Range begins and ends dropped (counted as drops of their thread's
+ * ring too), by enum tp_nvtx_api: for the trailer, which a reader
+ * checks the ranges against. */
+void tp_nvtx_dropped_add(unsigned api);
+uint64_t tp_nvtx_dropped(unsigned api);
+
+/* Start/end range ids: a sequence number << 2 | the start's state, so
+ * that the end (on any thread) knows what became of its start. */
+#define TP_NVTX_ID_STATE(id) ((unsigned)(id) & 3u)
+/* An end that could not be recorded although its start was (no ring
+ * on its thread, or the ring and the spill pool full): the writer drops
+ * the start, counted, rather than leave it open. Any thread. */
+void tp_nvtx_end_lost(uint64_t id);
+/* The writer: changes whenever an end was lost since. */
+uint64_t tp_nvtx_lost_seq(void);
+/* The writer: each end lost since the last call, and the ends that
+ * could not even be noted (then no start left open can be trusted). */
+void tp_nvtx_lost_take(void (*fn)(void *arg, uint64_t id), void *arg,
+		       uint64_t *overflow);
+
+/* What a record carries in tp_event.a. tp_event.stream: a push's id and
+ * that of the push a pop ends (0: none was open), on their thread; the
+ * range id of START and END. */
 struct tp_nvtx_args {
 	uint64_t domain;	/* struct tp_nvtx_domain *, 0: the default */
 	uint64_t payload;	/* raw bits of the payload union */

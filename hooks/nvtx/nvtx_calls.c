@@ -3,8 +3,12 @@
 /* The NVTX functions tprof installs in each NVTX instance. A push, pop,
  * mark, start or end is one record (the message copied into extension
  * slots: the caller's string does not outlive the call); the writer pairs
- * them. Range levels are answered here, per thread, whether recording is
- * on or not. */
+ * them by id. A range is kept whole or dropped whole: a push is recorded
+ * with its pop's slots kept back and its pop is recorded exactly when it
+ * was, whatever the ring or the recording window is by then; a start's
+ * id says whether it was recorded, and its end follows it
+ * (nvtx_stack.c). Range levels are answered here, per thread, whether
+ * recording is on or not. */
 #include <stddef.h>
 #include <string.h>
 #include <unistd.h>
@@ -65,9 +69,12 @@ static void attr_fill(struct tp_nvtx_args *x, const nvtxEventAttributes_t *a)
 		x->payload &= 0xffffffffu;
 }
 
-static void record(uint16_t api, uint64_t domain,
-		   const nvtxEventAttributes_t *a, const struct msg *m,
-		   uint64_t id, struct tp_rec *r)
+/* One record of api; k > 0: a push, recorded only with k slots kept
+ * back for its pop (tp_rec_open). id: the range's (a push's, a start's
+ * with its state bits). 1 when recorded. */
+static int record(uint16_t api, uint64_t domain,
+		  const nvtxEventAttributes_t *a, const struct msg *m,
+		  uint64_t id, unsigned k, struct tp_rec *r)
 {
 	struct tp_nvtx_args x = { 0 };
 	struct tp_event *e;
@@ -82,9 +89,9 @@ static void record(uint16_t api, uint64_t domain,
 			len = TP_NVTX_MSG_MAX;
 		n = (unsigned)((len + TP_EV_SLOT_BYTES) / TP_EV_SLOT_BYTES);
 	}
-	e = tp_rec_point_ext(r, api, n);
+	e = k ? tp_rec_open(r, api, n, k) : tp_rec_point_ext(r, api, n);
 	if (!e)
-		return;
+		return 0;
 	e->stream = id;
 	x.domain = domain;
 	attr_fill(&x, a);
@@ -97,6 +104,31 @@ static void record(uint16_t api, uint64_t domain,
 		x.msg = TP_NVTX_MSG_REG;
 		x.reg = m->reg;
 	}
+	memcpy(&e->a, &x, sizeof(x));
+	tp_rec_commit(r);
+	return 1;
+}
+
+/* A pop (id 0: no push of its domain open); k > 0: its push's, the
+ * slots kept back for it, so it fits. */
+static void record_pop(struct tp_rec *r, uint64_t domain, uint32_t id,
+		       unsigned k, const struct tp_nvtx_mem *mem)
+{
+	struct tp_nvtx_args x = { .domain = domain };
+	unsigned n_ext = mem ? 1 : 0;
+	struct tp_event *e;
+
+	if (k && 1 + n_ext > k)		/* a push that kept no room for it */
+		n_ext = 0;
+	e = k ? tp_rec_close(r, TP_NVTX_ID(POP), n_ext, k) :
+		tp_rec_point_ext(r, TP_NVTX_ID(POP), n_ext);
+	if (!e)
+		return;
+	if (n_ext) {
+		x.msg = TP_NVTX_MSG_MEM;
+		tp_rec_ext_copy(r, 0, mem, sizeof(*mem));
+	}
+	e->stream = id;
 	memcpy(&e->a, &x, sizeof(x));
 	tp_rec_commit(r);
 }
@@ -118,69 +150,6 @@ static int is_step(const struct msg *m)
 static int steps_on(void)
 {
 	return __builtin_expect(tp_sess.cfg.cap.step_nvtx[0] != 0, 0);
-}
-
-/* An event with attributes (Ex) or a plain message; each returns 1 when
- * the message names a step. */
-static int note_ex(uint16_t api, nvtxDomainHandle_t d,
-		   const nvtxEventAttributes_t *a, uint64_t id)
-{
-	struct tp_rec r;
-	struct msg m;
-	int rec = tp_rec_begin(&r, TP_SRC_NVTX);
-
-	if (!rec && !steps_on())
-		return 0;
-	m.text = NULL;
-	m.reg = 0;
-	attr_message(a, &m);
-	if (rec)
-		record(api, (uint64_t)(uintptr_t)d, a, &m, id, &r);
-	return steps_on() && is_step(&m);
-}
-
-static int note_a(uint16_t api, const char *s, uint64_t id)
-{
-	struct tp_rec r;
-	struct msg m;
-	int rec = tp_rec_begin(&r, TP_SRC_NVTX);
-
-	if (!rec && !steps_on())
-		return 0;
-	m.text = s;
-	m.reg = 0;
-	if (rec)
-		record(api, 0, NULL, &m, id, &r);
-	return steps_on() && is_step(&m);
-}
-
-static int note_w(uint16_t api, const wchar_t *s, uint64_t id)
-{
-	struct tp_rec r;
-	struct msg m;
-	int rec = tp_rec_begin(&r, TP_SRC_NVTX);
-
-	if (!rec && !steps_on())
-		return 0;
-	tp_nvtx_utf8(m.wide, sizeof(m.wide), s);
-	m.text = m.wide;
-	m.reg = 0;
-	if (rec)
-		record(api, 0, NULL, &m, id, &r);
-	return steps_on() && is_step(&m);
-}
-
-static void note_plain(uint16_t api, nvtxDomainHandle_t d, uint64_t id)
-{
-	struct tp_rec r;
-
-	if (tp_rec_begin(&r, TP_SRC_NVTX))
-		record(api, (uint64_t)(uintptr_t)d, NULL, NULL, id, &r);
-}
-
-static uint64_t new_range_id(void)
-{
-	return __atomic_fetch_add(&next_range_id, 1, __ATOMIC_RELAXED);
 }
 
 /* NVTX: a push returns the level of the range it starts, a pop the level
@@ -244,71 +213,250 @@ static void step_ended(uint64_t id)
 	}
 }
 
+/* A call being noted: whether it is recorded, and its message (built
+ * only when it is, or when steps need it). */
+struct note {
+	struct tp_rec r;
+	int rec;
+	struct msg m;
+};
+
+/* 1 when the message is needed. */
+static int note_begin(struct note *n, unsigned source)
+{
+	n->rec = tp_rec_begin(&n->r, source);
+	n->m.text = NULL;
+	n->m.reg = 0;
+	return n->rec || steps_on();
+}
+
+static int note_step(const struct note *n)
+{
+	return steps_on() && is_step(&n->m);
+}
+
+/* A range's begin or end dropped: counted for the trailer too. */
+static uint8_t dropped(unsigned api)
+{
+	tp_nvtx_dropped_add(api);
+	return TP_NVTX_STATE_DROP;
+}
+
+/* What became of a call that was not recorded. */
+static uint8_t not_recorded(void)
+{
+	struct tp_thread *t = tp_self;
+
+	return t && t->unmapped ? TP_NVTX_STATE_NORING : TP_NVTX_STATE_OFF;
+}
+
+static void note_mark(struct note *n, uint64_t d,
+		      const nvtxEventAttributes_t *a)
+{
+	if (n->rec)
+		record(TP_NVTX_ID(MARK), d, a, &n->m, 0, 0, &n->r);
+	step_mark(note_step(n));
+}
+
+/* A push, on the thread's stack whether recorded or not; k: its pop's
+ * slots. */
+static void note_push(struct note *n, uint64_t d,
+		      const nvtxEventAttributes_t *a, unsigned k)
+{
+	uint8_t *state;
+	uint32_t id;
+
+	if (tp_nvtx_stack_push(d, k, &id, &state) < 0)
+		return;		/* past the depth, or no memory */
+	if (!n->rec)
+		*state = not_recorded();
+	else if (record(TP_NVTX_ID(PUSH), d, a, &n->m, id, k, &n->r))
+		*state = TP_NVTX_STATE_REC;
+	else
+		*state = dropped(TP_NVTX_PUSH);
+}
+
+/* A pop of domain d: recorded when its push was (even if recording is
+ * off by now), counted as dropped when its push was. */
+static void note_pop(uint64_t d, unsigned source,
+		     const struct tp_nvtx_mem *mem)
+{
+	unsigned state, k;
+	struct tp_rec r;
+	uint32_t id;
+
+	switch (tp_nvtx_stack_pop(d, &id, &state, &k)) {
+	case -1:	/* its push was past the depth */
+		return;
+	case 0:		/* none open: the writer counts it */
+		if (tp_rec_begin(&r, source))
+			record_pop(&r, d, 0, 0, mem);
+		return;
+	}
+	switch (state) {
+	case TP_NVTX_STATE_REC:
+		if (tp_rec_begin_any(&r))
+			record_pop(&r, d, id, k, mem);
+		break;
+	case TP_NVTX_STATE_DROP:
+		if (tp_self)
+			tp_drops_count(tp_self, TP_NVTX_ID(POP), 0);
+		dropped(TP_NVTX_POP);
+		break;
+	case TP_NVTX_STATE_NORING:
+		tp_thread_note_unrecorded();
+		break;
+	}
+}
+
+static uint64_t new_range_seq(void)
+{
+	return __atomic_fetch_add(&next_range_id, 1, __ATOMIC_RELAXED);
+}
+
+/* A start: its id, whose low bits say what became of it. */
+static uint64_t note_start(struct note *n, uint64_t d,
+			   const nvtxEventAttributes_t *a)
+{
+	uint64_t seq = new_range_seq() << 2,
+		 id = seq | TP_NVTX_STATE_REC;
+
+	if (!n->rec)
+		id = seq | not_recorded();
+	else if (!record(TP_NVTX_ID(START), d, a, &n->m, id, 0, &n->r))
+		id = seq | dropped(TP_NVTX_START);
+	step_started(note_step(n), id);
+	return id;
+}
+
+/* An end, on any thread: recorded when its start was, whether recording
+ * is on or not; if it cannot be, the writer is told to drop the start. */
+static void note_end(uint64_t d, uint64_t id)
+{
+	struct tp_rec r;
+
+	switch (TP_NVTX_ID_STATE(id)) {
+	case TP_NVTX_STATE_REC:
+		if (!tp_rec_begin_any(&r) ||
+		    !record(TP_NVTX_ID(END), d, NULL, NULL, id, 0, &r))
+			tp_nvtx_end_lost(id);
+		break;
+	case TP_NVTX_STATE_DROP:
+		if (tp_self && !tp_self->internal)
+			tp_drops_count(tp_self, TP_NVTX_ID(END), 0);
+		else
+			tp_thread_note_unrecorded();
+		dropped(TP_NVTX_END);
+		break;
+	case TP_NVTX_STATE_NORING:
+		tp_thread_note_unrecorded();
+		break;
+	}
+	step_ended(id);
+}
+
 /* ---- core ---- */
 
 static void tp_nvtx_MarkEx(const nvtxEventAttributes_t *a)
 {
-	step_mark(note_ex(TP_NVTX_ID(MARK), NULL, a, 0));
+	struct note n;
+
+	if (note_begin(&n, TP_SRC_NVTX)) {
+		attr_message(a, &n.m);
+		note_mark(&n, 0, a);
+	}
 }
 
 static void tp_nvtx_MarkA(const char *s)
 {
-	step_mark(note_a(TP_NVTX_ID(MARK), s, 0));
+	struct note n;
+
+	if (note_begin(&n, TP_SRC_NVTX)) {
+		n.m.text = s;
+		note_mark(&n, 0, NULL);
+	}
 }
 
 static void tp_nvtx_MarkW(const wchar_t *s)
 {
-	step_mark(note_w(TP_NVTX_ID(MARK), s, 0));
+	struct note n;
+
+	if (note_begin(&n, TP_SRC_NVTX)) {
+		tp_nvtx_utf8(n.m.wide, sizeof(n.m.wide), s);
+		n.m.text = n.m.wide;
+		note_mark(&n, 0, NULL);
+	}
 }
 
 static nvtxRangeId_t tp_nvtx_RangeStartEx(const nvtxEventAttributes_t *a)
 {
-	uint64_t id = new_range_id();
+	struct note n;
 
-	step_started(note_ex(TP_NVTX_ID(START), NULL, a, id), id);
-	return id;
+	if (note_begin(&n, TP_SRC_NVTX))
+		attr_message(a, &n.m);
+	return note_start(&n, 0, a);
 }
 
 static nvtxRangeId_t tp_nvtx_RangeStartA(const char *s)
 {
-	uint64_t id = new_range_id();
+	struct note n;
 
-	step_started(note_a(TP_NVTX_ID(START), s, id), id);
-	return id;
+	if (note_begin(&n, TP_SRC_NVTX))
+		n.m.text = s;
+	return note_start(&n, 0, NULL);
 }
 
 static nvtxRangeId_t tp_nvtx_RangeStartW(const wchar_t *s)
 {
-	uint64_t id = new_range_id();
+	struct note n;
 
-	step_started(note_w(TP_NVTX_ID(START), s, id), id);
-	return id;
+	if (note_begin(&n, TP_SRC_NVTX)) {
+		tp_nvtx_utf8(n.m.wide, sizeof(n.m.wide), s);
+		n.m.text = n.m.wide;
+	}
+	return note_start(&n, 0, NULL);
 }
 
 static void tp_nvtx_RangeEnd(nvtxRangeId_t id)
 {
-	note_plain(TP_NVTX_ID(END), NULL, id);
-	step_ended(id);
+	note_end(0, id);
 }
 
 static int tp_nvtx_RangePushEx(const nvtxEventAttributes_t *a)
 {
-	return pushed(note_ex(TP_NVTX_ID(PUSH), NULL, a, 0));
+	struct note n;
+
+	if (note_begin(&n, TP_SRC_NVTX))
+		attr_message(a, &n.m);
+	note_push(&n, 0, a, 1);
+	return pushed(note_step(&n));
 }
 
 static int tp_nvtx_RangePushA(const char *s)
 {
-	return pushed(note_a(TP_NVTX_ID(PUSH), s, 0));
+	struct note n;
+
+	if (note_begin(&n, TP_SRC_NVTX))
+		n.m.text = s;
+	note_push(&n, 0, NULL, 1);
+	return pushed(note_step(&n));
 }
 
 static int tp_nvtx_RangePushW(const wchar_t *s)
 {
-	return pushed(note_w(TP_NVTX_ID(PUSH), s, 0));
+	struct note n;
+
+	if (note_begin(&n, TP_SRC_NVTX)) {
+		tp_nvtx_utf8(n.m.wide, sizeof(n.m.wide), s);
+		n.m.text = n.m.wide;
+	}
+	note_push(&n, 0, NULL, 1);
+	return pushed(note_step(&n));
 }
 
 static int tp_nvtx_RangePop(void)
 {
-	note_plain(TP_NVTX_ID(POP), NULL, 0);
+	note_pop(0, TP_SRC_NVTX, NULL);
 	return popped();
 }
 
@@ -342,33 +490,43 @@ static void tp_nvtx_NameOsThreadW(uint32_t tid, const wchar_t *name)
 
 static void tp_nvtx_DomainMarkEx(nvtxDomainHandle_t d, const nvtxEventAttributes_t *a)
 {
-	step_mark(note_ex(TP_NVTX_ID(MARK), d, a, 0));
+	struct note n;
+
+	if (note_begin(&n, TP_SRC_NVTX)) {
+		attr_message(a, &n.m);
+		note_mark(&n, (uint64_t)(uintptr_t)d, a);
+	}
 }
 
 static nvtxRangeId_t tp_nvtx_DomainRangeStartEx(nvtxDomainHandle_t d,
 					 const nvtxEventAttributes_t *a)
 {
-	uint64_t id = new_range_id();
+	struct note n;
 
-	step_started(note_ex(TP_NVTX_ID(START), d, a, id), id);
-	return id;
+	if (note_begin(&n, TP_SRC_NVTX))
+		attr_message(a, &n.m);
+	return note_start(&n, (uint64_t)(uintptr_t)d, a);
 }
 
 static void tp_nvtx_DomainRangeEnd(nvtxDomainHandle_t d, nvtxRangeId_t id)
 {
-	note_plain(TP_NVTX_ID(END), d, id);
-	step_ended(id);
+	note_end((uint64_t)(uintptr_t)d, id);
 }
 
 static int tp_nvtx_DomainRangePushEx(nvtxDomainHandle_t d,
 			      const nvtxEventAttributes_t *a)
 {
-	return pushed(note_ex(TP_NVTX_ID(PUSH), d, a, 0));
+	struct note n;
+
+	if (note_begin(&n, TP_SRC_NVTX))
+		attr_message(a, &n.m);
+	note_push(&n, (uint64_t)(uintptr_t)d, a, 1);
+	return pushed(note_step(&n));
 }
 
 static int tp_nvtx_DomainRangePop(nvtxDomainHandle_t d)
 {
-	note_plain(TP_NVTX_ID(POP), d, 0);
+	note_pop((uint64_t)(uintptr_t)d, TP_SRC_NVTX, NULL);
 	return popped();
 }
 
@@ -426,14 +584,18 @@ static void tp_nvtx_DomainDestroy(nvtxDomainHandle_t d)
 /* ---- tprof's own ranges (tprof.h): the same records, in the "tprof"
  * domain, recorded whenever anything is ---- */
 
+/* A range's pop may carry device memory (one extension slot): its push
+ * keeps two slots back. */
+#define TPROF_POP_SLOTS 2
+
 void tp_nvtx_tprof_push(const char *name)
 {
-	struct tp_rec r;
-	struct msg m = { .text = name ? name : "(null)" };
+	struct note n;
 
-	if (tp_rec_begin(&r, TP_SRC_ALL))
-		record(TP_NVTX_ID(PUSH), tp_nvtx_tprof_domain(), NULL, &m, 0,
-		       &r);
+	n.rec = tp_rec_begin(&n.r, TP_SRC_ALL);
+	n.m.text = name ? name : "(null)";
+	n.m.reg = 0;
+	note_push(&n, tp_nvtx_tprof_domain(), NULL, TPROF_POP_SLOTS);
 }
 
 void tp_nvtx_tprof_mark(const char *name)
@@ -443,27 +605,12 @@ void tp_nvtx_tprof_mark(const char *name)
 
 	if (tp_rec_begin(&r, TP_SRC_ALL))
 		record(TP_NVTX_ID(MARK), tp_nvtx_tprof_domain(), NULL, &m, 0,
-		       &r);
+		       0, &r);
 }
 
 void tp_nvtx_tprof_pop(const struct tp_nvtx_mem *mem)
 {
-	struct tp_nvtx_args x = { .domain = tp_nvtx_tprof_domain() };
-	struct tp_event *e;
-	struct tp_rec r;
-
-	if (!tp_rec_begin(&r, TP_SRC_ALL))
-		return;
-	e = tp_rec_point_ext(&r, TP_NVTX_ID(POP), mem ? 1 : 0);
-	if (!e)
-		return;
-	if (mem) {
-		x.msg = TP_NVTX_MSG_MEM;
-		tp_rec_ext_copy(&r, 0, mem, sizeof(*mem));
-	}
-	e->stream = 0;
-	memcpy(&e->a, &x, sizeof(x));
-	tp_rec_commit(&r);
+	note_pop(tp_nvtx_tprof_domain(), TP_SRC_ALL, mem);
 }
 
 /* ---- installing them ---- */

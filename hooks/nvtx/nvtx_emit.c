@@ -1,10 +1,13 @@
 /* hooks/nvtx/: the nvtx hooks, on hooks/ (resolve.c: how the real
  * functions are found) and every library folder below it. */
 /* The writer's side of NVTX: a push opens a range on its thread's stack
- * and the matching pop writes it as one X event (category
+ * and the pop that carries its id writes it as one X event (category
  * user_annotation), so ranges nest strictly with the calls they enclose.
- * nvtxRangeStart/End may cross threads: they become async b/e events
- * keyed by the range id. Marks are instant events. */
+ * Pairing is by id, never by order: a pop whose push is not open (it was
+ * never seen) pairs with nothing and is counted. nvtxRangeStart/End may
+ * cross threads: they become async b/e events keyed by the range id,
+ * written together once both are in (nvtx_async.c). Marks are instant
+ * events. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,12 +23,12 @@
 #include "output/writer.h"
 #include "hooks/lib_hook.h"
 #include "nvtx.h"
+#include "nvtx_emit.h"
 
 #define CAT_NAME "user_annotation"
-/* Deeper pushes are counted, not kept: their pops are taken first. */
-#define MAX_DEPTH 1024
 
 struct range {
+	uint32_t id;
 	int64_t ts;
 	char *name;
 	struct tp_nvtx_args args;
@@ -38,15 +41,14 @@ struct stack {
 	struct range *v;
 	unsigned n;
 	unsigned cap;
-	unsigned too_deep;	/* pushes past MAX_DEPTH still open */
 };
 
 static struct {
-	uint64_t ranges, marks, async_starts, async_ends;
-	uint64_t unmatched_pops, unclosed, clipped, truncated, too_deep;
+	uint64_t ranges, marks;
+	uint64_t unmatched_pops, unpaired_pops, unclosed, clipped, truncated;
 } st;
 
-static struct tp_nvtx_args args_of(const struct tp_event *e)
+struct tp_nvtx_args tp_nvtx_args_of(const struct tp_event *e)
 {
 	struct tp_nvtx_args x;
 
@@ -54,9 +56,9 @@ static struct tp_nvtx_args args_of(const struct tp_event *e)
 	return x;
 }
 
-static const char *name_of(const struct tp_event *e)
+const char *tp_nvtx_name_of(const struct tp_event *e)
 {
-	struct tp_nvtx_args x = args_of(e);
+	struct tp_nvtx_args x = tp_nvtx_args_of(e);
 	const struct tp_nvtx_string *reg;
 
 	if (x.truncated)
@@ -103,13 +105,17 @@ static struct tp_targs A;
 static char color[8];
 
 /* mem: device memory around a range (tprof_range_pop_memory), or NULL. */
-static void put_args(const struct tp_nvtx_args *x, const char *flag,
-		     const struct tp_nvtx_mem *mem)
+const struct tp_targs *tp_nvtx_put_args(const struct tp_nvtx_args *x,
+					const char *flag,
+					const struct tp_nvtx_mem *mem)
 {
-	const char *dom = tp_nvtx_domain_name(x->domain);
+	const char *dom;
 	const char *cat;
 
 	tp_targs_reset(&A);
+	if (!x)
+		return &A;
+	dom = tp_nvtx_domain_name(x->domain);
 	if (dom)
 		tp_targs_cstr(&A, "domain", dom);
 	if (x->color_type == NVTX_COLOR_ARGB) {
@@ -134,19 +140,20 @@ static void put_args(const struct tp_nvtx_args *x, const char *flag,
 		tp_targs_int(&A, "mem_exit", mem->at_exit);
 		tp_targs_int(&A, "mem_peak", mem->peak);
 	}
+	return &A;
 }
 
-/* An event of t's with the args in A (range ids start at 1: 0 is
- * none). */
-static void put(struct tp_buf *b, struct tp_thread *t, enum tp_tev_phase ph,
-		const char *name, uint64_t id, int64_t ts, int64_t dur)
+/* An event of thread tid's with the args of tp_nvtx_put_args (range
+ * ids start at 1: 0 is none). */
+void tp_nvtx_put(struct tp_buf *b, pid_t tid, enum tp_tev_phase ph,
+		 const char *name, uint64_t id, int64_t ts, int64_t dur)
 {
 	struct tp_tev ev;
 
 	memset(&ev, 0, sizeof(ev));
 	ev.track.kind = id ? TP_TEV_ASYNC : TP_TEV_THREAD;
 	ev.track.pid = tp_sess.pid;
-	ev.track.tid = t->tid;
+	ev.track.tid = tid;
 	ev.track.id = id;
 	ev.phase = ph;
 	ev.cat = CAT_NAME;
@@ -172,8 +179,8 @@ static unsigned put_range(struct tp_buf *b, struct tp_thread *t,
 
 	if (!tp_capture_kept_ns(r->ts))
 		return 0;
-	put_args(&r->args, flag, r->has_mem ? &r->mem : NULL);
-	put(b, t, TP_TEV_COMPLETE, r->name, 0, r->ts, dur);
+	tp_nvtx_put_args(&r->args, flag, r->has_mem ? &r->mem : NULL);
+	tp_nvtx_put(b, t->tid, TP_TEV_COMPLETE, r->name, 0, r->ts, dur);
 	if (!b->oom)
 		tp_psum_tspan(CAT_NAME, r->name, tp_sess.pid, t->tid, r->ts,
 			      dur, 0, A.a, A.n);
@@ -197,11 +204,6 @@ static unsigned push(struct tp_buf *b, struct tp_thread *t,
 	(void)b;
 	if (!s)
 		return 0;
-	if (s->n == MAX_DEPTH) {
-		s->too_deep++;
-		st.too_deep++;
-		return 0;
-	}
 	if (s->n == s->cap) {
 		unsigned cap = s->cap ? s->cap * 2 : 16;
 		void *v = realloc(s->v, cap * sizeof(*s->v));
@@ -212,11 +214,12 @@ static unsigned push(struct tp_buf *b, struct tp_thread *t,
 		s->cap = cap;
 	}
 	r = &s->v[s->n];
-	r->name = strdup(name_of(e));
+	r->name = strdup(tp_nvtx_name_of(e));
 	if (!r->name)
 		return 0;
+	r->id = (uint32_t)e->stream;
 	r->ts = tp_trace_ns(e->start);
-	r->args = args_of(e);
+	r->args = tp_nvtx_args_of(e);
 	r->has_mem = 0;
 	r->closed = 0;
 	s->n++;
@@ -230,27 +233,29 @@ static void drop(struct stack *s, unsigned i)
 	s->n--;
 }
 
-/* A pop ends the innermost open range of its domain. Ranges of other
- * domains opened inside it and still open would overlap it partially:
- * they are written now, ending with it ("clipped"), and their own pops
- * later only take them off the stack. */
+/* A pop ends the open range whose id it carries (the innermost one of
+ * its domain when it was made). Ranges of other domains opened inside
+ * it and still open would overlap it partially: they are written now,
+ * ending with it ("clipped"), and their own pops later only take them
+ * off the stack. A pop that carries no id (no push of its domain was
+ * open: the program's) or one not open here pairs with nothing. */
 static unsigned pop(struct tp_buf *b, struct tp_thread *t,
 		    const struct tp_event *e)
 {
-	uint64_t dom = args_of(e).domain;
+	uint32_t id = (uint32_t)e->stream;
 	struct stack *s = t->annot;
 	int64_t end = tp_trace_ns(e->end);
 	unsigned i, j, n = 0;
 
-	if (s && s->too_deep) {
-		s->too_deep--;
+	if (!id) {
+		st.unmatched_pops++;
 		return 0;
 	}
 	for (i = s ? s->n : 0; i-- > 0;)
-		if (s->v[i].args.domain == dom)
+		if (s->v[i].id == id)
 			break;
 	if (!s || i == (unsigned)-1) {
-		st.unmatched_pops++;
+		st.unpaired_pops++;
 		return 0;
 	}
 	if (s->v[i].closed) {
@@ -264,7 +269,7 @@ static unsigned pop(struct tp_buf *b, struct tp_thread *t,
 		s->v[j].closed = 1;
 		st.clipped++;
 	}
-	if (args_of(e).msg == TP_NVTX_MSG_MEM) {
+	if (tp_nvtx_args_of(e).msg == TP_NVTX_MSG_MEM) {
 		memcpy(&s->v[i].mem, tp_event_ext(e), sizeof(s->v[i].mem));
 		s->v[i].has_mem = 1;
 	}
@@ -276,44 +281,14 @@ static unsigned pop(struct tp_buf *b, struct tp_thread *t,
 static unsigned mark(struct tp_buf *b, struct tp_thread *t,
 		     const struct tp_event *e)
 {
-	struct tp_nvtx_args x = args_of(e);
+	struct tp_nvtx_args x = tp_nvtx_args_of(e);
 	int64_t ts = tp_trace_ns(e->start);
 
 	if (!tp_capture_kept_ns(ts))
 		return 0;
-	put_args(&x, NULL, NULL);
-	put(b, t, TP_TEV_INSTANT, name_of(e), 0, ts, 0);
+	tp_nvtx_put_args(&x, NULL, NULL);
+	tp_nvtx_put(b, t->tid, TP_TEV_INSTANT, tp_nvtx_name_of(e), 0, ts, 0);
 	st.marks++;
-	return 1;
-}
-
-/* Perfetto matches an async end to its begin by category and id; the end
- * carries no name, which matches any. */
-static unsigned start(struct tp_buf *b, struct tp_thread *t,
-		      const struct tp_event *e)
-{
-	struct tp_nvtx_args x = args_of(e);
-	int64_t ts = tp_trace_ns(e->start);
-
-	if (!tp_capture_kept_ns(ts))
-		return 0;
-	put_args(&x, NULL, NULL);
-	put(b, t, TP_TEV_ASYNC_BEGIN, name_of(e), e->stream, ts, 0);
-	if (!b->oom)
-		tp_psum_begin(e->stream, name_of(e), t->tid, ts, A.a, A.n);
-	st.async_starts++;
-	return 1;
-}
-
-static unsigned end(struct tp_buf *b, struct tp_thread *t,
-		    const struct tp_event *e)
-{
-	/* Written even outside a window: the start may have been kept, and
-	 * an end whose start was dropped matches nothing (harmless). */
-	tp_targs_reset(&A);
-	put(b, t, TP_TEV_ASYNC_END, NULL, e->stream, tp_trace_ns(e->end), 0);
-	tp_psum_end(e->stream, tp_trace_ns(e->end));
-	st.async_ends++;
 	return 1;
 }
 
@@ -355,16 +330,26 @@ static void put_stats(struct tp_buf *b)
 	tp_json_str(b, tp_nvtx_state());
 	tp_buf_lit(b, ", \"instances\": ");
 	tp_json_u64(b, tp_nvtx_attached());
-	tp_buf_lit(b, ", \"ranges\": ");
+	/* Ranges are paired by id, whole or not at all: a reader may
+	 * check them against the drops (tprof check). */
+	tp_buf_lit(b, ", \"pairing\": \"id\", \"ranges\": ");
 	tp_json_u64(b, st.ranges);
+	tp_buf_lit(b, ", \"dropped\": {\"pushes\": ");
+	tp_json_u64(b, tp_nvtx_dropped(TP_NVTX_PUSH));
+	tp_buf_lit(b, ", \"pops\": ");
+	tp_json_u64(b, tp_nvtx_dropped(TP_NVTX_POP));
+	tp_buf_lit(b, ", \"starts\": ");
+	tp_json_u64(b, tp_nvtx_dropped(TP_NVTX_START));
+	tp_buf_lit(b, ", \"ends\": ");
+	tp_json_u64(b, tp_nvtx_dropped(TP_NVTX_END));
+	tp_buf_char(b, '}');
 	tp_buf_lit(b, ", \"marks\": ");
 	tp_json_u64(b, st.marks);
-	tp_buf_lit(b, ", \"async_starts\": ");
-	tp_json_u64(b, st.async_starts);
-	tp_buf_lit(b, ", \"async_ends\": ");
-	tp_json_u64(b, st.async_ends);
+	tp_nvtx_async_put_stats(b);
 	tp_buf_lit(b, ", \"unmatched_pops\": ");
 	tp_json_u64(b, st.unmatched_pops);
+	tp_buf_lit(b, ", \"unpaired_pops\": ");
+	tp_json_u64(b, st.unpaired_pops);
 	tp_buf_lit(b, ", \"unclosed\": ");
 	tp_json_u64(b, st.unclosed);
 	tp_buf_lit(b, ", \"clipped\": ");
@@ -372,12 +357,13 @@ static void put_stats(struct tp_buf *b)
 	tp_buf_lit(b, ", \"truncated\": ");
 	tp_json_u64(b, st.truncated);
 	tp_buf_lit(b, ", \"too_deep\": ");
-	tp_json_u64(b, st.too_deep);
+	tp_json_u64(b, tp_nvtx_too_deep());
 	tp_buf_char(b, '}');
 }
 
 static const struct tp_writer_ext nvtx_ext = {
 	.thread_end = thread_end,
+	.trace_end = tp_nvtx_async_trace_end,
 	.put_meta = put_meta,
 	.put_stats = put_stats,
 	.thread_name = tp_nvtx_thread_name,
@@ -391,9 +377,10 @@ static const struct tp_api nvtx_apis[TP_NVTX_N] = {
 	[TP_NVTX_MARK] = { .name = "nvtxMark", .cat = "user_annotation",
 			   .emit = mark },
 	[TP_NVTX_START] = { .name = "nvtxRangeStart",
-			    .cat = "user_annotation", .emit = start },
+			    .cat = "user_annotation",
+			    .emit = tp_nvtx_async_start },
 	[TP_NVTX_END] = { .name = "nvtxRangeEnd", .cat = "user_annotation",
-			  .emit = end },
+			  .emit = tp_nvtx_async_end },
 };
 
 void tp_nvtx_register(void)
