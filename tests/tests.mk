@@ -7,7 +7,7 @@ UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/unit/%)
 TRACE_LIB_OBJ := $(CORE_OBJ)
 # tprof check and the readers under it, for the check unit tests.
-CHECK_OBJ := $(addprefix $(B)/cli/check/,check.o check_out.o check_sweep.o check_tab.o) \
+CHECK_OBJ := $(addprefix $(B)/cli/check/,check.o check_out.o check_ranges.o check_sweep.o check_tab.o) \
 	$(addprefix $(B)/cli/read/,json.o json_tree.o gzread.o pftrace_read.o pftrace_seq.o \
 	pftrace_clock.o pftrace_tracks.o pftrace_event.o pftrace_flows.o pftrace_args.o)
 CUDA_LIBDIR := $(CUDA_HOME)/lib64
@@ -25,7 +25,8 @@ PROG_BIN := $(PROG_C:tests/integration/progs/%.c=$(B)/tests/bin/%) \
 	    $(PROG_LIB:tests/integration/libs/%.c=$(B)/tests/bin/%.so) \
 	    $(B)/tests/bin/stacks_stripped
 
-$(B)/tests/unit/test_check: tests/unit/test_check.c $(CHECK_OBJ) $(B)/summary/xsort.o $(B)/encode/json.o \
+$(B)/tests/unit/test_check $(B)/tests/unit/test_check_ranges: $(B)/tests/unit/%: \
+		tests/unit/%.c $(CHECK_OBJ) $(B)/summary/xsort.o $(B)/encode/json.o \
 		$(B)/gzip/gzip_isal.o
 	@mkdir -p $(dir $@)
 	$(CC) $(UNIT_CFLAGS) -Icli/check -Icli/read -o $@ $^ -lz -ldl -lpthread -lm

@@ -411,6 +411,8 @@ static int check_event(struct ck *ck, const struct tp_json_node *ev)
 		else if (ts_ok && !bad)
 			add_x(ck, ev, track, o, ts, dur);
 	}
+	if (c == 'X' || c == 'b' || c == 'e')
+		ck_ranges_event(ck, ev, c, ts, ts_ok);
 	if (c == 'M')
 		return check_meta(ck, ev);
 	if (c == 's' || c == 'f' || c == 't')
@@ -491,6 +493,8 @@ static void check_top(struct ck *ck, unsigned key,
 	case K_TPROF:
 		if (n->type != TP_JSON_OBJECT)
 			ck_problem(ck, "\"tprof\" is not an object");
+		else
+			ck_ranges_trailer(ck, n);
 		break;
 	case K_DEVPROPS:
 		if (n->type != TP_JSON_ARRAY)
@@ -633,6 +637,7 @@ static int check_stream(struct ck *ck)
 	check_required(ck);
 	ck_nesting(ck);
 	ck_flows(ck);
+	ck_ranges_done(ck);
 	perfetto_notes(ck);
 	return 0;
 }
@@ -693,6 +698,7 @@ out:
 	ck_strtab_free(&ck.tracks);
 	tp_xsort_free(ck.xsort);
 	tp_xsort_free(ck.fsort);
+	ck_ranges_free(&ck);
 	return ret;
 }
 

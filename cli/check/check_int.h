@@ -43,6 +43,16 @@ struct flowev {
 	int64_t ts;		/* ns */
 };
 
+/* NVTX ranges against the trailer's counts (check_ranges.c). */
+struct open_b;
+struct ck_ranges {
+	int have, by_id, window, gave_up;
+	uint64_t ranges;	/* X user_annotation events, steps aside */
+	int64_t counted, events_dropped, pushes, pops, starts, ends;
+	struct open_b **tab;	/* async begins waiting for their end */
+	uint64_t open, open_b, twice, backwards;
+};
+
 /* Incremental matcher for HTA's per-line regex "rank":\s+(\d+). */
 struct rank_scan {
 	int state, matched, found, overflow;
@@ -66,6 +76,7 @@ struct ck {
 	struct tp_xsort *xsort;		/* struct xev */
 	struct tp_xsort *fsort;		/* struct flowev */
 	int sort_failed;
+	struct ck_ranges rg;
 };
 
 /* check_out.c. A problem (printed while at most MAX_SHOWN); returns -1
@@ -86,6 +97,14 @@ const char *ck_fmt_us(char *buf, size_t size, int64_t ns);
 /* The sort failed (no room for its file, no memory; s may be NULL):
  * said once, and the nesting and flow checks are left out. */
 int ck_sort_fail(struct ck *ck, const struct tp_xsort *s);
+
+/* check_ranges.c: each event, the "tprof" object, the checks at the
+ * end, the memory. */
+void ck_ranges_event(struct ck *ck, const struct tp_json_node *ev, char ph,
+		     int64_t ts, int ts_ok);
+void ck_ranges_trailer(struct ck *ck, const struct tp_json_node *tprof);
+void ck_ranges_done(struct ck *ck);
+void ck_ranges_free(struct ck *ck);
 
 /* check_sweep.c: the sorts' orders, and the checks at the end. */
 int ck_xev_cmp(const void *a, const void *b);
