@@ -376,6 +376,7 @@ static int push(struct tp_pfr *r, struct pfr_track *t, int64_t ts)
 	if (!o)
 		return pfr_fail(r, NULL, "out of memory");
 	o->ts = ts;
+	o->seq = r->cur_seq;
 	o->head_len = (uint32_t)r->head.len;
 	o->args_len = (uint32_t)r->scratch.len;
 	pfr_copy(o->text, r->head.p, r->head.len);
@@ -397,6 +398,27 @@ static struct pfr_open *pop(struct tp_pfr *r, struct pfr_track *t)
 	r->nopen--;
 	r->open_bytes -= o->head_len + o->args_len;
 	return o;
+}
+
+void pfr_seq_lost(struct tp_pfr *r, struct pfr_seq *s)
+{
+	struct pfr_open **p, *o;
+	uint32_t i;
+
+	s->valid = 0;
+	for (i = 0; i < r->ntrk; i++) {
+		for (p = &r->trk[i].open; (o = *p);) {
+			if (o->seq != s->id) {
+				p = &o->below;
+				continue;
+			}
+			*p = o->below;
+			r->nopen--;
+			r->open_bytes -= o->head_len + o->args_len;
+			r->notes[PFR_NOTE_LOST]++;
+			free(o);
+		}
+	}
 }
 
 /* An async end with nothing open: kept (its args) for the next begin. */

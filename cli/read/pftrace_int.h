@@ -71,6 +71,7 @@ enum { PR_NONE, PR_THREAD, PR_ASYNC, PR_COUNTER };
 struct pfr_open {
 	struct pfr_open *below;
 	int64_t ts;
+	uint32_t seq;		/* the sequence of its begin */
 	uint32_t head_len, args_len;	/* "name":..,"cat":.. then args */
 	char text[];
 };
@@ -161,6 +162,7 @@ struct tp_pfr {
 	struct tp_buf jcopy;	/* legacy JSON being validated */
 
 	uint64_t notes[PFR_NOTE_KINDS];
+	uint32_t cur_seq;	/* the packet's being read */
 };
 
 #define PFR_OUT_CLOCK_NONE 0xffffffffu
@@ -184,6 +186,9 @@ int pfr_fail(struct tp_pfr *r, const uint8_t *at, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 struct pfr_seq *pfr_seq_get(struct tp_pfr *r, uint32_t id);
 void pfr_seq_clear(struct tp_pfr *r, struct pfr_seq *s);
+/* Packets of s were lost before this one (pftrace_event.c): its state
+ * is no longer valid, and the slices it began are left out. */
+void pfr_seq_lost(struct tp_pfr *r, struct pfr_seq *s);
 int pfr_interned_data(struct tp_pfr *r, struct pfr_seq *s, struct pbr c);
 int pfr_intern_get(struct tp_pfr *r, struct pfr_seq *s, int kind,
 		   uint64_t iid, const char **str, size_t *len);

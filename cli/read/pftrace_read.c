@@ -10,6 +10,12 @@
  *   incremental_state_cleared) empties it; a packet with
  *   SEQ_NEEDS_INCREMENTAL_STATE on a sequence whose state was never
  *   cleared is skipped, as trace_processor does;
+ * - previous_packet_dropped says packets of its sequence were lost
+ *   before it: the sequence's incremental state is no longer valid
+ *   (until cleared again, as in trace_processor), and no slice begun on
+ *   that sequence before the loss is paired with an end after it (its
+ *   end may be among the lost; an end that comes later would pair with
+ *   the wrong slice): those slices are left out and counted;
  * - a packet's timestamp is on timestamp_clock_id, else its sequence's
  *   default, else the trace clock (primary_trace_clock, else BOOTTIME);
  *   an incremental clock's timestamps are deltas from its last value,
@@ -105,6 +111,9 @@ int tp_pfr_note(const struct tp_pfr *r, int k, char *buf, size_t len)
 		"values on a track that is no counter (skipped)",
 		"TrackEvents more than 73 years (2^61 ns) from the trace's "
 		"base (skipped)",
+		"slices open when packets of their sequence were lost "
+		"(previous_packet_dropped): left out, never paired with an "
+		"end after the loss",
 	};
 
 	if (k < 0 || k >= PFR_NOTE_KINDS || !r->notes[k])
@@ -138,7 +147,7 @@ struct pkt {
 	uint64_t ts;
 	int has_ts, has_clock;
 	uint32_t clock, seq, flags;
-	int cleared;
+	int cleared, lost;
 	struct pbr te, defaults, interned, snapshot, descriptor;
 	int has_te, has_defaults, has_interned, has_snapshot, has_descriptor;
 };
@@ -159,6 +168,7 @@ static int pkt_scan(struct tp_pfr *r, struct pbr c, struct pkt *k)
 		case 10: k->seq = (uint32_t)f.v; break;
 		case 13: k->flags = (uint32_t)f.v; break;
 		case 41: k->cleared |= var && f.v; break;
+		case 42: k->lost |= var && f.v; break;
 		case 11: k->te = f.sub; k->has_te = len; break;
 		case 59: k->defaults = f.sub; k->has_defaults = len; break;
 		case 12: k->interned = f.sub; k->has_interned = len; break;
@@ -206,6 +216,8 @@ static int packet(struct tp_pfr *r)
 	s = pfr_seq_get(r, k.seq);
 	if (!s)
 		return -1;
+	if (k.lost)
+		pfr_seq_lost(r, s);
 	if (k.cleared || (k.flags & 1)) {
 		pfr_seq_clear(r, s);
 		s->valid = 1;
@@ -227,6 +239,7 @@ static int packet(struct tp_pfr *r)
 	cid = k.has_clock ? k.clock :
 	      s->has_def_clock ? s->def_clock : r->trace_clock;
 	ts = pfr_packet_ts(r, s, cid, k.ts);
+	r->cur_seq = s->id;
 	return pfr_track_event(r, s, k.te, ts);
 }
 

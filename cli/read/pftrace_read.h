@@ -46,6 +46,7 @@ enum {
 	PFR_NOTE_NO_CLOCK,	/* timestamps on a clock with no snapshot */
 	PFR_NOTE_SKIPPED,	/* types without a JSON form, stray counters */
 	PFR_NOTE_BAD_TIME,	/* 2^61 ns (73 years) from the base */
+	PFR_NOTE_LOST,		/* slices open across lost packets */
 	PFR_NOTE_KINDS
 };
 int tp_pfr_note(const struct tp_pfr *r, int k, char *buf, size_t len);

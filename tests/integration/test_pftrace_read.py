@@ -91,8 +91,10 @@ CLEARED, NEEDS = 1, 2
 
 
 def pkt(seq, ts=None, clock=None, flags=0, te=None, interned=None,
-        defaults=None, td=None, snapshot=None):
+        defaults=None, td=None, snapshot=None, lost=False):
     f = [fv(10, seq)]
+    if lost:                    # previous_packet_dropped
+        f.append(fv(42, 1))
     if ts is not None:
         f.append(fv(8, ts))
     if clock is not None:
@@ -696,6 +698,49 @@ def test_merge(d, pb):
           pnames)
 
 
+def test_lost(d):
+    """Packets lost on a sequence (previous_packet_dropped): a slice
+    begun before the loss is never paired with an end after it (that end
+    may be another slice's whose begin was lost): left out and said,
+    while a slice begun after the loss pairs as usual; the sequence's
+    interned state is invalid until cleared again, as in
+    trace_processor."""
+    one = pkt(1, snapshot=clock(1, BASE) + fv(2, 1)) + \
+        pkt(1, flags=CLEARED, interned=interned(names=[(1, "a"),
+                                                       (2, "b")]))
+    data = one + pkt(0, td=track(5, thread=(1, 2, "t"))) + \
+        pkt(1, ts=BASE + 1000, flags=NEEDS, te=ev(BEGIN, track=5,
+                                                name_iid=1)) + \
+        pkt(1, ts=BASE + 2000, flags=NEEDS, lost=True,
+            te=ev(INSTANT, track=5, name_iid=2)) + \
+        pkt(1, flags=CLEARED, interned=interned(names=[(1, "a"),
+                                                       (2, "b")])) + \
+        pkt(1, ts=BASE + 3000, flags=NEEDS, te=ev(BEGIN, track=5,
+                                                name_iid=2)) + \
+        pkt(1, ts=BASE + 4000, flags=NEEDS, te=ev(END, track=5)) + \
+        pkt(1, ts=BASE + 5000, flags=NEEDS, te=ev(END, track=5))
+    path = os.path.join(d, "lost.pftrace")
+    with open(path, "wb") as f:
+        f.write(data)
+    rc, so, se = tprof("check", path)
+    check("check, lost packets: the slice open across them is an error",
+          rc == 1 and "error: Perfetto: 1 slices open when packets of "
+          "their sequence were lost (previous_packet_dropped): left out, "
+          "never paired with an end after the loss" in so and
+          "1 SLICE_END events with no slice open" in so, so + se)
+    rc, so, se = tprof("check", "--foreign", path)
+    check("check --foreign, lost packets: a warning", rc == 0 and
+          "warning: Perfetto: 1 slices open when packets" in so, so + se)
+    out = os.path.join(d, "lost.json")
+    rc, so, se = tprof("convert", path, "-o", out)
+    evs = [e for e in load(out)["traceEvents"] if e.get("ph") in "XBi"] \
+        if rc == 0 else []
+    eq("convert, lost packets: the instant that said it is skipped (no "
+       "state), the slice across the loss left out, the one after kept",
+       sorted((e["ph"], e["name"], e.get("dur")) for e in evs),
+       [("X", "b", 1.0)])
+
+
 def main():
     pb = schema()
     d = tempfile.mkdtemp(prefix="tprof-pfread-")
@@ -703,6 +748,7 @@ def main():
         test_handmade(d)
         test_stream_names(d)
         test_bad(d)
+        test_lost(d)
         test_roundtrips(d)
         test_library(d)
         test_merge(d, pb)
