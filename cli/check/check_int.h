@@ -49,6 +49,7 @@ struct ck_ranges {
 	int have, by_id, window, gave_up;
 	uint64_t ranges;	/* X user_annotation events, steps aside */
 	int64_t counted, events_dropped, pushes, pops, starts, ends;
+	int64_t order_dropped;	/* dropped by writers that paired by order */
 	struct open_b **tab;	/* async begins waiting for their end */
 	uint64_t open, open_b, twice, backwards;
 };

@@ -137,37 +137,69 @@ static int64_t num(const struct tp_json_node *o, const char *k)
 	return tp_json_int64(tp_json_get(o, k), &v) ? v : -1;
 }
 
+/* a += b, where -1 is "not said" */
+static void add(int64_t *a, int64_t b)
+{
+	*a = *a < 0 || b < 0 ? -1 : *a + b;
+}
+
+/* One trace's account (a merged trace: each input's, summed). */
+static void account(struct ck_ranges *r, const struct tp_json_node *tprof,
+		    const struct tp_json_node *nv, int window)
+{
+	const struct tp_json_node *p = tp_json_get(nv, "pairing"),
+		*d = tp_json_get(nv, "dropped"),
+		*w = tp_json_get(nv, "window");
+	int64_t dropped = num(tprof, "events_dropped");
+
+	if (!(p && p->type == TP_JSON_STRING && !strcmp(p->str, "id"))) {
+		r->by_id = 0;
+		if (dropped > 0)
+			add(&r->order_dropped, dropped);
+	}
+	r->window |= window || (w && w->type == TP_JSON_TRUE);
+	add(&r->counted, num(nv, "ranges"));
+	add(&r->events_dropped, dropped);
+	add(&r->pushes, num(d, "pushes"));
+	add(&r->pops, num(d, "pops"));
+	add(&r->starts, num(d, "starts"));
+	add(&r->ends, num(d, "ends"));
+}
+
 void ck_ranges_trailer(struct ck *ck, const struct tp_json_node *tprof)
 {
 	struct ck_ranges *r = &ck->rg;
-	const struct tp_json_node *nv = tp_json_get(tprof, "nvtx"), *p, *d,
-		*fl = tp_json_get(tprof, "flight");
+	const struct tp_json_node *nv = tp_json_get(tprof, "nvtx"),
+		*fl = tp_json_get(tprof, "flight"),
+		*merged = tp_json_get(tprof, "merged"), *in;
 
-	if (!nv || nv->type != TP_JSON_OBJECT)
+	r->by_id = 1;
+	if (nv && nv->type == TP_JSON_OBJECT) {
+		r->have = 1;
+		account(r, tprof, nv, fl && fl->type == TP_JSON_OBJECT);
 		return;
-	r->have = 1;
-	p = tp_json_get(nv, "pairing");
-	r->by_id = p && p->type == TP_JSON_STRING && !strcmp(p->str, "id");
-	r->counted = num(nv, "ranges");
-	r->events_dropped = num(tprof, "events_dropped");
-	r->window = fl && fl->type == TP_JSON_OBJECT;
-	d = tp_json_get(nv, "dropped");
-	r->pushes = num(d, "pushes");
-	r->pops = num(d, "pops");
-	r->starts = num(d, "starts");
-	r->ends = num(d, "ends");
+	}
+	if (!merged || merged->type != TP_JSON_ARRAY)
+		return;
+	for (in = merged->child; in; in = in->next) {
+		nv = tp_json_get(in, "nvtx");
+		if (!nv || nv->type != TP_JSON_OBJECT)
+			continue;
+		r->have = 1;
+		account(r, in, nv, 0);
+	}
 }
 
 /* By order, across drops. */
 static void old_pairing(struct ck *ck, const struct ck_ranges *r)
 {
-	if (r->events_dropped > 0 && r->ranges)
+	if (r->order_dropped > 0 && r->ranges)
 		ck_problem(ck, "%" PRIu64 " NVTX ranges were paired by order "
 			   "while %" PRId64 " events were dropped: some may "
 			   "never have happened (a push and a pop dropped "
 			   "apart pair the wrong ones; this trace was written "
 			   "before tprof paired ranges by id: record it "
-			   "again)", r->ranges, r->events_dropped);
+			   "again)", r->ranges, r->order_dropped);
 }
 
 static void counts(struct ck *ck, const struct ck_ranges *r)
@@ -184,7 +216,8 @@ static void counts(struct ck *ck, const struct ck_ranges *r)
 			   PRId64 ", starts %" PRId64 "): an end was dropped "
 			   "apart from its begin", r->pops, r->pushes,
 			   r->ends, r->starts);
-	if (r->events_dropped >= 0 && r->pushes >= 0 &&
+	if (r->events_dropped >= 0 && r->pushes >= 0 && r->pops >= 0 &&
+	    r->starts >= 0 && r->ends >= 0 &&
 	    r->pushes + r->pops + r->starts + r->ends > r->events_dropped)
 		ck_problem(ck, "the trailer counts more NVTX ranges dropped "
 			   "than events dropped (%" PRId64 ")",

@@ -450,6 +450,24 @@ static int put_pid_key(struct mg *m, const struct mg_pid *p)
 	return mg_add_str(m, p->lit, p->litlen);
 }
 
+/* As the input's tprof object said it (tprof check reads it). */
+static int put_nvtx(struct mg *m, const struct mg_input *in)
+{
+	if (!in->have_nvtx)
+		return 0;
+	return mg_addf(m, ", \"events_dropped\": %lld, \"nvtx\": {%s%s"
+		       "\"ranges\": %lld, \"dropped\": {\"pushes\": %lld, "
+		       "\"pops\": %lld, \"starts\": %lld, \"ends\": %lld}}",
+		       (long long)in->events_dropped,
+		       in->nvtx_by_id ? "\"pairing\": \"id\", " : "",
+		       in->nvtx_window ? "\"window\": true, " : "",
+		       (long long)in->nv_ranges,
+		       (long long)in->nv_dropped[0],
+		       (long long)in->nv_dropped[1],
+		       (long long)in->nv_dropped[2],
+		       (long long)in->nv_dropped[3]);
+}
+
 static int put_input_info(struct mg *m, const struct mg_input *in)
 {
 	size_t i;
@@ -468,7 +486,7 @@ static int put_input_info(struct mg *m, const struct mg_input *in)
 		if ((i && mg_add(m, ", ", 2)) || put_pid_key(m, &in->pids[i]) ||
 		    mg_addf(m, ": %lld", (long long)in->pids[i].newpid))
 			return -1;
-	if (mg_add(m, "}", 1) || mg_put_tid_map(m, in))
+	if (mg_add(m, "}", 1) || mg_put_tid_map(m, in) || put_nvtx(m, in))
 		return -1;
 	return mg_add(m, "}", 1);
 }
@@ -486,6 +504,42 @@ static int put_trailer(struct mg *m)
 	return mg_add(m, "]}\n}\n", 5);
 }
 
+static int64_t int_or(const struct tp_json_node *o, const char *k)
+{
+	int64_t v;
+
+	return tp_json_int64(tp_json_get(o, k), &v) ? v : -1;
+}
+
+/* The input's NVTX ranges and drops, as its writer counted them. */
+static int read_tprof(struct mg *m, struct mg_input *in, struct src *s)
+{
+	static const char *const kinds[4] = { "pushes", "pops", "starts",
+					      "ends" };
+	const struct tp_json_node *nv, *p, *d, *fl;
+	struct tp_json_node *v;
+	unsigned i;
+
+	if (header_value(m, in, s, &v))
+		return -1;
+	nv = tp_json_get(v, "nvtx");
+	if (nv && nv->type == TP_JSON_OBJECT) {
+		in->have_nvtx = 1;
+		p = tp_json_get(nv, "pairing");
+		in->nvtx_by_id = p && p->type == TP_JSON_STRING &&
+				 !strcmp(p->str, "id");
+		in->events_dropped = int_or(v, "events_dropped");
+		fl = tp_json_get(v, "flight");
+		in->nvtx_window = fl && fl->type == TP_JSON_OBJECT;
+		in->nv_ranges = int_or(nv, "ranges");
+		d = tp_json_get(nv, "dropped");
+		for (i = 0; i < 4; i++)
+			in->nv_dropped[i] = int_or(d, kinds[i]);
+	}
+	tp_json_arena_reset(&m->arena);
+	return 0;
+}
+
 /* Second pass: the input's events into the output, and the whole file
  * read to its end, so that a truncated input is an error. */
 static int copy_input(struct mg *m, struct mg_input *in)
@@ -497,7 +551,9 @@ static int copy_input(struct mg *m, struct mg_input *in)
 		goto out;
 	while ((tok = tp_json_next(s.j)) == TP_JSON_KEY) {
 		if (key_is(s.j, "traceEvents") ?
-		    mg_copy_events(m, in, s.j, s.gz) : skip_value(m, in, &s))
+		    mg_copy_events(m, in, s.j, s.gz) :
+		    key_is(s.j, "tprof") ? read_tprof(m, in, &s) :
+		    skip_value(m, in, &s))
 			goto out;
 	}
 	if (tok != TP_JSON_OBJECT_END || tp_json_next(s.j) != TP_JSON_EOF) {

@@ -87,6 +87,11 @@ struct mg_input {
 	uint32_t *tslots;	/* tid index + 1, open addressing */
 	size_t ntslots;
 	size_t last;		/* pid of the previous event, + 1 */
+	/* Its "tprof" object's account of NVTX ranges and drops, carried
+	 * to the output's tprof.merged entry, so that tprof check can hold
+	 * the ranges to it there too (-1: absent). */
+	int have_nvtx, nvtx_by_id, nvtx_window;
+	int64_t events_dropped, nv_ranges, nv_dropped[4];
 };
 
 enum { MG_RANK_NONE, MG_RANK_NAME, MG_RANK_DINFO, MG_RANK_FILE };

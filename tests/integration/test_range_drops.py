@@ -107,6 +107,16 @@ def converted_checks(label, path):
     if check("%s: converts to Perfetto" % label, p.rc == 0, p.stderr):
         tprof_check(out, "%s: tprof check passes on the Perfetto form"
                     % label)
+    merged = path.replace(".trace.json.gz", ".merged.json.gz")
+    p = run([CLI, "merge", path, out, "-o", merged], preload=False)
+    if check("%s: merges with its Perfetto form" % label, p.rc == 0,
+             p.stderr):
+        m = load(merged)["tprof"]["merged"]
+        eq("%s: the merged trace carries each input's range account"
+           % label, [x.get("nvtx", {}).get("pairing") for x in m],
+           ["id", "id"])
+        tprof_check(merged, "%s: tprof check passes on the merged trace"
+                    % label)
 
 
 def c_sources(mb, n):

@@ -122,6 +122,19 @@ int main(void)
 	expect("check ranges: an async range ending before it begins",
 	       AS("b", "5", "3.000") ",\n" AS("e", "5", "2.000"),
 	       NV("0", "8"), 1, "1 async ranges end before they begin");
+	/* tprof merge carries each input's account in tprof.merged. */
+	expect("check ranges: merged inputs paired by id, adding up: ok",
+	       two_ranges, ", \"merged\": [{\"file\": \"a\"" NV("1", "8")
+	       "}, {\"file\": \"b\"" NV("1", "8") "}]", 0, "ok");
+	expect("check ranges: a merged input paired by order with drops",
+	       two_ranges, ", \"merged\": [{\"file\": \"a\"" NV("1", "8")
+	       "}, {\"file\": \"b\", \"events_dropped\": 4, \"nvtx\": "
+	       "{\"ranges\": 1}}]", 1, "were paired by order while 4 events "
+	       "were dropped");
+	expect("check ranges: merged inputs counting fewer ranges",
+	       two_ranges, ", \"merged\": [{\"file\": \"a\"" NV("1", "8")
+	       "}, {\"file\": \"b\"" NV("0", "8") "}]", 1,
+	       "the trace holds 2 NVTX ranges but its trailer counts 1");
 	if (system("rm -rf /tmp/tprof-test-ckr.*") < 0)
 		return 1;
 	return TP_TEST_DONE();
