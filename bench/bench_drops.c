@@ -1,22 +1,31 @@
-/* Drops against the offered rate: one thread makes hooked calls paced by
- * the clock at a fixed rate into the default ring, with the writer woken
- * by the ring's fill mark (issue 17, item 10). bench.sh runs it under the
- * preload at several rates and reads the trace's own account ("tprof:
- * wrote F (N events, D dropped, ...)") for what was dropped.
+/* Drops against the offered load: one thread makes hooked calls, paced
+ * by the clock at a fixed rate, or unpaced in chunks with a pause
+ * between them, into the default ring and spill pool, with the writer
+ * woken by the ring's fill mark. bench.sh runs it under the preload and
+ * reads the trace's own account ("tprof: wrote F (N events, D dropped,
+ * ...)") for what was dropped.
  *
- * usage: bench_drops RATE N
+ * usage: bench_drops RATE N [CHUNK GAP_MS]
  *
  * RATE calls per second (0: unpaced, as fast as the thread goes), N calls
  * of cudaStreamSynchronize(0), which cudart fails at once without a GPU.
- * A thread that falls behind by more than a millisecond (preempted) does
- * not catch up in a burst: the schedule restarts from the clock, so the
- * offered rate is never above RATE for long, and the achieved rate says
- * what was really offered.
+ * With CHUNK, the calls come unpaced CHUNK at a time, GAP_MS apart (RATE
+ * is then ignored). A thread that falls behind by more than a
+ * millisecond (preempted) does not catch up in a burst: the schedule
+ * restarts from the clock, so the offered rate is never above RATE for
+ * long, and the achieved rate says what was really offered.
  *
- * Prints "offered R", "achieved R" (calls per second), "wall_ns W",
- * "writer_cpu_ns C" (CPU time of every other thread of the process during
- * the loop: the writer's) and "writer_wait_ns D" (the writer's time
- * runnable but not running, from its schedstat; -1 when not found).
+ * After the loop it waits for the writer to have written what the loop
+ * recorded (its run time stops growing), so that the writer's own
+ * throughput on these records can be worked out from its busy time.
+ *
+ * Prints "offered R", "achieved R" (calls per second over the loop),
+ * "wall_ns W" (the loop), "writer_cpu_ns C" (CPU time of every other
+ * thread of the process during the loop: the writer's),
+ * "writer_wait_ns D" (the writer's time runnable but not running, from
+ * its schedstat; -1 when not found), "writer_busy_ns B" (the writer's
+ * run time from the loop's start until it was done with it; -1 when not
+ * found).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -29,6 +38,10 @@
 
 #include "bench_time.h"
 
+struct sched {
+	long long run, wait;	/* ns; -1: unknown */
+};
+
 static unsigned long long cpu_ns(clockid_t id)
 {
 	struct timespec ts;
@@ -38,18 +51,18 @@ static unsigned long long cpu_ns(clockid_t id)
 	       (unsigned long long)ts.tv_nsec;
 }
 
-/* The run-queue wait of the thread named tprof-writer, or -1. */
-static long long writer_wait_ns(void)
+/* The schedstat of the thread named tprof-writer. */
+static struct sched writer_sched(void)
 {
+	struct sched s = { -1, -1 };
 	char path[300], name[64];
-	long long run, wait = -1;
 	struct dirent *d;
 	DIR *dir = opendir("/proc/self/task");
 	FILE *f;
 
 	if (!dir)
-		return -1;
-	while ((d = readdir(dir)) && wait < 0) {
+		return s;
+	while ((d = readdir(dir)) && s.wait < 0) {
 		if (d->d_name[0] == '.')
 			continue;
 		snprintf(path, sizeof(path), "/proc/self/task/%s/comm",
@@ -67,60 +80,108 @@ static long long writer_wait_ns(void)
 		f = fopen(path, "r");
 		if (!f)
 			continue;
-		if (fscanf(f, "%lld %lld", &run, &wait) != 2)
-			wait = -1;
+		if (fscanf(f, "%lld %lld", &s.run, &s.wait) != 2)
+			s.run = s.wait = -1;
 		fclose(f);
 	}
 	closedir(dir);
-	return wait;
+	return s;
+}
+
+/* The writer is done with what was recorded once its run time grows by
+ * less than 1 ms over 100 ms (an idle writer's cycles cost microseconds);
+ * at most 60 s. Returns its run time then. */
+static long long writer_settled(void)
+{
+	struct sched a = writer_sched(), b;
+	int i;
+
+	for (i = 0; i < 600 && a.run >= 0; i++) {
+		pause_ms(100);
+		b = writer_sched();
+		if (b.run - a.run < 1000000)
+			return b.run;
+		a = b;
+	}
+	return -1;
+}
+
+static void paced(double rate, unsigned long n)
+{
+	unsigned long long next = now_ns(), step = (unsigned long long)(1e9 /
+								rate), t;
+	unsigned long i;
+
+	for (i = 0; i < n; i++) {
+		while ((t = now_ns()) < next)
+			;
+		/* Behind by more than a millisecond (preempted): start
+		 * again from now rather than catch up at full speed;
+		 * shorter hiccups are made up. */
+		next = (t > next + 1000000 ? t : next) + step;
+		cudaStreamSynchronize(0);
+	}
+}
+
+static void chunks(unsigned long n, unsigned long chunk, long gap_ms)
+{
+	unsigned long i;
+
+	for (i = 0; i < n; i++) {
+		if (i && i % chunk == 0)
+			pause_ms(gap_ms);
+		cudaStreamSynchronize(0);
+	}
 }
 
 int main(int argc, char **argv)
 {
 	struct timespec settle = { 0, 200000000L };
-	unsigned long long t0, t1, next, step, p0, p1, s0, s1;
-	long long w0, w1;
-	unsigned long n, i;
+	unsigned long long t0, t1, p0, p1, s0, s1;
+	unsigned long n, chunk = 0, i;
+	struct sched w0, w1;
+	long long done;
+	long gap_ms = 0;
 	double rate;
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: bench_drops RATE N\n");
+	if (argc != 3 && argc != 5) {
+		fprintf(stderr, "usage: bench_drops RATE N [CHUNK GAP_MS]\n");
 		return 2;
 	}
 	rate = strtod(argv[1], NULL);
 	n = strtoul(argv[2], NULL, 10);
-	step = rate > 0 ? (unsigned long long)(1e9 / rate) : 0;
+	if (argc == 5) {
+		chunk = strtoul(argv[3], NULL, 10);
+		gap_ms = strtol(argv[4], NULL, 10);
+	}
 	/* The first call starts tprof and its writer, which measures the
 	 * clock's tick rate in its first 100 ms: the loop comes after. */
 	cudaStreamSynchronize(0);
 	nanosleep(&settle, NULL);
-	w0 = writer_wait_ns();
+	w0 = writer_sched();
 	p0 = cpu_ns(CLOCK_PROCESS_CPUTIME_ID);
 	s0 = cpu_ns(CLOCK_THREAD_CPUTIME_ID);
 	t0 = now_ns();
-	next = t0;
-	for (i = 0; i < n; i++) {
-		if (step) {
-			unsigned long long t;
-
-			while ((t = now_ns()) < next)
-				;
-			/* Behind by more than a millisecond (preempted):
-			 * start again from now rather than catch up at
-			 * full speed; shorter hiccups are made up. */
-			next = (t > next + 1000000 ? t : next) + step;
-		}
-		cudaStreamSynchronize(0);
-	}
+	if (chunk)
+		chunks(n, chunk, gap_ms);
+	else if (rate > 0)
+		paced(rate, n);
+	else
+		for (i = 0; i < n; i++)
+			cudaStreamSynchronize(0);
 	t1 = now_ns();
 	s1 = cpu_ns(CLOCK_THREAD_CPUTIME_ID);
 	p1 = cpu_ns(CLOCK_PROCESS_CPUTIME_ID);
-	w1 = writer_wait_ns();
-	printf("offered %.0f\n", rate);
+	w1 = writer_sched();
+	done = writer_settled();
+	printf("offered %.0f\n", chunk ? 0 : rate);
 	printf("achieved %.0f\n", (double)n * 1e9 / (double)(t1 - t0));
 	printf("wall_ns %llu\n", t1 - t0);
 	printf("writer_cpu_ns %llu\n", (p1 - p0) - (s1 - s0));
-	printf("writer_wait_ns %lld\n", w0 < 0 || w1 < 0 ? -1 : w1 - w0);
+	printf("writer_wait_ns %lld\n", w0.wait < 0 || w1.wait < 0 ? -1 :
+	       w1.wait - w0.wait);
+	printf("writer_busy_ns %lld\n", done < 0 || w0.run < 0 ? -1 :
+	       done - w0.run);
 	printf("calls %lu\n", n + 1);
 	return 0;
 }

@@ -122,6 +122,7 @@ static void drain_thread(struct tp_thread *t)
 		if (++batch == POP_BATCH) {
 			tp_ring_release(&t->ring, pos);
 			sync_if_held(&t->ring);
+			tp_spill_prefault();
 			batch = 0;
 		}
 		tp_wr_flush(0);
@@ -196,6 +197,7 @@ void tp_wr_drain(int final)
 
 	for (t = tp_thread_list(); t; t = t->next)
 		prefault(t);
+	tp_spill_prefault();
 	int now = __atomic_load_n(&W.gpu_req, __ATOMIC_ACQUIRE) != W.gpu_done ?
 		  __atomic_load_n(&W.gpu_now, __ATOMIC_ACQUIRE) : 0;
 

@@ -99,6 +99,9 @@ void tp_spill_ring_free(struct tp_ring *r);
 /* The writer, each cycle: the pages of free chunks go back to the
  * system after a second without a spill. */
 void tp_spill_upkeep(void);
+/* The writer, while a thread spills (often: every few hundred records
+ * it reads): the next free chunks are made resident ahead of it. */
+void tp_spill_prefault(void);
 /* A fork child: no thread holds a chunk any more. */
 void tp_spill_after_fork(void);
 
