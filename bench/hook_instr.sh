@@ -10,7 +10,8 @@
 # Runs bench_calls (launch, copy, sync in turn) under callgrind three
 # times, counting only inside its three_calls() on the calling thread:
 # without tprof, with tprof on a ring that never fills (every call
-# recorded) and on a 1 MiB ring (most calls dropped: the drop path).
+# recorded) and on a 1 MiB ring without a spill pool (most calls
+# dropped: the drop path).
 # Prints "none N", "recorded N", "dropped N" (instructions per call,
 # tprof's included) and "dropped_calls N" / "calls N"; exits 77 when
 # valgrind is not installed.
@@ -46,7 +47,7 @@ none=$(run none) || exit 1
 rec=$(run rec LD_PRELOAD="$lib" TPROF_OUTPUT_DIR="$tmp/t-rec" \
 	TPROF_BUFFER_MB=32) || exit 1
 drop=$(run drop LD_PRELOAD="$lib" TPROF_OUTPUT_DIR="$tmp/t-drop" \
-	TPROF_BUFFER_MB=1) || exit 1
+	TPROF_BUFFER_MB=1 TPROF_SPILL_MB=0) || exit 1
 
 # Per call; the dropped figure solved from the mixed run: recorded calls
 # at the recorded cost, the rest dropped.

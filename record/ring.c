@@ -32,6 +32,7 @@ void tp_ring_init_at(struct tp_ring *r, struct tp_event *slots,
 	r->woke_tail = ~0ull;
 	r->drop_tail = ~0ull;
 	r->resv_max = tp_spill_resv_max(n_slots);
+	r->room = n_slots;
 	r->mask = n_slots - 1;
 	r->slots = slots;
 	r->map_bytes = n_slots * sizeof(struct tp_event);
@@ -93,7 +94,7 @@ static uint64_t fill_mark(const struct tp_ring *r, uint64_t tail)
  * reads the tail and wakes the writer about once per half ring. */
 static struct tp_event *in_ring(struct tp_ring *r, unsigned n, uint64_t tail)
 {
-	uint64_t room = tail + r->mask + 1 - r->resv, head = r->head;
+	uint64_t room = tail + r->room, head = r->head;
 
 	if (head + n > fill_mark(r, tail)) {
 		wake_writer(r);

@@ -33,7 +33,9 @@ struct tp_ring {
 	uint64_t limit;
 	struct tp_event *wslots;
 	uint64_t wmask;
-	uint64_t tail_cache;
+	/* the ring's size less the slots kept back (resv): the drop path's
+	 * measure of the room, on this line */
+	uint64_t room;
 	uint64_t woke_tail;	/* the tail when the writer was last woken */
 	/* the tail at which the last look found no room, ring or spill:
 	 * drops at the same tail take the inline drop path */
@@ -47,6 +49,7 @@ struct tp_ring {
 	 * TP_SPILL_SEGS of seg_n */
 	uint64_t resv __attribute__((aligned(64)));
 	uint64_t resv_max;
+	uint64_t tail_cache;
 	struct tp_chunk *chunk;
 	uint64_t qp;
 	uint64_t seg_n;
@@ -103,12 +106,14 @@ struct tp_event *tp_ring_take(struct tp_ring *r, unsigned n)
 static inline void tp_ring_keep(struct tp_ring *r, unsigned k)
 {
 	r->resv += k;
+	r->room -= k;
 	r->limit = r->limit >= r->head + k ? r->limit - k : r->head;
 }
 
 static inline void tp_ring_unkeep(struct tp_ring *r, unsigned k)
 {
 	r->resv -= k;
+	r->room += k;
 }
 
 /* Called (at most once per half ring, never per event) when a ring passes
@@ -142,7 +147,7 @@ static inline uint64_t tp_ring_tail_now(struct tp_ring *r)
 static inline int tp_ring_full_at(const struct tp_ring *r, unsigned n,
 				  uint64_t tail)
 {
-	return r->head + n + r->resv > tail + r->mask + 1;
+	return r->head + n > tail + r->room;
 }
 
 /* The writer, woken once per position of the tail while the producer

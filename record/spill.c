@@ -295,27 +295,13 @@ const struct tp_event *tp_spill_read(struct tp_ring *r, uint64_t *pos,
 	}
 }
 
-const struct tp_event *tp_ring_next(struct tp_ring *r, uint64_t *pos,
-				    uint64_t head, int spill, unsigned *n,
-				    struct tp_event *scratch)
+const struct tp_event *tp_ring_unwrap(struct tp_ring *r, uint64_t pos,
+				      unsigned n, struct tp_event *scratch)
 {
-	const struct tp_event *e = spill ? tp_spill_read(r, pos, head) : NULL;
-	uint64_t p = *pos;
 	unsigned i;
 
-	if (e) {		/* in a chunk: never wraps */
-		*n = 1 + (e->flags & TP_EV_EXT_MASK);
-		return e;
-	}
-	if (p == head)
-		return NULL;
-	*n = 1 + (tp_ring_at(r, p)->flags & TP_EV_EXT_MASK);
-	if (*n > head - p)	/* cannot be: never wait */
-		*n = (unsigned)(head - p);
-	if (*n == 1 || (p & r->mask) + *n <= r->mask + 1)
-		return tp_ring_at(r, p);
-	for (i = 0; i < *n; i++)
-		scratch[i] = *tp_ring_at(r, p + i);
+	for (i = 0; i < n; i++)
+		scratch[i] = *tp_ring_at(r, pos + i);
 	return scratch;
 }
 

@@ -91,9 +91,36 @@ const struct tp_event *tp_spill_read(struct tp_ring *r, uint64_t *pos,
  * wrap around the ring's end), with *n set; *pos moved over positions
  * that hold nothing. NULL when *pos reached head. spill:
  * tp_spill_pending, looked at after head was loaded. */
-const struct tp_event *tp_ring_next(struct tp_ring *r, uint64_t *pos,
-				    uint64_t head, int spill, unsigned *n,
-				    struct tp_event *scratch);
+const struct tp_event *tp_ring_unwrap(struct tp_ring *r, uint64_t pos,
+				      unsigned n, struct tp_event *scratch);
+
+static inline const struct tp_event *tp_ring_next(struct tp_ring *r,
+						  uint64_t *pos,
+						  uint64_t head, int spill,
+						  unsigned *n,
+						  struct tp_event *scratch)
+{
+	const struct tp_event *e;
+	uint64_t p;
+
+	if (__builtin_expect(spill, 0)) {
+		e = tp_spill_read(r, pos, head);
+		if (e) {	/* in a chunk: never wraps */
+			*n = 1 + (e->flags & TP_EV_EXT_MASK);
+			return e;
+		}
+	}
+	p = *pos;
+	if (p == head)
+		return NULL;
+	e = tp_ring_at(r, p);
+	*n = 1 + (e->flags & TP_EV_EXT_MASK);
+	if (__builtin_expect(*n > head - p, 0))	/* cannot be: never wait */
+		*n = (unsigned)(head - p);
+	if (__builtin_expect((p & r->mask) + *n <= r->mask + 1, 1))
+		return e;
+	return tp_ring_unwrap(r, p, *n, scratch);
+}
 /* The ring's thread is gone: its chunks go back to the pool. */
 void tp_spill_ring_free(struct tp_ring *r);
 /* The writer, each cycle: the pages of free chunks go back to the
