@@ -106,6 +106,7 @@ int main(void)
 	TP_CHECK_STR("config: default name", c.name, "tprof");
 	TP_CHECK_INT("config: default sources are all", c.sources, TP_SRC_ALL);
 	TP_CHECK_INT("config: default buffer", c.buffer_mb, 16);
+	TP_CHECK_INT("config: default spill pool", c.spill_mb, 128);
 	TP_CHECK_INT("config: default log level", c.log_level, TP_LOG_WARN);
 	TP_CHECK_INT("config: default rank", c.rank, 0);
 	TP_CHECK_INT("config: default world size", c.world_size, 1);
@@ -115,6 +116,10 @@ int main(void)
 	TP_CHECK_INT("config: buffer size", c.buffer_mb, 64);
 	tp_config_sources_str(c.sources, buf, sizeof(buf));
 	TP_CHECK_STR("config: sources printed back", buf, "cuda,nccl");
+	parse(&c, err, "TPROF_SPILL_MB=0", NULL);
+	TP_CHECK_INT("config: no spill pool", c.spill_mb, 0);
+	parse(&c, err, "TPROF_SPILL_MB=1024", NULL);
+	TP_CHECK_INT("config: spill pool size", c.spill_mb, 1024);
 	parse(&c, err, "TPROF_TRACE=all", NULL);
 	TP_CHECK_INT("config: 'all'", c.sources, TP_SRC_ALL);
 	parse(&c, err, "TPROF_DISABLE=1", "TPROF_BUFFER_MB=abc");
@@ -140,6 +145,9 @@ int main(void)
 	TP_CHECK_INT("config: PMI rank", c.rank, 1);
 	TP_CHECK_INT("config: WORLD_SIZE", c.world_size, 2);
 
+	bad("TPROF_SPILL_MB=abc", "TPROF_SPILL_MB", "0 (no spilling");
+	bad("TPROF_SPILL_MB=65537", "TPROF_SPILL_MB", "to 65536");
+	bad("TPROF_SPILL_MB=-1", "TPROF_SPILL_MB", "to 65536");
 	bad("TPROF_BUFFER_MB=abc", "TPROF_BUFFER_MB", "1 to 4096");
 	bad("TPROF_BUFFER_MB=-5", "TPROF_BUFFER_MB", "1 to 4096");
 	bad("TPROF_BUFFER_MB=0", "TPROF_BUFFER_MB", "1 to 4096");
