@@ -1,7 +1,8 @@
 /* hooks/nvtx/: the nvtx hooks, on hooks/ (resolve.c: how the real
  * functions are found) and every library folder below it. */
-/* Between the writer's two NVTX files: nvtx_emit.c (push/pop ranges,
- * marks, the events' args) and nvtx_async.c (start/end ranges). */
+/* Between the writer's NVTX files: nvtx_emit.c (push/pop ranges, marks,
+ * the extension), nvtx_async.c (start/end ranges) and nvtx_put.c (what
+ * both write with). */
 #ifndef TP_NVTX_EMIT_H
 #define TP_NVTX_EMIT_H
 
@@ -14,7 +15,10 @@
 struct tp_buf;
 struct tp_thread;
 
+/* nvtx_put.c */
 const char *tp_nvtx_name_of(const struct tp_event *e);
+/* Messages cut at TP_NVTX_MSG_MAX, so far. */
+uint64_t tp_nvtx_truncated(void);
 struct tp_nvtx_args tp_nvtx_args_of(const struct tp_event *e);
 /* The args of the next event put: x's (NULL: none), flag set to 1
  * (NULL: none), the device memory around a range (NULL: none). */
