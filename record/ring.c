@@ -111,7 +111,7 @@ struct tp_event *tp_ring_take(struct tp_ring *r, unsigned n)
 
 	tail = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
 	r->tail_cache = tail;
-	if (!tp_ring_full_at(r, n, tail)) {
+	if (!tp_ring_full_at(r, n, tail) && tp_spill_may_leave(r, tail)) {
 		if (r->chunk)
 			tp_spill_leave(r);
 		return in_ring(r, n, tail);

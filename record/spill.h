@@ -72,6 +72,16 @@ struct tp_event *tp_spill_fit(struct tp_ring *r, unsigned n);
 struct tp_event *tp_spill_take(struct tp_ring *r, unsigned n);
 /* Back to the ring: the chunk being filled ends at head. */
 void tp_spill_leave(struct tp_ring *r);
+/* Whether the producer may go back to a ring with room, the tail at
+ * tail: a ring of the rings file only once the tail (its synced
+ * position) is past the start of the spill segment being written, so
+ * that no more than two segments are ever past the synced position (the
+ * decoder is told of the last TP_SPILL_SEGS). */
+static inline int tp_spill_may_leave(const struct tp_ring *r, uint64_t tail)
+{
+	return !r->chunk || !r->hold ||
+	       tail >= r->seg[(r->seg_n - 1) % TP_SPILL_SEGS][0];
+}
 
 /* Consumer. Whether records from *pos on may be in chunks (head is
  * what the consumer loaded: the chunks queued before it are seen). */

@@ -145,10 +145,11 @@ static inline int tp_rec_begin(struct tp_rec *r, unsigned source)
 /* The ring full at tail (tp_ring_full_at): past the first look at this
  * tail, a drop, inline in the usual case: its API's slot found in one
  * lookup and its octave counted. The first look at a tail goes out of
- * line (tp_rec_full_slow): a spill chunk may take the record (or, with
- * a chunk being filled, the ring again); else the drop is counted there
- * (with the thread's or the API's first drop, and a wake of the writer
- * due). */
+ * line (tp_rec_full_slow, which tp_ring_take's every other caller on
+ * the hooks' path goes through too): a spill chunk may take the record
+ * (or, with a chunk being filled, the ring again); else the drop is
+ * counted there (with the thread's or the API's first drop, and a wake
+ * of the writer due). */
 struct tp_event *tp_rec_full_slow(struct tp_thread *t, uint16_t api,
 				  uint64_t ticks, unsigned n)
 	__attribute__((noinline));
@@ -197,15 +198,16 @@ static tp_hot_inline struct tp_event *tp_rec_at(struct tp_rec *r, uint16_t api,
 
 	/* Past the limit, the ring is either full (the drop path: one load
 	 * of the tail, then tp_rec_full) or only due a look at the tail
-	 * (tp_ring_take). */
+	 * (tp_ring_take, through tp_rec_full_slow, which counts a drop if
+	 * the record fits nowhere after all). */
 	if (__builtin_expect(rg->head + 1 + n_ext > rg->limit, 0)) {
 		uint64_t tail = tp_ring_tail_now(rg);
 
 		if (tp_ring_full_at(rg, 1 + n_ext, tail))
 			e = tp_rec_full(r->t, rg, api, t1 - r->t0, tail,
 					1 + n_ext);
-		else
-			e = tp_ring_take(rg, 1 + n_ext);
+		else	/* room, or a spill chunk to stay in: counted if not */
+			e = tp_rec_full_slow(r->t, api, t1 - r->t0, 1 + n_ext);
 		if (__builtin_expect(!e, 0))
 			return NULL;
 	} else {

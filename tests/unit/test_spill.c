@@ -205,6 +205,57 @@ static void test_keep(void)
 	TP_CHECK_INT("spill: ring sizes tried", sizes, 12);
 }
 
+/* A ring of the rings file (hold): what was read goes back to the
+ * producer only at a sync (here, as the writer does, each quarter ring
+ * read), and the decoder is told of the last TP_SPILL_SEGS spill
+ * segments, so no more may be past the synced position. A consumer that
+ * lags by a little more, then a little less, than the ring makes the
+ * producer spill and come back over and over: nothing may be dropped
+ * while the pool has chunks. */
+static void test_hold_oscillating(void)
+{
+	const uint64_t cap = 131072;
+	struct tp_ring r;
+	struct reader d = { 0 };
+	uint64_t i, made = 0, kept = 0, target;
+
+	next_seq = 0;
+	tp_ring_init(&r, cap * sizeof(struct tp_event));
+	r.hold = 1;
+	for (i = 0; i < 600; i++) {
+		unsigned k;
+
+		for (k = 0; k < 4096; k++, made++)
+			kept += (unsigned)put(&r, 0);
+		target = i % 2 ? cap - 30000 : cap + 10000;
+		while (tp_ring_head(&r) - d.pos > target) {
+			uint64_t head = tp_ring_head(&r);
+			const struct tp_event *e;
+			unsigned n, reads = 0;
+			int spill = tp_spill_pending(&r);
+
+			while (reads++ < 1000 && (e = tp_ring_next(&r, &d.pos,
+					head, spill, &n, d.scratch))) {
+				d.bad += e->start < d.want;
+				d.gaps += e->start - d.want;
+				d.want = e->start + 1;
+				d.got++;
+				d.pos += n;
+			}
+			tp_ring_release(&r, d.pos);
+			if (r.rd - r.tail >= cap / 4)
+				tp_ring_publish(&r);
+		}
+	}
+	TP_CHECK_INT("spill: rings file ring, spilling on and off: none "
+		     "dropped", made - kept, 0);
+	TP_CHECK("spill: ... over and over", r.seg_n > 2 * TP_SPILL_SEGS,
+		 "%lu segments", (unsigned long)r.seg_n);
+	TP_CHECK_INT("spill: ... read in order", d.bad + d.gaps, 0);
+	tp_spill_ring_free(&r);
+	tp_ring_destroy(&r);
+}
+
 /* A producer and a consumer on two threads: every record not counted
  * as dropped arrives, in order, whole. */
 struct pair {
@@ -277,6 +328,7 @@ int main(void)
 	test_in_order();
 	test_pool_used_up();
 	test_keep();
+	test_hold_oscillating();
 	test_concurrent();
 	return TP_TEST_DONE();
 }
