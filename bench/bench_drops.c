@@ -88,9 +88,11 @@ static struct sched writer_sched(void)
 	return s;
 }
 
-/* The writer is done with what was recorded once its run time grows by
- * less than 1 ms over 100 ms (an idle writer's cycles cost microseconds);
- * at most 60 s. Returns its run time then. */
+/* The writer is done with what was recorded once, over 100 ms, its run
+ * time grows by less than 1 ms (an idle writer's cycles cost
+ * microseconds) and so does its time waiting for a core (a writer kept
+ * off the cores by a busy machine has not settled); at most 60 s.
+ * Returns its run time then. */
 static long long writer_settled(void)
 {
 	struct sched a = writer_sched(), b;
@@ -99,7 +101,7 @@ static long long writer_settled(void)
 	for (i = 0; i < 600 && a.run >= 0; i++) {
 		pause_ms(100);
 		b = writer_sched();
-		if (b.run - a.run < 1000000)
+		if (b.run - a.run < 1000000 && b.wait - a.wait < 1000000)
 			return b.run;
 		a = b;
 	}
