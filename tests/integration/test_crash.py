@@ -1,4 +1,4 @@
-"""Deaths that skip the normal exit path (issue 21, section 1): a crash
+"""Deaths that skip the normal exit path: a crash
 signal or _exit completes and renames the trace, the process dies exactly
 as it would without tprof, and what a SIGKILLed process left is made a
 valid trace by `tprof recover` (and by `tprof report` on its directory).

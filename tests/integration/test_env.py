@@ -129,7 +129,7 @@ def tprof_run_checks():
            ("cuda", 8, 32))
     shutil.rmtree(out, ignore_errors=True)
 
-    # Issue 17 item 8: tprof-run refuses a non-finite number before it
+    # tprof-run refuses a non-finite number before it
     # starts the program, with the library's one line.
     for flag, var in (("--delay", "TPROF_DELAY"),
                       ("--duration", "TPROF_DURATION")):
