@@ -48,7 +48,7 @@ LIB_DIRS := util gzip encode perfetto config files record session stacks \
 CORE_DIRS := util gzip encode perfetto config files record session stacks \
 	     summary capture output
 HOOK_DIRS := hooks hooks/cudart hooks/cublas hooks/cudnn hooks/nccl hooks/nvtx
-CLI_DIRS := cli cli/cleanup cli/read cli/check cli/convert cli/recover \
+CLI_DIRS := cli cli/usage cli/cleanup cli/read cli/check cli/convert cli/recover \
 	    cli/merge cli/report
 
 CORE_SRC := $(foreach d,$(CORE_DIRS),$(wildcard $(d)/*.c))
