@@ -129,18 +129,17 @@ static const char help_text[] =
 
 int tp_cmd_dump(int argc, char **argv)
 {
-	int i, n, ret = tp_help_if_asked(argc, argv, help_text);
+	static const struct tp_cmd_args args = {
+		.name = "dump", .help = help_text,
+		.missing = "no process given: give the PID of a process "
+			   "started under tprof-run",
+	};
+	int i, n, ret = tp_cmd_args(&args, argc, argv, &n);
 	char *end;
 	long pid;
 
 	if (ret >= 0)
 		return ret;
-	n = tp_operands("dump", argc, argv, NULL, NULL);
-	if (n < 0)
-		return TP_EXIT_USAGE;
-	if (!n)
-		return tp_usage_error("dump", "no process given: give the PID "
-				      "of a process started under tprof-run");
 	for (i = 1; i <= n; i++) {
 		pid = strtol(argv[i], &end, 10);
 		if (*end || end == argv[i] || pid <= 0)

@@ -67,17 +67,17 @@ static int check_dir(const char *dir, unsigned flags)
 int tp_cmd_check(int argc, char **argv)
 {
 	unsigned flags = 0;
+	const struct tp_cmd_args args = {
+		.name = "check", .help = help_text,
+		.missing = "no file given: give traces or the directory they "
+			   "are in",
+		.opt = take_opt, .ctx = &flags,
+	};
 	struct stat st;
-	int i, n, status = 0, rc = tp_help_if_asked(argc, argv, help_text);
+	int i, n, status = 0, rc = tp_cmd_args(&args, argc, argv, &n);
 
 	if (rc >= 0)
 		return rc;
-	n = tp_operands("check", argc, argv, take_opt, &flags);
-	if (n < 0)
-		return TP_EXIT_USAGE;
-	if (!n)
-		return tp_usage_error("check", "no file given: give traces or "
-				      "the directory they are in");
 	for (i = 1; i <= n; i++) {
 		if (!stat(argv[i], &st) && S_ISDIR(st.st_mode))
 			rc = check_dir(argv[i], flags);

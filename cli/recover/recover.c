@@ -469,16 +469,15 @@ static const char help_text[] =
 
 int tp_cmd_recover(int argc, char **argv)
 {
-	int i, n, rc = tp_help_if_asked(argc, argv, help_text);
+	static const struct tp_cmd_args args = {
+		.name = "recover", .help = help_text,
+		.missing = "no directory given: give the DIR the traces were "
+			   "written to",
+	};
+	int i, n, rc = tp_cmd_args(&args, argc, argv, &n);
 
 	if (rc >= 0)
 		return rc;
-	n = tp_operands("recover", argc, argv, NULL, NULL);
-	if (n < 0)
-		return TP_EXIT_USAGE;
-	if (!n)
-		return tp_usage_error("recover", "no directory given: give the "
-				      "DIR the traces were written to");
 	for (i = 1, rc = 0; i <= n; i++) {
 		switch (tp_recover_dir(argv[i])) {
 		case -1:

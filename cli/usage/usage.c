@@ -67,3 +67,17 @@ int tp_operands(const char *cmd, int argc, char **argv,
 	}
 	return n;
 }
+
+int tp_cmd_args(const struct tp_cmd_args *a, int argc, char **argv, int *n)
+{
+	int rc = tp_help_if_asked(argc, argv, a->help);
+
+	if (rc >= 0)
+		return rc;
+	*n = tp_operands(a->name, argc, argv, a->opt, a->ctx);
+	if (*n < 0)
+		return TP_EXIT_USAGE;
+	if (!*n)
+		return tp_usage_error(a->name, "%s", a->missing);
+	return -1;
+}

@@ -33,4 +33,19 @@ int tp_usage_error(const char *cmd, const char *fmt, ...)
 int tp_operands(const char *cmd, int argc, char **argv,
 		int (*opt)(void *ctx, const char *arg), void *ctx);
 
+/* What a command that takes operands (files, directories, pids) tells
+ * tp_cmd_args. */
+struct tp_cmd_args {
+	const char *name;	/* "check": for its usage errors */
+	const char *help;	/* its whole --help text */
+	const char *missing;	/* the usage error when no operand is given */
+	int (*opt)(void *ctx, const char *arg);	/* as tp_operands' */
+	void *ctx;
+};
+
+/* The start such a command shares: the help when asked, the operands
+ * moved to argv[1..*n], a usage error for an unknown option or for no
+ * operand. -1 to go on, else the exit status to return. */
+int tp_cmd_args(const struct tp_cmd_args *a, int argc, char **argv, int *n);
+
 #endif
