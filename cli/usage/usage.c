@@ -15,7 +15,7 @@ int tp_help(const char *help)
 {
 	/* A help cut short (a full disk, a closed pipe) is not a success. */
 	if (fputs(help, stdout) < 0 || fflush(stdout)) {
-		fprintf(stderr, "tprof: cannot write the help: %s\n",
+		fprintf(stderr, "tprof: cannot write to stdout: %s\n",
 			strerror(errno));
 		return 1;
 	}

@@ -141,7 +141,7 @@ def help_to_full_disk():
     with open("/dev/full", "w") as full:
         rc, _, err = tprof("check", "--help", stdout=full)
     eq("--help to a full disk: exit 1, one line", (rc, err),
-       (1, "tprof: cannot write the help: No space left on device\n"))
+       (1, "tprof: cannot write to stdout: No space left on device\n"))
 
 
 def check_dir(tmp):
