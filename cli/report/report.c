@@ -7,6 +7,7 @@
 #include "report_read.h"
 #include "report_hang.h"
 #include "files/atomic_file.h"
+#include "cli/usage/usage.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -84,16 +85,17 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		} else if (!strncmp(a, "--summaries=", 12) && a[12]) {
 			o->summaries = a + 12;
 		} else {
-			fprintf(stderr, "tprof report: %s '%s'\n",
-				!strcmp(a, "--html") ||
-				!strcmp(a, "--summaries") ? "missing argument to" :
-				"unknown option", a);
-			usage(stderr);
+			tp_usage_error("report", "%s '%s'",
+				       !strcmp(a, "--html") ||
+				       !strcmp(a, "--summaries") ?
+				       "missing argument to" :
+				       "unknown option", a);
 			return -1;
 		}
 	}
 	if (!o->nfiles) {
-		usage(stderr);
+		tp_usage_error("report", "no input: give the directory the "
+			       "traces were written to, or files");
 		return -1;
 	}
 	return 0;
