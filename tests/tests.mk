@@ -173,3 +173,6 @@ $(B)/tests/unit/test_unwind_fp: tests/unit/test_unwind_fp.c tests/unit/test_unwi
 		$(TRACE_LIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(UNIT_CFLAGS) -o $@ $< $(TRACE_LIB_OBJ) -lz -ldl -lpthread -lm
+
+# make gpu-check, gpu-check-build, gpu-check-sim.
+include tests/gpu/gpu.mk

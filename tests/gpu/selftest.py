@@ -17,6 +17,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gpucheck as gc  # noqa: E402
 import tracecheck as tc  # noqa: E402
 
 EXPECT = {"kernels": [
@@ -247,6 +248,72 @@ def truth_selftest():
           has(tc.truth(good, n + 1, tc.Problems())[0].list(), "GPU ops"))
 
 
+def gpucheck_trace(ops, overlapped=0):
+    """A trace of kernels ops = [(name, ts_us, dur_us, grid, call name)],
+    each launched by its own call 1 us before it."""
+    ev = []
+    for i, (name, ts, dur, grid, call) in enumerate(ops, 1):
+        ev.append(dict(ph="X", cat="cuda_runtime", name=call, pid=PID, tid=PID,
+                       ts=ts - 1.0, dur=0.5, args={"correlation": i}))
+        ev.append(dict(ph="X", cat="kernel", name=name, pid=DEV, tid=7, ts=ts,
+                       dur=dur, args={"correlation": i, "grid": [grid, 1, 1]}))
+    return {"traceEvents": ev, "tprof": {"cupti": {"overlapped": overlapped}}}
+
+
+def gpucheck_selftest():
+    """gpucheck.py's judges: the PDL pairs against the GPU's own times,
+    kernel durations against cudaEvent elapsed times; then each wrong."""
+    def pdl(ops, overlapped=1):
+        p = tc.Problems()
+        gc.pdl_judge(gpucheck_trace(ops, overlapped), 2, gpu, p, {})
+        return p.list()
+    # Pair 0 overlapped on the GPU (the secondary began 60 us into the
+    # primary's 100 us), pair 1 not; trace times = GPU ns / 1000 + 5.
+    gpu = [[1000000, 1100000, 1060000, 1120000],
+           [2000000, 2100000, 2100500, 2120500]]
+    good = [("pdl_primary", 1005.0, 100.5, 1, "cudaLaunchKernel"),
+            ("pdl_secondary", 1064.9, 60.2, 1, "cudaLaunchKernelExC"),
+            ("pdl_primary", 2005.0, 100.4, 1, "cudaLaunchKernel"),
+            ("pdl_secondary", 2105.4, 20.2, 1, "cudaLaunchKernelExC")]
+    check("gpucheck pdl: the trace of what the GPU ran passes",
+          not pdl(good), pdl(good))
+    moved = copy.deepcopy(good)
+    moved[1] = ("pdl_secondary", 1105.6, 60.2, 1, "cudaLaunchKernelExC")
+    check("gpucheck pdl: an overlapped pair moved apart fails",
+          has(pdl(moved), "apart in the trace"), pdl(moved))
+    check("gpucheck pdl: overlap not counted by tprof fails",
+          has(pdl(good, 0), "counts fewer"), pdl(good, 0))
+    plain = copy.deepcopy(good)
+    plain[3] = plain[3][:4] + ("cudaLaunchKernel",)
+    check("gpucheck pdl: a secondary not from cudaLaunchKernelEx fails",
+          has(pdl(plain), "not linked to a cudaLaunchKernelEx"), pdl(plain))
+    short = copy.deepcopy(good)
+    short[2] = ("pdl_primary", 2005.0, 90.0, 1, "cudaLaunchKernel")
+    check("gpucheck pdl: a span shorter than the GPU measured fails",
+          has(pdl(short), "does not hold what the GPU measured"), pdl(short))
+
+    def events(ops, evs):
+        p = tc.Problems()
+        gc.event_judge(gpucheck_trace(ops), evs, p, {})
+        return p.list()
+    evs = [{"grid": 2, "ns": 20000, "event_ms": 0.0215},
+           {"grid": 3, "ns": 10000000, "event_ms": 10.004}]
+    good = [("timed(unsigned long long)", 100.0, 20.8, 2, "cudaLaunchKernel"),
+            ("timed(unsigned long long)", 200.0, 10001.0, 3, "cudaLaunchKernel")]
+    check("gpucheck events: durations within the events pass",
+          not events(good, evs), events(good, evs))
+    for what, i, dur, text in (
+            ("a kernel longer than its events", 0, 24.0, "differ"),
+            ("events far longer than the kernel", 1, 9950.0, "differ"),
+            ("a kernel shorter than it spun", 0, 17.0, "shorter than it ran")):
+        bad = copy.deepcopy(good)
+        bad[i] = bad[i][:2] + (dur,) + bad[i][3:]
+        check("gpucheck events: %s fails" % what, has(events(bad, evs), text),
+              events(bad, evs))
+    check("gpucheck events: a missing kernel fails",
+          has(events(good[:1], evs), "missing"), events(good[:1], evs))
+
+
 def main():
     ex = expect()
     good = synth(ex)
@@ -327,6 +394,7 @@ def main():
     steps_selftest()
     stacks_selftest()
     truth_selftest()
+    gpucheck_selftest()
     # torch comparison
     ks = [{"ph": "X", "cat": "kernel", "name": "k%d" % (i % 5), "ts": 1000.0 + i, "dur": 1.0}
           for i in range(100)]

@@ -1,0 +1,78 @@
+// Kernel durations against cudaEvent elapsed times (make gpu-check):
+// kernels of 20 us to 10 ms, each alone on a stream between two
+// cudaEventRecord calls, waited for before the next. Each pair of events
+// comes after a 200 us kernel, so that the GPU reaches the first event
+// with the timed kernel already queued behind it: the elapsed time is
+// then the kernel's and the gap before it, not the CPU's launch time.
+// Kernel k (from 0)
+// is launched with a grid of k + 2 blocks (the unmeasured first one with
+// 1), so the checker finds it in the trace by its grid. Prints "EVENTS {json}": per kernel its grid, the
+// time it spins for and cudaEventElapsedTime in ms. Exit 77: no device.
+// usage: event_timing [REPEATS]
+#include <cstdio>
+#include <cstdlib>
+#include <cuda_runtime.h>
+#include "simctl.h"
+
+__global__ void timed(unsigned long long ns)
+{
+	gpu_spin(ns);
+}
+
+__global__ void blocker(unsigned long long ns)
+{
+	gpu_spin(ns);
+}
+
+#define CK(x)                                                              \
+	do {                                                               \
+		cudaError_t e_ = (x);                                      \
+		if (e_ != cudaSuccess) {                                   \
+			fprintf(stderr, "event_timing: %s: %s\n", #x,      \
+				cudaGetErrorName(e_));                     \
+			exit(1);                                           \
+		}                                                          \
+	} while (0)
+
+int main(int argc, char **argv)
+{
+	static const unsigned long long durs[] = {
+		20000, 100000, 500000, 2000000, 10000000,
+	};
+	int reps = argc > 1 ? atoi(argv[1]) : 3, ndev = 0, k = 0;
+	const int nd = sizeof(durs) / sizeof(durs[0]);
+	cudaEvent_t e0, e1;
+	cudaStream_t s;
+	float ms;
+
+	if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev < 1) {
+		printf("event_timing: no CUDA device\n");
+		return 77;
+	}
+	CK(cudaStreamCreate(&s));
+	CK(cudaEventCreate(&e0));
+	CK(cudaEventCreate(&e1));
+	// A first kernel, not measured: module load and clocks warm.
+	sim_next(10000);
+	timed<<<1, 32, 0, s>>>(10000);
+	CK(cudaStreamSynchronize(s));
+	printf("EVENTS {\"kernels\": [");
+	for (int r = 0; r < reps; r++) {
+		for (int i = 0; i < nd; i++, k++) {
+			sim_next(200000);
+			blocker<<<1, 32, 0, s>>>(200000);
+			CK(cudaEventRecord(e0, s));
+			sim_next(durs[i]);
+			timed<<<k + 2, 32, 0, s>>>(durs[i]);
+			CK(cudaEventRecord(e1, s));
+			CK(cudaEventSynchronize(e1));
+			CK(cudaEventElapsedTime(&ms, e0, e1));
+			printf("%s{\"grid\": %d, \"ns\": %llu, \"event_ms\": "
+			       "%.6f}", k ? ", " : "", k + 2, durs[i], ms);
+		}
+	}
+	printf("]}\n");
+	CK(cudaEventDestroy(e0));
+	CK(cudaEventDestroy(e1));
+	return 0;
+}
