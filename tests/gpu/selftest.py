@@ -248,13 +248,16 @@ def truth_selftest():
           has(tc.truth(good, n + 1, tc.Problems())[0].list(), "GPU ops"))
 
 
-def gpucheck_trace(ops, overlapped=0):
+def gpucheck_trace(ops, overlapped=0, record=-0.4):
     """A trace of kernels ops = [(name, ts_us, dur_us, grid, call name)],
-    each launched by its own call 1 us before it."""
+    each launched by its own call 1 us before it, then a cudaEventRecord
+    at record us from its start."""
     ev = []
     for i, (name, ts, dur, grid, call) in enumerate(ops, 1):
         ev.append(dict(ph="X", cat="cuda_runtime", name=call, pid=PID, tid=PID,
                        ts=ts - 1.0, dur=0.5, args={"correlation": i}))
+        ev.append(dict(ph="X", cat="cuda_runtime", name="cudaEventRecord",
+                       pid=PID, tid=PID, ts=ts + record, dur=0.1, args={}))
         ev.append(dict(ph="X", cat="kernel", name=name, pid=DEV, tid=7, ts=ts,
                        dur=dur, args={"correlation": i, "grid": [grid, 1, 1]}))
     return {"traceEvents": ev, "tprof": {"cupti": {"overlapped": overlapped}}}
@@ -292,26 +295,40 @@ def gpucheck_selftest():
     check("gpucheck pdl: a span shorter than the GPU measured fails",
           has(pdl(short), "does not hold what the GPU measured"), pdl(short))
 
-    def events(ops, evs):
+    def events(ops, evs, record=-0.4):
         p = tc.Problems()
-        gc.event_judge(gpucheck_trace(ops), evs, p, {})
+        gc.event_judge(gpucheck_trace(ops, record=record), evs, p, {})
         return p.list()
-    evs = [{"grid": 2, "ns": 20000, "event_ms": 0.0215},
-           {"grid": 3, "ns": 10000000, "event_ms": 10.004}]
-    good = [("timed(unsigned long long)", 100.0, 20.8, 2, "cudaLaunchKernel"),
-            ("timed(unsigned long long)", 200.0, 10001.0, 3, "cudaLaunchKernel")]
+    evs = {"idle": {"grid": 2, "ns": 10000, "event_ms": 0.045},
+           "kernels": [{"grid": 3, "ns": 20000, "event_ms": 0.0215},
+                       {"grid": 4, "ns": 10000000, "event_ms": 10.004}]}
+    good = [("timed(unsigned long long)", 100.0, 20.8, 3, "cudaLaunchKernel"),
+            ("timed(unsigned long long)", 1200.0, 10001.0, 4, "cudaLaunchKernel"),
+            ("timed(unsigned long long)", 50.0, 10.1, 2, "cudaLaunchKernel"),
+            ("blocker(unsigned long long)", -100.5, 200.0, 1, "cudaLaunchKernel"),
+            ("blocker(unsigned long long)", 999.5, 200.0, 1, "cudaLaunchKernel")]
     check("gpucheck events: durations within the events pass",
           not events(good, evs), events(good, evs))
     for what, i, dur, text in (
             ("a kernel longer than its events", 0, 24.0, "differ"),
             ("events far longer than the kernel", 1, 9950.0, "differ"),
-            ("a kernel shorter than it spun", 0, 17.0, "shorter than it ran")):
+            ("a kernel shorter than it spun", 0, 17.0, "shorter than it ran"),
+            ("an idle stream's events inside their kernel", 2, 48.0, "differ")):
         bad = copy.deepcopy(good)
         bad[i] = bad[i][:2] + (dur,) + bad[i][3:]
         check("gpucheck events: %s fails" % what, has(events(bad, evs), text),
               events(bad, evs))
     check("gpucheck events: a missing kernel fails",
-          has(events(good[:1], evs), "missing"), events(good[:1], evs))
+          has(events(good[1:], evs), "missing"), events(good[1:], evs))
+    late = copy.deepcopy(good)
+    late[0] = late[0][:1] + (150.0, 60.0) + late[0][3:]
+    check("gpucheck events: a kernel launched late is not compared, "
+          "and fails only when none is", has(events(late, evs),
+                                             "every 20 us kernel's events"),
+          events(late, evs))
+    check("gpucheck events: a second event recorded after its kernel ended "
+          "is not compared", has(events(good, evs, 15000.0), "none compared"),
+          events(good, evs, 15000.0))
 
 
 def main():

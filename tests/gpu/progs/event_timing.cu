@@ -4,10 +4,12 @@
 // comes after a 200 us kernel, so that the GPU reaches the first event
 // with the timed kernel already queued behind it: the elapsed time is
 // then the kernel's and the gap before it, not the CPU's launch time.
-// Kernel k (from 0)
-// is launched with a grid of k + 2 blocks (the unmeasured first one with
-// 1), so the checker finds it in the trace by its grid. Prints "EVENTS {json}": per kernel its grid, the
-// time it spins for and cudaEventElapsedTime in ms. Exit 77: no device.
+// First, one 10 us kernel between events on a new, idle stream (the
+// elapsed time then includes the launch). Kernels are told apart by
+// their grid: 1 the unmeasured first kernel, 2 the idle stream's, k + 3
+// the k-th timed one (from 0). Prints "EVENTS {json}": per kernel its
+// grid, the time it spins for and cudaEventElapsedTime in ms. Exit 77:
+// no device.
 // usage: event_timing [REPEATS]
 #include <cstdio>
 #include <cstdlib>
@@ -42,7 +44,7 @@ int main(int argc, char **argv)
 	int reps = argc > 1 ? atoi(argv[1]) : 3, ndev = 0, k = 0;
 	const int nd = sizeof(durs) / sizeof(durs[0]);
 	cudaEvent_t e0, e1;
-	cudaStream_t s;
+	cudaStream_t s, idle;
 	float ms;
 
 	if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev < 1) {
@@ -56,19 +58,27 @@ int main(int argc, char **argv)
 	sim_next(10000);
 	timed<<<1, 32, 0, s>>>(10000);
 	CK(cudaStreamSynchronize(s));
-	printf("EVENTS {\"kernels\": [");
+	CK(cudaStreamCreate(&idle));
+	CK(cudaEventRecord(e0, idle));
+	sim_next(10000);
+	timed<<<2, 32, 0, idle>>>(10000);
+	CK(cudaEventRecord(e1, idle));
+	CK(cudaEventSynchronize(e1));
+	CK(cudaEventElapsedTime(&ms, e0, e1));
+	printf("EVENTS {\"idle\": {\"grid\": 2, \"ns\": 10000, "
+	       "\"event_ms\": %.6f}, \"kernels\": [", ms);
 	for (int r = 0; r < reps; r++) {
 		for (int i = 0; i < nd; i++, k++) {
 			sim_next(200000);
 			blocker<<<1, 32, 0, s>>>(200000);
 			CK(cudaEventRecord(e0, s));
 			sim_next(durs[i]);
-			timed<<<k + 2, 32, 0, s>>>(durs[i]);
+			timed<<<k + 3, 32, 0, s>>>(durs[i]);
 			CK(cudaEventRecord(e1, s));
 			CK(cudaEventSynchronize(e1));
 			CK(cudaEventElapsedTime(&ms, e0, e1));
 			printf("%s{\"grid\": %d, \"ns\": %llu, \"event_ms\": "
-			       "%.6f}", k ? ", " : "", k + 2, durs[i], ms);
+			       "%.6f}", k ? ", " : "", k + 3, durs[i], ms);
 		}
 	}
 	printf("]}\n");
