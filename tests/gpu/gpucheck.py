@@ -90,7 +90,7 @@ class Run:
     """One program run in RES/LABEL/ as run.sh leaves a step (run.cmd,
     .out, .err, .rc; trace/), with its problems and figures so far."""
 
-    def __init__(self, m, label, argv, env=None, timeout=120, native=True):
+    def __init__(self, m, label, argv, env=None, timeout=60, native=True):
         self.d = os.path.join(m.res, label)
         shutil.rmtree(self.d, ignore_errors=True)
         os.makedirs(self.d)
@@ -454,7 +454,7 @@ def torch_alongside(m):
         os.path.join(ROOT, "scripts", "tprof-run"), "-o",
         os.path.join(d, "trace"), "-n", "torch_alongside", sys.executable,
         os.path.join(ROOT, "tests", "gpu", "torch_loop.py"),
-        "--torch-profiler", prof, "--window", win], timeout=300,
+        "--torch-profiler", prof, "--window", win], timeout=240,
         native=False)
     r.fig["torch"] = why
     if not r.t:
@@ -566,8 +566,13 @@ def main(argv=None):
     if not a.sim:
         e = m.env(res, "probe", None, True)
         e.pop("LD_PRELOAD")
-        probe = subprocess.run([m.prog("event_timing"), "0"], env=e,
-                               capture_output=True, text=True)
+        try:
+            probe = subprocess.run([m.prog("event_timing"), "0"], env=e,
+                                   capture_output=True, text=True, timeout=60)
+        except subprocess.TimeoutExpired:
+            print("FAIL gpu-check: event_timing 0 (the device probe, without "
+                  "tprof) did not end within 60 s")
+            return 1
         if probe.returncode == 77:
             for name, _ in PROPERTIES:
                 print("SKIP %s: %s" % (name, probe.stdout.strip()))

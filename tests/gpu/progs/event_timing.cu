@@ -11,9 +11,8 @@
 // grid, the time it spins for and cudaEventElapsedTime in ms. Exit 77:
 // no device.
 // usage: event_timing [REPEATS]
-#include <cstdio>
-#include <cstdlib>
-#include <cuda_runtime.h>
+#define PROG "event_timing"
+#include "ck.h"
 #include "simctl.h"
 
 __global__ void timed(unsigned long long ns)
@@ -25,16 +24,6 @@ __global__ void blocker(unsigned long long ns)
 {
 	gpu_spin(ns);
 }
-
-#define CK(x)                                                              \
-	do {                                                               \
-		cudaError_t e_ = (x);                                      \
-		if (e_ != cudaSuccess) {                                   \
-			fprintf(stderr, "event_timing: %s: %s\n", #x,      \
-				cudaGetErrorName(e_));                     \
-			exit(1);                                           \
-		}                                                          \
-	} while (0)
 
 int main(int argc, char **argv)
 {

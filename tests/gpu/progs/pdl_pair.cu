@@ -11,13 +11,24 @@
 // which pairs the GPU overlapped ("gpu": null where no device code ran:
 // the simulation). Exit 77: no device, or one older than sm_90.
 // usage: pdl_pair [PAIRS]
-#include <cstdio>
-#include <cstdlib>
-#include <cuda_runtime.h>
+#include <cuda.h>
+#define PROG "pdl_pair"
+#include "ck.h"
 #include "simctl.h"
 
 #define PRIMARY_NS 100000ull
 #define SECONDARY_NS 20000ull
+
+// Spins for ns, then stores the kernel's first (t0) and last readings.
+static __device__ void run_for(unsigned long long *t, unsigned long long t0,
+			       unsigned long long ns)
+{
+	gpu_spin(ns);
+	if (threadIdx.x == 0) {
+		t[0] = t0;
+		t[1] = gpu_clock_ns();
+	}
+}
 
 __global__ void pdl_primary(unsigned long long *t)
 {
@@ -26,11 +37,7 @@ __global__ void pdl_primary(unsigned long long *t)
 #if __CUDA_ARCH__ >= 900
 	cudaTriggerProgrammaticLaunchCompletion();
 #endif
-	gpu_spin(PRIMARY_NS);
-	if (threadIdx.x == 0) {
-		t[0] = t0;
-		t[1] = gpu_clock_ns();
-	}
+	run_for(t, t0, PRIMARY_NS);
 }
 
 __global__ void pdl_secondary(unsigned long long *t)
@@ -40,29 +47,20 @@ __global__ void pdl_secondary(unsigned long long *t)
 #if __CUDA_ARCH__ >= 900
 	cudaGridDependencySynchronize();
 #endif
-	gpu_spin(SECONDARY_NS);
-	if (threadIdx.x == 0) {
-		t[2] = t0;
-		t[3] = gpu_clock_ns();
-	}
+	run_for(t + 2, t0, SECONDARY_NS);
 }
 
-static int fail(const char *what, cudaError_t e)
-{
-	fprintf(stderr, "pdl_pair: %s: %s\n", what, cudaGetErrorName(e));
-	return 1;
-}
-
-// The compute capability from the driver the runtime loaded (the
-// runtime's own query is not needed for anything else here).
+// Device 0's compute capability (major), from the driver the runtime
+// loaded: the simulated runtime has no cudaDeviceGetAttribute.
 static int major_cc(void)
 {
-	int (*attr)(int *, int, int);
+	CUresult (*attr)(int *, CUdevice_attribute, CUdevice);
 	void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
 	int v = 0;
 
 	*(void **)&attr = h ? dlsym(h, "cuDeviceGetAttribute") : NULL;
-	if (!attr || attr(&v, 75 /* COMPUTE_CAPABILITY_MAJOR */, 0))
+	if (!attr ||
+	    attr(&v, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, 0))
 		return -1;
 	return v;
 }
@@ -74,14 +72,12 @@ int main(int argc, char **argv)
 	cudaLaunchAttribute attr[1];
 	cudaLaunchConfig_t cfg = {};
 	cudaStream_t s;
-	cudaError_t e;
 
 	if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev < 1) {
 		printf("pdl_pair: no CUDA device\n");
 		return 77;
 	}
-	if ((e = cudaMalloc((void **)&d, 32 * n)) != cudaSuccess)
-		return fail("cudaMalloc", e);
+	CK(cudaMalloc((void **)&d, 32 * n));
 	cc = major_cc();
 	if (cc < 9) {
 		printf("pdl_pair: compute capability %d.x: programmatic "
@@ -89,8 +85,8 @@ int main(int argc, char **argv)
 		return 77;
 	}
 	h = (unsigned long long *)calloc(4 * n, sizeof(*h));
-	cudaMemset(d, 0, 32 * n);
-	cudaStreamCreate(&s);
+	CK(cudaMemset(d, 0, 32 * n));
+	CK(cudaStreamCreate(&s));
 	attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
 	attr[0].val.programmaticStreamSerializationAllowed = 1;
 	cfg.gridDim = dim3(1);
@@ -102,13 +98,10 @@ int main(int argc, char **argv)
 		sim_next(PRIMARY_NS);
 		pdl_primary<<<1, 32, 0, s>>>(d + 4 * i);
 		sim_next(SECONDARY_NS);
-		e = cudaLaunchKernelEx(&cfg, pdl_secondary, d + 4 * i);
-		if (e != cudaSuccess)
-			return fail("cudaLaunchKernelEx", e);
+		CK(cudaLaunchKernelEx(&cfg, pdl_secondary, d + 4 * i));
 	}
-	if ((e = cudaStreamSynchronize(s)) != cudaSuccess)
-		return fail("cudaStreamSynchronize", e);
-	cudaMemcpy(h, d, 32 * n, cudaMemcpyDeviceToHost);
+	CK(cudaStreamSynchronize(s));
+	CK(cudaMemcpy(h, d, 32 * n, cudaMemcpyDeviceToHost));
 	for (int i = 0; i < 4 * n; i++)
 		gpu |= h[i] != 0;
 	printf("PDL {\"pairs\": %d, \"primary_ns\": %llu, \"secondary_ns\": "
