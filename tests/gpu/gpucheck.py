@@ -437,14 +437,14 @@ def flows(m):
 
 def torch_alongside(m):
     """torch.profiler and tprof on one run: both write a trace, and tprof
-    hands CUPTI over (CUPTI before 13.3) or shares it (13.3 and later),
-    as cupti/handover.c says."""
+    backs off or shares CUPTI as cupti/handover.c says (torch_judge)."""
     if m.sim:
         return "SKIP", "torch brings its own CUDA libraries, not the " \
             "simulation's (test_gpu_share.py plays Kineto there)", {}
     probe = subprocess.run([sys.executable, os.path.join(ROOT, "tests", "gpu",
                                                          "tracecheck.py"),
-                            "torch-probe"], capture_output=True, text=True)
+                            "torch-probe"], capture_output=True, text=True,
+                           timeout=120)
     why = (probe.stdout.strip().splitlines() or ["no output"])[-1]
     if probe.returncode:
         return "SKIP", why, {}
@@ -465,6 +465,12 @@ def torch_alongside(m):
 
 
 def torch_judge(t, err, prof_path, win_path, p, fig):
+    """Both traces written, torch.profiler's with kernels, and tprof did
+    one of the three things cupti/handover.c documents: handed CUPTI over
+    when torch.profiler took it (one warning; the kernels before kept),
+    left it to a torch.profiler that was there first (one warning; no GPU
+    activity), or shares it (CUPTI 13.3+: then its kernels in the window
+    compare with torch.profiler's as in torch_vs_profiler)."""
     try:
         prof, w = tc.load(prof_path), tc.load(win_path)
     except (OSError, ValueError) as e:
@@ -476,27 +482,40 @@ def torch_judge(t, err, prof_path, win_path, p, fig):
     warns = [l for l in err.splitlines() if l.startswith("tprof: warning")]
     fig.update(profiler_kernels=len(theirs), tprof_kernels_in_window=len(ours),
                tprof_kernels=len(kernels(t)), other_client=cu.get("other_client"),
+               state=cu.get("state"), reason=cu.get("reason"),
                stopped_why=cu.get("stopped_why"), cupti_version=cu.get("version"),
                warnings=warns)
     if not theirs:
         p.add("torch.profiler's trace has no kernel")
     if cu.get("other_client") != "torch.profiler":
-        p.add("tprof did not see torch.profiler take CUPTI",
+        p.add("tprof did not see torch.profiler use CUPTI",
               "other_client %r" % cu.get("other_client"))
+
+    def one_warning(text):
+        if len([x for x in warns if text in x]) != 1:
+            p.add("not one warning saying %r" % text, warns)
     if cu.get("stopped_why") == "another CUPTI client took over":
-        # Handed over: one warning; tprof kept the warm-up before it.
-        if len(warns) != 1 or "torch.profiler took CUPTI" not in warns[0]:
-            p.add("hand-over without its one warning", warns)
+        fig["tprof"] = "handed CUPTI over"
+        one_warning("torch.profiler took CUPTI")
         if not kernels(t):
             p.add("tprof kept no kernel from before the hand-over")
-    elif cu.get("state") == "on" and cu.get("subscribers") != "one":
+    elif cu.get("state") == "off" and \
+            "before tprof started it" in (cu.get("reason") or ""):
+        fig["tprof"] = "left CUPTI to torch.profiler, there first"
+        one_warning("was using CUPTI before tprof started it")
+        if kernels(t):
+            p.add("GPU activity in tprof's trace with CUPTI left to "
+                  "torch.profiler")
+    elif cu.get("state") == "on" and cu.get("subscribers") == "several":
+        fig["tprof"] = "shares CUPTI"
         sub, f = tc.compare(ours, theirs)
         fig.update(f)
         p.merge(sub, "sharing CUPTI: ")
     else:
-        p.add("tprof neither handed CUPTI over nor shared it",
-              "state %r, subscribers %r, stopped_why %r" % (
-                  cu.get("state"), cu.get("subscribers"), cu.get("stopped_why")))
+        p.add("tprof neither handed CUPTI over, nor left it, nor shares it",
+              "state %r, reason %r, subscribers %r, stopped_why %r" % (
+                  cu.get("state"), cu.get("reason"), cu.get("subscribers"),
+                  cu.get("stopped_why")))
 
 
 PROPERTIES = [
@@ -506,8 +525,8 @@ PROPERTIES = [
     ("exit with work in flight", exit_inflight),
     ("window end while threads launch", window_end),
     ("kernel durations against cudaEvent elapsed times", event_times),
-    ("launch-to-GPU-op flows, each op linked once", flows),
     ("torch.profiler alongside tprof", torch_alongside),
+    ("launch-to-GPU-op flows, each op linked once", flows),
 ]
 
 

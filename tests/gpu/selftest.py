@@ -331,6 +331,50 @@ def gpucheck_selftest():
           events(good, evs, 15000.0))
 
 
+def torch_judge_selftest(tmp):
+    """gpucheck.py's torch.profiler-alongside judge: the three documented
+    outcomes pass, each with its evidence missing fails."""
+    win = {"t0_ns": BASE + 1000000, "t1_ns": BASE + 2000000, "steps": 2}
+    k = [{"ph": "X", "cat": "kernel", "name": "k", "ts": 1000.0 + i, "dur": 1.0}
+         for i in range(10)]
+    prof = os.path.join(tmp, "profiler.json")
+    wpath = os.path.join(tmp, "window.json")
+    with open(prof, "w") as f:
+        json.dump({"traceEvents": k}, f)
+    with open(wpath, "w") as f:
+        json.dump(win, f)
+
+    def judge(cupti, events, err):
+        t = {"baseTimeNanoseconds": BASE, "traceEvents": events,
+             "tprof": {"cupti": dict({"other_client": "torch.profiler"}, **cupti)}}
+        p = tc.Problems()
+        gc.torch_judge(t, err, prof, wpath, p, {})
+        return p.list()
+    early = [dict(e, ts=e["ts"] - 900.0) for e in k]
+    took = {"state": "on", "stopped_why": "another CUPTI client took over"}
+    warn = "tprof: warning: torch.profiler took CUPTI at 1.2 s: GPU activity ..."
+    check("gpucheck torch: handed over, one warning, kernels before: passes",
+          not judge(took, early, warn), judge(took, early, warn))
+    check("gpucheck torch: handed over without the warning fails",
+          has(judge(took, early, ""), "not one warning"))
+    first = {"state": "off", "reason": "torch.profiler was using CUPTI before "
+             "tprof started it (at 0.0 s), and is never displaced"}
+    warn1 = "tprof: warning: torch.profiler was using CUPTI before tprof started it"
+    check("gpucheck torch: left to a client there first: passes",
+          not judge(first, [], warn1), judge(first, [], warn1))
+    check("gpucheck torch: left to it, yet GPU activity, fails",
+          has(judge(first, early, warn1), "GPU activity"))
+    shared = {"state": "on", "subscribers": "several"}
+    check("gpucheck torch: sharing with the same kernels passes",
+          not judge(shared, k, ""), judge(shared, k, ""))
+    check("gpucheck torch: sharing with half the kernels fails",
+          has(judge(shared, k[:5], ""), "kernel counts differ"))
+    check("gpucheck torch: tprof not seeing torch.profiler fails",
+          has(judge(dict(shared, other_client=None), k, ""), "did not see"))
+    check("gpucheck torch: neither outcome fails",
+          has(judge({"state": "on", "subscribers": "one"}, k, ""), "neither"))
+
+
 def main():
     ex = expect()
     good = synth(ex)
@@ -412,6 +456,7 @@ def main():
     stacks_selftest()
     truth_selftest()
     gpucheck_selftest()
+    torch_judge_selftest(tmp)
     # torch comparison
     ks = [{"ph": "X", "cat": "kernel", "name": "k%d" % (i % 5), "ts": 1000.0 + i, "dur": 1.0}
           for i in range(100)]
