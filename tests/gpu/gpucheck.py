@@ -411,6 +411,8 @@ def event_times(m):
                 "(built before them? make gpu-check-build)", out)
     elif r.t:
         event_judge(r.t, out, r.p, r.fig)
+        r.fig["cuda"] = {"runtime": out.get("runtime"),
+                         "driver": out.get("driver")}
     return r.result()
 
 
@@ -531,17 +533,18 @@ PROPERTIES = [
 ]
 
 
-def environment(m):
+def environment(m, lines):
     env = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(
         timespec="seconds"), "host": socket.gethostname(),
         "mode": "simulation (tests/sim/)" if m.sim else "GPU"}
     if not m.sim:
         env["nvidia_smi_L"] = tc.sh(["nvidia-smi", "-L"])
-        env["driver, CUDA"] = tc.sh(["nvidia-smi", "--query-gpu=driver_version",
-                                     "--format=csv,noheader"])
-        env["cudart"] = sorted(f for f in os.listdir(os.path.join(BUILD, "gpu"))
-                               if f.startswith("libcudart.so.")) \
-            if os.path.isdir(os.path.join(BUILD, "gpu")) else []
+        smi = tc.sh(["nvidia-smi"])
+        env["nvidia_smi"] = next((l.strip(" |") for l in smi.splitlines()
+                                  if "Driver Version" in l), smi[:300])
+    for line in lines:
+        if "cuda" in line["figures"]:
+            env["cuda_runtime_and_driver"] = line["figures"]["cuda"]
     for _, t in m.traces[:1]:
         cu = t.get("tprof", {}).get("cupti", {})
         env["cupti"] = "%s (%s)" % (cu.get("version"), cu.get("library"))
@@ -613,7 +616,7 @@ def main(argv=None):
         sys.stdout.flush()
         lines.append({"property": name, "status": status, "why": why,
                       "figures": fig})
-    env = environment(m)
+    env = environment(m, lines)
     env["seconds"] = round(time.time() - t0, 1)
     with open(os.path.join(res, "gpu-check.json"), "w") as f:
         json.dump(dict(env, properties=lines), f, indent=1, default=str)

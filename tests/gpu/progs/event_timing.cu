@@ -8,8 +8,8 @@
 // elapsed time then includes the launch). Kernels are told apart by
 // their grid: 1 the unmeasured first kernel, 2 the idle stream's, k + 3
 // the k-th timed one (from 0). Prints "EVENTS {json}": per kernel its
-// grid, the time it spins for and cudaEventElapsedTime in ms. Exit 77:
-// no device.
+// grid, the time it spins for and cudaEventElapsedTime in ms, and the
+// CUDA runtime's and driver's versions. Exit 77: no device.
 // usage: event_timing [REPEATS]
 #define PROG "event_timing"
 #include "ck.h"
@@ -30,7 +30,7 @@ int main(int argc, char **argv)
 	static const unsigned long long durs[] = {
 		20000, 100000, 500000, 2000000, 10000000,
 	};
-	int reps = argc > 1 ? atoi(argv[1]) : 3, ndev = 0, k = 0;
+	int reps = argc > 1 ? atoi(argv[1]) : 3, ndev = 0, k = 0, rt, drv;
 	const int nd = sizeof(durs) / sizeof(durs[0]);
 	cudaEvent_t e0, e1;
 	cudaStream_t s, idle;
@@ -54,8 +54,11 @@ int main(int argc, char **argv)
 	CK(cudaEventRecord(e1, idle));
 	CK(cudaEventSynchronize(e1));
 	CK(cudaEventElapsedTime(&ms, e0, e1));
-	printf("EVENTS {\"idle\": {\"grid\": 2, \"ns\": 10000, "
-	       "\"event_ms\": %.6f}, \"kernels\": [", ms);
+	CK(cudaRuntimeGetVersion(&rt));
+	CK(cudaDriverGetVersion(&drv));
+	printf("EVENTS {\"runtime\": %d, \"driver\": %d, \"idle\": "
+	       "{\"grid\": 2, \"ns\": 10000, \"event_ms\": %.6f}, "
+	       "\"kernels\": [", rt, drv, ms);
 	for (int r = 0; r < reps; r++) {
 		for (int i = 0; i < nd; i++, k++) {
 			sim_next(200000);
