@@ -31,6 +31,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import tracecheck as tc  # noqa: E402
 from tracecheck import Problems, kernels, ns, xs  # noqa: E402
 
+sys.path.insert(0, os.path.join(tc.ROOT, "tests", "sim"))
+from simlog import SimLog  # noqa: E402
+
 ROOT = tc.ROOT
 BUILD = os.environ.get("TPROF_TEST_BUILD") or os.path.join(ROOT, "build")
 LIB = os.path.join(BUILD, "libtprof.so")
@@ -95,42 +98,41 @@ class Run:
         shutil.rmtree(self.d, ignore_errors=True)
         os.makedirs(self.d)
         e = m.env(self.d, label, env, native)
+        self.fig = {"seconds": self.start(argv, e, timeout)}
+        self.rc, self.out, self.err = tc.ran(self.d, "run")
+        self.p, self.skip = Problems(), None
+        self.t = self.path = self.log = None
+        bad = tc.step_problem(self.d, "run")
+        if bad and bad[0] == "skipped":
+            self.skip = bad[1]
+            return
+        if bad:
+            self.p.add(bad[1])
+        self.t, self.path = tc.one_trace(os.path.join(self.d, "trace"),
+                                         label, self.p, self.fig)
+        if self.t:
+            m.traces.append((label, self.t))
+        if os.path.exists(e.get("SIM_LOG", "")):
+            self.log = SimLog(e["SIM_LOG"])
+
+    def start(self, argv, env, timeout):
+        """Runs argv to its end; returns the seconds it took."""
         with open(os.path.join(self.d, "run.cmd"), "w") as f:
             f.write(" ".join(argv) + "\n")
         t0 = time.time()
         with open(os.path.join(self.d, "run.out"), "w") as out, \
                 open(os.path.join(self.d, "run.err"), "w") as err:
             try:
-                rc = subprocess.run(argv, env=e, stdout=out, stderr=err,
+                rc = subprocess.run(argv, env=env, stdout=out, stderr=err,
                                     timeout=timeout).returncode
             except subprocess.TimeoutExpired:
                 rc = 124
             except OSError as x:
                 err.write("%s\n" % x)
                 rc = 127
-        self.seconds = round(time.time() - t0, 2)
         with open(os.path.join(self.d, "run.rc"), "w") as f:
             f.write("%d\n" % rc)
-        self.rc, self.out, self.err = tc.ran(self.d, "run")
-        self.p, self.fig = Problems(), {"seconds": self.seconds}
-        self.skip = None
-        bad = tc.step_problem(self.d, "run")
-        if bad and bad[0] == "skipped":
-            self.skip = bad[1]
-        elif bad:
-            self.p.add(bad[1])
-        self.t = self.path = None
-        if not self.skip:
-            self.t, self.path = tc.one_trace(os.path.join(self.d, "trace"),
-                                             label, self.p, self.fig)
-        if self.t:
-            m.traces.append((label, self.t))
-        log = e.get("SIM_LOG")
-        self.log = None
-        if log and os.path.exists(log):
-            sys.path.insert(0, os.path.join(ROOT, "tests", "sim"))
-            from simlog import SimLog
-            self.log = SimLog(log)
+        return round(time.time() - t0, 2)
 
     def judge(self, want_ops=None):
         """tracecheck's GPU truth (op count, no overlap on a track, CUPTI
@@ -560,6 +562,38 @@ def environment(m, lines):
     return env
 
 
+def no_gpu(m):
+    """Why there is no GPU to check (event_timing 0 without tprof exits
+    77), or None."""
+    e = m.env(m.res, "probe", None, True)
+    e.pop("LD_PRELOAD")
+    try:
+        probe = subprocess.run([m.prog("event_timing"), "0"], env=e,
+                               capture_output=True, text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        return None     # the properties will say what hangs
+    return probe.stdout.strip() if probe.returncode == 77 else None
+
+
+def run_all(m, prefix, brief):
+    """Every property, its line printed as it ends; the lines."""
+    lines = []
+    for name, fn in PROPERTIES:
+        try:
+            status, why, fig = fn(m)
+        except Exception as e:  # noqa: BLE001 - the property fails, the rest run
+            status, why, fig = "FAIL", "checker error: %s: %s" % (
+                type(e).__name__, e), {}
+        print("%s %s%s%s" % (status, prefix, name,
+                               ": " + why[:1000] if why else ""))
+        if not brief or status != "PASS":
+            print("    " + json.dumps(fig, default=str)[:2000])
+        sys.stdout.flush()
+        lines.append({"property": name, "status": status, "why": why,
+                      "figures": fig})
+    return lines
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sim", action="store_true",
@@ -591,36 +625,15 @@ def main(argv=None):
             ", ".join(os.path.relpath(x, ROOT) for x in missing),
             "gpu-check-sim" if a.sim else "gpu-check-build"))
         return 1
-    if not a.sim:
-        e = m.env(res, "probe", None, True)
-        e.pop("LD_PRELOAD")
-        try:
-            probe = subprocess.run([m.prog("event_timing"), "0"], env=e,
-                                   capture_output=True, text=True, timeout=60)
-        except subprocess.TimeoutExpired:
-            print("FAIL gpu-check: event_timing 0 (the device probe, without "
-                  "tprof) did not end within 60 s")
-            return 1
-        if probe.returncode == 77:
-            for name, _ in PROPERTIES:
-                print("SKIP %s: %s" % (name, probe.stdout.strip()))
-            print("gpu-check: no GPU here, nothing validated (make gpu-check "
-                  "SIM=1 runs it on the simulation)")
-            return 3
-    t0, lines = time.time(), []
-    for name, fn in PROPERTIES:
-        try:
-            status, why, fig = fn(m)
-        except Exception as e:  # noqa: BLE001 - the property fails, the rest run
-            status, why, fig = "FAIL", "checker error: %s: %s" % (
-                type(e).__name__, e), {}
-        print("%s %s%s%s" % (status, prefix, name,
-                               ": " + why[:1000] if why else ""))
-        if not a.brief or status != "PASS":
-            print("    " + json.dumps(fig, default=str)[:2000])
-        sys.stdout.flush()
-        lines.append({"property": name, "status": status, "why": why,
-                      "figures": fig})
+    why = None if a.sim else no_gpu(m)
+    if why:
+        for name, _ in PROPERTIES:
+            print("SKIP %s: %s" % (name, why))
+        print("gpu-check: no GPU here, nothing validated (make gpu-check "
+              "SIM=1 runs it on the simulation)")
+        return 3
+    t0 = time.time()
+    lines = run_all(m, prefix, a.brief)
     env = environment(m, lines)
     env["seconds"] = round(time.time() - t0, 1)
     with open(os.path.join(res, "gpu-check.json"), "w") as f:
