@@ -93,7 +93,7 @@ class Run:
     """One program run in RES/LABEL/ as run.sh leaves a step (run.cmd,
     .out, .err, .rc; trace/), with its problems and figures so far."""
 
-    def __init__(self, m, label, argv, env=None, timeout=60, native=True):
+    def __init__(self, m, label, argv, env=None, timeout=30, native=True):
         self.d = os.path.join(m.res, label)
         shutil.rmtree(self.d, ignore_errors=True)
         os.makedirs(self.d)
@@ -454,7 +454,7 @@ def torch_alongside(m):
     probe = subprocess.run([sys.executable, os.path.join(ROOT, "tests", "gpu",
                                                          "tracecheck.py"),
                             "torch-probe"], capture_output=True, text=True,
-                           timeout=120)
+                           timeout=60)
     why = (probe.stdout.strip().splitlines() or ["no output"])[-1]
     if probe.returncode:
         return "SKIP", why, {}
@@ -464,7 +464,7 @@ def torch_alongside(m):
         os.path.join(ROOT, "scripts", "tprof-run"), "-o",
         os.path.join(d, "trace"), "-n", "torch_alongside", sys.executable,
         os.path.join(ROOT, "tests", "gpu", "torch_loop.py"),
-        "--torch-profiler", prof, "--window", win], timeout=240,
+        "--torch-profiler", prof, "--window", win], timeout=180,
         native=False)
     r.fig["torch"] = why
     if not r.t:
@@ -569,7 +569,7 @@ def no_gpu(m):
     e.pop("LD_PRELOAD")
     try:
         probe = subprocess.run([m.prog("event_timing"), "0"], env=e,
-                               capture_output=True, text=True, timeout=60)
+                               capture_output=True, text=True, timeout=30)
     except subprocess.TimeoutExpired:
         return None     # the properties will say what hangs
     return probe.stdout.strip() if probe.returncode == 77 else None
