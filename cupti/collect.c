@@ -524,13 +524,18 @@ static void start_once(void)
 	tp_writer_set_gpu(&source);
 	/* CUPTI's own start-up calls record nothing. */
 	tp_self = tp_thread_internal();
+	/* Before libcupti is even loaded: its constructors and threads
+	 * are the other tool's business. */
+	if (other_tool(why, sizeof(why))) {
+		degrade("%s", why);
+		goto out;
+	}
 	if (tp_cupti_load(&tp_sess.cfg, tp_cs.lib, sizeof(tp_cs.lib),
 			  &tp_cs.version, why, sizeof(why)) < 0) {
 		degrade("%s", why);
 		goto out;
 	}
-	if (version_gate(tp_cs.version, why, sizeof(why)) < 0 ||
-	    other_tool(why, sizeof(why))) {
+	if (version_gate(tp_cs.version, why, sizeof(why)) < 0) {
 		degrade("%s", why);
 		goto out;
 	}
