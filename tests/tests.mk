@@ -173,3 +173,12 @@ $(B)/tests/unit/test_unwind_fp: tests/unit/test_unwind_fp.c tests/unit/test_unwi
 		$(TRACE_LIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(UNIT_CFLAGS) -o $@ $< $(TRACE_LIB_OBJ) -lz -ldl -lpthread -lm
+
+# The GPU timing checks on a loaded machine (busy processes, preempted
+# CUPTI clock reads, a slewed CUPTI clock), 10 runs in a row; make test
+# runs them once (tests/integration/test_gpu_timing.py).
+test-timing: test-build
+	@TPROF_TEST_BUILD=$(abspath $(B)) TPROF_TEST_SANITIZE=$(SANITIZE) \
+		TIMING_RUNS=10 python3 tests/integration/test_gpu_timing.py
+
+.PHONY: test-timing

@@ -76,7 +76,8 @@ SIM_EXPORT uint64_t sim_gpu_to_raw(uint64_t gpu)
 	return r;
 }
 
-static uint64_t realtime_off;
+static uint64_t realtime_off, realtime_raw0;
+static double realtime_ppm;
 static pthread_once_t realtime_once = PTHREAD_ONCE_INIT;
 
 /* CLOCK_REALTIME minus CLOCK_MONOTONIC_RAW, taken once from the tightest
@@ -98,13 +99,24 @@ static void realtime_calibrate(void)
 		real = (uint64_t)rt.tv_sec * 1000000000ull +
 		       (uint64_t)rt.tv_nsec;
 		realtime_off = real - (a + (b - a) / 2);
+		realtime_raw0 = a;
 	}
+	/* SIM_REALTIME_PPM: CLOCK_REALTIME slewed by NTP against
+	 * CLOCK_MONOTONIC_RAW at that rate (a few ppm on a machine whose
+	 * frequency is corrected; ntpd slews up to 500 ppm while it
+	 * corrects an offset), and CUPTI's default clock with it. */
+	if (getenv("SIM_REALTIME_PPM"))
+		realtime_ppm = atof(getenv("SIM_REALTIME_PPM"));
 }
 
 SIM_EXPORT uint64_t sim_gpu_to_realtime(uint64_t gpu)
 {
+	uint64_t raw;
+
 	pthread_once(&realtime_once, realtime_calibrate);
-	return sim_gpu_to_raw(gpu) + realtime_off;
+	raw = sim_gpu_to_raw(gpu);
+	return raw + realtime_off + (uint64_t)(int64_t)((double)(int64_t)
+		(raw - realtime_raw0) * realtime_ppm / 1e6);
 }
 
 SIM_EXPORT long sim_tid(void)

@@ -42,6 +42,7 @@
 
 #include "sim.h"
 #include "cupti_init.h"
+#include "cupti_load.h"
 
 struct cbid_name {
 	uint32_t id;
@@ -313,7 +314,9 @@ static uint64_t now_of(struct subr *s)
 
 SIM_EXPORT CUptiResult cuptiGetTimestamp(uint64_t *t)
 {
+	sim_preempt(0);
 	*t = now_of(DEF);
+	sim_preempt(1);
 	return CUPTI_SUCCESS;
 }
 
@@ -1224,7 +1227,9 @@ SIM_EXPORT CUptiResult cuptiGetTimestamp_v2(CUpti_SubscriberHandle h,
 		return r;
 	if (!t)
 		return CUPTI_ERROR_INVALID_PARAMETER;
+	sim_preempt(0);
 	*t = now_of(sb);
+	sim_preempt(1);
 	return CUPTI_SUCCESS;
 }
 

@@ -16,10 +16,12 @@ SIM_LIBS := $(SIM_LIB)/libcuda.so.1 $(SIM_LIB)/libcudart.so.13 \
 	    $(SIM_LIB)/libcupti.so.13
 SIM_PROGS := $(addprefix $(SIM_B)/bin/,two_threads exit_inflight churn graph \
 	     driver_only late_main libgpu_late.so kineto_like \
-	     device1 detach_race gpu_mix libtool_inject.so)
+	     device1 detach_race gpu_mix libtool_inject.so paced)
 
-# libcupti's parts besides cupti.c: its start-up (cupti_init.c).
-SIM_CUPTI_MORE := tests/sim/cupti_init.c tests/sim/cupti_init.h
+# libcupti's parts besides cupti.c: its start-up (cupti_init.c), a
+# loaded machine's preemptions (cupti_load.c).
+SIM_CUPTI_MORE := tests/sim/cupti_init.c tests/sim/cupti_init.h \
+		  tests/sim/cupti_load.c tests/sim/cupti_load.h
 
 $(SIM_B)/gen/cbid_names.h: tests/sim/gen_names.sh \
 		$(CUDA_HOME)/include/cupti_runtime_cbid.h \
@@ -90,7 +92,7 @@ SIM12_LIBS := $(SIM12_LIB)/libcuda.so.1 $(SIM12_LIB)/libcudart.so.12 \
 	      $(SIM12_LIB)/libcupti.so.12
 SIM12_PROGS := $(addprefix $(SIM_B)/bin12/,two_threads exit_inflight churn \
 	       graph libgpu_late.so kineto_like device1 detach_race \
-	       two_threads_legacy)
+	       two_threads_legacy paced)
 # libstdc++ stays needed, as in nvcc's own -cudart shared link (tprof
 # demangles kernel names with its __cxa_demangle).
 NVCC12 = $(NVCC) -cudart none -Xlinker --no-as-needed -lstdc++
