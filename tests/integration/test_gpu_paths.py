@@ -11,13 +11,23 @@ test_gpu_truth.py do not, on the simulated machine (tests/sim/):
   can deadlock (the simulation's CUPTI starts a thread that dlopens
   while holding CUPTI's lock, and aborts after 2 s of waiting);
 - another tool named in CUDA_INJECTION64_PATH (nsys): tprof leaves CUPTI
-  to it without loading libcupti at all.
+  to it without loading libcupti at all;
+- programmatic dependent launch (cudaLaunchKernelEx with
+  cudaLaunchAttributeProgrammaticStreamSerialization): a kernel starts
+  before the one before it on its stream ends, so ops of one stream
+  overlap; each goes on a lane of the stream's track, none dropped or
+  mis-nested, in JSON and Perfetto, and the summary's GPU busy time is
+  their union.
 """
+import json
 import os
+import shutil
+import subprocess
+import tempfile
 
 import simrun
 from simrun import exact, unlinked_ops, warnings
-from tplib import check, cleanup, done, eq, xevents
+from tplib import CLI, check, cleanup, done, eq, tprof_check, xevents
 
 
 def cudart_newer():
@@ -79,8 +89,103 @@ def other_tool(mode):
     cleanup(r)
 
 
+def union_ns(spans):
+    total, end = 0, None
+    for a, b in sorted(spans):
+        if end is None or a > end:
+            total += b - a
+            end = b
+        elif b > end:
+            total += b - end
+            end = b
+    return total
+
+
+def report_of(path):
+    """tprof report --json of the trace file alone (no summary beside
+    it): the GPU figures as read back from the trace's slices."""
+    d = tempfile.mkdtemp(prefix="tprof-pdl-")
+    try:
+        shutil.copy(path, d)
+        p = subprocess.run([CLI, "report", "--json",
+                            os.path.join(d, os.path.basename(path))],
+                           capture_output=True, text=True)
+        return json.loads(p.stdout) if p.returncode == 0 else None
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def lanes_ok(t):
+    """GPU ops on no track overlap (a stream's overlapping ops are on
+    lanes of its own)."""
+    tracks, bad = {}, 0
+    for e in xevents(t):
+        if e.get("cat") in simrun.KIND:
+            tracks.setdefault((e["pid"], e["tid"]), []).append(
+                (round(e["ts"] * 1000), round((e["ts"] + e["dur"]) * 1000)))
+    for evs in tracks.values():
+        evs.sort()
+        bad += sum(1 for a, b in zip(evs, evs[1:]) if b[0] < a[1])
+    return bad
+
+
+def pdl(mode, fmt):
+    rounds = 20
+    label = "CUDA %d, programmatic dependent launch, %s" % (mode, fmt)
+    env = {"TPROF_FORMAT": "perfetto"} if fmt == "Perfetto" else {}
+    r = simrun.sim_run([simrun.sim_prog("pdl", mode), str(rounds)],
+                       mode=mode, env=env)
+    pf = [f for f in r.all_files() if f.endswith(".pftrace.gz")]
+    if fmt == "Perfetto" and len(pf) == 1:
+        r.path = os.path.join(r.dir, pf[0])
+    if not check("%s: runs, a trace, a log" % label,
+                 r.rc == 0 and r.path and r.log, (r.rc, r.stderr[-600:])):
+        cleanup(r)
+        return
+    ops = [o for o in r.log.gpu_ops() if o["kind"] == "kernel"]
+    overlapping = sum(1 for i, a in enumerate(ops) for b in ops[i + 1:]
+                      if a["stream"] == b["stream"] and
+                      a["start_raw"] < b["end_raw"] and
+                      b["start_raw"] < a["end_raw"])
+    eq("%s: the simulation overlapped kernels on one stream (3 pairs a "
+       "round)" % label, (len(ops), overlapping), (4 * rounds, 3 * rounds))
+    if fmt == "JSON":
+        exact(label, r, 4 * rounds)
+        eq("%s: every kernel linked to its launch" % label,
+           unlinked_ops(r), [])
+        eq("%s: no two GPU ops overlap on one track" % label,
+           lanes_ok(r.trace), 0)
+        cu = r.trace["tprof"]["cupti"]
+        eq("%s: the two early kernels of each round on lanes 2 and 3, none "
+           "unplaced or moved" % label,
+           (cu["overlapped"], cu["unplaced"], cu["shifted"]),
+           (2 * rounds, 0, 0))
+        names = {e["args"]["name"] for e in r.trace["traceEvents"]
+                 if e.get("ph") == "M" and e["name"] == "thread_name" and
+                 e["pid"] == 0}
+        check("%s: the lanes named after their stream" % label,
+              {"stream 13", "stream 13 (2)", "stream 13 (3)"} <= names,
+              names)
+    else:
+        tprof_check(r.path, "%s: tprof check passes" % label)
+    rep = report_of(r.path)
+    gpu = rep and rep["gpu"][0]
+    want_ns = sum(o["end_raw"] - o["start_raw"] for o in ops)
+    busy = union_ns((o["start_raw"], o["end_raw"]) for o in ops)
+    check("%s: read back from the trace, every kernel with its time, the "
+          "GPU busy for their union" % label,
+          gpu and gpu["kernels"] == 4 * rounds and
+          abs(gpu["kernel_ns"] - want_ns) <= 2 * len(ops) and
+          abs(gpu["busy_ns"] - busy) <= 2 * len(ops),
+          (gpu and (gpu["kernels"], gpu["kernel_ns"], gpu["busy_ns"]),
+           (4 * rounds, want_ns, busy)))
+    cleanup(r)
+
+
 cudart_newer()
 for m in (13, 12):
     late_library(m)
     other_tool(m)
+    for f in ("JSON", "Perfetto"):
+        pdl(m, f)
 done()

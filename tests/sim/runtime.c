@@ -304,11 +304,25 @@ SIM_EXPORT cudaError_t cudaLaunchKernel_ptsz(const void *f, dim3 g, dim3 b,
 	RT_RET(launch(f, g, b, shmem, ptsz(s)));
 }
 
+/* cudaLaunchAttributeProgrammaticStreamSerialization (driver_types.h):
+ * the kernel may overlap the one before it on its stream. */
+static void launch_attrs(const cudaLaunchConfig_t *c)
+{
+	unsigned i;
+
+	for (i = 0; c->attrs && i < c->numAttrs; i++)
+		if (c->attrs[i].id ==
+		    cudaLaunchAttributeProgrammaticStreamSerialization &&
+		    c->attrs[i].val.programmaticStreamSerializationAllowed)
+			sim_next_programmatic();
+}
+
 SIM_EXPORT cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *c,
 					   const void *f, void **args)
 {
 	RT(cudaLaunchKernelExC_v11060, NULL);
 	(void)args;
+	launch_attrs(c);
 	RT_RET(launch(f, c->gridDim, c->blockDim, c->dynamicSmemBytes,
 		      (CUstream)c->stream));
 }
@@ -318,6 +332,7 @@ SIM_EXPORT cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t *c,
 {
 	RT(cudaLaunchKernelExC_ptsz_v11060, NULL);
 	(void)args;
+	launch_attrs(c);
 	RT_RET(launch(f, c->gridDim, c->blockDim, c->dynamicSmemBytes,
 		      ptsz(c->stream)));
 }

@@ -16,7 +16,7 @@ SIM_LIBS := $(SIM_LIB)/libcuda.so.1 $(SIM_LIB)/libcudart.so.13 \
 	    $(SIM_LIB)/libcupti.so.13
 SIM_PROGS := $(addprefix $(SIM_B)/bin/,two_threads exit_inflight churn graph \
 	     driver_only late_main libgpu_late.so kineto_like \
-	     device1 detach_race gpu_mix libtool_inject.so paced)
+	     device1 detach_race gpu_mix libtool_inject.so paced pdl)
 
 # libcupti's parts besides cupti.c: its start-up (cupti_init.c), a
 # loaded machine's preemptions (cupti_load.c).
@@ -92,7 +92,7 @@ SIM12_LIBS := $(SIM12_LIB)/libcuda.so.1 $(SIM12_LIB)/libcudart.so.12 \
 	      $(SIM12_LIB)/libcupti.so.12
 SIM12_PROGS := $(addprefix $(SIM_B)/bin12/,two_threads exit_inflight churn \
 	       graph libgpu_late.so kineto_like device1 detach_race \
-	       two_threads_legacy paced)
+	       two_threads_legacy paced pdl)
 # libstdc++ stays needed, as in nvcc's own -cudart shared link (tprof
 # demangles kernel names with its __cxa_demangle).
 NVCC12 = $(NVCC) -cudart none -Xlinker --no-as-needed -lstdc++
