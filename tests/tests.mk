@@ -38,6 +38,11 @@ $(B)/tests/unit/test_gpu_tracks: tests/unit/test_gpu_tracks.c $(TRACE_LIB_OBJ) \
 	@mkdir -p $(dir $@)
 	$(CC) $(UNIT_CFLAGS) -o $@ $^ -lz -ldl -lpthread -lm
 
+$(B)/tests/unit/test_clockmap: tests/unit/test_clockmap.c $(TRACE_LIB_OBJ) \
+		$(CUPTI_OBJ) $(filter %/cudart_args.o %/resolve.o,$(PRELOAD_OBJ))
+	@mkdir -p $(dir $@)
+	$(CC) $(UNIT_CFLAGS) -o $@ $^ -lz -ldl -lpthread -lm
+
 $(B)/tests/unit/%: tests/unit/%.c $(TRACE_LIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(UNIT_CFLAGS) -o $@ $^ -lz -ldl -lpthread -lm
