@@ -183,7 +183,9 @@ static void cupti_clock(int sample)
 
 	if (tp_cs.raw_ts)
 		return;
-	if (sample)
+	/* Once finalized, any CUPTI call would start it again: the line
+	 * stays as the samples before made it. */
+	if (sample && __atomic_load_n(&tp_cs.finalized, __ATOMIC_RELAXED) != 1)
 		tp_cclock_sample();
 	tp_cclock_line(&tp_tl.map, &l);
 	tp_cupti_convert_line(&l);
