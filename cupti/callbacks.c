@@ -199,8 +199,14 @@ static void on_api(struct tp_thread *t, int rt, CUpti_CallbackId cbid,
 
 	if (d->callbackSite == CUPTI_API_ENTER) {
 		*d->correlationData = 0;
+		/* The hooked call's id: its runtime callback's, else its
+		 * first driver callback's. A libcudart newer than the
+		 * loaded CUPTI (a pip cudart 12.8 beside a toolkit CUPTI
+		 * 12.6) reports calls CUPTI has no id for, __cudaLaunchKernel
+		 * among them: CUPTI then sees only the driver call inside,
+		 * and the GPU work carries that call's id. */
 		if (t->in_hook) {
-			if (rt && !t->corr)
+			if (!t->corr)
 				t->corr = d->correlationId;
 			return;
 		}

@@ -21,6 +21,7 @@
 #include "session/session.h"
 #include "record/thread.h"
 #include "session/timeline.h"
+#include "clockmap.h"
 #include "collect.h"
 #include "devices.h"
 #include "tracks.h"
@@ -173,34 +174,29 @@ static void collect_list(struct tp_cbuf *list)
 }
 
 /* Without tprof's timestamp callback, records are in CUPTI's own
- * clock (nanoseconds): its offset to the trace's Unix time is read
- * again for each batch, so a rate that differs from the ticks' mapping
- * by parts per million moves nothing by more than a batch's worth. */
-static void cupti_clock(void)
+ * clock (nanoseconds): a batch with records is converted with the line
+ * through the samples of the last batches, one taken now, after every
+ * record of the batch (clockmap.h). */
+static void cupti_clock(int sample)
 {
-	uint64_t c0 = 0, c1 = 0, t;
+	struct tp_cclock_line l;
 
 	if (tp_cs.raw_ts)
 		return;
-	if (tp_cupti_clock_pinned(&c0, &t)) {
-		tp_cupti_convert_offset((int64_t)(tp_clock_to_unix(&tp_tl.map,
-								   t) - c0));
-		return;
-	}
-	if (tp_cupti.get_timestamp(&c0) != CUPTI_SUCCESS)
-		return;
-	t = tp_clock_to_unix(&tp_tl.map, tp_ticks());
-	if (tp_cupti.get_timestamp(&c1) != CUPTI_SUCCESS)
-		return;
-	tp_cupti_convert_offset((int64_t)(t - (c0 + (c1 - c0) / 2)));
+	/* Once finalized, any CUPTI call would start it again: the line
+	 * stays as the samples before made it. */
+	if (sample && __atomic_load_n(&tp_cs.finalized, __ATOMIC_RELAXED) != 1)
+		tp_cclock_sample();
+	tp_cclock_line(&tp_tl.map, &l);
+	tp_cupti_convert_line(&l);
 }
 
-static void set_window(void)
+static void set_window(int records)
 {
 	int64_t lo = (int64_t)(tp_sess.anchor.unix_ns -
 			       (uint64_t)tp_sess.base_ns);
 
-	cupti_clock();
+	cupti_clock(records);
 	tp_cupti_convert_window(lo - CLOCK_SLACK_NS,
 				tp_trace_ns(tp_ticks()) + CLOCK_SLACK_NS);
 }
@@ -215,7 +211,7 @@ static uint64_t convert_list(struct tp_buf *b, const struct tp_clock_map *m,
 	collect_list(list);
 	if (C.n)	/* C.v is NULL until a record came */
 		qsort(C.v, C.n, sizeof(*C.v), by_start);
-	set_window();
+	set_window(C.n > 0);
 	for (i = 0; i < C.n; i++) {
 		n += tp_cupti_convert(b, m, C.v[i].r);
 		flush();
@@ -258,7 +254,8 @@ static void put_counts(struct tp_buf *b, const struct tp_cupti_counts *n)
 		K("memcpys", memcpys), K("memsets", memsets),
 		K("syncs", syncs), K("memory", memory),
 		K("overhead", overhead), K("zero_timestamps", zero_ts),
-		K("shifted", shifted), K("overlapped", overlapped),
+		K("shifted", shifted), K("shifted_max_ns", shifted_max_ns),
+		K("overlapped", overlapped),
 		K("late", late), K("unclocked", unclocked),
 		K("unplaced", unplaced), K("truncated_buffers", truncated),
 		K("unlinked", unlinked), K("unknown_records", unknown),
@@ -295,6 +292,21 @@ static void put_client(struct tp_buf *b)
 	tp_json_us(b, (int64_t)(at * 1e9));
 }
 
+/* How CUPTI's own clock was mapped (clockmap.h): samples taken, those
+ * rejected, and the widest bracket the current line rests on. */
+static void put_clock(struct tp_buf *b)
+{
+	struct tp_cclock_stats st;
+
+	tp_cclock_get_stats(&tp_tl.map, &st);
+	tp_buf_lit(b, ", \"clock_samples\": ");
+	tp_json_u64(b, st.samples);
+	tp_buf_lit(b, ", \"clock_rejected\": ");
+	tp_json_u64(b, st.rejected);
+	tp_buf_lit(b, ", \"clock_bracket_ns\": ");
+	tp_json_u64(b, st.widest_used_ns);
+}
+
 static void put_stats(struct tp_buf *b)
 {
 	tp_buf_lit(b, ",\n \"cupti\": {\"state\": ");
@@ -319,6 +331,7 @@ static void put_stats(struct tp_buf *b)
 	tp_buf_lit(b, ", \"stopped_why\": ");
 	tp_json_str(b, tp_cs.stopped_why ? tp_cs.stopped_why : "");
 	put_client(b);
+	put_clock(b);
 	put_counts(b, tp_cupti_counts());
 	tp_buf_lit(b, ",\n  \"dropped\": ");
 	pthread_mutex_lock(&tp_cs.lock);
@@ -337,6 +350,20 @@ static void put_stats(struct tp_buf *b)
 	tp_buf_lit(b, ", \"buffer_mb\": ");
 	tp_json_u64(b, tp_cs.cap >> 20);
 	tp_buf_char(b, '}');
+}
+
+/* GPU ops whose times, mapped, put them before the call that launched
+ * them: moved to its start, and said. */
+static void before_launch(char *s, size_t len, const struct tp_cupti_counts *n)
+{
+	size_t at = strlen(s);
+
+	if (!n->shifted || at >= len)
+		return;
+	snprintf(s + at, len - at, "; %llu GPU ops started before their "
+		 "launch call (moved to it, by up to %.1f us: GPU times are "
+		 "off by as much)", (unsigned long long)n->shifted,
+		 (double)n->shifted_max_ns / 1e3);
 }
 
 /* Lost: what CUPTI dropped, records without timestamps (work still
@@ -365,6 +392,7 @@ static void exit_note(char *s, size_t len)
 		 (unsigned long long)n->unclocked,
 		 (unsigned long long)n->truncated, (unsigned long long)never);
 	pthread_mutex_unlock(&tp_cs.lock);
+	before_launch(s, len, n);
 }
 
 static uint64_t dropped_records(void)
@@ -524,13 +552,18 @@ static void start_once(void)
 	tp_writer_set_gpu(&source);
 	/* CUPTI's own start-up calls record nothing. */
 	tp_self = tp_thread_internal();
+	/* Before libcupti is even loaded: its constructors and threads
+	 * are the other tool's business. */
+	if (other_tool(why, sizeof(why))) {
+		degrade("%s", why);
+		goto out;
+	}
 	if (tp_cupti_load(&tp_sess.cfg, tp_cs.lib, sizeof(tp_cs.lib),
 			  &tp_cs.version, why, sizeof(why)) < 0) {
 		degrade("%s", why);
 		goto out;
 	}
-	if (version_gate(tp_cs.version, why, sizeof(why)) < 0 ||
-	    other_tool(why, sizeof(why))) {
+	if (version_gate(tp_cs.version, why, sizeof(why)) < 0) {
 		degrade("%s", why);
 		goto out;
 	}
@@ -549,6 +582,9 @@ static void start_once(void)
 			"before 13.4 and may be the program's profiler's: "
 			"CUPTI's clock is mapped", tp_cs.version);
 	tp_cupti_convert_init(tp_cs.raw_ts);
+	/* The first sample of CUPTI's clock, for the line's span. */
+	if (!tp_cs.raw_ts)
+		tp_cclock_sample();
 	set_device_buffers();
 	r = tp_cupti.register_callbacks(tp_cupti_buffer_requested,
 					tp_cupti_buffer_completed);
@@ -601,4 +637,5 @@ void tp_cupti_after_fork(void)
 	tp_cupti_buffers_reset();
 	tp_track_reset();
 	tp_devices_reset();
+	tp_cclock_reset();
 }

@@ -80,10 +80,9 @@ int tp_cupti_hand_over(const char *who, const uint32_t *client_kinds);
 int tp_cupti_multi_subscribe(CUpti_CallbackFunc cb, CUptiResult *r,
 			     char *other, size_t olen);
 
-/* The offset of CUPTI's clock, pinned (hand-over on 13.3: the client's
- * timestamp callback is about to change CUPTI's unit); 1 when pinned. */
+/* CUPTI's clock mapping, kept as it is from now on (hand-over on 13.3:
+ * the client's timestamp callback is about to change CUPTI's unit). */
 void tp_cupti_clock_pin(void);
-int tp_cupti_clock_pinned(uint64_t *cupti, uint64_t *ticks);
 
 /* handover.c */
 int tp_cupti_client_first(char *why, size_t len);

@@ -26,6 +26,7 @@
 #include "summary/proc_summary.h"
 #include "session/session.h"
 #include "stacks/symbols.h"
+#include "clockmap.h"
 #include "cupti.h"
 #include "devices.h"
 #include "tracks.h"
@@ -50,7 +51,7 @@ static struct {
 	size_t rawlen;
 } names[NAMES];
 static int64_t clock_lo = INT64_MIN, clock_hi = INT64_MAX;
-static int64_t cupti_offset;	/* CUPTI's clock to Unix time */
+static struct tp_cclock_line cupti_line;	/* CUPTI's clock to Unix */
 
 void tp_cupti_convert_init(int raw_timestamps)
 {
@@ -70,11 +71,11 @@ struct tp_cupti_counts *tp_cupti_counts_w(void)
 
 /* With tprof's timestamp callback, t is in the hooks' ticks and goes
  * through the same mapping as every CPU event; else it is in CUPTI's own
- * clock, moved by the offset collect.c measures. */
+ * clock, mapped by the line collect.c fits (clockmap.h). */
 static int64_t rel_ns(const struct tp_clock_map *m, uint64_t t)
 {
 	uint64_t unix_ns = raw_ts ? tp_clock_to_unix(m, t) :
-				    t + (uint64_t)cupti_offset;
+				    (uint64_t)tp_cclock_unix(&cupti_line, t);
 
 	return (int64_t)(unix_ns - (uint64_t)tp_sess.base_ns);
 }
@@ -84,9 +85,9 @@ int64_t tp_cupti_trace_ns(const struct tp_clock_map *m, uint64_t t)
 	return rel_ns(m, t);
 }
 
-void tp_cupti_convert_offset(int64_t to_unix_ns)
+void tp_cupti_convert_line(const struct tp_cclock_line *l)
 {
-	cupti_offset = to_unix_ns;
+	cupti_line = *l;
 }
 
 void tp_cupti_convert_window(int64_t lo_ns, int64_t hi_ns)
@@ -274,7 +275,11 @@ static struct tp_track *place(const struct tp_clock_map *m, uint32_t pid,
 		N.unclocked++;
 		return NULL;
 	}
+	/* No op starts before the call that launched it: a clock mapping
+	 * that says otherwise is wrong by at least that much. */
 	if (launch && *s < launch->ts_ns) {
+		if ((uint64_t)(launch->ts_ns - *s) > N.shifted_max_ns)
+			N.shifted_max_ns = (uint64_t)(launch->ts_ns - *s);
 		*e += launch->ts_ns - *s;
 		*s = launch->ts_ns;
 		N.shifted++;

@@ -38,6 +38,11 @@ $(B)/tests/unit/test_gpu_tracks: tests/unit/test_gpu_tracks.c $(TRACE_LIB_OBJ) \
 	@mkdir -p $(dir $@)
 	$(CC) $(UNIT_CFLAGS) -o $@ $^ -lz -ldl -lpthread -lm
 
+$(B)/tests/unit/test_clockmap: tests/unit/test_clockmap.c $(TRACE_LIB_OBJ) \
+		$(CUPTI_OBJ) $(filter %/cudart_args.o %/resolve.o,$(PRELOAD_OBJ))
+	@mkdir -p $(dir $@)
+	$(CC) $(UNIT_CFLAGS) -o $@ $^ -lz -ldl -lpthread -lm
+
 $(B)/tests/unit/%: tests/unit/%.c $(TRACE_LIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(UNIT_CFLAGS) -o $@ $^ -lz -ldl -lpthread -lm
@@ -176,3 +181,12 @@ $(B)/tests/unit/test_unwind_fp: tests/unit/test_unwind_fp.c tests/unit/test_unwi
 
 # make gpu-check, gpu-check-build, gpu-check-sim.
 include tests/gpu/gpu.mk
+
+# The GPU timing checks on a loaded machine (busy processes, preempted
+# CUPTI clock reads, a slewed CUPTI clock), 10 runs in a row; make test
+# runs them once (tests/integration/test_gpu_timing.py).
+test-timing: test-build
+	@TPROF_TEST_BUILD=$(abspath $(B)) TPROF_TEST_SANITIZE=$(SANITIZE) \
+		TIMING_RUNS=10 python3 tests/integration/test_gpu_timing.py
+
+.PHONY: test-timing

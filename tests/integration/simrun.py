@@ -113,3 +113,34 @@ def exact(label, r, n_ops, t=tplib):
     t.eq("%s: every GPU op in the trace once, with its duration" % label,
          (bad[:5], extra), ([], 0))
     t.tprof_check(r.path, "%s: tprof check passes" % label)
+
+
+def flows(t):
+    """The JSON trace's flow starts by id, and its flow ends by id."""
+    s = {e["id"]: e for e in t["traceEvents"] if e.get("ph") == "s"}
+    f = {}
+    for e in t["traceEvents"]:
+        if e.get("ph") == "f":
+            f.setdefault(e["id"], []).append(e)
+    return s, f
+
+
+def unlinked_ops(r):
+    """The log's GPU ops whose trace event no flow reaches from a CPU
+    call of their correlation id: (kind, corr) of each."""
+    s, f = flows(r.trace)
+    cpu = {e["args"].get("correlation") for e in xevents(r.trace)
+           if e.get("cat") in ("cuda_runtime", "cuda_driver")}
+    ends = {(x["pid"], x["tid"], x["ts"]) for v in f.values() for x in v}
+    at = {}
+    for e in xevents(r.trace):
+        if e.get("cat") in KIND:
+            at.setdefault((e["args"]["correlation"], KIND[e["cat"]]),
+                          []).append((e["pid"], e["tid"], e["ts"]))
+    bad = []
+    for o in r.log.gpu_ops():
+        evs = at.get((o["corr"], o["kind"]), [])
+        if not (o["corr"] in s and o["corr"] in cpu and
+                any(p in ends for p in evs)):
+            bad.append((o["kind"], o["corr"]))
+    return bad

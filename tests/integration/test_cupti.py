@@ -248,6 +248,12 @@ check("feed: exit line counts GPU records and losses",
           r"GPU: 22 records, 6 lost \(5 dropped by CUPTI, 0 buffers refused, "
           r"1 without timestamps, 0 outside the trace's clock, 0 buffers "
           r"cut short, 0 never returned\)", line[0]), line)
+check("feed: exit line says the op placed before its launch was moved, "
+      "and by how much",
+      len(line) == 1 and re.search(
+          r"; 1 GPU ops started before their launch call \(moved to it, by "
+          r"up to [0-9.]+ us", line[0]) and cu["shifted_max_ns"] > 0,
+      (line, cu.get("shifted_max_ns")))
 cleanup(r)
 
 # A capped buffer total: CUPTI is refused a buffer, and it is counted.

@@ -41,6 +41,8 @@
 #include <time.h>
 
 #include "sim.h"
+#include "cupti_init.h"
+#include "cupti_load.h"
 
 struct cbid_name {
 	uint32_t id;
@@ -312,7 +314,9 @@ static uint64_t now_of(struct subr *s)
 
 SIM_EXPORT CUptiResult cuptiGetTimestamp(uint64_t *t)
 {
+	sim_preempt(0);
 	*t = now_of(DEF);
+	sim_preempt(1);
 	return CUPTI_SUCCESS;
 }
 
@@ -374,6 +378,7 @@ static void name_old(Sim_SubscriberParams *p, const char *who)
 SIM_EXPORT CUptiResult cuptiSubscribe(CUpti_SubscriberHandle *sub,
 				      CUpti_CallbackFunc cb, void *data)
 {
+	sim_cupti_start();
 	pthread_mutex_lock(&S.lock);
 	if (DEF->subscribed || (S.multi != 1 && v2_subscribers())) {
 		pthread_mutex_unlock(&S.lock);
@@ -407,6 +412,7 @@ SIM_EXPORT CUptiResult cuptiSubscribe_v2(CUpti_SubscriberHandle *sub,
 
 	if (version() < 130300)
 		return CUPTI_ERROR_NOT_SUPPORTED;
+	sim_cupti_start();
 	if (!sub || (p && p->structSize < offsetof(Sim_SubscriberParams,
 						    allowMultipleSubscribers)))
 		return CUPTI_ERROR_INVALID_PARAMETER;
@@ -971,6 +977,7 @@ SIM_EXPORT CUptiResult cuptiActivityRegisterCallbacks(
 	CUpti_BuffersCallbackRequestFunc req,
 	CUpti_BuffersCallbackCompleteFunc done)
 {
+	sim_cupti_start();
 	pthread_mutex_lock(&S.lock);
 	DEF->request = req;
 	DEF->complete = done;
@@ -1220,7 +1227,9 @@ SIM_EXPORT CUptiResult cuptiGetTimestamp_v2(CUpti_SubscriberHandle h,
 		return r;
 	if (!t)
 		return CUPTI_ERROR_INVALID_PARAMETER;
+	sim_preempt(0);
 	*t = now_of(sb);
+	sim_preempt(1);
 	return CUPTI_SUCCESS;
 }
 

@@ -110,6 +110,9 @@ SIM_EXPORT void sim_wait_device(int dev);
 SIM_EXPORT void sim_sync_done(int type, uintptr_t stream, uint64_t start_gpu);
 SIM_EXPORT uint64_t sim_stream_tail(int dev, uintptr_t stream);
 SIM_EXPORT void sim_stream_after(int dev, uintptr_t stream, uint64_t gpu);
+/* The next kernel this thread launches may start before the one before
+ * it on its stream ends (programmatic dependent launch). */
+SIM_EXPORT void sim_next_programmatic(void);
 /* The duration of the next kernel this thread launches (0: the rule). */
 SIM_EXPORT void simNextKernelDuration(uint64_t ns);
 SIM_EXPORT uint64_t sim_take_kernel_duration(const uint32_t grid[3],
