@@ -27,12 +27,16 @@
 #include "tracks.h"
 
 #define FLUSH_CYCLES 4
-/* Device-side buffers for GPU timestamps: 4 MB each (about 125k ops in
- * flight, CUPTI's default is 3.2 MB), at most 32 per context (default
- * 250): at most 128 MB of the program's device memory per context
- * however long the run, where the default could take 800 MB. */
-#define DEVICE_BUFFER_BYTES (4u << 20)
-#define DEVICE_BUFFER_POOL 32
+/* Device-side buffers for GPU timestamps: CUPTI's defaults, untouched
+ * (3.2 MB each, at most 250 per context). tprof once capped the pool at
+ * 32 x 4 MB to bound the program's device memory (128 MB per context
+ * instead of up to 800 MB), but cupti_activity.h says a bigger pool
+ * "helps in timestamp collection" for programs with a high rate of
+ * launches, and with CUDA graphs on 13.0.85 timestamps went zero after
+ * ~0.9 M records at a pool limit of 8 (parca-dev/parcagpu#23): the
+ * memory is the price of times that are there. CUPTI allocates a pool
+ * buffer only when the ones in use are full of records not yet read
+ * back, so a program keeping up uses a few (3 are pre-allocated). */
 /* Records further than this outside the trace's span are not placed. */
 #define CLOCK_SLACK_NS 60000000000ll
 
@@ -58,13 +62,16 @@ struct sorted {
 	const CUpti_Activity *r;
 };
 
-/* CUPTI's clock is the hooks' tick counter: GPU times are mapped to the
- * trace by the very function that maps CPU events (tp_trace_ns), so the
- * two timelines cannot drift apart. CUPTI converts GPU timestamps into
- * whatever monotonic unit this returns (Kineto does the same with TSC). */
+/* CUPTI's clock: nanoseconds (cupti_activity.h: "The returned timestamp
+ * must be in nanoseconds"), a fixed linear function of the hooks' tick
+ * counter (convert.c), so GPU times are mapped to the trace by the very
+ * function that maps CPU events (tp_trace_ns) and the two timelines
+ * cannot drift apart. Registered on every CUPTI version, as Kineto does
+ * from CUDA 11.6: CUPTI's own clock would be CLOCK_REALTIME, which NTP
+ * steps move. */
 static uint64_t CUPTIAPI timestamp_now(void)
 {
-	return tp_ticks();
+	return tp_cupti_ns_now();
 }
 
 static void take(int final)
@@ -77,6 +84,8 @@ static void take(int final)
 	if (state == TP_CUPTI_ON &&
 	    (final || ++C.cycle % FLUSH_CYCLES == 0))
 		tp_cupti_flush(final);
+	if (__atomic_exchange_n(&tp_cs.check_buffers, 0, __ATOMIC_ACQ_REL))
+		tp_cupti_check_buffers();
 	list = tp_cupti_buffers_take();
 	for (tail = &C.fresh; *tail; tail = &(*tail)->next)
 		;
@@ -140,35 +149,28 @@ static int collect_record(const CUpti_Activity *r)
 	return 0;
 }
 
-/* Every record of the batch; a buffer whose records stop before its
- * valid end (an incomplete record: CUPTI_ERROR_INVALID_KIND) is counted
- * as truncated. */
+/* Every record of the batch, from the offsets found when CUPTI handed
+ * each buffer back (buffers.c): no CUPTI call here, so none after
+ * cuptiFinalize. A buffer whose records stopped before its valid end (an
+ * incomplete record: CUPTI_ERROR_INVALID_KIND) is counted as truncated. */
 static void collect_list(struct tp_cbuf *list)
 {
 	struct tp_cupti_counts *n = tp_cupti_counts_w();
-	CUpti_Activity *r;
 	struct tp_cbuf *cb;
-	CUptiResult rc;
+	size_t i;
 
 	for (cb = list; cb; cb = cb->next) {
-		uint64_t discarded = 0;
-
-		r = NULL;
-		while ((rc = tp_cupti.get_next_record(cb->data, cb->valid,
-						      &r)) == CUPTI_SUCCESS &&
-		       r) {
-			if (cb->discard)
-				discarded++;
-			else if (collect_record(r) < 0)
-				n->unplaced++;
-		}
-		if (discarded) {
+		if (cb->discard && cb->nrec) {
 			pthread_mutex_lock(&tp_cs.lock);
-			tp_cs.dropped += discarded;
-			tp_cs.discarded += discarded;
+			tp_cs.dropped += cb->nrec;
+			tp_cs.discarded += cb->nrec;
 			pthread_mutex_unlock(&tp_cs.lock);
 		}
-		if (rc != CUPTI_SUCCESS && rc != CUPTI_ERROR_MAX_LIMIT_REACHED)
+		for (i = 0; !cb->discard && i < cb->nrec; i++)
+			if (collect_record((const CUpti_Activity *)
+					   (cb->data + cb->offs[i])) < 0)
+				n->unplaced++;
+		if (cb->truncated)
 			n->truncated++;
 	}
 }
@@ -196,7 +198,10 @@ static void set_window(int records)
 	int64_t lo = (int64_t)(tp_sess.anchor.unix_ns -
 			       (uint64_t)tp_sess.base_ns);
 
-	cupti_clock(records);
+	/* No CUPTI call once it is finalized: the line stays as the
+	 * samples before made it. */
+	cupti_clock(tp_cupti_calls_begin() && records);
+	tp_cupti_calls_end();
 	tp_cupti_convert_window(lo - CLOCK_SLACK_NS,
 				tp_trace_ns(tp_ticks()) + CLOCK_SLACK_NS);
 }
@@ -463,7 +468,8 @@ static int subscribe(void)
 			"names it", tp_cupti_result(r));
 		return -1;
 	}
-	if (tp_cupti_client_first(why, sizeof(why))) {
+	if (tp_cupti_client_first(why, sizeof(why)) ||
+	    tp_cupti_client_unseen(why, sizeof(why))) {
 		degrade("%s", why);
 		return -1;
 	}
@@ -483,20 +489,6 @@ static int subscribe(void)
 		"nvidia-smi lists a GPU and CUDA_VISIBLE_DEVICES names it",
 		tp_cupti_result(r));
 	return -1;
-}
-
-/* Before CUDA makes a context (the attributes apply to new ones); a
- * CUPTI that does not know one is left with its default. */
-static void set_device_buffers(void)
-{
-	size_t v = DEVICE_BUFFER_BYTES, len = sizeof(v);
-
-	tp_cupti.set_attribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, &len,
-			       &v);
-	v = DEVICE_BUFFER_POOL;
-	len = sizeof(v);
-	tp_cupti.set_attribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_POOL_LIMIT,
-			       &len, &v);
 }
 
 /* CUPTI versions with known bugs (NVIDIA's release notes). 0 when
@@ -533,14 +525,6 @@ static int other_tool(char *why, size_t len)
 	return 1;
 }
 
-/* CUPTI 12.6 Update 2 through 13.0.x give kernels zero timestamps when a
- * timestamp callback is registered (fixed in 13.1): there tprof maps
- * CUPTI's own clock instead (convert.c). */
-static int timestamp_callback_ok(uint32_t v)
-{
-	return !((v >= 24 && v <= 28) || (v >= 130000 && v < 130100));
-}
-
 static void start_once(void)
 {
 	struct tp_thread *self = tp_self;
@@ -569,14 +553,14 @@ static void start_once(void)
 	}
 	if (subscribe() < 0)
 		goto out;
-	/* Before any kind is enabled, so every record uses it. */
-	if (timestamp_callback_ok(tp_cs.version))
-		tp_cs.raw_ts = tp_cupti.register_timestamp(timestamp_now) ==
-			       CUPTI_SUCCESS;
-	else
-		tp_info("CUPTI %u: no timestamp callback (zero kernel "
-			"timestamps with one before 13.1); CUPTI's clock is "
-			"mapped", tp_cs.version);
+	/* Before any kind is enabled, so every record uses it. On every
+	 * version: tprof once skipped it on 12.6 Update 2 - 13.0.x for a
+	 * zero-timestamp bug no NVIDIA note or Kineto issue documents
+	 * (docs/design/cupti-rules.md); such records are counted, never
+	 * placed, should a CUPTI have it. */
+	tp_cupti_ns_init();
+	tp_cs.raw_ts = tp_cupti.register_timestamp(timestamp_now) ==
+		       CUPTI_SUCCESS;
 	if (tp_cs.multi && !tp_cs.raw_ts)
 		tp_info("CUPTI %u: the timestamp callback is process-wide "
 			"before 13.4 and may be the program's profiler's: "
@@ -585,7 +569,6 @@ static void start_once(void)
 	/* The first sample of CUPTI's clock, for the line's span. */
 	if (!tp_cs.raw_ts)
 		tp_cclock_sample();
-	set_device_buffers();
 	r = tp_cupti.register_callbacks(tp_cupti_buffer_requested,
 					tp_cupti_buffer_completed);
 	if (r != CUPTI_SUCCESS) {

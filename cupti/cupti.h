@@ -47,6 +47,9 @@ struct tp_cupti_fns {
 	CUptiResult (*set_attribute)(CUpti_ActivityAttribute, size_t *,
 				     void *);
 	CUptiResult (*get_timestamp)(uint64_t *);
+	/* Optional (NULL when the library lacks it; every CUPTI 12.6-13.x
+	 * header declares it). */
+	CUptiResult (*enable_and_dump)(CUpti_ActivityKind);
 };
 
 extern struct tp_cupti_fns tp_cupti;
@@ -116,6 +119,10 @@ struct tp_cupti_counts {
 };
 
 void tp_cupti_convert_init(int raw_timestamps);
+/* tprof's timestamp callback's clock: nanoseconds, a fixed linear
+ * function of the hooks' ticks (set once, before registering it). */
+void tp_cupti_ns_init(void);
+uint64_t tp_cupti_ns_now(void);
 /* The trace time of a record's timestamp (ns from the trace base). */
 int64_t tp_cupti_trace_ns(const struct tp_clock_map *m, uint64_t t);
 /* Without tprof's timestamp callback: CUPTI's clock to Unix ns, for the

@@ -142,6 +142,11 @@ def contract(t, p=None):
 
     ops = xs(t, GPU_OPS)
     cpu = xs(t, CPU_CATS)
+    # Ops that overlap on one stream (programmatic dependent launch) go on
+    # lanes of it: tracks of their own named "stream S (k)".
+    lane_names = {(e.get("pid"), e.get("tid")): e.get("args", {}).get("name", "")
+                  for e in t.get("traceEvents", [])
+                  if e.get("ph") == "M" and e.get("name") == "thread_name"}
     fig["events"] = dict(collections.Counter(
         e.get("cat") for e in t.get("traceEvents", []) if e.get("ph") == "X"))
     fig["gpu_ops"] = len(ops)
@@ -155,8 +160,12 @@ def contract(t, p=None):
         if miss:
             p.add("GPU op without integer args %s" % "/".join(miss), brief(e))
             continue
-        if e.get("pid") != a["device"] or e.get("tid") != a["stream"]:
-            p.add("GPU op whose pid/tid is not its args device/stream", brief(e))
+        if e.get("pid") != a["device"] or (
+                e.get("tid") != a["stream"] and
+                not re.fullmatch(r"stream %d \(\d+\)" % a["stream"],
+                                 lane_names.get((e.get("pid"), e.get("tid")), ""))):
+            p.add("GPU op whose pid/tid is not its args device/stream "
+                  "(or a lane of that stream)", brief(e))
         if ids and a["device"] not in ids:
             p.add("GPU op on a device missing from deviceProperties", brief(e))
         if e["cat"] == "kernel":

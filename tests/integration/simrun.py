@@ -13,7 +13,8 @@ from simlog import SimLog  # noqa: E402
 SIM = os.path.join(BUILD, "tests", "sim")
 LIBDIR = os.path.join(SIM, "lib")
 # Programs in plain C: the same binary in both modes.
-PLAIN_C = ("driver_only", "late_main")
+PLAIN_C = ("driver_only", "late_main", "static_main", "window_busy",
+           "rules")
 
 
 def sim_prog(name, mode=13):

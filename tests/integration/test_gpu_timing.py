@@ -30,13 +30,15 @@ LOAD = int(os.environ.get("TIMING_LOAD", "3"))
 LOADED = {"SIM_PREEMPT_PCT": "30", "SIM_PREEMPT_NS": "10000"}
 SLEWED = dict(LOADED, SIM_REALTIME_PPM="50")
 
-# (label, mode, environment): where tprof maps CUPTI's clock itself, and
-# where CUPTI maps tprof's (its timestamp callback, 13.1).
+# (label, mode, environment, CUPTI's clock): where tprof maps CUPTI's
+# clock itself (13.3 with several subscribers: its timestamp callback is
+# process-wide, so tprof registers none), and where CUPTI maps tprof's
+# (its timestamp callback, on every other version).
 CASES = (
-    ("CUDA 12.9 (API 28), CUPTI's clock", 12, SLEWED),
-    ("CUDA 13.0 Update 1, CUPTI's clock", 13,
-     dict(SLEWED, SIM_CUPTI_VERSION="130001")),
-    ("CUDA 13.1, tprof's timestamp callback", 13, LOADED),
+    ("CUDA 13.3, several subscribers, CUPTI's clock", 13,
+     dict(SLEWED, SIM_CUPTI_VERSION="130300"), True),
+    ("CUDA 12.9 (API 28), tprof's timestamp callback", 12, SLEWED, False),
+    ("CUDA 13.1, tprof's timestamp callback", 13, LOADED, False),
 )
 
 
@@ -86,7 +88,7 @@ def start_errors(r):
     return errs
 
 
-def one(label, mode, env):
+def one(label, mode, env, cupti_clock):
     r = simrun.sim_run([simrun.sim_prog("paced", mode), str(OPS)], mode=mode,
                        env=env)
     simrun.exact(label, r, 2 * OPS)
@@ -106,7 +108,7 @@ def one(label, mode, env):
     cu = r.trace["tprof"]["cupti"]
     eq("%s: no GPU op before its launch call (none moved)" % label,
        (cu["shifted"], cu["shifted_max_ns"]), (0, 0))
-    if mode == 12 or env.get("SIM_CUPTI_VERSION"):
+    if cupti_clock:
         check("%s: CUPTI's clock sampled every batch, the preempted "
               "samples rejected or outweighed" % label,
               cu["timestamps"] == "cupti" and cu["clock_samples"] >= 3 and
@@ -124,9 +126,9 @@ def main():
             for _ in range(LOAD)]
     try:
         for i in range(RUNS):
-            for label, mode, env in CASES:
+            for label, mode, env, cupti_clock in CASES:
                 one(label + (", run %d" % (i + 1) if RUNS > 1 else ""),
-                    mode, env)
+                    mode, env, cupti_clock)
     finally:
         for p in hogs:
             p.kill()

@@ -174,6 +174,14 @@ SIM_EXPORT void sim_set_finalizing(int on)
 	__atomic_store_n(&finalizing, on ? sim_tid() : 0, __ATOMIC_SEQ_CST);
 }
 
+/* The context an API callback names: the current device's once made, else
+ * none (an API call such as cuDriverGetVersion makes no context, and
+ * does not initialize the driver). */
+static uint32_t current_ctx(void)
+{
+	return sim_context_made(cur_dev) ? (uint32_t)cur_dev + 1 : 0;
+}
+
 SIM_EXPORT void sim_enter(struct sim_call *c, CUpti_CallbackDomain dom,
 			  uint32_t cbid, const char *name, void *params)
 {
@@ -191,14 +199,14 @@ SIM_EXPORT void sim_enter(struct sim_call *c, CUpti_CallbackDomain dom,
 		stack[depth - 1] = c;
 	if (tool && !torn_down)
 		tool->api(0, dom, cbid, name, c->symbol, c->corr, params,
-			  NULL, &c->data, sim_context_id(cur_dev));
+			  NULL, &c->data, current_ctx());
 }
 
 SIM_EXPORT void sim_exit(struct sim_call *c, void *ret)
 {
 	if (tool && !torn_down)
 		tool->api(1, c->dom, c->cbid, c->name, c->symbol, c->corr,
-			  c->params, ret, &c->data, sim_context_id(cur_dev));
+			  c->params, ret, &c->data, current_ctx());
 	sim_log("{\"ev\":\"api\",\"domain\":%d,\"cbid\":%u,\"name\":\"%s\","
 		"\"corr\":%u,\"tid\":%ld,\"depth\":%d,\"enter_raw\":%llu,"
 		"\"exit_raw\":%llu}", (int)c->dom, c->cbid, c->name, c->corr,
@@ -223,6 +231,40 @@ SIM_EXPORT int sim_inside_others(void)
 SIM_EXPORT int sim_torn_down(void)
 {
 	return torn_down;
+}
+
+/* The driver's initialization: at the first cuInit, or the first use of
+ * a context (the runtime initializes the driver at its first call). A
+ * tool attached by then is told (CUPTI emits DEVICE records there);
+ * one loaded later is not. */
+static int driver_init;
+
+SIM_EXPORT void sim_driver_init(void)
+{
+	if (__atomic_exchange_n(&driver_init, 1, __ATOMIC_ACQ_REL))
+		return;
+	sim_log("{\"ev\":\"driver_init\",\"tool\":%d}", tool != NULL);
+	if (tool && !torn_down && tool->init)
+		tool->init();
+}
+
+SIM_EXPORT int sim_driver_initialized(void)
+{
+	return __atomic_load_n(&driver_init, __ATOMIC_ACQUIRE);
+}
+
+/* CUDA graphs launched in the process (PyTorch PR #112507: CUPTI
+ * re-initialised after cuptiFinalize crashes once graphs exist). */
+static int graphs;
+
+SIM_EXPORT void sim_note_graph_launch(void)
+{
+	__atomic_store_n(&graphs, 1, __ATOMIC_RELEASE);
+}
+
+SIM_EXPORT int sim_graphs_launched(void)
+{
+	return __atomic_load_n(&graphs, __ATOMIC_ACQUIRE);
 }
 
 /* ---- devices, contexts, streams ---- */
@@ -261,6 +303,11 @@ SIM_EXPORT void sim_set_device(int dev)
 }
 
 /* The primary context of dev, made at first use (a CONTEXT record). */
+SIM_EXPORT int sim_context_made(int dev)
+{
+	return __atomic_load_n(&ctx_made[dev], __ATOMIC_ACQUIRE);
+}
+
 SIM_EXPORT uint32_t sim_context_id(int dev)
 {
 	int made;
@@ -269,6 +316,8 @@ SIM_EXPORT uint32_t sim_context_id(int dev)
 	made = ctx_made[dev];
 	ctx_made[dev] = 1;
 	pthread_mutex_unlock(&lock);
+	if (!made)
+		sim_driver_init();
 	if (!made) {
 		sim_log("{\"ev\":\"context\",\"context\":%d,\"device\":%d}",
 			dev + 1, dev);

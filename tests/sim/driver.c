@@ -52,6 +52,7 @@ SIM_EXPORT CUresult cuInit(unsigned int flags)
 	(void)flags;
 	if (!__atomic_exchange_n(&initialized, 1, __ATOMIC_ACQ_REL))
 		inject();
+	sim_driver_init();
 	DRV(cuInit, NULL);
 	DRV_RET(CUDA_SUCCESS);
 }

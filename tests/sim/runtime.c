@@ -597,6 +597,7 @@ SIM_EXPORT cudaError_t cudaGraphLaunch(cudaGraphExec_t e, cudaStream_t s)
 	unsigned i;
 
 	RT(cudaGraphLaunch_v10000, NULL);
+	sim_note_graph_launch();
 	sim_enter(&d, CUPTI_CB_DOMAIN_DRIVER_API,
 		  CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch, "cuGraphLaunch", NULL);
 	for (i = 0; g && i < g->n; i++) {

@@ -61,6 +61,8 @@ struct sim_tool {
 	void (*context)(uint32_t ctx, uint32_t device);
 	/* A module is about to be unloaded (its kernel names go). */
 	void (*module_unload)(void);
+	/* The driver initializes (told only to a tool attached before). */
+	void (*init)(void);
 };
 
 /* core.c, exported from libcuda.so.1 for the other two libraries. */
@@ -75,6 +77,11 @@ SIM_EXPORT int sim_torn_down(void);
 SIM_EXPORT void sim_log(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
 SIM_EXPORT long sim_tid(void);
+SIM_EXPORT void sim_driver_init(void);
+SIM_EXPORT int sim_driver_initialized(void);
+SIM_EXPORT int sim_context_made(int dev);
+SIM_EXPORT void sim_note_graph_launch(void);
+SIM_EXPORT int sim_graphs_launched(void);
 
 /* An API call: enter assigns its correlation id and tells the tool. */
 struct sim_call {

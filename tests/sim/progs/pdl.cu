@@ -1,8 +1,8 @@
-// Programmatic dependent launch: on one stream, A (2 ms) with <<<>>>,
-// then B (0.4 ms) and C (3 ms) with cudaLaunchKernelEx and
+// Programmatic dependent launch: on one stream, A (10 ms) with <<<>>>,
+// then B (2 ms) and C (15 ms) with cudaLaunchKernelEx and
 // cudaLaunchAttributeProgrammaticStreamSerialization, each allowed to
 // start once the kernel before it triggers (the simulation: half-way
-// through it), then D (50 us) with <<<>>>, which waits for all: B runs
+// through it), then D (250 us) with <<<>>>, which waits for all: B runs
 // inside A, C past A's end and over B's (long enough that a loaded
 // machine's launches still come before the triggers). ROUNDS times,
 // with a sync between rounds.
@@ -42,11 +42,11 @@ int main(int argc, char **argv)
 	cudaMalloc(&dev, 1 << 20);
 	cudaStreamCreate(&s);
 	for (int i = 0; i < rounds; i++) {
-		sim_next(2000000);
+		sim_next(10000000);
 		primary_k<<<16, 128, 0, s>>>(dev);
-		pdl_launch(inner_k, dev, s, 400000);
-		pdl_launch(tail_k, dev, s, 3000000);
-		sim_next(50000);
+		pdl_launch(inner_k, dev, s, 2000000);
+		pdl_launch(tail_k, dev, s, 15000000);
+		sim_next(250000);
 		after_k<<<16, 128, 0, s>>>(dev);
 		cudaStreamSynchronize(s);
 	}
