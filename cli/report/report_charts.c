@@ -307,7 +307,6 @@ void rp_svg_utilisation(struct tp_buf *b, const struct rp_report *rep)
 		.b = b, .xfmt = rp_fmt_time_axis, .yfmt = rp_fmt_count_axis,
 		.xmin = 0, .xmax = 1, .ymin = 0, .ymax = 100,
 	};
-	const struct tp_json_node *u;
 	const struct rp_gpu *g;
 	char legend[64];
 	double part, busy;
@@ -315,7 +314,7 @@ void rp_svg_utilisation(struct tp_buf *b, const struct rp_report *rep)
 
 	for (e = 0; e < rep->nranks; e++) {
 		g = &rep->ranks[e]->gpu;
-		if (g->present && g->util && (double)g->span_ns > c.xmax)
+		if (g->present && g->nutil && (double)g->span_ns > c.xmax)
 			c.xmax = (double)g->span_ns;
 	}
 	rp_chart_open(&c, "utilisation", NULL, NULL,
@@ -325,14 +324,14 @@ void rp_svg_utilisation(struct tp_buf *b, const struct rp_report *rep)
 		      "busy %");
 	for (e = 0; e < rep->nranks; e++) {
 		g = &rep->ranks[e]->gpu;
-		if (!g->present || !g->util || !g->util->len)
+		if (!g->present || !g->nutil)
 			continue;
 		snprintf(legend, sizeof(legend), "rank %s",
 			 rep->ranks[e]->label);
 		rp_chart_series(&c, rep->ranks[e]->label, -1, legend);
-		part = (double)g->span_ns / (double)g->util->len;
-		for (u = g->util->child, i = 0; u; u = u->next, i++) {
-			busy = part > 0 ? 100.0 * u->num / part : 0;
+		part = (double)g->span_ns / (double)g->nutil;
+		for (i = 0; i < g->nutil; i++) {
+			busy = part > 0 ? 100.0 * (double)g->util[i] / part : 0;
 			rp_chart_point(&c, part * ((double)i + 0.5),
 				       busy > 100 ? 100 : busy);
 		}

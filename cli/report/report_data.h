@@ -1,7 +1,9 @@
 /* tprof report: what it reads (one parsed summary per input) and what it
  * computes across them. Every input, summary file or trace, ends up as a
  * struct rp_rank parsed from summary.json text (docs/reference/summary-format.md),
- * so the two kinds of input cannot drift apart.
+ * so the two kinds of input cannot drift apart. What is parsed is copied
+ * out of the JSON tree, which is freed: 4096 ranks' trees would hold
+ * half a gigabyte.
  */
 #ifndef TP_CLI_REPORT_DATA_H
 #define TP_CLI_REPORT_DATA_H
@@ -40,6 +42,7 @@ struct rp_point {
 
 struct rp_mem {
 	int64_t device, peak;
+	int64_t capacity;	/* the device's memory; RP_NONE: unknown */
 	struct rp_point *pts;
 	size_t npts;
 };
@@ -54,7 +57,14 @@ struct rp_grange {
 /* A GPU-idle interval and the CPU events around its middle. */
 struct rp_gap {
 	int64_t start, dur;
-	const struct tp_json_node *cpu;	/* array of names, outer first */
+	const char **cpu;	/* names, outer first */
+	size_t ncpu;
+};
+
+/* What a bounded window could not keep exact ("approx"). */
+struct rp_approx {
+	uint64_t late_slices, calls_evicted, cpu_dropped;
+	int64_t late_slice_ns;
 };
 
 /* A summary's "gpu" member (summary/gpu_*.c computed it). */
@@ -71,7 +81,9 @@ struct rp_gpu {
 	int64_t start_ns;	/* the first GPU activity */
 	struct rp_gap *gaps;	/* longest first */
 	size_t ngaps;
-	const struct tp_json_node *util;	/* busy ns per part, or NULL */
+	int64_t *util;		/* busy ns per part of the span, or NULL */
+	size_t nutil;
+	struct rp_approx approx;
 };
 /* Ranges listed per rank in the report's table. */
 #define RP_TOP_RANGES 10
@@ -93,7 +105,7 @@ struct rp_rank {
 	struct rp_mem *mem;
 	size_t nmem;
 	struct rp_gpu gpu;
-	struct tp_json_arena arena;	/* holds the strings above */
+	char *strs;		/* holds the strings above */
 	struct tp_buf json;	/* a trace's computed summary.json */
 };
 

@@ -164,16 +164,14 @@ static void t_ranges(const struct rp_report *rep, struct rp_table *t)
 }
 
 /* "outer > ... > inner", or "-" when no CPU event held the gap. */
-static const char *cpu_path(char *buf, size_t size,
-			    const struct tp_json_node *cpu)
+static const char *cpu_path(char *buf, size_t size, const struct rp_gap *x)
 {
-	const struct tp_json_node *c;
-	size_t o = 0;
+	size_t o = 0, k;
 
 	buf[0] = 0;
-	for (c = cpu ? cpu->child : NULL; c && o < size; c = c->next)
+	for (k = 0; k < x->ncpu && o < size; k++)
 		o += (size_t)snprintf(buf + o, size - o, "%s%s",
-				      c == cpu->child ? "" : " > ", c->str);
+				      k ? " > " : "", x->cpu[k]);
 	return buf[0] ? buf : "-";
 }
 
@@ -202,7 +200,7 @@ static void t_gaps(const struct rp_report *rep, struct rp_table *t)
 			rp_add_cell(t, "%s", rp_fmt_diff(w[0], T,
 						      x->start - g->start_ns));
 			rp_add_cell(t, "%s", rp_fmt_ns(w[1], T, x->dur));
-			rp_add_cell(t, "%s", cpu_path(path, sizeof(path), x->cpu));
+			rp_add_cell(t, "%s", cpu_path(path, sizeof(path), x));
 			rp_end_row(t, 0);
 		}
 	}

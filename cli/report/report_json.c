@@ -245,19 +245,17 @@ static void put_granges(struct tp_buf *b, const struct rp_gpu *g)
 
 static void put_gaps(struct tp_buf *b, const struct rp_gpu *g)
 {
-	const struct tp_json_node *c;
-	size_t i;
+	size_t i, k;
 
 	tp_buf_lit(b, ", \"idle_gaps\": [");
 	for (i = 0; i < g->ngaps; i++) {
 		rp_bprintf(b, "%s{\"start_ns\": %" PRId64 ", \"dur_ns\": %"
 			   PRId64 ", \"cpu\": [", i ? ", " : "",
 			   g->gaps[i].start, g->gaps[i].dur);
-		for (c = g->gaps[i].cpu ? g->gaps[i].cpu->child : NULL; c;
-		     c = c->next) {
-			if (c != g->gaps[i].cpu->child)
+		for (k = 0; k < g->gaps[i].ncpu; k++) {
+			if (k)
 				tp_buf_lit(b, ", ");
-			tp_json_str(b, c->str);
+			tp_json_str(b, g->gaps[i].cpu[k]);
 		}
 		tp_buf_lit(b, "]}");
 	}
