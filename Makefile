@@ -50,6 +50,8 @@ CORE_DIRS := util gzip encode perfetto config files record session stacks \
 HOOK_DIRS := hooks hooks/cudart hooks/cublas hooks/cudnn hooks/nccl hooks/nvtx
 CLI_DIRS := cli cli/cleanup cli/read cli/check cli/convert cli/recover \
 	    cli/merge cli/report
+# The report's rule engine, a subfolder of its layer (cli/report).
+CLI_DIRS += cli/report/findings
 
 CORE_SRC := $(foreach d,$(CORE_DIRS),$(wildcard $(d)/*.c))
 PRELOAD_SRC := $(foreach d,$(HOOK_DIRS) preload,$(wildcard $(d)/*.c))

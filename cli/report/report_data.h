@@ -133,6 +133,20 @@ struct rp_steps {
 	int straggler;
 };
 
+/* A rank's figures per step (findings/metrics.c): its totals divided by
+ * its steps, or by 1 (per run) for a rank without steps. */
+struct rp_rankm {
+	int has_steps, has_gpu;
+	long double div;	/* what the totals are divided by */
+	long double step;	/* its verdict step, or its wall time */
+	long double busy, idle, compute, comm, exposed, kernels;
+	long double own;	/* step less its waiting in collectives */
+	size_t *findings;	/* ids of the findings about it */
+	size_t nfindings;
+};
+
+struct rp_findings;
+
 struct rp_report {
 	struct rp_rank **ranks;
 	size_t nranks;
@@ -144,10 +158,18 @@ struct rp_report {
 	int64_t steps_reference;	/* the median rank's verdict step */
 	long double steps_fastest;
 	size_t nstragglers;	/* flagged names and ranks */
+	size_t top;		/* names the tables list (--top) */
+	/* findings/: per entry; the lower median of each figure over the
+	 * ranks that have it; entries by own step, slowest first */
+	struct rp_rankm *m;
+	struct rp_rankm ref;
+	long double min_exposed;	/* the least-waiting rank's */
+	size_t *order;
+	struct rp_findings *fs;
 };
 
 /* Rules, documented in docs/guide/report.md. */
-#define RP_TOP_NAMES 30
+#define RP_TOP_NAMES 30		/* names the tables list unless --top */
 /* Steps of a rank left out of its step verdict as start-up: the first
  * from 3 steps on, the first two from RP_WARMUP_MORE on. */
 #define RP_WARMUP_MORE 10
@@ -185,6 +207,10 @@ int64_t rp_mem_peak(const struct rp_rank *r);
 
 /* Outputs, appended to b. */
 void rp_write_md(const struct rp_report *rep, struct tp_buf *b);
+/* report_brief.c: the findings in a few lines, then "Report: FILE" for
+ * each of files[0..nfiles). */
+void rp_write_brief(const struct rp_report *rep, struct tp_buf *b,
+		    const char *const *files, size_t nfiles);
 void rp_write_json(const struct rp_report *rep, struct tp_buf *b);
 void rp_write_html(const struct rp_report *rep, struct tp_buf *b);
 
