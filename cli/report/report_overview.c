@@ -66,6 +66,17 @@ static void findings_cell(const struct rp_report *rep, struct rp_table *t,
 	tp_buf_free(&b);
 }
 
+/* Flagged: a finding about this rank, not about every rank. */
+static int own_finding(const struct rp_report *rep, const struct rp_rankm *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->nfindings; i++)
+		if (rep->fs->v[m->findings[i] - 1].nranks < rep->nranks)
+			return 1;
+	return 0;
+}
+
 static void t_overview(const struct rp_report *rep, struct rp_tables *ts)
 {
 	static const char *const head[] = {
@@ -105,7 +116,7 @@ static void t_overview(const struct rp_report *rep, struct rp_tables *ts)
 				rp_add_cell(t, "-");
 		}
 		findings_cell(rep, t, m);
-		rp_end_row(t, m->nfindings > 0);
+		rp_end_row(t, own_finding(rep, m));
 	}
 }
 

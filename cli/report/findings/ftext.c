@@ -94,19 +94,21 @@ void rp_finding_headline(struct tp_buf *b, const struct rp_report *rep,
 	rp_finding_cost(b, f);
 }
 
-/* "rank 3, its kernels; its slowest step: #5 (30.100 ms)" */
+/* "rank 3, its kernels; its slowest step: #5 (30.100 ms)", start-up
+ * steps aside (the summary lists steps in order). */
 void rp_f_where_rank(struct rp_report *rep, struct rp_findings *fs,
 		       struct rp_finding *f, size_t e, const char *what)
 {
 	const struct rp_rank *r = rep->ranks[e];
+	size_t i, w = rep->steps[e].warmup, k = w;
 	char t[40];
-	size_t i, k = 0;
 
-	if (!r->nsteps) {
+	/* the start-up steps left out, as in the rank's verdict */
+	if (r->nsteps <= w) {
 		f->where = rp_f_str(fs, "rank %s, %s", r->label, what);
 		return;
 	}
-	for (i = 1; i < r->nsteps; i++)
+	for (i = w + 1; i < r->nsteps; i++)
 		if (r->steps[i].dur > r->steps[k].dur)
 			k = i;
 	f->step_index = r->steps[k].step;
