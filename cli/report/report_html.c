@@ -41,7 +41,7 @@ static const char style[] =
 	"p.none{background:#eef7ee;padding:8px 10px}"
 	"table{border-collapse:collapse;margin:8px 0 16px}"
 	"th,td{border:1px solid #ccc;padding:3px 8px}"
-	"th{background:#f3f3f3}td.r{text-align:right}"
+	"th{background:#f3f3f3}td.r{text-align:right;white-space:nowrap}"
 	"tr.straggler td,tr.flag td{background:#fde2e1}"
 	"td.name{max-width:40em;overflow-wrap:anywhere}"
 	"svg{display:block;margin:8px 0 14px;font-size:12px;width:100%;"

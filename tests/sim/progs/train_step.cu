@@ -9,7 +9,8 @@
 //   slowgpu  every GEMM takes twice as long: a slower GPU
 //   loader   the data loader takes 15 ms instead of 1 ms: host-bound
 //   launch   the forward pass is 600 kernels of 4 us instead of 6 of
-//            1 ms: launch-bound
+//            1 ms, each after 10 us of host work (an eager framework's
+//            dispatch): launch-bound
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -80,9 +81,10 @@ int main(int argc, char **argv)
 		push("forward");
 		for (int i = 0; i < (launch ? 600 : 6); i++) {
 			sim_next(launch ? 4000 : gemm);
-			if (launch)
+			if (launch) {
+				host_work(10);
 				add_small<<<1, 32>>>(d);
-			else
+			} else
 				gemm_fwd<<<8, 64>>>(d);
 		}
 		pop();
