@@ -2,7 +2,7 @@
 #ifndef TP_CLI_REPORT_CHARTS_H
 #define TP_CLI_REPORT_CHARTS_H
 
-#include "report_data.h"
+#include "cli/report/report_data.h"
 
 void rp_svg_hist(struct tp_buf *b, const struct rp_report *rep,
 		 const struct rp_name *nm);

@@ -10,9 +10,9 @@
  * (report_xml.c), the findings' words and the formatting helpers;
  * nothing below calls back into it. */
 #include "report_charts.h"
-#include "report_tables.h"
+#include "cli/report/report_tables.h"
 #include "report_xml.h"
-#include "findings/findings.h"
+#include "cli/report/findings/findings.h"
 
 #include <string.h>
 
