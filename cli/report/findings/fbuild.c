@@ -44,6 +44,11 @@ oom:
 	return NULL;
 }
 
+void *rp_f_per_rank(const struct rp_report *rep, size_t size)
+{
+	return malloc((rep->nranks ? rep->nranks : 1) * size);
+}
+
 char *rp_f_str(struct rp_findings *fs, const char *fmt, ...)
 {
 	va_list ap;

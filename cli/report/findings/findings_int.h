@@ -48,6 +48,8 @@
 struct rp_finding *rp_f_add(struct rp_findings *fs, enum rp_fkind k,
 			    const size_t *e, size_t n, long double cost,
 			    long double step);
+/* Room for one item per rank (and for one when there is none). */
+void *rp_f_per_rank(const struct rp_report *rep, size_t size);
 /* A malloc'd string (NULL and fs marked when out of memory). */
 char *rp_f_str(struct rp_findings *fs, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -114,8 +114,8 @@ void rp_f_waiting(struct rp_report *rep, struct rp_findings *fs,
 		return;
 	if (thr < RP_F_MIN_NS)
 		thr = RP_F_MIN_NS;
-	v = malloc(rep->nranks * sizeof(*v));
-	w = malloc(rep->nranks * sizeof(*w));
+	v = rp_f_per_rank(rep, sizeof(*v));
+	w = rp_f_per_rank(rep, sizeof(*w));
 	if (!v || !w) {
 		fs->oom = 1;
 		goto out;
@@ -161,7 +161,7 @@ void rp_rule_exposed_comm(struct rp_report *rep, struct rp_findings *fs)
 		thr = RP_F_MIN_NS;
 	if (!rep->nranks || rep->min_exposed < thr)
 		return;
-	v = malloc(rep->nranks * sizeof(*v));
+	v = rp_f_per_rank(rep, sizeof(*v));
 	if (!v) {
 		fs->oom = 1;
 		return;

@@ -107,8 +107,8 @@ static struct rp_finding *job(struct rp_report *rep, struct rp_findings *fs,
 						  size_t),
 			      size_t *med)
 {
-	size_t e, n = 0, *v = malloc(rep->nranks * sizeof(*v));
-	long double *c = malloc(rep->nranks * sizeof(*c));
+	size_t e, n = 0, *v = rp_f_per_rank(rep, sizeof(*v));
+	long double *c = rp_f_per_rank(rep, sizeof(*c));
 	struct rp_finding *f = NULL;
 
 	if (!v || !c) {

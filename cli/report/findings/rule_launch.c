@@ -138,8 +138,8 @@ static void text(struct rp_report *rep, struct rp_findings *fs,
 
 void rp_rule_launch(struct rp_report *rep, struct rp_findings *fs)
 {
-	size_t e, n = 0, k, *v = malloc(rep->nranks * sizeof(*v));
-	long double *c = malloc(rep->nranks * sizeof(*c));
+	size_t e, n = 0, k, *v = rp_f_per_rank(rep, sizeof(*v));
+	long double *c = rp_f_per_rank(rep, sizeof(*c));
 	struct rp_finding *f;
 
 	if (!v || !c) {

@@ -58,8 +58,8 @@ static void allocator_calls(struct tp_buf *b, const struct rp_report *rep,
 
 void rp_rule_memory(struct rp_report *rep, struct rp_findings *fs)
 {
-	size_t e, n = 0, dev = 0, d, k = 0, *v = malloc(rep->nranks *
-						       sizeof(*v));
+	size_t e, n = 0, dev = 0, d, k = 0, *v = rp_f_per_rank(rep,
+								 sizeof(*v));
 	long double x, top = -1;
 	struct rp_finding *f;
 	struct tp_buf b = { 0 };

@@ -165,9 +165,15 @@ static void slow_gpu(struct rp_report *rep, struct rp_findings *fs,
 	rp_bprintf(&b, ". All its slower kernels: %s per %s.",
 		   rp_fmt_diff(t[0], 40, gx), f->per_run ? "run" : "step");
 	f->evidence = b.oom ? NULL : rp_f_str(fs, "%.*s", (int)b.len, b.p);
-	tp_buf_free(&b);
 	rp_f_names(fs, f, "kernels", names, ntop);
-	rp_f_where_rank(rep, fs, f, e, "its kernels");
+	b.len = 0;
+	tp_buf_lit(&b, "the kernels ");
+	for (i = 0; i < ntop; i++)
+		rp_bprintf(&b, "%s%s", i ? ", " : "",
+			   short_name(sn, sizeof(sn), names[i]));
+	tp_buf_char(&b, 0);
+	rp_f_where_rank(rep, fs, f, e, b.oom ? "its kernels" : b.p);
+	tp_buf_free(&b);
 	f->try_ = rp_f_str(fs, "The same kernels, as often, take longer on "
 			   "this GPU: compare it with the others' (clocks and "
 			   "throttle reasons: nvidia-smi -q -d PERFORMANCE,"
@@ -304,7 +310,7 @@ int rp_rule_slow(struct rp_report *rep, struct rp_findings *fs)
 	if (rep->nranks < 2)
 		return 0;
 	kr = kernel_refs(rep);
-	slow = malloc(rep->nranks * sizeof(*slow));
+	slow = rp_f_per_rank(rep, sizeof(*slow));
 	if (!kr || !slow)
 		goto out;
 	for (i = 0; i < rep->nranks && is_slow(rep, rep->order[i]); i++) {

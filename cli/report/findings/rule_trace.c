@@ -42,7 +42,7 @@ static void lost(struct tp_buf *b, const struct rp_rank *r)
 
 void rp_rule_incomplete(struct rp_report *rep, struct rp_findings *fs)
 {
-	size_t e, n = 0, *v = malloc(rep->nranks * sizeof(*v));
+	size_t e, n = 0, *v = rp_f_per_rank(rep, sizeof(*v));
 	struct rp_finding *f;
 	struct tp_buf b = { 0 };
 
