@@ -5,6 +5,8 @@
 #include "report_tables.h"
 #include "findings/findings.h"
 
+#include <string.h>
+
 static void md_table(const struct rp_table *t, struct tp_buf *b)
 {
 	size_t r, c;
@@ -34,13 +36,25 @@ static void md_table(const struct rp_table *t, struct tp_buf *b)
 	}
 }
 
+/* Text in a list item: what Markdown would read as emphasis, code, a
+ * link or a tag is escaped (DataLoader.__next__ would lose its
+ * underscores, float* start an emphasis). */
+static void md_text(struct tp_buf *b, const char *s)
+{
+	for (; *s; s++) {
+		if (strchr("\\*_`[]<|", *s))
+			tp_buf_char(b, '\\');
+		tp_buf_char(b, (unsigned char)*s < 0x20 ? ' ' : *s);
+	}
+}
+
 /* A line of a finding: "   - Label: text". */
 static void item(struct tp_buf *b, const char *label, const char *text)
 {
 	if (!text)
 		return;
 	rp_bprintf(b, "   - %s: ", label);
-	tp_md_cell(b, text, 0);
+	md_text(b, text);
 	tp_buf_char(b, '\n');
 }
 
@@ -61,7 +75,7 @@ static void md_findings(const struct rp_report *rep, struct tp_buf *b)
 		rp_finding_headline(&h, rep, f);
 		tp_buf_char(&h, 0);
 		rp_bprintf(b, "%zu. **", f->id);
-		tp_md_cell(b, h.oom ? "?" : h.p, 0);
+		md_text(b, h.oom ? "?" : h.p);
 		tp_buf_lit(b, "**\n");
 		item(b, "Where", f->where);
 		item(b, "Evidence", f->evidence);

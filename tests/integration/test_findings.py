@@ -403,6 +403,9 @@ def test_markdown_first_lines():
           len(lines) > 6 and lines[6].startswith("1. **rank 1: its GPU "
                                                  "waits for the host") and
           "+30.000 ms per step" in lines[6], lines[6:7])
+    check("markdown: names escaped in a list item (__next__ is no "
+          "emphasis)", len(lines) > 6 and
+          "(in DataLoader.\\_\\_next\\_\\_)" in lines[6], lines[6:7])
     heads = [l for l in lines if l.startswith("2. **")]
     check("markdown: finding 2 names rank 2, slower kernels, 25 ms",
           heads and heads[0].startswith("2. **rank 2: its kernels run "
