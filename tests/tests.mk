@@ -7,9 +7,12 @@ UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/unit/%)
 TRACE_LIB_OBJ := $(CORE_OBJ)
 # tprof check and the readers under it, for the check unit tests.
-CHECK_OBJ := $(addprefix $(B)/cli/check/,check.o check_out.o check_sweep.o check_tab.o) \
+CHECK_OBJ := $(addprefix $(B)/cli/check/,check.o check_cmd.o check_out.o check_sweep.o \
+	check_tab.o) \
 	$(addprefix $(B)/cli/read/,json.o json_tree.o gzread.o pftrace_read.o pftrace_seq.o \
-	pftrace_clock.o pftrace_tracks.o pftrace_event.o pftrace_flows.o pftrace_args.o)
+	pftrace_clock.o pftrace_tracks.o pftrace_event.o pftrace_flows.o pftrace_args.o \
+	trace_dir.o trace_sniff.o) \
+	$(B)/cli/usage/usage.o
 CUDA_LIBDIR := $(CUDA_HOME)/lib64
 
 # Programs the integration tests run under LD_PRELOAD.
@@ -170,3 +173,6 @@ $(B)/tests/unit/test_unwind_fp: tests/unit/test_unwind_fp.c tests/unit/test_unwi
 		$(TRACE_LIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(UNIT_CFLAGS) -o $@ $< $(TRACE_LIB_OBJ) -lz -ldl -lpthread -lm
+
+# make gpu-check, gpu-check-build, gpu-check-sim.
+include tests/gpu/gpu.mk

@@ -8,6 +8,7 @@
 #include "report_hang.h"
 #include "findings/findings.h"
 #include "files/atomic_file.h"
+#include "cli/usage/usage.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -152,15 +153,15 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			o->out = v;
 			o->out_fmt = out_format(v);
 			if (o->out_fmt < 0) {
-				fprintf(stderr, "tprof report: -o %s: the "
-					"extension says no format (.md, .html "
-					"or .json)\n", v);
+				tp_usage_error("report", "-o %s: the extension "
+					       "says no format (.md, .html or "
+					       ".json)", v);
 				return -1;
 			}
 		} else if ((v = value_of(argc, argv, &i, "--top", NULL))) {
 			if (top_of(v, &o->top)) {
-				fprintf(stderr, "tprof report: --top %s: not "
-					"a number from 1 to 1000000\n", v);
+				tp_usage_error("report", "--top %s: not a "
+					       "number from 1 to 1000000", v);
 				return -1;
 			}
 		} else if (!strcmp(a, "--summaries") && i + 1 < argc) {
@@ -168,17 +169,20 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		} else if (!strncmp(a, "--summaries=", 12) && a[12]) {
 			o->summaries = a + 12;
 		} else {
-			fprintf(stderr, "tprof report: %s '%s'\n",
-				!strcmp(a, "--html") ||
-				!strcmp(a, "--summaries") || !strcmp(a, "-o") ||
-				!strcmp(a, "--output") || !strcmp(a, "--top") ?
-				"missing argument to" : "unknown option", a);
-			usage(stderr);
+			tp_usage_error("report", "%s '%s'",
+				       !strcmp(a, "--html") ||
+				       !strcmp(a, "--summaries") ||
+				       !strcmp(a, "-o") ||
+				       !strcmp(a, "--output") ||
+				       !strcmp(a, "--top") ?
+				       "missing argument to" :
+				       "unknown option", a);
 			return -1;
 		}
 	}
 	if (!o->nfiles) {
-		usage(stderr);
+		tp_usage_error("report", "no input: give the directory the "
+			       "traces were written to, or files");
 		return -1;
 	}
 	return 0;

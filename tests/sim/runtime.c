@@ -472,6 +472,28 @@ SIM_EXPORT cudaError_t cudaEventSynchronize(cudaEvent_t e)
 	RT_RET(cudaSuccess);
 }
 
+/* CUDA 13's cudaEventElapsedTime is taken to be 12.8's _v2 (callback id
+ * 486; 13's cuda_runtime_api.h has one, 12.8's had both): not checked on
+ * a real CUPTI 13. */
+#if SIM_CUDA >= 13
+#define ELAPSED_CBID cudaEventElapsedTime_v12080
+#else
+#define ELAPSED_CBID cudaEventElapsedTime_v3020
+#endif
+
+SIM_EXPORT cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a,
+					    cudaEvent_t b)
+{
+	CUresult r;
+
+	RT_(ELAPSED_CBID, NULL);
+	r = cuEventElapsedTime(ms, (CUevent)a, (CUevent)b);
+	RT_RET(r == CUDA_SUCCESS ? cudaSuccess :
+	       r == CUDA_ERROR_NOT_READY ? cudaErrorNotReady :
+	       r == CUDA_ERROR_INVALID_VALUE ? cudaErrorInvalidValue :
+	       cudaErrorInvalidResourceHandle);
+}
+
 SIM_EXPORT cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e,
 					   unsigned flags)
 {
