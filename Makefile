@@ -50,6 +50,9 @@ CORE_DIRS := util gzip encode perfetto config files record session stacks \
 HOOK_DIRS := hooks hooks/cudart hooks/cublas hooks/cudnn hooks/nccl hooks/nvtx
 CLI_DIRS := cli cli/usage cli/cleanup cli/read cli/check cli/convert cli/recover \
 	    cli/merge cli/report
+# The report's rule engine and its HTML page, subfolders of its layer
+# (cli/report).
+CLI_DIRS += cli/report/findings cli/report/html
 
 CORE_SRC := $(foreach d,$(CORE_DIRS),$(wildcard $(d)/*.c))
 PRELOAD_SRC := $(foreach d,$(HOOK_DIRS) preload,$(wildcard $(d)/*.c))

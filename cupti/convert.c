@@ -781,6 +781,10 @@ uint64_t tp_cupti_convert(struct tp_buf *b, const struct tp_clock_map *m,
 		return overhead3(b, m, (const CUpti_ActivityOverhead3 *)r);
 	case CUPTI_ACTIVITY_KIND_DEVICE:
 		tp_device_note((const CUpti_ActivityDevice5 *)r);
+		/* the report's "memory near capacity" */
+		tp_psum_device_memory(((const CUpti_ActivityDevice5 *)r)->id,
+				      (int64_t)((const CUpti_ActivityDevice5 *)
+						r)->globalMemorySize);
 		return 0;
 	case CUPTI_ACTIVITY_KIND_CONTEXT: {
 		const CUpti_ActivityContext3 *c = (const void *)r;

@@ -16,8 +16,9 @@ if [ ! "$b/examples/vector_add" -nt examples/vector_add.cu ]; then
 		examples/vector_add.cu
 fi
 rm -rf "$out"
-echo "\$ scripts/tprof-run -o $out -n demo -- $b/examples/vector_add"
-scripts/tprof-run -o "$out" -n demo -- "$b/examples/vector_add"
+# --no-report: the report comes below, after the check
+echo "\$ scripts/tprof-run --no-report -o $out -n demo -- $b/examples/vector_add"
+scripts/tprof-run --no-report -o "$out" -n demo -- "$b/examples/vector_add"
 trace="$out/demo-rank0.trace.json.gz"
 html="$out/report.html"
 echo

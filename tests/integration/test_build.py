@@ -178,9 +178,14 @@ def demo_script():
     trace = os.path.join(out, "demo-rank0.trace.json.gz")
     cmd = "$ %s/tprof report --html %s %s" % (BUILD, html, out)
     eq("demo.sh: exit 0", p.returncode, 0)
-    check("demo.sh: runs tprof report on its output, and prints it",
-          cmd in lines and lines[lines.index(cmd) + 1:][:1] ==
-          ["# tprof report"], p.stdout[-3000:] + p.stderr[-2000:])
+    # the report goes to the HTML file; stdout gets its findings in a
+    # few lines, then the file's path
+    after = lines[lines.index(cmd) + 1:] if cmd in lines else []
+    check("demo.sh: runs tprof report on its output, and prints its "
+          "findings and the page's path",
+          after[:1] == ["tprof report: 1 rank"] and
+          "Report: " + html in after and "# tprof report" not in
+          p.stdout, p.stdout[-3000:] + p.stderr[-2000:])
     eq("demo.sh: ends with the HTML report's path and the trace's",
        lines[-2:], ["The report: %s (open it in a browser)" % html,
                     "The trace:  %s (https://ui.perfetto.dev, 'Open "
