@@ -33,6 +33,11 @@ $(B)/tests/unit/test_check: tests/unit/test_check.c $(CHECK_OBJ) $(B)/summary/xs
 	@mkdir -p $(dir $@)
 	$(CC) $(UNIT_CFLAGS) -Icli/check -Icli/read -o $@ $^ -lz -ldl -lpthread -lm
 
+$(B)/tests/unit/test_json_parser: tests/unit/test_json_parser.c $(CHECK_OBJ) $(B)/summary/xsort.o $(B)/encode/json.o \
+		$(B)/gzip/gzip_isal.o
+	@mkdir -p $(dir $@)
+	$(CC) $(UNIT_CFLAGS) -Icli/check -Icli/read -o $@ $^ -lz -ldl -lpthread -lm
+
 $(B)/tests/unit/test_gpu_tracks: tests/unit/test_gpu_tracks.c $(TRACE_LIB_OBJ) \
 		$(CUPTI_OBJ) $(filter %/cudart_args.o %/resolve.o,$(PRELOAD_OBJ))
 	@mkdir -p $(dir $@)
