@@ -92,7 +92,7 @@ void tp_writer_note_unrecorded(void)
 int tp_writer_finish(void)
 {
 	struct tp_trailer_info info;
-	char note[256], why[256];
+	char note[512], why[256];
 
 	if (tp_flight_on() && !W.opened && !W.failed &&
 	    tp_wr_flight_final() <= 0)
