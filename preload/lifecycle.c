@@ -56,10 +56,12 @@ static void on_term_signal(int sig)
 	/* The process ends with this signal: threads that go on calling
 	 * hooked functions wait in the hook, leaving the cores to the
 	 * writer (64 busy threads on 2 cores starved it for minutes). */
-	tp_thread_set_parking(1);
+	tp_thread_set_parking(TP_PARK_ON);
 	tp_flight_trigger(term_name(sig));
 	tp_writer_stop_from_signal(SIGNAL_WAIT_MS);
-	tp_thread_set_parking(0);
+	/* Held until the signal kills the process: a call made now would
+	 * be in no trace and counted nowhere. */
+	tp_thread_set_parking(TP_PARK_DYING);
 	/* Re-raise with the default action so the exit status is what it
 	 * would have been without tprof. */
 	signal(sig, SIG_DFL);
@@ -198,9 +200,15 @@ void tp_lifecycle_finish(void)
 	if (getpid() != tp_sess.pid)
 		return;
 	tp_capture_exit_notes(tp_resolve_used());
+	/* Other threads wait in the hooks while the trace is completed
+	 * (exit from any thread): a call they made meanwhile would be in
+	 * no trace and counted nowhere. Let go once it is complete: the
+	 * program's later exit handlers may wait for them. */
+	tp_thread_set_parking(TP_PARK_ON);
 	recording_before_exec = __atomic_exchange_n(&tp_recording, 0,
 						    __ATOMIC_ACQ_REL);
 	tp_writer_stop(EXIT_WAIT_MS);
+	tp_thread_set_parking(TP_PARK_OFF);
 	tp_writer_note_unrecorded();
 }
 
