@@ -93,6 +93,7 @@ int tp_writer_finish(void)
 	struct tp_trailer_info info;
 	char note[256], why[256];
 
+	tp_hang_final();
 	if (tp_flight_on() && !W.opened && !W.failed &&
 	    tp_wr_flight_final() <= 0)
 		return -1;

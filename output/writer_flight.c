@@ -120,20 +120,23 @@ static const char *flight_dump(const char *why, uint64_t at)
 	return path[0] ? path : NULL;
 }
 
-/* Each cycle: a call stuck past TPROF_HANG, or a dump asked for, dumps
- * the window (flight recorder) and the hang state (TPROF_HANG). */
+/* Each cycle: a call stuck past TPROF_HANG, a dump asked for, or another
+ * rank's hang dumps the window (flight recorder) and the hang state
+ * (TPROF_HANG). */
 void tp_wr_watch(void)
 {
 	int hang = tp_hang_check();
 	int req = __atomic_exchange_n(&W.dump_req, 0, __ATOMIC_ACQ_REL);
-	const char *trace = NULL;
+	int peer = !hang && tp_hang_peer_check();
+	const char *trace = NULL, *why;
 
-	if ((!hang && !req) || W.failed || !tp_tl.ready)
+	if ((!hang && !req && !peer) || W.failed || !tp_tl.ready)
 		return;
+	why = hang ? "hang" : peer ? "peer" : "signal";
 	if (tp_flight_on() && tp_thread_list())
-		trace = flight_dump(hang ? "hang" : "signal", hang ? tp_ticks() :
+		trace = flight_dump(why, hang || peer ? tp_ticks() :
 				    __atomic_load_n(&W.dump_at,
 						    __ATOMIC_RELAXED));
 	if (tp_hang_on)
-		tp_hang_write(hang ? "hang" : "signal", trace);
+		tp_hang_write(why, trace);
 }

@@ -13,6 +13,7 @@
 
 #include "util/log.h"
 #include "session/session.h"
+#include "stacks/sample.h"
 #include "stacks/stacks.h"
 #include "stacks/symbols.h"
 #include "record/thread.h"
@@ -88,11 +89,17 @@ static void install_signal_handlers(void)
 	}
 }
 
-/* TPROF_DUMP_SIGNAL: a dump at the writer's next cycle. */
-static void on_dump_signal(int sig)
+/* TPROF_DUMP_SIGNAL: a dump at the writer's next cycle; or, sent by
+ * tprof to one thread, that thread's stack for the hang watchdog
+ * (stacks/sample.h). */
+static void on_dump_signal(int sig, siginfo_t *si, void *uc)
 {
-	(void)sig;
-	tp_writer_request_dump();
+	int saved = errno;
+
+	(void)uc;
+	if (!si || !tp_stack_sample_take(sig, si->si_code, si->si_pid))
+		tp_writer_request_dump();
+	errno = saved;
 }
 
 /* Like the term signals, only where the disposition is the default. */
@@ -113,10 +120,11 @@ static void install_dump_signal(void)
 		return;
 	}
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_dump_signal;
-	sa.sa_flags = SA_RESTART;
+	sa.sa_sigaction = on_dump_signal;
+	sa.sa_flags = SA_RESTART | SA_SIGINFO;
 	sigemptyset(&sa.sa_mask);
-	sigaction(sig, &sa, NULL);
+	if (sigaction(sig, &sa, NULL) == 0 && tp_sess.cfg.fl.hang_ns)
+		tp_stack_sample_enable(sig);
 }
 
 static void atfork_prepare(void)

@@ -27,6 +27,10 @@ struct tp_inflight {
 	uint32_t stack;		/* interned stack at entry, 0: none */
 	uint32_t reported;	/* watchdog side: gen already dumped */
 	uint64_t a[6];
+	/* the last call that returned, and when (ticks): where a thread in
+	 * no hooked call came from */
+	const char *last_name;
+	uint64_t last_t1;
 };
 
 struct tp_thread {

@@ -141,9 +141,9 @@ test-build: $(B)/tests/bin/cupti_feed
 # rank and size, splits, groups): nccl_calls runs under it with
 # LD_LIBRARY_PATH pointing at its directory.
 FAKE_NCCL := $(B)/tests/fakenccl/libnccl.so.2
-$(FAKE_NCCL): tests/nccl/fake_nccl.c
+$(FAKE_NCCL): tests/nccl/fake_nccl.c tests/nccl/fake_nccl_barrier.c tests/nccl/fake_nccl_barrier.h
 	@mkdir -p $(dir $@)
-	$(CC) $(TEST_CFLAGS) -shared -fPIC -Wl,-soname,libnccl.so.2 -o $@ $< -lpthread
+	$(CC) $(TEST_CFLAGS) -shared -fPIC -Wl,-soname,libnccl.so.2 -o $@ $(filter %.c,$^) -lpthread -ldl
 
 test-build: $(FAKE_NCCL)
 

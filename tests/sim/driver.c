@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cuda.h>
 
@@ -233,6 +234,9 @@ SIM_EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy,
 	cuLaunchKernel_params p = { f, gx, gy, gz, bx, by, bz, shmem, s,
 				    params, extra };
 	struct sim_op op = { .kind = SIM_KERNEL };
+	const volatile uint32_t *flag;
+	uint32_t value;
+	uint64_t dur;
 
 	DRV(cuLaunchKernel, &p);
 	if (!f)
@@ -241,8 +245,11 @@ SIM_EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy,
 	op.grid[0] = gx, op.grid[1] = gy, op.grid[2] = gz;
 	op.block[0] = bx, op.block[1] = by, op.block[2] = bz;
 	op.shmem = shmem;
-	sim_issue(&op, (uintptr_t)s, sim_take_kernel_duration(op.grid,
-							      op.block));
+	dur = sim_take_kernel_duration(op.grid, op.block);
+	if (sim_take_kernel_wait(&flag, &value))
+		sim_issue_waiting(&op, (uintptr_t)s, dur, flag, value);
+	else
+		sim_issue(&op, (uintptr_t)s, dur);
 	DRV_RET(CUDA_SUCCESS);
 }
 
@@ -372,11 +379,19 @@ SIM_EXPORT CUresult cuStreamSynchronize(CUstream s)
 	DRV_RET(CUDA_SUCCESS);
 }
 
-/* An event is the GPU time its stream reaches it. */
+/* An event is the GPU time its stream reaches it: the end of the op it
+ * follows when that one waits in the stream's queue. */
 struct event {
 	uint64_t at;
+	const struct sim_op *after;
 	int dev;
 };
+
+static uint64_t event_at(const struct event *ev)
+{
+	return ev->after ? __atomic_load_n(&ev->after->end_gpu,
+					   __ATOMIC_ACQUIRE) : ev->at;
+}
 
 SIM_EXPORT CUresult cuEventCreate(CUevent *e, unsigned flags)
 {
@@ -399,7 +414,8 @@ SIM_EXPORT CUresult cuEventRecord(CUevent e, CUstream s)
 
 	DRV(cuEventRecord, NULL);
 	ev->dev = sim_current_device();
-	ev->at = sim_stream_tail(ev->dev, (uintptr_t)s);
+	ev->after = sim_stream_last(ev->dev, (uintptr_t)s);
+	ev->at = ev->after ? SIM_OPEN : sim_stream_tail(ev->dev, (uintptr_t)s);
 	DRV_RET(CUDA_SUCCESS);
 }
 
@@ -409,8 +425,12 @@ SIM_EXPORT CUresult cuEventSynchronize(CUevent e)
 	uint64_t t0 = sim_gpu_now();
 
 	DRV(cuEventSynchronize, NULL);
-	while (sim_gpu_now() < ev->at)
-		;
+	while (sim_gpu_now() < event_at(ev)) {
+		struct timespec ms = { 0, 1000000 };
+
+		if (event_at(ev) == SIM_OPEN)	/* behind a waiting kernel */
+			nanosleep(&ms, NULL);
+	}
 	sim_sync_done(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE,
 		      (uintptr_t)-1, t0);
 	DRV_RET(CUDA_SUCCESS);
@@ -422,7 +442,12 @@ SIM_EXPORT CUresult cuStreamWaitEvent(CUstream s, CUevent e, unsigned flags)
 
 	DRV(cuStreamWaitEvent, NULL);
 	(void)flags;
-	sim_stream_after(sim_current_device(), (uintptr_t)s, ev->at);
+	if (ev->after && event_at(ev) == SIM_OPEN)
+		sim_stream_after_op(sim_current_device(), (uintptr_t)s,
+				    ev->after);
+	else
+		sim_stream_after(sim_current_device(), (uintptr_t)s,
+				 event_at(ev));
 	DRV_RET(CUDA_SUCCESS);
 }
 
