@@ -29,6 +29,7 @@
 #include "session/session.h"
 #include "record/thread.h"
 #include "output/crash.h"
+#include "stacks/symbols.h"
 
 /* The wait for the writer lasts while it makes progress; this bounds a
  * writer that makes none (stuck on a lock the crashed thread held). */
@@ -262,6 +263,7 @@ static void before_exit(void)
 {
 	if (getpid() != tp_sess.pid)
 		return;
+	tp_sym_find_demangler();
 	tp_thread_set_parking(TP_PARK_ON);
 	tp_crash_dump(0, EXIT_STALL_MS);
 	tp_thread_set_parking(TP_PARK_DYING);

@@ -212,6 +212,7 @@ void tp_lifecycle_finish(void)
 	 * (exit from any thread): a call they made meanwhile would be in
 	 * no trace and counted nowhere. Let go once it is complete: the
 	 * program's later exit handlers may wait for them. */
+	tp_sym_find_demangler();
 	tp_thread_set_parking(TP_PARK_ON);
 	recording_before_exec = __atomic_exchange_n(&tp_recording, 0,
 						    __ATOMIC_ACQ_REL);

@@ -153,10 +153,11 @@ include tests/sim/sim.mk
 test-build: sim
 
 # Opt-in (several minutes): the fault-injection runs at full size (100k
-# short-lived threads, SIGTERM at 64 threads, ...); make test runs the
-# quick versions.
+# short-lived threads, SIGTERM at 64 threads, ...) and every hang case at
+# 64 ranks; make test runs the quick versions.
 test-stress: test-build
-	@TPROF_STRESS=1 tests/run.sh tests/integration/test_robust.py
+	@TPROF_STRESS=1 NCCL_RANKS_STRESS=64 tests/run.sh tests/integration/test_robust.py \
+		tests/integration/test_hang.py
 
 .PHONY: test-stress
 
