@@ -14,6 +14,7 @@
 #include "record/futex.h"
 #include "util/log.h"
 #include "record/ring_budget.h"
+#include "record/flightfile.h"
 #include "record/ringfile.h"
 #include "stacks/perfmap.h"
 #include "summary/proc_summary.h"
@@ -130,6 +131,7 @@ int tp_writer_finish(void)
 	}
 	W.opened = 0;
 	tp_rf_remove();	/* the trace is whole: nothing to recover */
+	tp_ff_remove();
 	note[0] = '\0';
 	if (W.gpu)
 		W.gpu->exit_note(note, sizeof(note));

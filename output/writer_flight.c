@@ -6,7 +6,9 @@
 #include <errno.h>
 #include <stdio.h>
 
+#include "record/flightfile.h"
 #include "record/inflight.h"
+#include "record/ringfile.h"
 #include "util/log.h"
 #include "session/timeline.h"
 #include "flight.h"
@@ -20,6 +22,7 @@ static int flight_open(void)
 
 	W.dumping = 1;
 	W.dumps++;
+	tp_ff_set_dumps(W.dumps);
 	if (W.dumps == 1) {
 		if (tp_writer_open() == 0)
 			return 0;
@@ -51,6 +54,9 @@ int tp_wr_flight_final(void)
 		tp_info("flight recorder: normal exit, nothing written "
 			"(TPROF_FLIGHT_DUMP_AT_EXIT=1 writes the last "
 			"seconds at exit)");
+		/* Nothing to recover either. */
+		tp_ff_remove();
+		tp_rf_remove();
 		return 0;
 	}
 	tp_flight_dumping(why, at);

@@ -11,7 +11,9 @@ one its thread's "dropped" counts, or one that ended after the death
 program never saw it return before the process ended). The same with
 the flight recorder (TPROF_FLIGHT=30): the window, dumped at the crash,
 at exit with TPROF_FLIGHT_DUMP_AT_EXIT=1, and rebuilt by `tprof recover`
-after a SIGKILL."""
+after a SIGKILL. A SIGKILL loses nothing the hooks recorded: every call
+the program saw return before the kill is in the recovered trace, with
+and without the flight recorder."""
 import glob
 import struct
 
@@ -82,6 +84,20 @@ def one(how, flight):
     # when recording stopped may end in between and be missing (at most
     # one per thread). A SIGKILL has no end: the bound above is all.
     if how == "kill":
+        # The bound of a SIGKILL: the rings and the flight window live in
+        # file mappings, so every call recorded before the kill is there
+        # (none was dropped: the rings did not fill).
+        missing = [c for c, e in calls.items() if c not in got and
+                   e <= death]
+        check("%s: every call the program saw return before the kill "
+              "(%d missing)" % (tag, len(missing)), not missing,
+              [hex(c) for c in missing[:5]])
+        if flight:
+            fl = t["tprof"].get("flight") or {}
+            eq("%s: the window's trailer" % tag,
+               (t["tprof"].get("recovered"), fl.get("seconds"),
+                fl.get("trigger"), fl.get("window_events", 0) > 1000),
+               (True, 30.0, "killed", True))
         shutil.rmtree(outdir, ignore_errors=True)
         return
     end = t["tprof"]["end_unix_ns"]
