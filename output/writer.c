@@ -94,6 +94,9 @@ int tp_writer_finish(void)
 	struct tp_trailer_info info;
 	char note[256], why[256];
 
+	/* A process that dies within its first 100 ms has its clock only
+	 * now: the last state's times need it. */
+	tp_wr_calibrate(1);
 	tp_hang_final();
 	if (tp_flight_on() && !W.opened && !W.failed &&
 	    tp_wr_flight_final() <= 0)

@@ -149,7 +149,9 @@ def case(n, scenario, reasons, lines, sync="cudaStreamSynchronize",
     fin = dumps(outdir)
     check("%s: after SIGTERM, each rank's last dump" % tag,
           sorted(fin) == sorted(reasons) and all(
-              fin[r]["reason"] in ("SIGTERM", "exit") for r in fin),
+              fin[r]["reason"] == ("SIGTERM" if reasons[r] in
+                                   ("hang", "peer") else reasons[r])
+              for r in fin),
           {r: j["reason"] for r, j in fin.items()})
     for name, pat in lines[:1]:
         pat = pat.format(c="comm [0-9a-fx]+ \\(id %s\\)" % re.escape(cid[1]),
@@ -245,6 +247,19 @@ def suite(n, only=None):
         ("the others wait", waiting(n, [2]))])
     if n > 4:
         return
+    # A rank that died: by a crash (its last state written on the way
+    # out), by a SIGKILL (nothing written).
+    case(n, "abort", all_hang(n, "SIGABRT", 2), [
+        ("rank 2 never enqueued #5: it died",
+         r"^- \*\*rank 2 never enqueued ncclAllReduce #5\*\* on {c} \(it "
+         r"enqueued up to #4\): its process ended \(SIGABRT\) after "
+         r"enqueuing #4$")])
+    kill = {r: "hang" for r in range(n) if r != 2}
+    case(n, "kill", kill, [
+        ("rank 2 never enqueued #5: no dump",
+         r"^- \*\*rank 2 never enqueued ncclAllReduce #5\*\* on {c}: no "
+         r"dump from it \(.*killed: a SIGKILL leaves none\)$"),
+        ("the others wait", waiting(n, [2]))])
     case(n, "event", all_hang(n), [
         ("rank 2's #5 differs, waiting on an event",
          differs(2, n, sig(1536), sig(1024), skip))],

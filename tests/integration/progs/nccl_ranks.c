@@ -19,6 +19,8 @@
  *           last step;
  *   exit    rank 2 has one batch fewer: it leaves the loop before the
  *           last step and exits 0;
+ *   abort   rank 2 aborts before the last step (a failed assert);
+ *   kill    rank 2 is SIGKILLed before the last step (the OOM killer);
  *   event   as skip, each step waiting with cudaEventRecord and
  *           cudaEventSynchronize;
  *   device  as host, each step waiting with cudaDeviceSynchronize;
@@ -34,6 +36,7 @@
  * as TPROF_DUMP_SIGNAL's, cuts a sleep short). It says so on stdout
  * first.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,7 +100,7 @@ join_world(ncclComm_t *comm)
 static int odd(void)
 {
 	if (is("skip") || is("host") || is("exit") || is("event") ||
-	    is("device") || is("group"))
+	    is("device") || is("group") || is("abort") || is("kill"))
 		return rank == 2;
 	if (is("size") || is("split"))
 		return rank == 3;
@@ -167,6 +170,10 @@ int main(int argc, char **argv)
 			fflush(stdout);
 			return 0;
 		}
+		if (i == steps && odd() && is("abort"))
+			abort();
+		if (i == steps && odd() && is("kill"))
+			kill(getpid(), SIGKILL);
 		rc = step(comm, i == steps);
 		if (rc)
 			return rc;
