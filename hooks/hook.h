@@ -92,7 +92,8 @@ TP_INLINE void tp_hang_synced(unsigned what, uint64_t stream, uint64_t event,
 		      cudaErrorInitializationError, params, args,        \
 		      struct tp_call,                                    \
 		      tp_cudart_enter(&tp_call) &&                       \
-		      (tp_hang_sync((what), TP_PTR(stream), TP_PTR(event)), 1), \
+		      (tp_hang_sync((what), TP_PTR(stream),              \
+				    TP_PTR(event)), 1),                  \
 		      tp_call.corr = tp_rec_call_end(&tp_call.r),        \
 		      tp_cudart_end(&tp_call, TP_CUDART_##id, (int32_t)ret), \
 		      tp_cudart_kind(TP_CUDART_##id),                    \

@@ -190,7 +190,8 @@ static int nccl_caller(int32_t tid)
 	uint32_t st;
 
 	for (i = 0; i < n; i++) {
-		if (!(q = tp_collseq_used_at(i)) || !q->entered)
+		if (!(q = tp_collseq_used_at(i)) ||
+		    !__atomic_load_n(&q->entered, __ATOMIC_RELAXED))
 			continue;
 		if (__atomic_load_n(&q->last_tid, __ATOMIC_RELAXED) == tid)
 			return 1;
@@ -313,10 +314,12 @@ static void put_comm(struct tp_buf *b, struct tp_collseq *q, uint64_t now,
 	}
 	put_i(b, ", \"rank\": ", q->size ? q->rank : -1);
 	put_i(b, ", \"size\": ", q->size);
-	put_i(b, ", \"entered\": ", q->entered);
-	put_i(b, ", \"enqueued\": ", q->completed);
+	put_i(b, ", \"entered\": ", __atomic_load_n(&q->entered,
+						   __ATOMIC_RELAXED));
+	put_i(b, ", \"enqueued\": ", __atomic_load_n(&q->completed,
+						    __ATOMIC_RELAXED));
 	put_i(b, ", \"done\": ", __atomic_load_n(&q->done, __ATOMIC_RELAXED));
-	put_i(b, ", \"p2p\": ", q->p2p);
+	put_i(b, ", \"p2p\": ", __atomic_load_n(&q->p2p, __ATOMIC_RELAXED));
 	put_log(b, q, now);
 	tp_buf_char(b, '}');
 }
@@ -331,7 +334,9 @@ static void put_comms(struct tp_buf *b, uint64_t now)
 	tp_buf_lit(b, ",\n\"communicators\": [");
 	for (i = 0; i < n; i++) {
 		if (!__atomic_load_n(&q[i].comm, __ATOMIC_ACQUIRE) ||
-		    (!q[i].size && !q[i].entered && !q[i].p2p))
+		    (!q[i].size &&
+		     !__atomic_load_n(&q[i].entered, __ATOMIC_RELAXED) &&
+		     !__atomic_load_n(&q[i].p2p, __ATOMIC_RELAXED)))
 			continue;
 		put_comm(b, &q[i], now, first);
 		first = 0;

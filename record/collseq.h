@@ -31,8 +31,8 @@
 /* A logged collective's state. */
 enum {
 	TP_COLL_IN_CALL = 1,	/* its call has not returned */
-	TP_COLL_QUEUED,		/* returned: inside a group, launched at the
-				 * group's outermost end */
+	TP_COLL_QUEUED,		/* returned inside a group: launched at
+				 * its outermost end */
 	TP_COLL_ENQUEUED,	/* on its stream, not seen complete */
 	TP_COLL_DONE,		/* seen complete on the GPU */
 };
@@ -57,7 +57,7 @@ struct tp_collseq {
 	int32_t size;
 	uint32_t entered;	/* collectives entered */
 	uint32_t completed;	/* the last one whose call returned */
-	uint32_t done;		/* the last one seen complete on the GPU */
+	uint32_t done;		/* the last one seen done on the GPU */
 	uint32_t p2p;		/* ncclSend / ncclRecv entered */
 	uint32_t splits;	/* ncclCommSplit calls on it (names children) */
 	int32_t last_tid;	/* the thread of the last one entered */

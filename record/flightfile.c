@@ -171,7 +171,8 @@ static int make_room(uint64_t size)
 		if (!F.n)
 			F.head = 0;
 		lo = F.n ? F.s[F.first].off : 0;
-		if (F.n && F.head <= lo) {	/* wrapped: up to the oldest */
+		/* Wrapped: room up to the oldest. */
+		if (F.n && F.head <= lo) {
 			if (F.head + size <= lo)
 				return 0;
 			evict();

@@ -55,7 +55,8 @@ void tp_thread_park(void)
 	if (!t || t->internal)
 		return;
 	while ((how = __atomic_load_n(&tp_parking, __ATOMIC_ACQUIRE))) {
-		if (how == TP_PARK_DYING && (dying_ms += 100) > TP_PARK_DYING_MS)
+		if (how == TP_PARK_DYING &&
+		    (dying_ms += 100) > TP_PARK_DYING_MS)
 			return;
 		tp_futex_wait(&tp_parking, how, how == TP_PARK_DYING ? 100 :
 			      1000);

@@ -422,7 +422,8 @@ static void put_table(struct tp_buf *b, struct member **g, size_t k,
 			put_row(b, g[i], x);
 			continue;
 		}
-		snprintf(s, sizeof(s), "| %" PRId64 " | | | | | no dump |\n", x);
+		snprintf(s, sizeof(s), "| %" PRId64 " | | | | | no dump "
+			 "|\n", x);
 		tp_buf_cstr(b, s);
 	}
 	tp_buf_lit(b, "\n");

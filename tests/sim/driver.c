@@ -428,7 +428,8 @@ SIM_EXPORT CUresult cuEventSynchronize(CUevent e)
 	while (sim_gpu_now() < event_at(ev)) {
 		struct timespec ms = { 0, 1000000 };
 
-		if (event_at(ev) == SIM_OPEN)	/* behind a waiting kernel */
+		/* Behind a waiting kernel: its end is not known. */
+		if (event_at(ev) == SIM_OPEN)
 			nanosleep(&ms, NULL);
 	}
 	sim_sync_done(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE,

@@ -7,7 +7,8 @@
  * THREADS threads (main and THREADS-1 workers) each call
  * cudaMemset(ptr = (k << 32) | i, 0, 16), i = 1, 2, ..., for thread k
  * (0: main), one every 200 us, and after each return store its end
- * (CLOCK_REALTIME ns, the clock of a trace's end_unix_ns) in LOG, a file mapped MAP_SHARED, so the log
+ * (CLOCK_REALTIME ns, the clock of a trace's end_unix_ns) in LOG, a
+ * file mapped MAP_SHARED, so the log
  * survives any death. After SECONDS, worker 1 (not the main thread)
  * stores the time of death in the log and dies by HOW:
  *   abort    abort()
