@@ -6,18 +6,18 @@ NVCC ?= $(CUDA_HOME)/bin/nvcc
 PREFIX ?= /usr/local
 DESTDIR ?=
 
+# As many jobs as processors unless -j is given (on the command line or
+# in MAKEFLAGS); a sub-make shares its parent's jobs.
+ifeq ($(MAKELEVEL),0)
+ifeq ($(filter -j% --jobs%,$(MAKEFLAGS) $(shell printenv MAKEFLAGS)),)
+MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 2)
+endif
+endif
+
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Werror -fPIC -fvisibility=hidden \
 	  -I$(CUDA_HOME)/include -Iinclude -I.
 LDLIBS_LIB = -lz -ldl -lpthread -lm
-
-# ISA-L's deflate is used at run time when libisal.so.2 is there; only its
-# header is needed to build (make TP_ISAL=0 builds without it).
-TP_ISAL ?= $(shell printf '\043include <isa-l/igzip_lib.h>\n' | \
-	     $(CC) -E -x c - >/dev/null 2>&1 && echo 1 || echo 0)
-ifeq ($(TP_ISAL),1)
-CFLAGS += -DTP_HAVE_ISAL
-endif
 
 B := build
 
@@ -48,8 +48,11 @@ LIB_DIRS := util gzip encode perfetto config files record session stacks \
 CORE_DIRS := util gzip encode perfetto config files record session stacks \
 	     summary capture output
 HOOK_DIRS := hooks hooks/cudart hooks/cublas hooks/cudnn hooks/nccl hooks/nvtx
-CLI_DIRS := cli cli/cleanup cli/read cli/check cli/convert cli/recover \
+CLI_DIRS := cli cli/usage cli/cleanup cli/read cli/check cli/convert cli/recover \
 	    cli/merge cli/report
+# The report's rule engine and its HTML page, subfolders of its layer
+# (cli/report).
+CLI_DIRS += cli/report/findings cli/report/html
 
 CORE_SRC := $(foreach d,$(CORE_DIRS),$(wildcard $(d)/*.c))
 PRELOAD_SRC := $(foreach d,$(HOOK_DIRS) preload,$(wildcard $(d)/*.c))
@@ -70,7 +73,36 @@ all: $(LIB) $(CLI)
 
 $(B)/%.o: %.c $(ALL_HDR)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c -o $@ $<
+	$(CC) $(CFLAGS) $(OBJ_FLAGS) -c -o $@ $<
+
+# ISA-L's deflate is used at run time when libisal.so.2 is there; only its
+# header is needed to build. Whether the header is there is asked when
+# the gzip object is built, not when make starts (make deps may install
+# it first, in the same run), and the answer is kept in ISAL_STAMP: the
+# object is rebuilt when it changes. make TP_ISAL=0 (or 1) answers instead.
+ISAL_STAMP := $(B)/isal.stamp
+ISAL_PROBE := printf '\043include <isa-l/igzip_lib.h>\n' | \
+	$(CC) $(CFLAGS) -E -x c - >/dev/null 2>&1
+ISAL_FLAGS = $(if $(filter 1,$(shell cat $(ISAL_STAMP) 2>/dev/null)),\
+	-DTP_HAVE_ISAL)
+
+$(ISAL_STAMP): FORCE
+	@mkdir -p $(dir $@)
+	@v=$(if $(TP_ISAL),$(TP_ISAL),$$($(ISAL_PROBE) && echo 1 || echo 0)); \
+	[ "$$(cat $@ 2>/dev/null)" = "$$v" ] && exit 0; \
+	echo $$v >$@; \
+	if [ "$$v" = 1 ]; then \
+		echo "tprof: the trace writer compresses with ISA-L"; \
+	else \
+		echo "tprof: no ISA-L headers: the trace writer compresses" \
+			"with zlib, about 3x slower (make deps installs" \
+			"libisal-dev; make then rebuilds with it)"; \
+	fi
+
+$(B)/gzip/gzip_isal.o: $(ISAL_STAMP)
+$(B)/gzip/gzip_isal.o: OBJ_FLAGS = $(ISAL_FLAGS)
+
+FORCE:
 
 $(LIB): $(CORE_OBJ) $(PRELOAD_OBJ) $(CUPTI_OBJ)
 	$(CC) $(SAN_FLAGS) -shared -Wl,-z,defs -Wl,-soname,libtprof.so -o $@ $^ $(LDLIBS_LIB)
@@ -110,8 +142,11 @@ install: all
 	install -m 644 scripts/python/torch_steps/sitecustomize.py \
 		$(DESTDIR)$(PREFIX)/share/tprof/python/torch_steps/
 
-demo: deps all
-	@scripts/demo.sh
+# deps first, then the build in a make of its own: deps may install
+# ISA-L, which the build then finds.
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@B=$(B) scripts/demo.sh
 
 deps:
 	@scripts/deps.sh
@@ -119,4 +154,4 @@ deps:
 clean:
 	rm -rf $(B)
 
-.PHONY: all install demo deps clean test bench
+.PHONY: all install demo deps clean test bench FORCE

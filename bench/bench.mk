@@ -57,4 +57,11 @@ bench-hta: $(CLI) hta-venv
 bench-instr: $(LIB) $(BENCH_B)/bench_calls
 	@sh bench/hook_instr.sh $(BENCH_B) $(LIB)
 
-.PHONY: bench-hta bench-instr
+# tprof report over 4096 generated summaries (bench/bench_report.sh;
+# RANKS, RUNS in the environment change it): seconds, peak memory and
+# output size of the Markdown, --json and --html, and whether the
+# findings name the slow ranks. A minute, most of it generating.
+bench-report: $(CLI)
+	@sh bench/bench_report.sh $(CLI) $(B)/bench/report
+
+.PHONY: bench-hta bench-instr bench-report

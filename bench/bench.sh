@@ -40,9 +40,9 @@ WRITER_RUNS=3
 
 # Instructions tprof may add to a hooked call (callgrind, bench/hook_instr.sh):
 # the only stored figures here, since instruction counts do not move with
-# the machine's load. Measured 2026-11-25 (stop 27): recorded +98.9,
-# dropped +94.9 (stop 26's drop log: +124.7; before it: +173.9); budgets
-# 5 % over. A dropped call must also stay below a recorded one (issue 17).
+# the machine's load. Measured 2026-11-25: recorded +98.9,
+# dropped +94.9 (the earlier drop log: +124.7; before it: +173.9); budgets
+# 5 % over. A dropped call must also stay below a recorded one.
 INSTR_RECORDED_MAX=104
 INSTR_DROPPED_MAX=100
 
@@ -347,7 +347,7 @@ done
 # The cost of one dropped event against a recorded one, at the ring (the
 # recording thread's own work, no cudart around it).
 ring_full=$(values full "$tmp/ring" | median)
-# --- 3b. the typed-model encoders (issue 20) --------------------------------
+# --- 3b. the typed-model encoders ------------------------------------------------
 
 # The same launch events as bench_writer's through the JSON and Perfetto
 # encoders of encode/tev.h, each gzipped the writer's way; the targets are

@@ -1,6 +1,6 @@
 /* Drops against the offered rate: one thread makes hooked calls paced by
  * the clock at a fixed rate into the default ring, with the writer woken
- * by the ring's fill mark (issue 17, item 10). bench.sh runs it under the
+ * by the ring's fill mark. bench.sh runs it under the
  * preload at several rates and reads the trace's own account ("tprof:
  * wrote F (N events, D dropped, ...)") for what was dropped.
  *

@@ -98,7 +98,7 @@ static void *rep_main(void *arg)
 	empty_ring(&tp_self->ring);
 	s->warm = pass(s->events);
 	/* The ring is full now and nobody empties it: every append of this
-	 * pass takes the drop path (issue 17: it must be the cheap one). */
+	 * pass takes the drop path (it must be the cheap one). */
 	s->full = pass(s->events);
 	s->dropped = tp_ring_dropped(&tp_self->ring);
 	return NULL;

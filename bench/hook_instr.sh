@@ -2,7 +2,7 @@
 # Instructions tprof adds to a hooked call, counted by callgrind: the
 # stable view of the hook's cost, where wall-clock figures on a shared
 # machine move by tens of percent. A change that makes the recording
-# path an out-of-line call (+40 instructions per call, stop 25) shows
+# path an out-of-line call (+40 instructions per call, measured once) shows
 # here at once, whatever the machine's load.
 #
 # usage: hook_instr.sh BENCH_BIN_DIR LIBTPROF

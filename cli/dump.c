@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/types.h>
 
+#include "cli/usage/usage.h"
 #include "config/config_capture.h"
 #include "dump.h"
 
@@ -111,25 +112,42 @@ out:
 	return ret;
 }
 
+static const char help_text[] =
+	"usage: tprof dump PID...\n"
+	"\n"
+	"Ask each running process for a dump of its flight recorder window\n"
+	"(tprof-run --flight) or of its hang watchdog's state (--hang): sends\n"
+	"it the signal its TPROF_DUMP_SIGNAL names (tprof-run --dump-signal),\n"
+	"after checking that it has libtprof.so loaded and that handler, as\n"
+	"the signal would kill a process without them. The process writes\n"
+	"the dump within 50 ms and says where on its stderr.\n"
+	"\n"
+	"  -h, --help  show this help\n"
+	"\n"
+	"Exit status: 0 every process was asked, 1 one could not be, 2 usage\n"
+	"error.\n";
+
 int tp_cmd_dump(int argc, char **argv)
 {
-	int i, ret = 0;
+	static const struct tp_cmd_args args = {
+		.name = "dump", .help = help_text,
+		.missing = "no process given: give the PID of a process "
+			   "started under tprof-run",
+	};
+	int i, n, ret = tp_cmd_args(&args, argc, argv, &n);
 	char *end;
 	long pid;
 
-	if (argc < 2) {
-		fputs("usage: tprof dump PID...\n", stderr);
-		return 2;
-	}
-	for (i = 1; i < argc; i++) {
+	if (ret >= 0)
+		return ret;
+	for (i = 1; i <= n; i++) {
 		pid = strtol(argv[i], &end, 10);
-		if (*end || end == argv[i] || pid <= 0) {
-			fprintf(stderr, "tprof: error: '%s' is not a process "
-				"id\n", argv[i]);
-			return 2;
-		}
-		if (dump_one(pid))
-			ret = 1;
+		if (*end || end == argv[i] || pid <= 0)
+			return tp_usage_error("dump", "'%s' is not a process id",
+					      argv[i]);
 	}
+	for (i = 1, ret = 0; i <= n; i++)
+		if (dump_one(strtol(argv[i], NULL, 10)))
+			ret = 1;
 	return ret;
 }

@@ -81,7 +81,7 @@ int tp_config_unknown(char *const *envp, char *msg, size_t len)
 				 best);
 		else
 			snprintf(msg, len, "%.*s is not a tprof variable and is "
-				 "ignored (README.md, \"Configuration\", lists "
+				 "ignored (docs/reference/environment.md lists "
 				 "them)", (int)n, *envp);
 		return 1;
 	}

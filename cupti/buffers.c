@@ -16,6 +16,12 @@
  * (Kineto issue #1534): there a buffer past the cap is still lent, and
  * its records are counted as dropped instead of converted ("discard").
  *
+ * A buffer's records are found (cuptiActivityGetNextRecord) as it comes
+ * back, in the completion callback, where CUPTI is alive by definition:
+ * the writer converts them later from offsets, with no CUPTI call, so
+ * nothing calls CUPTI after cuptiFinalize (finish.c), which would start
+ * it again.
+ *
  * Every buffer lent is in a table: a completed buffer tprof did not lend
  * (another CUPTI client's, once it registered its own callbacks) is never
  * written to, freed or lent again; it is counted in "foreign".
@@ -85,6 +91,8 @@ static struct tp_cbuf *new_buffer(int discard)
 		return NULL;
 	}
 	b->discard = discard;
+	b->offs = NULL;
+	b->nrec = b->offs_cap = 0;
 	if (discard)
 		return b;
 	B.allocated += TP_CUPTI_BUF_BYTES;
@@ -116,6 +124,7 @@ void CUPTIAPI tp_cupti_buffer_requested(uint8_t **buffer, size_t *size,
 	*size = 0;
 	*max_records = 0;
 	pthread_mutex_lock(&tp_cs.lock);
+	tp_cs.requested++;
 	b = B.free;
 	if (b)
 		B.free = b->next;
@@ -134,6 +143,35 @@ void CUPTIAPI tp_cupti_buffer_requested(uint8_t **buffer, size_t *size,
 		return;
 	*buffer = b->data;
 	*size = TP_CUPTI_BUF_BYTES;
+}
+
+/* The offsets of b's records; a record CUPTI cannot step over
+ * (CUPTI_ERROR_INVALID_KIND: incomplete) ends the walk, truncated. */
+static void index_records(struct tp_cbuf *b)
+{
+	CUpti_Activity *r = NULL;
+	CUptiResult rc;
+	uint32_t *v;
+
+	b->nrec = 0;
+	b->truncated = 0;
+	while ((rc = tp_cupti.get_next_record(b->data, b->valid, &r)) ==
+	       CUPTI_SUCCESS && r) {
+		if (b->nrec == b->offs_cap) {
+			size_t cap = b->offs_cap ? b->offs_cap * 2 : 1024;
+
+			v = realloc(b->offs, cap * sizeof(*v));
+			if (!v) {
+				b->truncated = 1;
+				return;
+			}
+			b->offs = v;
+			b->offs_cap = cap;
+		}
+		b->offs[b->nrec++] = (uint32_t)((uint8_t *)r - b->data);
+	}
+	if (rc != CUPTI_SUCCESS && rc != CUPTI_ERROR_MAX_LIMIT_REACHED)
+		b->truncated = 1;
 }
 
 void CUPTIAPI tp_cupti_buffer_completed(CUcontext ctx, uint32_t stream,
@@ -156,8 +194,13 @@ void CUPTIAPI tp_cupti_buffer_completed(CUcontext ctx, uint32_t stream,
 		pthread_mutex_unlock(&tp_cs.lock);
 		return;
 	}
+	tp_cs.completed++;
+	pthread_mutex_unlock(&tp_cs.lock);
+	/* Ours alone now: walked without the lock. */
 	b->valid = valid;
 	b->next = NULL;
+	index_records(b);
+	pthread_mutex_lock(&tp_cs.lock);
 	*tp_cs.queue_tail = b;
 	tp_cs.queue_tail = &b->next;
 	pthread_mutex_unlock(&tp_cs.lock);

@@ -149,18 +149,92 @@ static unsigned enable_domain(CUpti_SubscriberHandle sub,
 	return on;
 }
 
+/* ---- modules unloaded ----
+ *
+ * Kernel names die with their module: records naming them are flushed
+ * and converted before it goes (finish.c). That flush is made in the
+ * enter callback of the call that unloads, an API callback: never in
+ * CUPTI's RESOURCE callback for the unload (MODULE_UNLOAD_STARTING),
+ * where cupti_activity.h forbids cuptiActivityFlushAll ("Do not call
+ * this function from activity buffer callbacks or any other
+ * non-API-trace callbacks, including callbacks related to resource").
+ * The calls that unload: the driver's cuModuleUnload and cuLibraryUnload
+ * (what a JIT, a static runtime in cuBLAS, cuDNN or NCCL at its exit,
+ * and the shared runtime underneath, call), the runtime's
+ * cudaLibraryUnload, and CUDA 13's __cudaUnregisterFatBinary (a runtime
+ * API call from 13.0: the runtime's own unload at exit). */
+static const struct {
+	int rt;
+	const char *name;	/* without the version suffix */
+} unloads[] = {
+	{ 0, "cuModuleUnload" }, { 0, "cuLibraryUnload" },
+	{ 1, "cudaLibraryUnload" }, { 1, "__cudaUnregisterFatBinary" },
+};
+static unsigned char rt_unload[RT_N], drv_unload[DRV_N];
+
+static int unload_name(int rt, const char *name)
+{
+	size_t n;
+	unsigned i;
+
+	for (i = 0; i < sizeof(unloads) / sizeof(unloads[0]); i++) {
+		n = strlen(unloads[i].name);
+		if (unloads[i].rt == rt && !strncmp(name, unloads[i].name, n) &&
+		    (!name[n] || (name[n] == '_' && name[n + 1] == 'v')))
+			return 1;
+	}
+	return 0;
+}
+
+/* By name, as the loaded CUPTI gives them (ids differ across versions). */
+static unsigned enable_unloads(CUpti_SubscriberHandle sub)
+{
+	CUpti_CallbackDomain doms[2] = { CUPTI_CB_DOMAIN_RUNTIME_API,
+					 CUPTI_CB_DOMAIN_DRIVER_API };
+	unsigned d, cbid, on = 0, n;
+	const char *name;
+
+	for (d = 0; d < 2; d++) {
+		int rt = doms[d] == CUPTI_CB_DOMAIN_RUNTIME_API;
+
+		n = rt ? CUPTI_RUNTIME_TRACE_CBID_SIZE :
+			 CUPTI_DRIVER_TRACE_CBID_SIZE;
+		for (cbid = 1; cbid < n + NAME_MISSES &&
+			       cbid < (rt ? RT_N : DRV_N); cbid++) {
+			name = NULL;
+			if (tp_cupti.get_callback_name(doms[d], cbid, &name) !=
+			    CUPTI_SUCCESS || !name || !unload_name(rt, name))
+				continue;
+			(rt ? rt_unload : drv_unload)[cbid] = 1;
+			if (tp_cupti.enable_callback(1, sub, doms[d], cbid) ==
+			    CUPTI_SUCCESS)
+				on++;
+		}
+	}
+	return on;
+}
+
+/* The outermost unload of this thread (the runtime's unload makes the
+ * driver's) flushes, once. */
+static __thread unsigned unloading;
+
+static void on_unload(int rt, CUpti_CallbackId cbid, int site)
+{
+	if (!(rt ? rt_unload : drv_unload)[cbid])
+		return;
+	if (site == CUPTI_API_ENTER && !unloading++)
+		tp_cupti_module_unloading();
+	else if (site == CUPTI_API_EXIT && unloading)
+		unloading--;
+}
+
 unsigned tp_cupti_enable_callbacks(CUpti_SubscriberHandle sub)
 {
 	unsigned on;
 
 	on = enable_domain(sub, CUPTI_CB_DOMAIN_RUNTIME_API, RT_N) +
-	     enable_domain(sub, CUPTI_CB_DOMAIN_DRIVER_API, DRV_N);
-	/* Kernel names die with their module: records naming them are
-	 * converted before it goes (finish.c). */
-	if (tp_cupti.enable_callback(1, sub, CUPTI_CB_DOMAIN_RESOURCE,
-				     CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING) ==
-	    CUPTI_SUCCESS)
-		on++;
+	     enable_domain(sub, CUPTI_CB_DOMAIN_DRIVER_API, DRV_N) +
+	     enable_unloads(sub);
 	tp_api_register(TP_CUPTI_RUNTIME_TABLE, rt_apis, RT_N);
 	tp_api_register(TP_CUPTI_DRIVER_TABLE, drv_apis, DRV_N);
 	return on;
@@ -199,8 +273,14 @@ static void on_api(struct tp_thread *t, int rt, CUpti_CallbackId cbid,
 
 	if (d->callbackSite == CUPTI_API_ENTER) {
 		*d->correlationData = 0;
+		/* The hooked call's id: its runtime callback's, else its
+		 * first driver callback's. A libcudart newer than the
+		 * loaded CUPTI (a pip cudart 12.8 beside a toolkit CUPTI
+		 * 12.6) reports calls CUPTI has no id for, __cudaLaunchKernel
+		 * among them: CUPTI then sees only the driver call inside,
+		 * and the GPU work carries that call's id. */
 		if (t->in_hook) {
-			if (rt && !t->corr)
+			if (!t->corr)
 				t->corr = d->correlationId;
 			return;
 		}
@@ -274,17 +354,13 @@ void CUPTIAPI tp_cupti_on_callback(void *userdata, CUpti_CallbackDomain dom,
 	int rt = dom == CUPTI_CB_DOMAIN_RUNTIME_API;
 
 	(void)userdata;
-	if (dom == CUPTI_CB_DOMAIN_RESOURCE &&
-	    cbid == CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING) {
-		tp_cupti_module_unloading();
-		return;
-	}
 	if (!rt && dom != CUPTI_CB_DOMAIN_DRIVER_API)
 		return;
 	if (cbid >= (rt ? RT_N : DRV_N) || !d)
 		return;
 	if (d->callbackSite == CUPTI_API_ENTER)
 		count_enter(rt, cbid);
+	on_unload(rt, cbid, d->callbackSite);
 	t = tp_self;
 	if (!t)
 		t = tp_thread_attach();

@@ -21,17 +21,22 @@
 #include "session/session.h"
 #include "record/thread.h"
 #include "session/timeline.h"
+#include "clockmap.h"
 #include "collect.h"
 #include "devices.h"
 #include "tracks.h"
 
 #define FLUSH_CYCLES 4
-/* Device-side buffers for GPU timestamps: 4 MB each (about 125k ops in
- * flight, CUPTI's default is 3.2 MB), at most 32 per context (default
- * 250): at most 128 MB of the program's device memory per context
- * however long the run, where the default could take 800 MB. */
-#define DEVICE_BUFFER_BYTES (4u << 20)
-#define DEVICE_BUFFER_POOL 32
+/* Device-side buffers for GPU timestamps: CUPTI's defaults, untouched
+ * (3.2 MB each, at most 250 per context). tprof once capped the pool at
+ * 32 x 4 MB to bound the program's device memory (128 MB per context
+ * instead of up to 800 MB), but cupti_activity.h says a bigger pool
+ * "helps in timestamp collection" for programs with a high rate of
+ * launches, and with CUDA graphs on 13.0.85 timestamps went zero after
+ * ~0.9 M records at a pool limit of 8 (parca-dev/parcagpu#23): the
+ * memory is the price of times that are there. CUPTI allocates a pool
+ * buffer only when the ones in use are full of records not yet read
+ * back, so a program keeping up uses a few (3 are pre-allocated). */
 /* Records further than this outside the trace's span are not placed. */
 #define CLOCK_SLACK_NS 60000000000ll
 
@@ -57,13 +62,16 @@ struct sorted {
 	const CUpti_Activity *r;
 };
 
-/* CUPTI's clock is the hooks' tick counter: GPU times are mapped to the
- * trace by the very function that maps CPU events (tp_trace_ns), so the
- * two timelines cannot drift apart. CUPTI converts GPU timestamps into
- * whatever monotonic unit this returns (Kineto does the same with TSC). */
+/* CUPTI's clock: nanoseconds (cupti_activity.h: "The returned timestamp
+ * must be in nanoseconds"), a fixed linear function of the hooks' tick
+ * counter (convert.c), so GPU times are mapped to the trace by the very
+ * function that maps CPU events (tp_trace_ns) and the two timelines
+ * cannot drift apart. Registered on every CUPTI version, as Kineto does
+ * from CUDA 11.6: CUPTI's own clock would be CLOCK_REALTIME, which NTP
+ * steps move. */
 static uint64_t CUPTIAPI timestamp_now(void)
 {
-	return tp_ticks();
+	return tp_cupti_ns_now();
 }
 
 static void take(int final)
@@ -76,6 +84,8 @@ static void take(int final)
 	if (state == TP_CUPTI_ON &&
 	    (final || ++C.cycle % FLUSH_CYCLES == 0))
 		tp_cupti_flush(final);
+	if (__atomic_exchange_n(&tp_cs.check_buffers, 0, __ATOMIC_ACQ_REL))
+		tp_cupti_check_buffers();
 	list = tp_cupti_buffers_take();
 	for (tail = &C.fresh; *tail; tail = &(*tail)->next)
 		;
@@ -139,68 +149,59 @@ static int collect_record(const CUpti_Activity *r)
 	return 0;
 }
 
-/* Every record of the batch; a buffer whose records stop before its
- * valid end (an incomplete record: CUPTI_ERROR_INVALID_KIND) is counted
- * as truncated. */
+/* Every record of the batch, from the offsets found when CUPTI handed
+ * each buffer back (buffers.c): no CUPTI call here, so none after
+ * cuptiFinalize. A buffer whose records stopped before its valid end (an
+ * incomplete record: CUPTI_ERROR_INVALID_KIND) is counted as truncated. */
 static void collect_list(struct tp_cbuf *list)
 {
 	struct tp_cupti_counts *n = tp_cupti_counts_w();
-	CUpti_Activity *r;
 	struct tp_cbuf *cb;
-	CUptiResult rc;
+	size_t i;
 
 	for (cb = list; cb; cb = cb->next) {
-		uint64_t discarded = 0;
-
-		r = NULL;
-		while ((rc = tp_cupti.get_next_record(cb->data, cb->valid,
-						      &r)) == CUPTI_SUCCESS &&
-		       r) {
-			if (cb->discard)
-				discarded++;
-			else if (collect_record(r) < 0)
-				n->unplaced++;
-		}
-		if (discarded) {
+		if (cb->discard && cb->nrec) {
 			pthread_mutex_lock(&tp_cs.lock);
-			tp_cs.dropped += discarded;
-			tp_cs.discarded += discarded;
+			tp_cs.dropped += cb->nrec;
+			tp_cs.discarded += cb->nrec;
 			pthread_mutex_unlock(&tp_cs.lock);
 		}
-		if (rc != CUPTI_SUCCESS && rc != CUPTI_ERROR_MAX_LIMIT_REACHED)
+		for (i = 0; !cb->discard && i < cb->nrec; i++)
+			if (collect_record((const CUpti_Activity *)
+					   (cb->data + cb->offs[i])) < 0)
+				n->unplaced++;
+		if (cb->truncated)
 			n->truncated++;
 	}
 }
 
 /* Without tprof's timestamp callback, records are in CUPTI's own
- * clock (nanoseconds): its offset to the trace's Unix time is read
- * again for each batch, so a rate that differs from the ticks' mapping
- * by parts per million moves nothing by more than a batch's worth. */
-static void cupti_clock(void)
+ * clock (nanoseconds): a batch with records is converted with the line
+ * through the samples of the last batches, one taken now, after every
+ * record of the batch (clockmap.h). */
+static void cupti_clock(int sample)
 {
-	uint64_t c0 = 0, c1 = 0, t;
+	struct tp_cclock_line l;
 
 	if (tp_cs.raw_ts)
 		return;
-	if (tp_cupti_clock_pinned(&c0, &t)) {
-		tp_cupti_convert_offset((int64_t)(tp_clock_to_unix(&tp_tl.map,
-								   t) - c0));
-		return;
-	}
-	if (tp_cupti.get_timestamp(&c0) != CUPTI_SUCCESS)
-		return;
-	t = tp_clock_to_unix(&tp_tl.map, tp_ticks());
-	if (tp_cupti.get_timestamp(&c1) != CUPTI_SUCCESS)
-		return;
-	tp_cupti_convert_offset((int64_t)(t - (c0 + (c1 - c0) / 2)));
+	/* Once finalized, any CUPTI call would start it again: the line
+	 * stays as the samples before made it. */
+	if (sample && __atomic_load_n(&tp_cs.finalized, __ATOMIC_RELAXED) != 1)
+		tp_cclock_sample();
+	tp_cclock_line(&tp_tl.map, &l);
+	tp_cupti_convert_line(&l);
 }
 
-static void set_window(void)
+static void set_window(int records)
 {
 	int64_t lo = (int64_t)(tp_sess.anchor.unix_ns -
 			       (uint64_t)tp_sess.base_ns);
 
-	cupti_clock();
+	/* No CUPTI call once it is finalized: the line stays as the
+	 * samples before made it. */
+	cupti_clock(tp_cupti_calls_begin() && records);
+	tp_cupti_calls_end();
 	tp_cupti_convert_window(lo - CLOCK_SLACK_NS,
 				tp_trace_ns(tp_ticks()) + CLOCK_SLACK_NS);
 }
@@ -215,7 +216,7 @@ static uint64_t convert_list(struct tp_buf *b, const struct tp_clock_map *m,
 	collect_list(list);
 	if (C.n)	/* C.v is NULL until a record came */
 		qsort(C.v, C.n, sizeof(*C.v), by_start);
-	set_window();
+	set_window(C.n > 0);
 	for (i = 0; i < C.n; i++) {
 		n += tp_cupti_convert(b, m, C.v[i].r);
 		flush();
@@ -258,7 +259,8 @@ static void put_counts(struct tp_buf *b, const struct tp_cupti_counts *n)
 		K("memcpys", memcpys), K("memsets", memsets),
 		K("syncs", syncs), K("memory", memory),
 		K("overhead", overhead), K("zero_timestamps", zero_ts),
-		K("shifted", shifted), K("overlapped", overlapped),
+		K("shifted", shifted), K("shifted_max_ns", shifted_max_ns),
+		K("overlapped", overlapped),
 		K("late", late), K("unclocked", unclocked),
 		K("unplaced", unplaced), K("truncated_buffers", truncated),
 		K("unlinked", unlinked), K("unknown_records", unknown),
@@ -295,6 +297,21 @@ static void put_client(struct tp_buf *b)
 	tp_json_us(b, (int64_t)(at * 1e9));
 }
 
+/* How CUPTI's own clock was mapped (clockmap.h): samples taken, those
+ * rejected, and the widest bracket the current line rests on. */
+static void put_clock(struct tp_buf *b)
+{
+	struct tp_cclock_stats st;
+
+	tp_cclock_get_stats(&tp_tl.map, &st);
+	tp_buf_lit(b, ", \"clock_samples\": ");
+	tp_json_u64(b, st.samples);
+	tp_buf_lit(b, ", \"clock_rejected\": ");
+	tp_json_u64(b, st.rejected);
+	tp_buf_lit(b, ", \"clock_bracket_ns\": ");
+	tp_json_u64(b, st.widest_used_ns);
+}
+
 static void put_stats(struct tp_buf *b)
 {
 	tp_buf_lit(b, ",\n \"cupti\": {\"state\": ");
@@ -319,6 +336,7 @@ static void put_stats(struct tp_buf *b)
 	tp_buf_lit(b, ", \"stopped_why\": ");
 	tp_json_str(b, tp_cs.stopped_why ? tp_cs.stopped_why : "");
 	put_client(b);
+	put_clock(b);
 	put_counts(b, tp_cupti_counts());
 	tp_buf_lit(b, ",\n  \"dropped\": ");
 	pthread_mutex_lock(&tp_cs.lock);
@@ -337,6 +355,20 @@ static void put_stats(struct tp_buf *b)
 	tp_buf_lit(b, ", \"buffer_mb\": ");
 	tp_json_u64(b, tp_cs.cap >> 20);
 	tp_buf_char(b, '}');
+}
+
+/* GPU ops whose times, mapped, put them before the call that launched
+ * them: moved to its start, and said. */
+static void before_launch(char *s, size_t len, const struct tp_cupti_counts *n)
+{
+	size_t at = strlen(s);
+
+	if (!n->shifted || at >= len)
+		return;
+	snprintf(s + at, len - at, "; %llu GPU ops started before their "
+		 "launch call (moved to it, by up to %.1f us: GPU times are "
+		 "off by as much)", (unsigned long long)n->shifted,
+		 (double)n->shifted_max_ns / 1e3);
 }
 
 /* Lost: what CUPTI dropped, records without timestamps (work still
@@ -365,6 +397,7 @@ static void exit_note(char *s, size_t len)
 		 (unsigned long long)n->unclocked,
 		 (unsigned long long)n->truncated, (unsigned long long)never);
 	pthread_mutex_unlock(&tp_cs.lock);
+	before_launch(s, len, n);
 }
 
 static uint64_t dropped_records(void)
@@ -435,7 +468,8 @@ static int subscribe(void)
 			"names it", tp_cupti_result(r));
 		return -1;
 	}
-	if (tp_cupti_client_first(why, sizeof(why))) {
+	if (tp_cupti_client_first(why, sizeof(why)) ||
+	    tp_cupti_client_unseen(why, sizeof(why))) {
 		degrade("%s", why);
 		return -1;
 	}
@@ -455,20 +489,6 @@ static int subscribe(void)
 		"nvidia-smi lists a GPU and CUDA_VISIBLE_DEVICES names it",
 		tp_cupti_result(r));
 	return -1;
-}
-
-/* Before CUDA makes a context (the attributes apply to new ones); a
- * CUPTI that does not know one is left with its default. */
-static void set_device_buffers(void)
-{
-	size_t v = DEVICE_BUFFER_BYTES, len = sizeof(v);
-
-	tp_cupti.set_attribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, &len,
-			       &v);
-	v = DEVICE_BUFFER_POOL;
-	len = sizeof(v);
-	tp_cupti.set_attribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_POOL_LIMIT,
-			       &len, &v);
 }
 
 /* CUPTI versions with known bugs (NVIDIA's release notes). 0 when
@@ -505,14 +525,6 @@ static int other_tool(char *why, size_t len)
 	return 1;
 }
 
-/* CUPTI 12.6 Update 2 through 13.0.x give kernels zero timestamps when a
- * timestamp callback is registered (fixed in 13.1): there tprof maps
- * CUPTI's own clock instead (convert.c). */
-static int timestamp_callback_ok(uint32_t v)
-{
-	return !((v >= 24 && v <= 28) || (v >= 130000 && v < 130100));
-}
-
 static void start_once(void)
 {
 	struct tp_thread *self = tp_self;
@@ -524,32 +536,39 @@ static void start_once(void)
 	tp_writer_set_gpu(&source);
 	/* CUPTI's own start-up calls record nothing. */
 	tp_self = tp_thread_internal();
+	/* Before libcupti is even loaded: its constructors and threads
+	 * are the other tool's business. */
+	if (other_tool(why, sizeof(why))) {
+		degrade("%s", why);
+		goto out;
+	}
 	if (tp_cupti_load(&tp_sess.cfg, tp_cs.lib, sizeof(tp_cs.lib),
 			  &tp_cs.version, why, sizeof(why)) < 0) {
 		degrade("%s", why);
 		goto out;
 	}
-	if (version_gate(tp_cs.version, why, sizeof(why)) < 0 ||
-	    other_tool(why, sizeof(why))) {
+	if (version_gate(tp_cs.version, why, sizeof(why)) < 0) {
 		degrade("%s", why);
 		goto out;
 	}
 	if (subscribe() < 0)
 		goto out;
-	/* Before any kind is enabled, so every record uses it. */
-	if (timestamp_callback_ok(tp_cs.version))
-		tp_cs.raw_ts = tp_cupti.register_timestamp(timestamp_now) ==
-			       CUPTI_SUCCESS;
-	else
-		tp_info("CUPTI %u: no timestamp callback (zero kernel "
-			"timestamps with one before 13.1); CUPTI's clock is "
-			"mapped", tp_cs.version);
+	/* Before any kind is enabled, so every record uses it. On every
+	 * version: tprof once skipped it on 12.6 Update 2 - 13.0.x for a
+	 * zero-timestamp bug no NVIDIA note or Kineto issue documents
+	 * (docs/design/cupti-rules.md); such records are counted, never
+	 * placed, should a CUPTI have it. */
+	tp_cupti_ns_init();
+	tp_cs.raw_ts = tp_cupti.register_timestamp(timestamp_now) ==
+		       CUPTI_SUCCESS;
 	if (tp_cs.multi && !tp_cs.raw_ts)
 		tp_info("CUPTI %u: the timestamp callback is process-wide "
 			"before 13.4 and may be the program's profiler's: "
 			"CUPTI's clock is mapped", tp_cs.version);
 	tp_cupti_convert_init(tp_cs.raw_ts);
-	set_device_buffers();
+	/* The first sample of CUPTI's clock, for the line's span. */
+	if (!tp_cs.raw_ts)
+		tp_cclock_sample();
 	r = tp_cupti.register_callbacks(tp_cupti_buffer_requested,
 					tp_cupti_buffer_completed);
 	if (r != CUPTI_SUCCESS) {
@@ -601,4 +620,5 @@ void tp_cupti_after_fork(void)
 	tp_cupti_buffers_reset();
 	tp_track_reset();
 	tp_devices_reset();
+	tp_cclock_reset();
 }

@@ -18,6 +18,12 @@ struct tp_cbuf {
 	uint8_t *data;
 	size_t valid;
 	int discard;	/* lent past the cap: its records are counted only */
+	/* Its records, found with cuptiActivityGetNextRecord when CUPTI
+	 * handed it back (buffers.c): the writer reads them without calling
+	 * CUPTI, which may have been finalized by then. */
+	uint32_t *offs;
+	size_t nrec, offs_cap;
+	int truncated;	/* the records stopped before the valid end */
 };
 
 struct tp_cupti_state {
@@ -35,6 +41,10 @@ struct tp_cupti_state {
 	struct tp_cbuf *queue, **queue_tail;
 	size_t cap;
 	uint64_t refused, dropped, buffers, foreign, discarded;
+	uint64_t requested, completed;	/* tprof's own, for handover.c */
+	/* A forced flush of tprof's ran (finish.c): the writer checks that
+	 * every buffer lent came back (tp_cupti_check_buffers). */
+	int check_buffers;
 	/* finish.c */
 	int finalized;		/* 1: finalized, 2: disabled only (graphs) */
 	uint64_t stopped_at_ns;	/* trace time GPU collection stopped, 0 */
@@ -80,13 +90,23 @@ int tp_cupti_hand_over(const char *who, const uint32_t *client_kinds);
 int tp_cupti_multi_subscribe(CUpti_CallbackFunc cb, CUptiResult *r,
 			     char *other, size_t olen);
 
-/* The offset of CUPTI's clock, pinned (hand-over on 13.3: the client's
- * timestamp callback is about to change CUPTI's unit); 1 when pinned. */
+/* CUPTI's clock mapping, kept as it is from now on (hand-over on 13.3:
+ * the client's timestamp callback is about to change CUPTI's unit). */
 void tp_cupti_clock_pin(void);
-int tp_cupti_clock_pinned(uint64_t *cupti, uint64_t *ticks);
+
+/* finish.c: CUPTI may be called from outside a callback (not once
+ * cuptiFinalize ran); the detach cannot finalize until _end. */
+int tp_cupti_calls_begin(void);
+void tp_cupti_calls_end(void);
+/* handover.c, by the writer after a forced flush of tprof's: buffers lent
+ * and not handed back went to another client's callbacks. */
+void tp_cupti_check_buffers(void);
 
 /* handover.c */
 int tp_cupti_client_first(char *why, size_t len);
+/* A client that calls libcupti through its own handle registered buffer
+ * callbacks before tprof started: 1 with why. */
+int tp_cupti_client_unseen(char *why, size_t len);
 const char *tp_cupti_client(double *at_s);
 /* The client registered a timestamp callback. */
 int tp_cupti_client_clock(void);

@@ -7,9 +7,10 @@
  * (written with the first op of that correlation) and an "f" per op.
  *
  * An op's duration is always its record's end - start. Its times come
- * from tprof's own tick clock (CUPTI's timestamp callback returns the
- * ticks the hooks read, and both go through tp_trace_ns), so they need no
- * correction; what is done anyway is counted: an op that starts before
+ * from tprof's own tick clock (CUPTI's timestamp callback returns
+ * nanoseconds, a fixed linear function of the ticks the hooks read, and
+ * both go through tp_trace_ns), so they need no correction; what is done
+ * anyway is counted: an op that starts before
  * its launch call is moved whole to the call's start ("shifted"), an op
  * that overlaps another of its track goes to the next lane of the track
  * ("overlapped", tracks.h), a record whose time is far outside the trace
@@ -19,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "capture/capture.h"
 #include "record/corrmap.h"
@@ -26,6 +28,7 @@
 #include "summary/proc_summary.h"
 #include "session/session.h"
 #include "stacks/symbols.h"
+#include "clockmap.h"
 #include "cupti.h"
 #include "devices.h"
 #include "tracks.h"
@@ -50,7 +53,7 @@ static struct {
 	size_t rawlen;
 } names[NAMES];
 static int64_t clock_lo = INT64_MIN, clock_hi = INT64_MAX;
-static int64_t cupti_offset;	/* CUPTI's clock to Unix time */
+static struct tp_cclock_line cupti_line;	/* CUPTI's clock to Unix */
 
 void tp_cupti_convert_init(int raw_timestamps)
 {
@@ -68,13 +71,74 @@ struct tp_cupti_counts *tp_cupti_counts_w(void)
 	return &N;
 }
 
-/* With tprof's timestamp callback, t is in the hooks' ticks and goes
- * through the same mapping as every CPU event; else it is in CUPTI's own
- * clock, moved by the offset collect.c measures. */
+/* tprof's timestamp callback returns nanoseconds, as cupti_activity.h
+ * asks ("The returned timestamp must be in nanoseconds"), from ONE fixed
+ * linear function of the hooks' ticks, set before the callback is
+ * registered: ns = ns0 + (ticks - t0) * mult / 2^48 (the identity when
+ * the ticks are CLOCK_MONOTONIC_RAW ns already). A record's time goes
+ * back to ticks through its exact inverse (16 fractional bits kept) and
+ * then through the same mapping as every CPU event, so the two
+ * timelines cannot drift apart (test_gpu_tracks.c). */
+static struct {
+	uint64_t t0, ns0, mult;
+} K = { 0, 0, 1ull << TP_CLOCK_SHIFT };
+
+void tp_cupti_ns_init(void)
+{
+	struct timespec ms = { 0, 1000000 };
+	struct tp_clock_point a, b;
+
+	if (!tp_clock_use_tsc)
+		return;
+	a = tp_clock_sample();
+	nanosleep(&ms, NULL);
+	b = tp_clock_sample();
+	if (b.ticks <= a.ticks || b.raw_ns <= a.raw_ns)
+		return;
+	K.mult = (uint64_t)((((unsigned __int128)(b.raw_ns - a.raw_ns)
+			      << TP_CLOCK_SHIFT) + (b.ticks - a.ticks) / 2) /
+			    (b.ticks - a.ticks));
+	K.t0 = a.ticks;
+	K.ns0 = a.raw_ns;
+}
+
+uint64_t tp_cupti_ns_now(void)
+{
+	uint64_t t = tp_ticks();
+	unsigned __int128 d;
+
+	if (t >= K.t0) {
+		d = (unsigned __int128)(t - K.t0) * K.mult;
+		return K.ns0 + (uint64_t)(d >> TP_CLOCK_SHIFT);
+	}
+	d = (unsigned __int128)(K.t0 - t) * K.mult;
+	return K.ns0 - (uint64_t)(d >> TP_CLOCK_SHIFT);
+}
+
+/* The callback's ns as Unix ns through the trace's map m: ticks with 16
+ * fractional bits, then m's line, rounded once. */
+static uint64_t ns_to_unix(const struct tp_clock_map *m, uint64_t ns)
+{
+	const __int128 half = (__int128)1 << (TP_CLOCK_SHIFT + 15);
+	const __int128 far = (__int128)1 << 50;	/* 13 days: unclocked */
+	__int128 dns = (__int128)(int64_t)(ns - K.ns0), q, d;
+
+	if (dns > far || dns < -far)
+		dns = dns > 0 ? far : -far;
+	q = (dns * ((__int128)1 << (TP_CLOCK_SHIFT + 16))) / (__int128)K.mult;
+	d = ((__int128)K.t0 << 16) + q - ((__int128)m->base_ticks << 16);
+	d = d * (__int128)m->mult;
+	d = d >= 0 ? (d + half) >> (TP_CLOCK_SHIFT + 16) :
+		     -((-d + half) >> (TP_CLOCK_SHIFT + 16));
+	return m->base_ns + (uint64_t)(int64_t)d + (uint64_t)m->unix_offset;
+}
+
+/* With tprof's timestamp callback, t is in its ns (above); else in
+ * CUPTI's own clock, mapped by the line collect.c fits (clockmap.h). */
 static int64_t rel_ns(const struct tp_clock_map *m, uint64_t t)
 {
-	uint64_t unix_ns = raw_ts ? tp_clock_to_unix(m, t) :
-				    t + (uint64_t)cupti_offset;
+	uint64_t unix_ns = raw_ts ? ns_to_unix(m, t) :
+				    (uint64_t)tp_cclock_unix(&cupti_line, t);
 
 	return (int64_t)(unix_ns - (uint64_t)tp_sess.base_ns);
 }
@@ -84,9 +148,9 @@ int64_t tp_cupti_trace_ns(const struct tp_clock_map *m, uint64_t t)
 	return rel_ns(m, t);
 }
 
-void tp_cupti_convert_offset(int64_t to_unix_ns)
+void tp_cupti_convert_line(const struct tp_cclock_line *l)
 {
-	cupti_offset = to_unix_ns;
+	cupti_line = *l;
 }
 
 void tp_cupti_convert_window(int64_t lo_ns, int64_t hi_ns)
@@ -274,7 +338,11 @@ static struct tp_track *place(const struct tp_clock_map *m, uint32_t pid,
 		N.unclocked++;
 		return NULL;
 	}
+	/* No op starts before the call that launched it: a clock mapping
+	 * that says otherwise is wrong by at least that much. */
 	if (launch && *s < launch->ts_ns) {
+		if ((uint64_t)(launch->ts_ns - *s) > N.shifted_max_ns)
+			N.shifted_max_ns = (uint64_t)(launch->ts_ns - *s);
 		*e += launch->ts_ns - *s;
 		*s = launch->ts_ns;
 		N.shifted++;
@@ -713,6 +781,10 @@ uint64_t tp_cupti_convert(struct tp_buf *b, const struct tp_clock_map *m,
 		return overhead3(b, m, (const CUpti_ActivityOverhead3 *)r);
 	case CUPTI_ACTIVITY_KIND_DEVICE:
 		tp_device_note((const CUpti_ActivityDevice5 *)r);
+		/* the report's "memory near capacity" */
+		tp_psum_device_memory(((const CUpti_ActivityDevice5 *)r)->id,
+				      (int64_t)((const CUpti_ActivityDevice5 *)
+						r)->globalMemorySize);
 		return 0;
 	case CUPTI_ACTIVITY_KIND_CONTEXT: {
 		const CUpti_ActivityContext3 *c = (const void *)r;

@@ -47,6 +47,9 @@ struct tp_cupti_fns {
 	CUptiResult (*set_attribute)(CUpti_ActivityAttribute, size_t *,
 				     void *);
 	CUptiResult (*get_timestamp)(uint64_t *);
+	/* Optional (NULL when the library lacks it; every CUPTI 12.6-13.x
+	 * header declares it). */
+	CUptiResult (*enable_and_dump)(CUpti_ActivityKind);
 };
 
 extern struct tp_cupti_fns tp_cupti;
@@ -107,6 +110,7 @@ struct tp_cupti_counts {
 	uint64_t records, kernels, memcpys, memsets, syncs, memory, overhead;
 	uint64_t zero_ts, unlinked, unknown;
 	uint64_t shifted;	/* moved whole to start at their launch */
+	uint64_t shifted_max_ns;	/* the most one of them was moved */
 	uint64_t overlapped;	/* on a second lane of their track */
 	uint64_t late;		/* older than their track remembers */
 	uint64_t unclocked;	/* a time outside the trace's clock */
@@ -115,10 +119,16 @@ struct tp_cupti_counts {
 };
 
 void tp_cupti_convert_init(int raw_timestamps);
+/* tprof's timestamp callback's clock: nanoseconds, a fixed linear
+ * function of the hooks' ticks (set once, before registering it). */
+void tp_cupti_ns_init(void);
+uint64_t tp_cupti_ns_now(void);
 /* The trace time of a record's timestamp (ns from the trace base). */
 int64_t tp_cupti_trace_ns(const struct tp_clock_map *m, uint64_t t);
-/* Without tprof's timestamp callback: CUPTI's clock + this = Unix ns. */
-void tp_cupti_convert_offset(int64_t to_unix_ns);
+/* Without tprof's timestamp callback: CUPTI's clock to Unix ns, for the
+ * next batch (clockmap.h). */
+struct tp_cclock_line;
+void tp_cupti_convert_line(const struct tp_cclock_line *l);
 /* Times a record may have, in ns from the trace base; outside: not
  * placed, counted in unclocked. */
 void tp_cupti_convert_window(int64_t lo_ns, int64_t hi_ns);

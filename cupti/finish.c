@@ -89,6 +89,20 @@ static void stop(const char *why)
 	__atomic_store_n(&tp_cs.state, TP_CUPTI_STOPPED, __ATOMIC_RELEASE);
 }
 
+/* Not once cuptiFinalize ran (1), or was called and failed (-1): any
+ * CUPTI call would start CUPTI again, which crashes with CUDA graphs
+ * alive (PyTorch PR #112507). The writer then uses only what it has. */
+int tp_cupti_calls_begin(void)
+{
+	pthread_mutex_lock(&calls);
+	return tp_cs.finalized != 1 && tp_cs.finalized != -1;
+}
+
+void tp_cupti_calls_end(void)
+{
+	pthread_mutex_unlock(&calls);
+}
+
 /* The writer's periodic flush; final: the trace ends (kinds disabled
  * first, then a forced flush: Kineto's order). */
 void tp_cupti_flush(int final)
@@ -101,6 +115,8 @@ void tp_cupti_flush(int final)
 	tp_cupti.flush_all(final ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
 	if (!final)
 		goto out;
+	if (!tp_cs.multi)
+		__atomic_store_n(&tp_cs.check_buffers, 1, __ATOMIC_RELEASE);
 	tp_cupti_count_dropped();
 	stop("the trace ended");
 out:
@@ -113,7 +129,13 @@ out:
 
 /* CUPTI's kernel names belong to their module: before it goes, what
  * CUPTI holds is flushed and the writer converts it (names copied); the
- * unloading thread waits for that, a writer cycle or so. */
+ * unloading thread waits for that, a writer cycle or so. Called in the
+ * enter callback of the unloading API call (callbacks.c), where
+ * cuptiActivityFlushAll is allowed; never from CUPTI's RESOURCE callback
+ * for the unload, where it is not. A flush of 0 hands back only buffers
+ * whose records are complete: a kernel of the module still running then
+ * keeps its buffer, and its name may be gone when it comes (the unload
+ * itself waits for the module's work, the flush cannot). */
 void tp_cupti_module_unloading(void)
 {
 	if (__atomic_load_n(&tp_cs.state, __ATOMIC_ACQUIRE) != TP_CUPTI_ON)
@@ -266,6 +288,8 @@ static void detach_flush(void)
 {
 	tp_cupti_disable_kinds();
 	tp_cupti.flush_all(forced_flush());
+	if (!tp_cs.multi)
+		__atomic_store_n(&tp_cs.check_buffers, 1, __ATOMIC_RELEASE);
 	tp_cupti_count_dropped();
 	stop("the last recording window ended");
 	flushed = 1;

@@ -1,13 +1,34 @@
 /* cupti/: the CUPTI client: GPU activity, API callbacks, devices, GPU
  * tracks; on util/ .. output/. */
 /* Sharing CUPTI with the program's own profiler (torch.profiler's Kineto,
- * nsys, compute-sanitizer).
+ * XLA's profiler, nsys, compute-sanitizer).
  *
- * Kineto never calls cuptiSubscribe: it registers process-wide buffer
- * and timestamp callbacks and enables activity kinds, which silently
- * replace tprof's (or are replaced by them). tprof is preloaded, so the
+ * Kineto collects without cuptiSubscribe: it registers process-wide
+ * buffer and timestamp callbacks and enables activity kinds, which
+ * silently replace tprof's (or are replaced by them). It subscribes only
+ * in its teardown path (TEARDOWN_CUPTI=1: CuptiCallbackApi's
+ * initCallbackApi, to call cuptiFinalize from an API exit callback) and
+ * when it re-enables callbacks after that. tprof is preloaded, so the
  * program's calls of those entry points reach these definitions first:
  * the moment another client acts, tprof knows.
+ *
+ * A client that calls libcupti through a handle of its own (dlopen and
+ * dlsym, as XLA's profiler does through TSL's CUPTI stub) reaches none of
+ * these. What tprof sees of it instead:
+ *  - it subscribed first: tprof's cuptiSubscribe fails with
+ *    CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED (collect.c);
+ *  - it registered buffer callbacks first: cuptiActivityFlushAll, which
+ *    returns CUPTI_ERROR_INVALID_OPERATION while no one has
+ *    (cupti_activity.h), succeeds when tprof probes it at start
+ *    (tp_cupti_client_unseen): tprof leaves CUPTI to it;
+ *  - it replaced tprof's buffer callbacks mid-run: every forced flush of
+ *    tprof's (the last window's end, exit) must hand back every buffer
+ *    tprof lent; those that do not come back went to the client's
+ *    callbacks (tp_cupti_check_buffers): tprof says so, once, and the
+ *    trace names it ("other_client").
+ *  - it subscribes after tprof: its cuptiSubscribe fails (CUPTI before
+ *    13.3 allows one subscriber), and it backs off (XLA's tracer does
+ *    not enable activity then).
  *
  *  - tprof collecting: it hands over before the client's call goes on:
  *    disables the kinds it enabled that the client did not, forces a
@@ -151,6 +172,45 @@ int tp_cupti_client_first(char *why, size_t len)
 	snprintf(why, len, "%s was using CUPTI before tprof started it "
 		 "(at %.1f s), and is never displaced", H.who, H.at_s);
 	return 1;
+}
+
+#define OWN_HANDLE "another CUPTI client (through its own libcupti handle)"
+
+/* Before tprof registers its buffer callbacks: a flush succeeds only if
+ * someone registered theirs (CUPTI_ERROR_INVALID_OPERATION otherwise,
+ * cupti_activity.h). A plain flush: what it hands back goes to that
+ * client's callbacks, as its own flushes would. Not among several
+ * subscribers (13.3+): there a client first is no reason to stay off. */
+int tp_cupti_client_unseen(char *why, size_t len)
+{
+	if (tp_cupti.flush_all(0) != CUPTI_SUCCESS)
+		return 0;
+	if (!__atomic_exchange_n(&H.seen, 1, __ATOMIC_ACQ_REL)) {
+		snprintf(H.who, sizeof(H.who), "%s", OWN_HANDLE);
+		H.at_s = since_start_s();
+	}
+	snprintf(why, len, "%s registered CUPTI's activity buffer callbacks "
+		 "before tprof started CUPTI (at %.1f s), and is never "
+		 "displaced", H.who, H.at_s);
+	return 1;
+}
+
+/* After a forced flush of tprof's (kinds off): every buffer CUPTI had
+ * comes back to the registered completion callback. Buffers of tprof's
+ * still out went to another client's, registered through a handle of
+ * its own: tprof's records since then are lost to it. */
+void tp_cupti_check_buffers(void)
+{
+	uint64_t out = tp_cupti_buffers_out();
+
+	if (!out || __atomic_exchange_n(&H.seen, 1, __ATOMIC_ACQ_REL))
+		return;
+	snprintf(H.who, sizeof(H.who), "%s", OWN_HANDLE);
+	H.at_s = since_start_s();
+	tp_warn("%s replaced tprof's activity buffer callbacks before %.1f s "
+		"(%llu buffers lent to CUPTI never came back): GPU activity "
+		"after that is missing from this trace; CPU-side tracing goes "
+		"on", H.who, H.at_s, (unsigned long long)out);
 }
 
 const char *tp_cupti_client(double *at_s)

@@ -18,6 +18,25 @@ static const CUpti_ActivityKind kinds[] = {
 
 static int enabled[N_KINDS];
 
+/* DEVICE records are emitted at the driver's initialization, CONTEXT
+ * records at each context's creation, to a CUPTI attached then with the
+ * kind enabled (cupti_activity.h, cuptiActivityEnableAndDump). tprof may
+ * start CUPTI after cuInit (a program whose first CUDA call tprof sees
+ * comes after the driver was initialized): cuptiActivityEnableAndDump
+ * also dumps the devices and contexts that exist, so GPUs are named and
+ * kernels get occupancy. Its dump goes to the registered buffer
+ * callbacks (registered before this). The v1 call acts on CUPTI's
+ * default subscriber: not among several (13.3+), where tprof's is
+ * another one. */
+static CUptiResult enable(CUpti_ActivityKind k)
+{
+	if ((k == CUPTI_ACTIVITY_KIND_DEVICE ||
+	     k == CUPTI_ACTIVITY_KIND_CONTEXT) && tp_cupti.enable_and_dump &&
+	    !tp_cs.multi)
+		return tp_cupti.enable_and_dump(k);
+	return tp_cupti.activity_enable(k);
+}
+
 int tp_cupti_enable_kinds(void)
 {
 	CUptiResult r;
@@ -27,7 +46,7 @@ int tp_cupti_enable_kinds(void)
 		if (kinds[i] == CUPTI_ACTIVITY_KIND_MEMORY2 &&
 		    !(tp_sess.cfg.sources & TP_SRC_MEM))
 			continue;
-		r = tp_cupti.activity_enable(kinds[i]);
+		r = enable(kinds[i]);
 		enabled[i] = r == CUPTI_SUCCESS;
 		if (r == CUPTI_SUCCESS ||
 		    kinds[i] != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)

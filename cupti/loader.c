@@ -222,6 +222,8 @@ int tp_cupti_load(const struct tp_config *c, char *path, size_t plen,
 	lib_path(h, path, plen);
 	tp_cupti_lib = h;
 	missing = resolve_all(h);
+	*(void **)&tp_cupti.enable_and_dump =
+		dlsym(h, "cuptiActivityEnableAndDump");
 	if (missing) {
 		snprintf(why, wlen, "%s has no %s; set TPROF_CUPTI_LIB to the "
 			 "%s of your CUDA (12.6 or later)", path, missing,

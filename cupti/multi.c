@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "record/clock.h"
+#include "clockmap.h"
 #include "collect.h"
 #include "v2types.h"
 
@@ -169,35 +170,13 @@ static void use_v2(void)
 	tp_cupti.finalize = no_finalize;
 }
 
-/* CUPTI's clock against the hooks' ticks, taken before a client's
- * process-wide timestamp callback (13.3) changes CUPTI's unit: the
- * records already in stay in the old one. */
-static struct {
-	int pinned;
-	uint64_t cupti, ticks;
-} P;
-
+/* CUPTI's clock against the hooks' ticks, sampled once more and then
+ * kept before a client's process-wide timestamp callback (13.3) changes
+ * CUPTI's unit: the records already in stay in the old one. */
 void tp_cupti_clock_pin(void)
 {
-	uint64_t c0 = 0, c1 = 0, k;
-
-	if (tp_cupti.get_timestamp(&c0) != CUPTI_SUCCESS)
-		return;
-	k = tp_ticks();
-	if (tp_cupti.get_timestamp(&c1) != CUPTI_SUCCESS)
-		return;
-	P.cupti = c0 + (c1 - c0) / 2;
-	P.ticks = k;
-	__atomic_store_n(&P.pinned, 1, __ATOMIC_RELEASE);
-}
-
-int tp_cupti_clock_pinned(uint64_t *cupti, uint64_t *ticks)
-{
-	if (!__atomic_load_n(&P.pinned, __ATOMIC_ACQUIRE))
-		return 0;
-	*cupti = P.cupti;
-	*ticks = P.ticks;
-	return 1;
+	tp_cclock_sample();
+	tp_cclock_freeze();
 }
 
 int tp_cupti_multi_subscribe(CUpti_CallbackFunc cb, CUptiResult *r,

@@ -95,7 +95,11 @@ int tp_resolve_used(void)
 	return __atomic_load_n(&used, __ATOMIC_RELAXED);
 }
 
-int tp_resolve(void **slot, const char *name, const char *const *libs)
+/* start_cupti: CUPTI is started first (before the real call, so before
+ * any GPU work it makes), unless the call is one the generated
+ * constructors of a library with device code make (tp_resolve_ctor). */
+static int resolve(void **slot, const char *name, const char *const *libs,
+		   int start_cupti)
 {
 	struct tp_thread *self = tp_self;
 	void *p;
@@ -107,7 +111,8 @@ int tp_resolve(void **slot, const char *name, const char *const *libs)
 	/* dlsym may call back into hooked code (malloc interposers...):
 	 * nothing is recorded meanwhile. */
 	tp_self = tp_thread_internal();
-	tp_cupti_start();
+	if (start_cupti)
+		tp_cupti_start();
 	p = find(name, libs);
 	if (p)
 		find_companions(libs);
@@ -121,4 +126,21 @@ int tp_resolve(void **slot, const char *name, const char *const *libs)
 			 "returns the library's 'not initialized' error", name,
 			 libs[0]);
 	return 0;
+}
+
+int tp_resolve(void **slot, const char *name, const char *const *libs)
+{
+	return resolve(slot, name, libs, 1);
+}
+
+/* A library's constructors run under the dynamic loader's lock (dlopen
+ * holds it throughout: `import torch` loading libtorch_cuda), where
+ * CUPTI's start-up is not safe: NVIDIA documents InitializeInjection
+ * and the program's ordinary code as the places to start it, and a
+ * thread of CUPTI's that needs the loader while the start-up waits for
+ * it would deadlock. The next CUDA call, or cuInit's InitializeInjection,
+ * starts it, still before any GPU work. */
+int tp_resolve_ctor(void **slot, const char *name, const char *const *libs)
+{
+	return resolve(slot, name, libs, 0);
 }

@@ -17,6 +17,10 @@ int tp_resolve_used(void);
  * dlopen-ed RTLD_LOCAL that finds nothing, so the already-loaded library
  * is then looked up by soname with RTLD_NOLOAD (never loaded by us). */
 int tp_resolve(void **slot, const char *name, const char *const *libs);
+/* The same for the entry points a library's generated constructors call
+ * (module registration): CUPTI is not started from there, under the
+ * dynamic loader's lock (resolve.c). */
+int tp_resolve_ctor(void **slot, const char *name, const char *const *libs);
 
 /* The real function, once TP_REAL_OK said it is there. An atomic load, as
  * tp_resolve's store on another thread may be racing with it. */
@@ -26,6 +30,11 @@ int tp_resolve(void **slot, const char *name, const char *const *libs);
 	(__builtin_expect(__atomic_load_n(&real_##name, __ATOMIC_RELAXED) \
 			  != NULL, 1) ||                                 \
 	 tp_resolve((void **)&real_##name, #name, libs))
+
+#define TP_REAL_OK_CTOR(name, libs)                                      \
+	(__builtin_expect(__atomic_load_n(&real_##name, __ATOMIC_RELAXED) \
+			  != NULL, 1) ||                                 \
+	 tp_resolve_ctor((void **)&real_##name, #name, libs))
 
 /* The error-name functions the writer's formatters call (cudart's
  * cudaGetErrorName, cuDNN's cudnnGetErrorString), or NULL. They are

@@ -92,7 +92,7 @@ void tp_writer_note_unrecorded(void)
 int tp_writer_finish(void)
 {
 	struct tp_trailer_info info;
-	char note[256], why[256];
+	char note[512], why[256];
 
 	/* A process that dies within its first 100 ms has its clock only
 	 * now: the last state's times need it. */

@@ -42,7 +42,7 @@
 static const int term_signals[] = { SIGTERM, SIGINT, SIGHUP };
 
 /* The flight recorder dumps its window when the job is being stopped.
- * A crash handler (issue 21 part 1) calls tp_flight_trigger the same way,
+ * A crash handler calls tp_flight_trigger the same way,
  * with its signal's name, before it completes the trace. */
 static const char *term_name(int sig)
 {

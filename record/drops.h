@@ -43,7 +43,7 @@ struct tp_drops {
 extern struct tp_drop_slot *tp_drops_none[TP_DROP_APIS];
 
 /* One dropped call of ticks: an octave found with one bit scan, two adds
- * (issue 17: a dropped call must cost less than a recorded one). */
+ * (a dropped call must cost less than a recorded one). */
 static inline void tp_drop_add(struct tp_drop_slot *s, uint64_t ticks)
 {
 #if defined(__x86_64__) && !defined(__clang__)

@@ -99,7 +99,7 @@ void tp_ring_wake_full(struct tp_ring *r, uint64_t tail)
 /* Producer: one more drop. Only the producer writes the count, the
  * writer reads it at any time: an x86 add to memory is one instruction,
  * never torn, where a relaxed atomic store of count + 1 compiles to
- * three (the drop path counts them: issue 17). */
+ * three (the drop path counts them). */
 static inline void tp_ring_count_drop(struct tp_ring *r)
 {
 #if defined(__x86_64__) && !defined(__SANITIZE_THREAD__)

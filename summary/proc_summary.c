@@ -175,6 +175,12 @@ void tp_psum_memory(int64_t device, int64_t ts_ns, int64_t bytes)
 		tp_sum_memory(S, device, ts_ns, bytes);
 }
 
+void tp_psum_device_memory(int64_t device, int64_t bytes)
+{
+	if (sum())
+		tp_sum_device_memory(S, device, bytes);
+}
+
 static int64_t ticks_ns(const struct tp_clock_map *m, uint64_t ticks)
 {
 	return (int64_t)(((unsigned __int128)ticks * m->mult) >>

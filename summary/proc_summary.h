@@ -33,6 +33,8 @@ void tp_psum_begin(uint64_t id, const char *name, int64_t tid,
 void tp_psum_end(uint64_t id, int64_t ts_ns);
 void tp_psum_step(int64_t step, int64_t ts_ns, int64_t dur_ns);
 void tp_psum_memory(int64_t device, int64_t ts_ns, int64_t bytes);
+/* A device's memory, from CUPTI's device record. */
+void tp_psum_device_memory(int64_t device, int64_t bytes);
 /* A thread's drop table, once it exited or recording stopped. */
 void tp_psum_thread_drops(struct tp_thread *t, const struct tp_clock_map *m);
 /* The trace at trace_path is complete: write the summary beside it. */

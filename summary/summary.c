@@ -475,6 +475,23 @@ void tp_sum_memory(struct tp_sum *s, int64_t device, int64_t ts_ns,
 	m->pending_n = 0;
 }
 
+void tp_sum_device_memory(struct tp_sum *s, int64_t device, int64_t bytes)
+{
+	unsigned i;
+
+	if (bytes <= 0)
+		return;
+	for (i = 0; i < s->n_capacity; i++)
+		if (s->capacity[i].device == device)
+			break;
+	if (i == SUM_MAX_DEVICES)
+		return;
+	s->capacity[i].device = device;
+	s->capacity[i].bytes = bytes;
+	if (i == s->n_capacity)
+		s->n_capacity++;
+}
+
 /* What a coarser level still holds back, for the writer. */
 void tp_sum_memory_flush(struct tp_sum *s)
 {

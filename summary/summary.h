@@ -115,6 +115,10 @@ void tp_sum_dropped_other(struct tp_sum *s, uint64_t n);
 /* Device memory in use on a device at a time. */
 void tp_sum_memory(struct tp_sum *s, int64_t device, int64_t ts_ns,
 		   int64_t bytes);
+/* A device's memory (CUPTI's device record, a trace's
+ * deviceProperties): memory[].capacity_bytes, for the report's "memory
+ * near capacity". */
+void tp_sum_device_memory(struct tp_sum *s, int64_t device, int64_t bytes);
 /* A step's number, start and duration (ProfilerStep#N spans are taken
  * by tp_sum_span itself; this is for sources that know steps apart). */
 void tp_sum_step(struct tp_sum *s, int64_t step, int64_t ts_ns,

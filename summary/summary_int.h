@@ -113,6 +113,11 @@ struct tp_sum {
 	uint64_t steps_seen;
 	struct sum_mem *mem[SUM_MAX_DEVICES];
 	unsigned n_mem;
+	/* each device's memory, when the trace says: for memory[] */
+	struct {
+		int64_t device, bytes;
+	} capacity[SUM_MAX_DEVICES];
+	unsigned n_capacity;
 	int64_t start, end;	/* INT64_MAX / INT64_MIN until a span */
 	uint64_t events, dropped;
 };

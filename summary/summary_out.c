@@ -386,6 +386,20 @@ static void put_steps(struct tp_buf *b, const struct tp_sum *s)
 	tp_buf_lit(b, "]}");
 }
 
+/* The device's memory, null when the trace did not say. */
+static void put_capacity(struct tp_buf *b, const struct tp_sum *s,
+			 int64_t device)
+{
+	unsigned i;
+
+	for (i = 0; i < s->n_capacity; i++)
+		if (s->capacity[i].device == device) {
+			tp_json_i64(b, s->capacity[i].bytes);
+			return;
+		}
+	tp_buf_lit(b, "null");
+}
+
 static void put_memory(struct tp_buf *b, struct tp_sum *s)
 {
 	unsigned i, j;
@@ -399,6 +413,8 @@ static void put_memory(struct tp_buf *b, struct tp_sum *s)
 		tp_json_i64(b, m->device);
 		tp_buf_lit(b, ", \"peak_bytes\": ");
 		tp_json_i64(b, m->peak);
+		tp_buf_lit(b, ", \"capacity_bytes\": ");
+		put_capacity(b, s, m->device);
 		tp_buf_lit(b, ", \"points\": [");
 		for (j = 0; j < m->n; j++) {
 			tp_buf_cstr(b, j ? ",[" : "[");

@@ -47,7 +47,8 @@ run_one() {
 report() {
 	local n=$1 name=$2 rc
 	rc=$(cat "$work/$n.rc")
-	echo "== $name"
+	echo "== $name ($(grep -c '^PASS ' "$work/$n.out") passed," \
+		"$(awk '{ printf "%.1f", $1 / 1000 }' "$work/$n.ms") s)"
 	cat "$work/$n.out" >>"$log"
 	grep -v '^PASS ' "$work/$n.out"
 	cat "$work/$n.ms" >>"$times"

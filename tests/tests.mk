@@ -7,9 +7,12 @@ UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/unit/%)
 TRACE_LIB_OBJ := $(CORE_OBJ)
 # tprof check and the readers under it, for the check unit tests.
-CHECK_OBJ := $(addprefix $(B)/cli/check/,check.o check_out.o check_sweep.o check_tab.o) \
+CHECK_OBJ := $(addprefix $(B)/cli/check/,check.o check_cmd.o check_out.o check_sweep.o \
+	check_tab.o) \
 	$(addprefix $(B)/cli/read/,json.o json_tree.o gzread.o pftrace_read.o pftrace_seq.o \
-	pftrace_clock.o pftrace_tracks.o pftrace_event.o pftrace_flows.o pftrace_args.o)
+	pftrace_clock.o pftrace_tracks.o pftrace_event.o pftrace_flows.o pftrace_args.o \
+	trace_dir.o trace_sniff.o) \
+	$(B)/cli/usage/usage.o
 CUDA_LIBDIR := $(CUDA_HOME)/lib64
 
 # Programs the integration tests run under LD_PRELOAD.
@@ -30,7 +33,17 @@ $(B)/tests/unit/test_check: tests/unit/test_check.c $(CHECK_OBJ) $(B)/summary/xs
 	@mkdir -p $(dir $@)
 	$(CC) $(UNIT_CFLAGS) -Icli/check -Icli/read -o $@ $^ -lz -ldl -lpthread -lm
 
+$(B)/tests/unit/test_json_parser: tests/unit/test_json_parser.c $(CHECK_OBJ) $(B)/summary/xsort.o $(B)/encode/json.o \
+		$(B)/gzip/gzip_isal.o
+	@mkdir -p $(dir $@)
+	$(CC) $(UNIT_CFLAGS) -Icli/check -Icli/read -o $@ $^ -lz -ldl -lpthread -lm
+
 $(B)/tests/unit/test_gpu_tracks: tests/unit/test_gpu_tracks.c $(TRACE_LIB_OBJ) \
+		$(CUPTI_OBJ) $(filter %/cudart_args.o %/resolve.o,$(PRELOAD_OBJ))
+	@mkdir -p $(dir $@)
+	$(CC) $(UNIT_CFLAGS) -o $@ $^ -lz -ldl -lpthread -lm
+
+$(B)/tests/unit/test_clockmap: tests/unit/test_clockmap.c $(TRACE_LIB_OBJ) \
 		$(CUPTI_OBJ) $(filter %/cudart_args.o %/resolve.o,$(PRELOAD_OBJ))
 	@mkdir -p $(dir $@)
 	$(CC) $(UNIT_CFLAGS) -o $@ $^ -lz -ldl -lpthread -lm
@@ -171,3 +184,15 @@ $(B)/tests/unit/test_unwind_fp: tests/unit/test_unwind_fp.c tests/unit/test_unwi
 		$(TRACE_LIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(UNIT_CFLAGS) -o $@ $< $(TRACE_LIB_OBJ) -lz -ldl -lpthread -lm
+
+# make gpu-check, gpu-check-build, gpu-check-sim.
+include tests/gpu/gpu.mk
+
+# The GPU timing checks on a loaded machine (busy processes, preempted
+# CUPTI clock reads, a slewed CUPTI clock), 10 runs in a row; make test
+# runs them once (tests/integration/test_gpu_timing.py).
+test-timing: test-build
+	@TPROF_TEST_BUILD=$(abspath $(B)) TPROF_TEST_SANITIZE=$(SANITIZE) \
+		TIMING_RUNS=10 python3 tests/integration/test_gpu_timing.py
+
+.PHONY: test-timing

@@ -14,6 +14,7 @@
 #include "cli/read/gzread.h"
 #include "cli/read/json.h"
 #include "cli/cleanup/sigclean.h"
+#include "cli/usage/usage.h"
 #include "files/atomic_file.h"
 #include "config/config_num.h"
 #include "gzip/gzip.h"
@@ -299,19 +300,22 @@ static int finish(struct conv *c, int ok)
 	return ok ? 0 : 1;
 }
 
-static int usage(void)
-{
-	fputs("usage: tprof convert IN -o OUT [--gzip-level N]\n"
-	      "  IN: a JSON trace (.json or .json.gz: tprof's or "
-	      "torch.profiler's)\n"
-	      "      or a Perfetto protobuf trace (.pftrace, .pftrace.gz), "
-	      "told by its content\n"
-	      "  OUT: .pftrace or .pftrace.gz (Perfetto protobuf), or "
-	      ".json / .json.gz\n"
-	      "  --gzip-level N: 1 (the default, the fastest) to 9; 6 "
-	      "writes a quarter to a third less\n", stderr);
-	return 2;
-}
+static const char help_text[] =
+	"usage: tprof convert IN -o OUT [--gzip-level N]\n"
+	"\n"
+	"Convert one trace, streamed: IN is a JSON trace (tprof's or\n"
+	"torch.profiler's, .json or .json.gz) or a Perfetto protobuf trace\n"
+	"(.pftrace, .pftrace.gz), told by its content; OUT's suffix gives\n"
+	"the format: .pftrace or .pftrace.gz (Perfetto protobuf), .json or\n"
+	".json.gz.\n"
+	"\n"
+	"  -o OUT          the converted trace (written whole or not at all)\n"
+	"  --gzip-level N  1 (the default, the fastest) to 9; 6 writes a\n"
+	"                  quarter to a third less\n"
+	"  -h, --help      show this help\n"
+	"\n"
+	"Exit status: 0 converted, 1 error (OUT is not created), 2 usage\n"
+	"error.\n";
 
 /* The conversion itself: 0, or 1 with one line on stderr. */
 int tp_convert_file(const char *in, const char *out_path, int gzip_level,
@@ -396,7 +400,8 @@ static int is_format(const char *path)
 	       ends_with(path, ".json") || ends_with(path, ".json.gz");
 }
 
-int tp_gzip_level_opt(int argc, char **argv, int *i, int *level)
+int tp_gzip_level_opt(const char *cmd, int argc, char **argv, int *i,
+		      int *level)
 {
 	static const char opt[] = "--gzip-level";
 	const char *a = argv[*i], *v;
@@ -413,33 +418,60 @@ int tp_gzip_level_opt(int argc, char **argv, int *i, int *level)
 	else
 		return 0;
 	if (tp_parse_uint(v, 1, 9, &n) < 0) {
-		fprintf(stderr, "tprof: --gzip-level '%s' is not valid: "
-			"expected 1 to 9\n", v);
+		tp_usage_error(cmd, "--gzip-level '%s' is not valid: expected "
+			       "1 to 9", v);
 		return -1;
 	}
 	*level = (int)n;
 	return 1;
 }
 
+/* The one line of a usage error about IN or OUT, or NULL when both are
+ * right. */
+static const char *in_out_error(const char *in, const char *out)
+{
+	if (!in)
+		return "no input: give IN, a trace";
+	if (!out)
+		return "no output: give -o OUT";
+	if (!is_format(out))
+		return "OUT must end in .pftrace, .pftrace.gz, .json or "
+		       ".json.gz";
+	return NULL;
+}
+
 int tp_cmd_convert(int argc, char **argv)
 {
-	const char *in = NULL, *out = NULL;
+	const char *in = NULL, *out = NULL, *why;
 	int i, level = 1, rc;
 
+	rc = tp_help_if_asked(argc, argv, help_text);
+	if (rc >= 0)
+		return rc;
 	for (i = 1; i < argc; i++) {
-		rc = tp_gzip_level_opt(argc, argv, &i, &level);
+		rc = tp_gzip_level_opt("convert", argc, argv, &i, &level);
 		if (rc < 0)
-			return 2;
+			return TP_EXIT_USAGE;
 		if (rc)
 			continue;
-		if (!strcmp(argv[i], "-o") && i + 1 < argc)
+		if (!strcmp(argv[i], "-o") && i + 1 < argc && !out)
 			out = argv[++i];
-		else if (!in && argv[i][0] != '-')
-			in = argv[i];
+		else if (!strcmp(argv[i], "-o"))
+			return tp_usage_error("convert", "%s", out ?
+					      "-o is given twice" :
+					      "-o needs a file name");
+		else if (argv[i][0] == '-' && argv[i][1])
+			return tp_usage_error("convert", "unknown option '%s'",
+					      argv[i]);
+		else if (in)
+			return tp_usage_error("convert", "one input at a time: "
+					      "'%s' is a second (tprof merge "
+					      "takes many)", argv[i]);
 		else
-			return usage();
+			in = argv[i];
 	}
-	if (!in || !out || !is_format(out))
-		return usage();
+	why = in_out_error(in, out);
+	if (why)
+		return tp_usage_error("convert", "%s", why);
 	return tp_convert_file(in, out, level, 0);
 }

@@ -16,7 +16,9 @@ int tp_convert_file(const char *in, const char *out, int gzip_level,
 
 /* --gzip-level N or --gzip-level=N at argv[*i] (convert's and merge's
  * option): 1 and *level set (*i past the value), 0 if argv[*i] is not
- * it, -1 with one line on stderr if its value is not 1 to 9. */
-int tp_gzip_level_opt(int argc, char **argv, int *i, int *level);
+ * it, -1 with cmd's usage error line on stderr if its value is not 1
+ * to 9. */
+int tp_gzip_level_opt(const char *cmd, int argc, char **argv, int *i,
+		      int *level);
 
 #endif

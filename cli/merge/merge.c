@@ -16,9 +16,9 @@
 #include "merge_int.h"
 #include "cli/convert/convert.h"
 #include "cli/cleanup/sigclean.h"
-#include "cli/read/trace_sniff.h"
+#include "cli/read/trace_dir.h"
+#include "cli/usage/usage.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,37 +34,26 @@ struct out_id {
 	ino_t ino;
 };
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: tprof merge DIR_OR_FILE... -o OUT [--gzip-level N]\n"
-		"\n"
-		"Merge the traces of several ranks (tprof's or\n"
-		"torch.profiler's, plain or gzipped) into one Chrome/Perfetto\n"
-		"trace OUT, gzipped when OUT ends in .gz. A directory gives\n"
-		"its *.trace.json and *.trace.json.gz files. Inputs are\n"
-		"ordered by rank; each input's processes get new pids and\n"
-		"names \"rank R: ...\", and its flow and async ids are kept\n"
-		"apart from the other inputs'.\n"
-		"\n"
-		"  -o, --output OUT  the merged trace (written whole or not at "
-		"all)\n"
-		"  --gzip-level N    1 (the default, the fastest) to 9; 6 "
-		"writes a quarter to a third less\n"
-		"  -h, --help        show this help\n"
-		"\n"
-		"Exit status: 0 written, 1 error (OUT is not created), "
-		"2 usage error.\n");
-}
-
-static int usage_error(const char *fmt, const char *arg)
-{
-	fputs("tprof merge: ", stderr);
-	fprintf(stderr, fmt, arg);
-	fputc('\n', stderr);
-	usage(stderr);
-	return 2;
-}
+static const char help_text[] =
+	"usage: tprof merge DIR_OR_FILE... -o OUT [--gzip-level N]\n"
+	"\n"
+	"Merge the traces of several ranks (tprof's or\n"
+	"torch.profiler's, plain or gzipped) into one Chrome/Perfetto\n"
+	"trace OUT: Perfetto protobuf when OUT ends in .pftrace[.gz], else\n"
+	"JSON, gzipped when OUT ends in .gz. A directory gives its traces\n"
+	"(*.trace.json[.gz], *.pftrace[.gz], other *.json[.gz] holding\n"
+	"one), after recovering what killed processes left in it. Inputs\n"
+	"are ordered by rank; each input's processes get new pids and\n"
+	"names \"rank R: ...\", and its flow and async ids are kept\n"
+	"apart from the other inputs'.\n"
+	"\n"
+	"  -o, --output OUT  the merged trace (written whole or not at all)\n"
+	"  --gzip-level N    1 (the default, the fastest) to 9; 6 writes a\n"
+	"                    quarter to a third less\n"
+	"  -h, --help        show this help\n"
+	"\n"
+	"Exit status: 0 written, 1 error (OUT is not created), 2 usage\n"
+	"error.\n";
 
 static int ends_with(const char *s, const char *suffix)
 {
@@ -93,76 +82,28 @@ static int add_input(struct mg *m, const char *path, int from_dir)
 	return 0;
 }
 
-static int is_trace_name(const char *name)
-{
-	return ends_with(name, ".trace.json.gz") ||
-	       ends_with(name, ".trace.json") ||
-	       ends_with(name, ".pftrace.gz") || ends_with(name, ".pftrace");
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Regular files whose names end in .trace.json[.gz], or in .json[.gz]
- * (not .summary.json) when they hold a trace, by name; OUT (from an
- * earlier merge into the same directory) is left out. */
+/* The directory's traces (trace_dir.h) by name; OUT (from an earlier
+ * merge into the same directory) is left out. */
 static int add_dir(struct mg *m, const char *dir, const struct out_id *oid)
 {
-	const char *sep = ends_with(dir, "/") ? "" : "/";
-	char **names = NULL, **t, *path;
-	size_t n = 0, cap = 0, i;
-	struct dirent *de;
+	struct tp_trace_dir td;
 	struct stat st;
-	DIR *d;
-	int rc = -1, named;
+	size_t i, added = 0;
+	int rc = 0;
 
-	d = opendir(dir);
-	if (!d)
+	if (tp_trace_dir_list(dir, &td))
 		return mg_fail(m, dir, "%s", strerror(errno));
-	while ((de = readdir(d))) {
-		named = is_trace_name(de->d_name);
-		if (!named && !tp_sniff_name(de->d_name))
+	for (i = 0; i < td.n && !rc; i++) {
+		if (oid->exists && !stat(td.paths[i], &st) &&
+		    st.st_dev == oid->dev && st.st_ino == oid->ino)
 			continue;
-		if (asprintf(&path, "%s%s%s", dir, sep, de->d_name) < 0)
-			goto oom;
-		if (stat(path, &st) || !S_ISREG(st.st_mode) ||
-		    (oid->exists && st.st_dev == oid->dev &&
-		     st.st_ino == oid->ino) ||
-		    (!named && !tp_sniff_trace(path))) {
-			free(path);
-			continue;
-		}
-		if (n == cap) {
-			t = realloc(names, (2 * cap + 16) * sizeof(*t));
-			if (!t) {
-				free(path);
-				goto oom;
-			}
-			names = t;
-			cap = 2 * cap + 16;
-		}
-		names[n++] = path;
+		rc = add_input(m, td.paths[i], 1);
+		added++;
 	}
-	if (!n) {
-		mg_fail(m, dir, "no traces (*.trace.json[.gz], or other "
-			"*.json[.gz] holding one) in this directory");
-		goto out;
-	}
-	qsort(names, n, sizeof(*names), cmp_str);
-	for (i = 0; i < n; i++)
-		if (add_input(m, names[i], 1))
-			goto out;
-	rc = 0;
-	goto out;
-oom:
-	mg_fail(m, dir, "out of memory");
-out:
-	for (i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
-	closedir(d);
+	if (!rc && !added)
+		rc = mg_fail(m, dir, "no traces (" TP_TRACE_DIR_WHAT ") in this "
+			     "directory");
+	tp_trace_dir_free(&td);
 	return rc;
 }
 
@@ -633,6 +574,9 @@ int tp_cmd_merge(int argc, char **argv)
 	char **args;
 	int i, n = 0, opts = 1, rc;
 
+	rc = tp_help_if_asked(argc, argv, help_text);
+	if (rc >= 0)
+		return rc;
 	args = calloc((size_t)argc + 1, sizeof(*args));
 	if (!args) {
 		fprintf(stderr, "tprof: error: out of memory\n");
@@ -645,22 +589,16 @@ int tp_cmd_merge(int argc, char **argv)
 			opts = 0;
 			continue;
 		}
-		if (opts && (rc = tp_gzip_level_opt(argc, argv, &i,
+		if (opts && (rc = tp_gzip_level_opt("merge", argc, argv, &i,
 						    &m.gzip_level))) {
 			if (rc > 0)
 				continue;
-			free(args);
-			return 2;
-		}
-		if (opts && (!strcmp(a, "-h") || !strcmp(a, "--help"))) {
-			free(args);
-			usage(stdout);
-			return 0;
+			goto usage;
 		}
 		if (opts && (!strcmp(a, "-o") || !strcmp(a, "--output"))) {
 			if (i + 1 == argc) {
-				free(args);
-				return usage_error("%s needs a file name", a);
+				tp_usage_error("merge", "%s needs a file name", a);
+				goto usage;
 			}
 			o = argv[++i];
 		} else if (opts && !strncmp(a, "--output=", 9)) {
@@ -668,26 +606,29 @@ int tp_cmd_merge(int argc, char **argv)
 		} else if (opts && !strncmp(a, "-o", 2)) {
 			o = a + 2;
 		} else if (opts && a[0] == '-' && a[1]) {
-			free(args);
-			return usage_error("unknown option '%s'", a);
+			tp_usage_error("merge", "unknown option '%s'", a);
+			goto usage;
 		} else {
 			args[n++] = argv[i];
 			continue;
 		}
 		if (out || !*o) {
-			free(args);
-			return usage_error("%s", out ? "-o is given twice" :
-					   "-o needs a file name");
+			tp_usage_error("merge", "%s", out ? "-o is given twice" :
+				       "-o needs a file name");
+			goto usage;
 		}
 		out = o;
 	}
 	if (!out || !n) {
-		free(args);
-		return usage_error("%s", !out ? "no output: give -o OUT" :
-				   "no input: give directories or files");
+		tp_usage_error("merge", "%s", !out ? "no output: give -o OUT" :
+			       "no input: give directories or files");
+		goto usage;
 	}
 	rc = merge_to(&m, out, args, n);
 	free_all(&m);
 	free(args);
 	return rc ? 1 : 0;
+usage:
+	free(args);
+	return TP_EXIT_USAGE;
 }

@@ -498,7 +498,20 @@ static void read_tprof(struct ts *t, jnode *n)
 		t->dropped += (uint64_t)v;
 }
 
-enum { M_SKIP, M_EVENTS, M_TPROF, M_DINFO, M_BASE };
+/* deviceProperties (tprof's and Kineto's): each device's memory. */
+static void read_devices(struct ts *t, jnode *n)
+{
+	int64_t id, bytes;
+
+	if (!n || n->type != TP_JSON_ARRAY)
+		return;
+	for (n = n->child; n; n = n->next)
+		if (tp_json_int64(tp_json_get(n, "id"), &id) &&
+		    tp_json_int64(tp_json_get(n, "totalGlobalMem"), &bytes))
+			tp_sum_device_memory(t->sum, id, bytes);
+}
+
+enum { M_SKIP, M_EVENTS, M_TPROF, M_DINFO, M_BASE, M_DEVICES };
 
 static int member_kind(const char *k)
 {
@@ -510,6 +523,8 @@ static int member_kind(const char *k)
 		return M_DINFO;
 	if (!strcmp(k, "baseTimeNanoseconds"))
 		return M_BASE;
+	if (!strcmp(k, "deviceProperties"))
+		return M_DEVICES;
 	return M_SKIP;
 }
 
@@ -529,6 +544,8 @@ static int read_member(struct ts *t)
 		read_tprof(t, n);
 	else if (kind == M_DINFO)
 		read_dinfo(t, n);
+	else if (kind == M_DEVICES)
+		read_devices(t, n);
 	else if (tp_json_int64(n, &v))
 		t->base_ns = v;
 	tp_json_arena_reset(&t->arena);

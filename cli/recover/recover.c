@@ -37,6 +37,7 @@
 #include "encode/json.h"
 #include "encode/tev.h"
 #include "cli/cleanup/sigclean.h"
+#include "cli/usage/usage.h"
 #include "recover.h"
 #include "recover_cut.h"
 #include "recover_flight.h"
@@ -405,7 +406,7 @@ int tp_recover_dir(const char *dir)
 	struct dirent *de;
 	struct stat st;
 	char path[4096];
-	int n = 0, r;
+	int n = 0;
 	DIR *d = opendir(dir);
 
 	if (!d)
@@ -417,31 +418,57 @@ int tp_recover_dir(const char *dir)
 		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
 		if (lstat(path, &st) || !S_ISREG(st.st_mode))
 			continue;
-		r = recover_one(dir, de->d_name);
-		if (r > 0)
-			n++;
+		recover_one(dir, de->d_name);
+		n++;
 	}
 	closedir(d);
 	n += tp_recover_flights(dir);
-	tp_rings_remove_orphans(dir);
-	return n;
+	return n + tp_rings_remove_orphans(dir);
 }
+
+static const char help_text[] =
+	"usage: tprof recover DIR...\n"
+	"\n"
+	"Turn the .tmp traces that killed processes left in each DIR into\n"
+	"valid traces under their final names, with their summaries (and\n"
+	"the flight recorder's window of each into the trace its next dump\n"
+	"would have been), and remove the rings files of processes that are\n"
+	"gone. A .tmp whose\n"
+	"process still runs is left. One line on stderr for each file, or\n"
+	"one saying there was nothing to recover. tprof report and tprof\n"
+	"merge do this first on the directories they read.\n"
+	"\n"
+	"  -h, --help  show this help\n"
+	"\n"
+	"Exit status: 0 done (also when nothing needed recovering), 1 a\n"
+	"DIR could not be read, 2 usage error.\n";
 
 int tp_cmd_recover(int argc, char **argv)
 {
-	int i, rc = 0;
+	static const struct tp_cmd_args args = {
+		.name = "recover", .help = help_text,
+		.missing = "no directory given: give the DIR the traces were "
+			   "written to",
+	};
+	int i, n, rc = tp_cmd_args(&args, argc, argv, &n);
 
-	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
-		fprintf(stderr, "usage: tprof recover DIR...\n"
-			"  turns the .tmp traces of killed processes in each "
-			"DIR into valid traces\n");
-		return argc < 2 ? 2 : 0;
-	}
-	for (i = 1; i < argc; i++)
-		if (tp_recover_dir(argv[i]) < 0) {
-			fprintf(stderr, "tprof: error: %s: %s\n", argv[i],
-				strerror(errno));
+	if (rc >= 0)
+		return rc;
+	for (i = 1, rc = 0; i <= n; i++) {
+		switch (tp_recover_dir(argv[i])) {
+		case -1:
+			fprintf(stderr, "tprof: error: %s: %s (give the "
+				"directory the traces were written to)\n",
+				argv[i], strerror(errno));
 			rc = 1;
+			break;
+		case 0:
+			fprintf(stderr, "tprof: %s: nothing to recover (no .tmp "
+				"trace, rings file or flight recorder window a killed "
+				"process left)\n",
+				argv[i]);
+			break;
 		}
+	}
 	return rc;
 }

@@ -5,10 +5,11 @@
 
 int tp_cmd_recover(int argc, char **argv);
 
-/* Recovers every .tmp trace in dir whose process is gone; one line on
- * stderr per file recovered or left. tprof report and merge call it on
- * the directories they read. The number of traces recovered, or -1 when
- * dir cannot be read. */
+/* Recovers every .tmp trace in dir whose process is gone and removes
+ * the rings files of gone processes that left no .tmp; one line on
+ * stderr per file recovered, left or removed. tprof report and merge
+ * call it on the directories they read. The number of such files (0:
+ * nothing to recover), or -1 when dir cannot be read. */
 int tp_recover_dir(const char *dir);
 
 #endif

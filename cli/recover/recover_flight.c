@@ -286,14 +286,14 @@ int tp_recover_flights(const char *dir)
 		pid = flight_pid(de->d_name);
 		if (pid < 0)
 			continue;
+		n++;
 		if (!gone(pid)) {
 			fprintf(stderr, "tprof: %s/%s: process %d is still "
 				"running; left as it is\n", dir, de->d_name,
 				pid);
 			continue;
 		}
-		if (recover_one(dir, de->d_name) > 0)
-			n++;
+		recover_one(dir, de->d_name);
 	}
 	closedir(d);
 	return n;

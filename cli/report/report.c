@@ -6,18 +6,26 @@
 #include "report_input.h"
 #include "report_read.h"
 #include "report_hang.h"
+#include "findings/findings.h"
 #include "files/atomic_file.h"
+#include "cli/usage/usage.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
+
+enum { OUT_MD, OUT_HTML, OUT_JSON };
 
 struct opts {
 	const char *html;
 	const char *summaries;
+	const char *out;	/* -o FILE */
+	int out_fmt;		/* from its extension */
+	size_t top;		/* --top N */
 	int json;
 	int traces;		/* --traces */
 	char **files;
@@ -28,21 +36,30 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: tprof report [--json] [--traces] [--html FILE]\n"
-		"                    [--summaries DIR]\n"
+		"                    [-o FILE] [--top N] [--summaries DIR]\n"
 		"                    DIR_OR_FILE...\n"
 		"\n"
-		"One report over many ranks: per-name statistics across\n"
-		"ranks, steps per rank and stragglers, as Markdown on\n"
-		"stdout. Reads <name>-rank<R>.summary.json files, or the\n"
-		"traces (tprof's or torch.profiler's) when a rank has no\n"
-		"summary; a directory gives every rank in it.\n"
+		"One report over many ranks: findings first (what is slow,\n"
+		"where, its cost per step, what to try), one row per rank,\n"
+		"then per-name statistics across ranks, steps, the GPU\n"
+		"analyses and stragglers, as Markdown on stdout. Reads\n"
+		"<name>-rank<R>.summary.json files, or the traces (tprof's\n"
+		"or torch.profiler's) when a rank has no summary; a\n"
+		"directory gives every rank in it.\n"
 		"\n"
-		"  --json       print the report as JSON instead\n"
+		"  --json       print the report as JSON instead (every\n"
+		"               row of every rank; docs/reference/\n"
+		"               report-json.md)\n"
+		"  -o FILE      write the report to FILE, as its extension\n"
+		"               says: .md, .html or .json; stdout then gets\n"
+		"               the findings in a few lines\n"
+		"  --top N      the tables list the top N names (default\n"
+		"               30); --json lists every one\n"
 		"  --traces     read each rank's trace even when it has a\n"
 		"               summary: the GPU analyses need the trace\n"
 		"               (summaries written at exit lack them)\n"
 		"  --html FILE  also write a self-contained HTML report with\n"
-		"               charts to FILE\n"
+		"               charts to FILE (stdout: as with -o)\n"
 		"  --summaries DIR\n"
 		"               also write the summary computed from each\n"
 		"               trace read to DIR/<stem>.summary.json, so\n"
@@ -53,11 +70,64 @@ static void usage(FILE *f)
 		"error.\n");
 }
 
+/* -o FILE's format, from its extension; -1 when it says none. */
+static int out_format(const char *path)
+{
+	static const struct {
+		const char *ext;
+		int fmt;
+	} ext[] = {
+		{ ".md", OUT_MD }, { ".markdown", OUT_MD },
+		{ ".html", OUT_HTML }, { ".htm", OUT_HTML },
+		{ ".json", OUT_JSON },
+	};
+	size_t n = strlen(path), i, k;
+
+	for (i = 0; i < sizeof(ext) / sizeof(ext[0]); i++) {
+		k = strlen(ext[i].ext);
+		if (n > k && !strcasecmp(path + n - k, ext[i].ext))
+			return ext[i].fmt;
+	}
+	return -1;
+}
+
+/* --top N: 1 to a million. */
+static int top_of(const char *s, size_t *top)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < 1 || v > 1000000)
+		return -1;
+	*top = (size_t)v;
+	return 0;
+}
+
+/* An option with a value: "--name VALUE", "--name=VALUE" or, with a
+ * short name, "-o VALUE"; *i moves past what it took. */
+static const char *value_of(int argc, char **argv, int *i, const char *name,
+			    const char *shrt)
+{
+	const char *a = argv[*i];
+	size_t n = strlen(name);
+
+	if ((!strcmp(a, name) || (shrt && !strcmp(a, shrt))) &&
+	    *i + 1 < argc)
+		return argv[++*i];
+	if (!strncmp(a, name, n) && a[n] == '=' && a[n + 1])
+		return a + n + 1;
+	return NULL;
+}
+
 /* Returns -1 to exit 2, 1 to exit 0 (help), 0 to go on. */
 static int parse_args(int argc, char **argv, struct opts *o)
 {
+	const char *v;
 	int i, opts = 1;
 
+	o->top = RP_TOP_NAMES;
 	o->files = calloc((size_t)argc, sizeof(*o->files));
 	if (!o->files)
 		return -1;
@@ -79,21 +149,40 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			o->html = argv[++i];
 		} else if (!strncmp(a, "--html=", 7) && a[7]) {
 			o->html = a + 7;
+		} else if ((v = value_of(argc, argv, &i, "--output", "-o"))) {
+			o->out = v;
+			o->out_fmt = out_format(v);
+			if (o->out_fmt < 0) {
+				tp_usage_error("report", "-o %s: the extension "
+					       "says no format (.md, .html or "
+					       ".json)", v);
+				return -1;
+			}
+		} else if ((v = value_of(argc, argv, &i, "--top", NULL))) {
+			if (top_of(v, &o->top)) {
+				tp_usage_error("report", "--top %s: not a "
+					       "number from 1 to 1000000", v);
+				return -1;
+			}
 		} else if (!strcmp(a, "--summaries") && i + 1 < argc) {
 			o->summaries = argv[++i];
 		} else if (!strncmp(a, "--summaries=", 12) && a[12]) {
 			o->summaries = a + 12;
 		} else {
-			fprintf(stderr, "tprof report: %s '%s'\n",
-				!strcmp(a, "--html") ||
-				!strcmp(a, "--summaries") ? "missing argument to" :
-				"unknown option", a);
-			usage(stderr);
+			tp_usage_error("report", "%s '%s'",
+				       !strcmp(a, "--html") ||
+				       !strcmp(a, "--summaries") ||
+				       !strcmp(a, "-o") ||
+				       !strcmp(a, "--output") ||
+				       !strcmp(a, "--top") ?
+				       "missing argument to" :
+				       "unknown option", a);
 			return -1;
 		}
 	}
 	if (!o->nfiles) {
-		usage(stderr);
+		tp_usage_error("report", "no input: give the directory the "
+			       "traces were written to, or files");
 		return -1;
 	}
 	return 0;
@@ -285,33 +374,73 @@ static int write_summaries(const struct rp_report *rep, const char *dir)
 	return 0;
 }
 
-/* hang: the hang section (Markdown) first; with no other input, alone. */
+/* The report in one format. */
+static void render(const struct rp_report *rep, int fmt, struct tp_buf *b)
+{
+	if (fmt == OUT_JSON)
+		rp_write_json(rep, b);
+	else if (fmt == OUT_HTML)
+		rp_write_html(rep, b);
+	else
+		rp_write_md(rep, b);
+}
+
+/* The files asked for: -o FILE, --html FILE. */
+static int write_outputs(const struct rp_report *rep, const struct opts *o)
+{
+	const char *path[2] = { o->out, o->html };
+	int fmt[2] = { o->out_fmt, OUT_HTML };
+	struct tp_buf b = { 0 };
+	int i, ret = 0;
+
+	for (i = 0; i < 2 && !ret; i++) {
+		if (!path[i])
+			continue;
+		b.len = 0;
+		render(rep, fmt[i], &b);
+		if (b.oom)
+			ret = rp_fail(path[i], "out of memory");
+		else
+			ret = write_file(path[i], &b);
+	}
+	tp_buf_free(&b);
+	return ret;
+}
+
+/* hang: the hang section (Markdown) first; with no other input, alone.
+ * On stdout: the JSON (--json), else the findings in a few lines when
+ * the report went to a file, else the Markdown. */
 static int emit(const struct rp_report *rep, const struct opts *o,
 		struct tp_buf *hang)
 {
-	struct tp_buf out = { 0 }, html = { 0 };
+	const char *files[2];
+	struct tp_buf out = { 0 };
+	size_t nfiles = 0;
 	int ret = -1;
 
+	if (o->out)
+		files[nfiles++] = o->out;
+	if (o->html)
+		files[nfiles++] = o->html;
 	if (hang->len && !o->json)
 		tp_buf_put(&out, hang->p, hang->len);
 	if (hang->len && !rep->nranks)
 		;
 	else if (o->json)
 		rp_write_json(rep, &out);
+	else if (nfiles)
+		rp_write_brief(rep, &out, files, nfiles);
 	else
 		rp_write_md(rep, &out);
-	if (o->html && rep->nranks)
-		rp_write_html(rep, &html);
-	if (out.oom || html.oom) {
-		rp_fail(o->html && html.oom ? o->html : "stdout",
-			"out of memory");
+	if (out.oom) {
+		rp_fail("stdout", "out of memory");
 		goto out;
 	}
-	if (o->html && !rep->nranks)
+	if (nfiles && !rep->nranks)
 		fprintf(stderr, "tprof: warning: no summary or trace to "
 			"report on: %s not written (the Hang section is on "
-			"stdout)\n", o->html);
-	else if (o->html && write_file(o->html, &html))
+			"stdout)\n", files[0]);
+	else if (nfiles && write_outputs(rep, o))
 		goto out;
 	if (o->summaries && write_summaries(rep, o->summaries))
 		goto out;
@@ -323,7 +452,6 @@ static int emit(const struct rp_report *rep, const struct opts *o,
 	ret = 0;
 out:
 	tp_buf_free(&out);
-	tp_buf_free(&html);
 	return ret;
 }
 
@@ -346,7 +474,8 @@ int tp_cmd_report(int argc, char **argv)
 		goto out;
 	label_ranks(&rep);
 	warn_world_sizes(&rep);
-	if (rp_stats(&rep)) {
+	rep.top = o.top;
+	if (rp_stats(&rep) || rp_findings_run(&rep)) {
 		rp_fail(o.files[0], "out of memory");
 		goto out;
 	}
@@ -355,6 +484,7 @@ int tp_cmd_report(int argc, char **argv)
 	ret = 0;
 out:
 	tp_buf_free(&hang);
+	rp_findings_free(&rep);
 	rp_stats_free(&rep);
 	for (i = 0; i < rep.nranks; i++)
 		rp_rank_free(rep.ranks[i]);

@@ -1,7 +1,9 @@
 /* tprof report: what it reads (one parsed summary per input) and what it
  * computes across them. Every input, summary file or trace, ends up as a
  * struct rp_rank parsed from summary.json text (docs/reference/summary-format.md),
- * so the two kinds of input cannot drift apart.
+ * so the two kinds of input cannot drift apart. What is parsed is copied
+ * out of the JSON tree, which is freed: 4096 ranks' trees would hold
+ * half a gigabyte.
  */
 #ifndef TP_CLI_REPORT_DATA_H
 #define TP_CLI_REPORT_DATA_H
@@ -40,6 +42,7 @@ struct rp_point {
 
 struct rp_mem {
 	int64_t device, peak;
+	int64_t capacity;	/* the device's memory; RP_NONE: unknown */
 	struct rp_point *pts;
 	size_t npts;
 };
@@ -54,7 +57,14 @@ struct rp_grange {
 /* A GPU-idle interval and the CPU events around its middle. */
 struct rp_gap {
 	int64_t start, dur;
-	const struct tp_json_node *cpu;	/* array of names, outer first */
+	const char **cpu;	/* names, outer first */
+	size_t ncpu;
+};
+
+/* What a bounded window could not keep exact ("approx"). */
+struct rp_approx {
+	uint64_t late_slices, calls_evicted, cpu_dropped;
+	int64_t late_slice_ns;
 };
 
 /* A summary's "gpu" member (summary/gpu_*.c computed it). */
@@ -71,7 +81,9 @@ struct rp_gpu {
 	int64_t start_ns;	/* the first GPU activity */
 	struct rp_gap *gaps;	/* longest first */
 	size_t ngaps;
-	const struct tp_json_node *util;	/* busy ns per part, or NULL */
+	int64_t *util;		/* busy ns per part of the span, or NULL */
+	size_t nutil;
+	struct rp_approx approx;
 };
 /* Ranges listed per rank in the report's table. */
 #define RP_TOP_RANGES 10
@@ -93,7 +105,7 @@ struct rp_rank {
 	struct rp_mem *mem;
 	size_t nmem;
 	struct rp_gpu gpu;
-	struct tp_json_arena arena;	/* holds the strings above */
+	char *strs;		/* holds the strings above */
 	struct tp_buf json;	/* a trace's computed summary.json */
 };
 
@@ -121,6 +133,20 @@ struct rp_steps {
 	int straggler;
 };
 
+/* A rank's figures per step (findings/metrics.c): its totals divided by
+ * its steps, or by 1 (per run) for a rank without steps. */
+struct rp_rankm {
+	int has_steps, has_gpu;
+	long double div;	/* what the totals are divided by */
+	long double step;	/* its verdict step, or its wall time */
+	long double busy, idle, compute, comm, exposed, kernels;
+	long double own;	/* step less its waiting in collectives */
+	size_t *findings;	/* ids of the findings about it */
+	size_t nfindings;
+};
+
+struct rp_findings;
+
 struct rp_report {
 	struct rp_rank **ranks;
 	size_t nranks;
@@ -132,10 +158,18 @@ struct rp_report {
 	int64_t steps_reference;	/* the median rank's verdict step */
 	long double steps_fastest;
 	size_t nstragglers;	/* flagged names and ranks */
+	size_t top;		/* names the tables list (--top) */
+	/* findings/: per entry; the lower median of each figure over the
+	 * ranks that have it; entries by own step, slowest first */
+	struct rp_rankm *m;
+	struct rp_rankm ref;
+	long double min_exposed;	/* the least-waiting rank's */
+	size_t *order;
+	struct rp_findings *fs;
 };
 
 /* Rules, documented in docs/guide/report.md. */
-#define RP_TOP_NAMES 30
+#define RP_TOP_NAMES 30		/* names the tables list unless --top */
 /* Steps of a rank left out of its step verdict as start-up: the first
  * from 3 steps on, the first two from RP_WARMUP_MORE on. */
 #define RP_WARMUP_MORE 10
@@ -173,6 +207,10 @@ int64_t rp_mem_peak(const struct rp_rank *r);
 
 /* Outputs, appended to b. */
 void rp_write_md(const struct rp_report *rep, struct tp_buf *b);
+/* report_brief.c: the findings in a few lines, then "Report: FILE" for
+ * each of files[0..nfiles). */
+void rp_write_brief(const struct rp_report *rep, struct tp_buf *b,
+		    const char *const *files, size_t nfiles);
 void rp_write_json(const struct rp_report *rep, struct tp_buf *b);
 void rp_write_html(const struct rp_report *rep, struct tp_buf *b);
 

@@ -14,7 +14,8 @@
 
 #define T 40	/* room for one formatted time */
 
-static void t_gpu(const struct rp_report *rep, struct rp_table *t)
+static void t_gpu(const struct rp_report *rep,
+		 const struct rp_tables *ts, struct rp_table *t)
 {
 	static const char *const head[] = {
 		"rank", "kernels", "kernel time", "copies", "copy time", "sets",
@@ -22,7 +23,7 @@ static void t_gpu(const struct rp_report *rep, struct rp_table *t)
 	};
 	const struct rp_gpu *g;
 	char w[6][T];
-	size_t e;
+	size_t e, k;
 
 	rp_table_init(t, "GPU time", head, "rrrrrrrrrr");
 	t->empty = "No GPU activity in the inputs read (summaries of "
@@ -31,7 +32,9 @@ static void t_gpu(const struct rp_report *rep, struct rp_table *t)
 	t->note = "busy: the union over streams of every kernel, copy and "
 		  "set; GPU span: from the first one's start to the last "
 		  "one's end.";
-	for (e = 0; e < rep->nranks; e++) {
+	t->sel_note = ts->many ? ts->sel_note : NULL;
+	for (k = 0; k < ts->nsel; k++) {
+		e = ts->sel[k];
 		g = &rep->ranks[e]->gpu;
 		if (!g->present)
 			continue;
@@ -49,7 +52,8 @@ static void t_gpu(const struct rp_report *rep, struct rp_table *t)
 	}
 }
 
-static void t_breakdown(const struct rp_report *rep, struct rp_table *t)
+static void t_breakdown(const struct rp_report *rep,
+		 const struct rp_tables *ts, struct rp_table *t)
 {
 	static const char *const head[] = {
 		"rank", "idle", "compute", "non-compute", "communication",
@@ -58,7 +62,7 @@ static void t_breakdown(const struct rp_report *rep, struct rp_table *t)
 	};
 	const struct rp_gpu *g;
 	char w[9][T];
-	size_t e;
+	size_t e, k;
 
 	rp_table_init(t, "Temporal breakdown", head, "rrrrrrrrrr");
 	t->empty = "No GPU activity in the traces read.";
@@ -68,7 +72,9 @@ static void t_breakdown(const struct rp_report *rep, struct rp_table *t)
 		  "idle; communication (nccl...Kernel) and memory (Memcpy, "
 		  "Memset) as unions; the last column: the share of "
 		  "communication time during which computation ran.";
-	for (e = 0; e < rep->nranks; e++) {
+	t->sel_note = ts->many ? ts->sel_note : NULL;
+	for (k = 0; k < ts->nsel; k++) {
+		e = ts->sel[k];
 		g = &rep->ranks[e]->gpu;
 		if (!g->present)
 			continue;
@@ -89,7 +95,8 @@ static void t_breakdown(const struct rp_report *rep, struct rp_table *t)
 	}
 }
 
-static void t_launch(const struct rp_report *rep, struct rp_table *t)
+static void t_launch(const struct rp_report *rep,
+		 const struct rp_tables *ts, struct rp_table *t)
 {
 	static const char *const head[] = {
 		"rank", "launches", "mean", "min", "p50", "p90", "max",
@@ -97,7 +104,7 @@ static void t_launch(const struct rp_report *rep, struct rp_table *t)
 	};
 	const struct rp_gpu *g;
 	char w[5][T];
-	size_t e;
+	size_t e, k;
 
 	rp_table_init(t, "Launch delay", head, "rrrrrrrrr");
 	t->empty = "No GPU work joined to its launch call in the traces read.";
@@ -110,7 +117,9 @@ static void t_launch(const struct rp_report *rep, struct rp_table *t)
 		  "A step (ProfilerStep#N) is CPU-bound when the GPU was "
 		  "busy for less than half of its window: it waited for "
 		  "launches; GPU-bound otherwise.";
-	for (e = 0; e < rep->nranks; e++) {
+	t->sel_note = ts->many ? ts->sel_note : NULL;
+	for (k = 0; k < ts->nsel; k++) {
+		e = ts->sel[k];
 		g = &rep->ranks[e]->gpu;
 		if (!g->present || !g->launches)
 			continue;
@@ -128,7 +137,8 @@ static void t_launch(const struct rp_report *rep, struct rp_table *t)
 	}
 }
 
-static void t_ranges(const struct rp_report *rep, struct rp_table *t)
+static void t_ranges(const struct rp_report *rep,
+		 const struct rp_tables *ts, struct rp_table *t)
 {
 	static const char *const head[] = {
 		"rank", "range", "calls", "CPU time", "GPU time", "GPU/CPU",
@@ -136,7 +146,7 @@ static void t_ranges(const struct rp_report *rep, struct rp_table *t)
 	const struct rp_grange *x;
 	const struct rp_gpu *g;
 	char w[3][T];
-	size_t e, i;
+	size_t e, i, k;
 
 	rp_table_init(t, "GPU time per range", head, "rlrrrr");
 	t->empty = "No annotated ranges (record_function, NVTX, "
@@ -146,7 +156,9 @@ static void t_ranges(const struct rp_report *rep, struct rp_table *t)
 		  "range's thread between its start and end (joined by "
 		  "correlation id; nested ranges each count what ran inside "
 		  "them), against the ranges' own CPU time.";
-	for (e = 0; e < rep->nranks; e++) {
+	t->sel_note = ts->many ? ts->sel_note : NULL;
+	for (k = 0; k < ts->nsel; k++) {
+		e = ts->sel[k];
 		g = &rep->ranks[e]->gpu;
 		for (i = 0; g->present && i < g->nranges &&
 			    i < RP_TOP_RANGES; i++) {
@@ -164,20 +176,19 @@ static void t_ranges(const struct rp_report *rep, struct rp_table *t)
 }
 
 /* "outer > ... > inner", or "-" when no CPU event held the gap. */
-static const char *cpu_path(char *buf, size_t size,
-			    const struct tp_json_node *cpu)
+static const char *cpu_path(char *buf, size_t size, const struct rp_gap *x)
 {
-	const struct tp_json_node *c;
-	size_t o = 0;
+	size_t o = 0, k;
 
 	buf[0] = 0;
-	for (c = cpu ? cpu->child : NULL; c && o < size; c = c->next)
+	for (k = 0; k < x->ncpu && o < size; k++)
 		o += (size_t)snprintf(buf + o, size - o, "%s%s",
-				      c == cpu->child ? "" : " > ", c->str);
+				      k ? " > " : "", x->cpu[k]);
 	return buf[0] ? buf : "-";
 }
 
-static void t_gaps(const struct rp_report *rep, struct rp_table *t)
+static void t_gaps(const struct rp_report *rep,
+		 const struct rp_tables *ts, struct rp_table *t)
 {
 	static const char *const head[] = {
 		"rank", "at", "idle for", "CPU then (outer > inner)",
@@ -185,7 +196,7 @@ static void t_gaps(const struct rp_report *rep, struct rp_table *t)
 	const struct rp_gap *x;
 	const struct rp_gpu *g;
 	char w[2][T], path[512];
-	size_t e, i;
+	size_t e, i, k;
 
 	rp_table_init(t, "Idle gaps", head, "rrrl");
 	t->empty = "No GPU-idle interval between GPU activity in the traces "
@@ -194,7 +205,9 @@ static void t_gaps(const struct rp_report *rep, struct rp_table *t)
 		  "between the first and the last, per rank; at: from the "
 		  "rank's first GPU activity; CPU then: the (at most 4 "
 		  "innermost) CPU events that held the gap's middle.";
-	for (e = 0; e < rep->nranks; e++) {
+	t->sel_note = ts->many ? ts->sel_note : NULL;
+	for (k = 0; k < ts->nsel; k++) {
+		e = ts->sel[k];
 		g = &rep->ranks[e]->gpu;
 		for (i = 0; g->present && i < g->ngaps; i++) {
 			x = &g->gaps[i];
@@ -202,7 +215,7 @@ static void t_gaps(const struct rp_report *rep, struct rp_table *t)
 			rp_add_cell(t, "%s", rp_fmt_diff(w[0], T,
 						      x->start - g->start_ns));
 			rp_add_cell(t, "%s", rp_fmt_ns(w[1], T, x->dur));
-			rp_add_cell(t, "%s", cpu_path(path, sizeof(path), x->cpu));
+			rp_add_cell(t, "%s", cpu_path(path, sizeof(path), x));
 			rp_end_row(t, 0);
 		}
 	}
@@ -210,9 +223,9 @@ static void t_gaps(const struct rp_report *rep, struct rp_table *t)
 
 void rp_gpu_tables(const struct rp_report *rep, struct rp_tables *ts)
 {
-	t_gpu(rep, &ts->t[RP_T_GPU]);
-	t_breakdown(rep, &ts->t[RP_T_BREAKDOWN]);
-	t_launch(rep, &ts->t[RP_T_LAUNCH]);
-	t_ranges(rep, &ts->t[RP_T_RANGES]);
-	t_gaps(rep, &ts->t[RP_T_GAPS]);
+	t_gpu(rep, ts, &ts->t[RP_T_GPU]);
+	t_breakdown(rep, ts, &ts->t[RP_T_BREAKDOWN]);
+	t_launch(rep, ts, &ts->t[RP_T_LAUNCH]);
+	t_ranges(rep, ts, &ts->t[RP_T_RANGES]);
+	t_gaps(rep, ts, &ts->t[RP_T_GAPS]);
 }

@@ -1,8 +1,11 @@
-/* tprof report --json: the report as one JSON object (schema in
- * docs/reference/summary-format.md, "tprof report --json"). Times are integer ns;
- * means and standard deviations have three decimals, ratios four. */
+/* tprof report --json: the report as one JSON object, every row of
+ * every rank and every finding (schema: docs/reference/report-json.md).
+ * Times are integer ns; means and standard deviations have three
+ * decimals, ratios four. */
 #include "report_data.h"
+#include "findings/findings.h"
 
+#include <math.h>
 #include <inttypes.h>
 #include <string.h>
 
@@ -21,6 +24,51 @@ static void put_who(struct tp_buf *b, const struct rp_report *rep, size_t e)
 	tp_json_u64(b, e);
 	tp_buf_lit(b, ", \"rank\": ");
 	rp_json_i64_or_null(b, rep->ranks[e]->rank);
+}
+
+/* A time as an integer, null when not a number. */
+static void put_ns(struct tp_buf *b, long double v)
+{
+	if (!isfinite((double)v))
+		tp_buf_lit(b, "null");
+	else
+		tp_json_i64(b, (int64_t)llroundl(v));
+}
+
+static void put_figure(struct tp_buf *b, const char *key, long double v,
+		       int known)
+{
+	rp_bprintf(b, ", \"%s\": ", key);
+	if (known)
+		put_ns(b, v);
+	else
+		tp_buf_lit(b, "null");
+}
+
+/* The rank's figures per step (the Ranks table), and its findings. */
+static void put_figures(struct tp_buf *b, const struct rp_report *rep,
+			size_t e)
+{
+	const struct rp_rankm *m = &rep->m[e];
+	size_t i;
+
+	rp_bprintf(b, ",\n  \"per\": \"%s\"", m->has_steps ? "step" : "run");
+	put_figure(b, "step_ns", m->step, m->step > 0);
+	put_figure(b, "own_step_ns", m->own, m->step > 0);
+	put_figure(b, "gpu_busy_ns", m->busy, m->has_gpu);
+	put_figure(b, "gpu_idle_ns", m->idle, m->has_gpu);
+	put_figure(b, "compute_ns", m->compute, m->has_gpu);
+	put_figure(b, "comm_ns", m->comm, m->has_gpu);
+	put_figure(b, "exposed_comm_ns", m->exposed, m->has_gpu);
+	tp_buf_lit(b, ", \"kernels\": ");
+	if (m->has_gpu)
+		rp_json_milli(b, m->kernels);
+	else
+		tp_buf_lit(b, "null");
+	tp_buf_lit(b, ", \"findings\": [");
+	for (i = 0; i < m->nfindings; i++)
+		rp_bprintf(b, "%s%zu", i ? ", " : "", m->findings[i]);
+	tp_buf_lit(b, "]");
 }
 
 static void put_rank(struct tp_buf *b, const struct rp_report *rep, size_t e)
@@ -54,12 +102,15 @@ static void put_rank(struct tp_buf *b, const struct rp_report *rep, size_t e)
 	tp_json_u64(b, r->dropped);
 	tp_buf_lit(b, ", \"steps\": ");
 	tp_json_u64(b, r->steps_count);
+	put_figures(b, rep, e);
 	tp_buf_lit(b, ", \"memory\": [");
 	for (i = 0; i < r->nmem; i++) {
 		tp_buf_cstr(b, i ? ", {\"device\": " : "{\"device\": ");
 		rp_json_i64_or_null(b, r->mem[i].device);
 		tp_buf_lit(b, ", \"peak_bytes\": ");
 		rp_json_i64_or_null(b, r->mem[i].peak);
+		tp_buf_lit(b, ", \"capacity_bytes\": ");
+		rp_json_i64_or_null(b, r->mem[i].capacity);
 		tp_buf_lit(b, "}");
 	}
 	tp_buf_lit(b, "]}");
@@ -88,6 +139,14 @@ static void put_per_rank(struct tp_buf *b, const struct rp_report *rep,
 		tp_buf_lit(b, ", \"mean_ns\": ");
 		rp_json_milli(b, row->count ?
 			      (long double)row->total / row->count : 0);
+		tp_buf_lit(b, ", \"std_ns\": ");
+		rp_json_milli(b, row->std);
+		tp_buf_lit(b, ", \"min_ns\": ");
+		rp_json_i64_or_null(b, row->min);
+		tp_buf_lit(b, ", \"max_ns\": ");
+		rp_json_i64_or_null(b, row->max);
+		tp_buf_lit(b, ", \"dropped\": ");
+		tp_json_u64(b, row->dropped);
 		tp_buf_lit(b, "}");
 	}
 	tp_buf_lit(b, "]");
@@ -211,7 +270,7 @@ static void put_stragglers(struct tp_buf *b, const struct rp_report *rep)
 			      rep->steps_reference);
 		tp_buf_lit(b, "}");
 	}
-	for (i = 0; i < rep->nnames && i < RP_TOP_NAMES; i++) {
+	for (i = 0; i < rep->nnames; i++) {
 		nm = &rep->names[i];
 		if (!nm->straggler)
 			continue;
@@ -245,19 +304,17 @@ static void put_granges(struct tp_buf *b, const struct rp_gpu *g)
 
 static void put_gaps(struct tp_buf *b, const struct rp_gpu *g)
 {
-	const struct tp_json_node *c;
-	size_t i;
+	size_t i, k;
 
 	tp_buf_lit(b, ", \"idle_gaps\": [");
 	for (i = 0; i < g->ngaps; i++) {
 		rp_bprintf(b, "%s{\"start_ns\": %" PRId64 ", \"dur_ns\": %"
 			   PRId64 ", \"cpu\": [", i ? ", " : "",
 			   g->gaps[i].start, g->gaps[i].dur);
-		for (c = g->gaps[i].cpu ? g->gaps[i].cpu->child : NULL; c;
-		     c = c->next) {
-			if (c != g->gaps[i].cpu->child)
+		for (k = 0; k < g->gaps[i].ncpu; k++) {
+			if (k)
 				tp_buf_lit(b, ", ");
-			tp_json_str(b, c->str);
+			tp_json_str(b, g->gaps[i].cpu[k]);
 		}
 		tp_buf_lit(b, "]}");
 	}
@@ -310,18 +367,113 @@ static void put_gpu(struct tp_buf *b, const struct rp_report *rep)
 	tp_buf_lit(b, "]");
 }
 
+static void put_entries(struct tp_buf *b, const struct rp_report *rep,
+			const char *key, const size_t *e, size_t n)
+{
+	size_t i;
+
+	rp_bprintf(b, ", \"%s\": {\"entries\": [", key);
+	for (i = 0; i < n; i++)
+		rp_bprintf(b, "%s%zu", i ? ", " : "", e[i]);
+	tp_buf_lit(b, "], \"ranks\": [");
+	for (i = 0; i < n; i++) {
+		if (i)
+			tp_buf_lit(b, ", ");
+		rp_json_i64_or_null(b, rep->ranks[e[i]]->rank);
+	}
+	tp_buf_lit(b, "]}");
+}
+
+static void put_text(struct tp_buf *b, const char *key, const char *s)
+{
+	rp_bprintf(b, ",\n  \"%s\": ", key);
+	str_or_null(b, s);
+}
+
+static void put_finding(struct tp_buf *b, const struct rp_report *rep,
+			const struct rp_finding *f)
+{
+	struct tp_buf h = { 0 };
+	size_t i;
+
+	rp_bprintf(b, "{\"id\": %zu, \"kind\": \"%s\"", f->id,
+		   rp_fkind_name(f->kind));
+	put_entries(b, rep, "who", f->ranks, f->nranks);
+	if (f->nwaited)
+		put_entries(b, rep, "waiting_for", f->waited, f->nwaited);
+	tp_buf_lit(b, ",\n  \"cost_ns\": ");
+	if (f->cost < 0)
+		tp_buf_lit(b, "null");
+	else
+		put_ns(b, f->cost);
+	rp_bprintf(b, ", \"per\": \"%s\", \"of_ns\": ",
+		   f->per_run ? "run" : "step");
+	put_ns(b, f->step);
+	tp_buf_lit(b, ", \"share\": ");
+	if (f->cost < 0 || f->step <= 0)
+		tp_buf_lit(b, "null");
+	else
+		rp_json_ratio(b, f->cost / f->step);
+	tp_buf_lit(b, ", \"step\": ");
+	rp_json_i64_or_null(b, f->step_index);
+	rp_finding_headline(&h, rep, f);
+	tp_buf_char(&h, 0);
+	put_text(b, "headline", h.oom ? NULL : h.p);
+	tp_buf_free(&h);
+	put_text(b, "title", f->title);
+	put_text(b, "where", f->where);
+	rp_bprintf(b, ",\n  \"names_are\": ");
+	str_or_null(b, f->nnames ? f->names_are : NULL);
+	tp_buf_lit(b, ", \"names\": [");
+	for (i = 0; i < f->nnames; i++) {
+		if (i)
+			tp_buf_lit(b, ", ");
+		tp_json_str(b, f->names[i]);
+	}
+	tp_buf_lit(b, "]");
+	put_text(b, "evidence", f->evidence);
+	put_text(b, "try", f->try_);
+	put_text(b, "caveat", f->caveat);
+	tp_buf_lit(b, "}");
+}
+
+/* The median rank's figures, the references of the findings. */
+static void put_reference(struct tp_buf *b, const struct rp_report *rep)
+{
+	const struct rp_rankm *m = &rep->ref;
+
+	tp_buf_lit(b, ",\n\"median\": {");
+	tp_buf_lit(b, "\"step_ns\": ");
+	put_ns(b, m->step);
+	put_figure(b, "own_step_ns", m->own, 1);
+	put_figure(b, "gpu_busy_ns", m->busy, 1);
+	put_figure(b, "gpu_idle_ns", m->idle, 1);
+	put_figure(b, "compute_ns", m->compute, 1);
+	put_figure(b, "comm_ns", m->comm, 1);
+	put_figure(b, "exposed_comm_ns", m->exposed, 1);
+	put_figure(b, "least_exposed_comm_ns", rep->min_exposed, 1);
+	tp_buf_lit(b, "}");
+}
+
 void rp_write_json(const struct rp_report *rep, struct tp_buf *b)
 {
 	size_t i;
 
 	tp_buf_lit(b, "{\n\"schema\": \"tprof.report\",\n"
-		   "\"schema_version\": 1,\n\"ranks\": [");
+		   "\"schema_version\": 2,\n\"findings\": [");
+	for (i = 0; i < rep->fs->n; i++) {
+		tp_buf_cstr(b, i ? ",\n " : "\n ");
+		put_finding(b, rep, &rep->fs->v[i]);
+	}
+	tp_buf_lit(b, "]");
+	put_reference(b, rep);
+	tp_buf_lit(b, ",\n\"ranks\": [");
 	for (i = 0; i < rep->nranks; i++) {
 		tp_buf_cstr(b, i ? ",\n " : "\n ");
 		put_rank(b, rep, i);
 	}
 	tp_buf_lit(b, "],\n\"names\": [");
-	for (i = 0; i < rep->nnames && i < RP_TOP_NAMES; i++) {
+	for (i = 0; i < rep->nnames; i++) {
 		tp_buf_cstr(b, i ? ",\n " : "\n ");
 		put_name(b, rep, &rep->names[i]);
 	}

@@ -299,7 +299,7 @@ int rp_stats(struct rp_report *rep)
 	for (i = 0; i < rep->nnames; i++)
 		name_stats(rep, &rep->names[i]);
 	qsort(rep->names, rep->nnames, sizeof(*rep->names), cmp_names);
-	for (i = 0; i < rep->nnames && i < RP_TOP_NAMES; i++)
+	for (i = 0; i < rep->nnames && i < rep->top; i++)
 		rep->nstragglers += (size_t)rep->names[i].straggler;
 	return 0;
 }

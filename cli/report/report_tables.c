@@ -20,8 +20,9 @@ static size_t count_kind(const struct rp_report *rep, const char *kind)
 	return n;
 }
 
-static void t_ranks(const struct rp_report *rep, struct rp_table *t)
+static void t_ranks(const struct rp_report *rep, struct rp_tables *ts)
 {
+	struct rp_table *t = &ts->t[RP_T_RANKS];
 	static const char *const head[] = {
 		"rank", "file", "source", "wall", "events", "dropped", "steps",
 		"peak GPU memory",
@@ -30,9 +31,10 @@ static void t_ranks(const struct rp_report *rep, struct rp_table *t)
 	char w[T];
 	size_t i;
 
-	rp_table_init(t, "Ranks", head, "rllrrrrr");
-	for (i = 0; i < rep->nranks; i++) {
-		r = rep->ranks[i];
+	rp_table_init(t, "Inputs", head, "rllrrrrr");
+	t->sel_note = ts->many ? ts->sel_note : NULL;
+	for (i = 0; i < ts->nsel; i++) {
+		r = rep->ranks[ts->sel[i]];
 		rp_add_cell(t, "%s", r->label);
 		rp_add_cell(t, "%s", r->path);
 		rp_add_cell(t, "%s", r->kind);
@@ -58,13 +60,16 @@ static void t_names(const struct rp_report *rep, struct rp_table *t)
 	size_t i;
 
 	rp_table_init(t, "Top names across ranks", head, "llrrrrrrrrl");
+	snprintf(t->title_buf, sizeof(t->title_buf), "Top %zu names across "
+		 "ranks", rep->top);
+	t->title = t->title_buf;
 	t->note = "Per (category, name), the statistics of each rank's total "
 		  "time, over the ranks that have it; mean call: all calls of "
 		  "those ranks pooled; imbalance: max / mean total; "
 		  "straggler: on 2 ranks or more, imbalance >= 1.10 and "
 		  "max - mean >= 1 ms.";
 	t->empty = "No calls.";
-	for (i = 0; i < rep->nnames && i < RP_TOP_NAMES; i++) {
+	for (i = 0; i < rep->nnames && i < rep->top; i++) {
 		nm = &rep->names[i];
 		rp_add_cell(t, "%s", nm->cat);
 		rp_add_cell(t, "%s", nm->name);
@@ -81,21 +86,25 @@ static void t_names(const struct rp_report *rep, struct rp_table *t)
 	}
 }
 
-static void t_detail(const struct rp_report *rep, struct rp_table *t)
+static void t_detail(const struct rp_report *rep, struct rp_tables *ts)
 {
+	struct rp_table *t = &ts->t[RP_T_DETAIL];
 	static const char *const head[] = {
 		"category", "name", "rank", "count", "total", "mean",
 	};
 	const struct rp_name *nm;
 	const struct rp_row *row;
 	char w[2][T];
-	size_t i, e;
+	size_t i, k, e;
 
 	rp_table_init(t, "Per-rank detail (top 10 names)", head, "llrrrr");
 	t->empty = "No calls.";
-	for (i = 0; i < rep->nnames && i < RP_TOP_DETAIL; i++) {
+	t->sel_note = ts->many ? ts->sel_note : NULL;
+	for (i = 0; i < rep->nnames && i < RP_TOP_DETAIL && i < rep->top;
+	     i++) {
 		nm = &rep->names[i];
-		for (e = 0; e < rep->nranks; e++) {
+		for (k = 0; k < ts->nsel; k++) {
+			e = ts->sel[k];
 			row = nm->rows[e];
 			if (!row)
 				continue;
@@ -111,16 +120,18 @@ static void t_detail(const struct rp_report *rep, struct rp_table *t)
 	}
 }
 
-static void t_steps(const struct rp_report *rep, struct rp_table *t)
+static void t_steps(const struct rp_report *rep, struct rp_tables *ts)
 {
+	struct rp_table *t = &ts->t[RP_T_STEPS];
 	static const char *const head[] = {
 		"rank", "steps", "mean", "p50", "max", "vs fastest", "flag",
 	};
 	const struct rp_steps *st;
 	char w[4][T];
-	size_t e;
+	size_t e, k;
 
 	rp_table_init(t, "Steps", head, "rrrrrrl");
+	t->sel_note = ts->many ? ts->sel_note : NULL;
 	t->empty = "No steps (ProfilerStep#N) in any rank.";
 	if (!rep->with_steps)
 		return;
@@ -131,7 +142,8 @@ static void t_steps(const struct rp_report *rep, struct rp_table *t)
 		 "ceil(n/2)-th shortest step.", RP_WARMUP_MORE,
 		 rp_fmt_ns(w[0], T, rep->steps_reference));
 	t->note = t->note_buf;
-	for (e = 0; e < rep->nranks; e++) {
+	for (k = 0; k < ts->nsel; k++) {
+		e = ts->sel[k];
 		st = &rep->steps[e];
 		rp_add_cell(t, "%s", rep->ranks[e]->label);
 		rp_add_cell(t, "%zu", st->n);
@@ -187,7 +199,7 @@ static void l_stragglers(const struct rp_report *rep, struct rp_tables *ts)
 					      rep->steps_reference),
 				 rp_fmt_ns(w[2], T, rep->steps_reference));
 	}
-	for (i = 0; i < rep->nnames && i < RP_TOP_NAMES; i++) {
+	for (i = 0; i < rep->nnames && i < rep->top; i++) {
 		nm = &rep->names[i];
 		if (nm->straggler)
 			add_line(ts, "%s %s: rank %s's total %s is %s times "
@@ -201,19 +213,34 @@ static void l_stragglers(const struct rp_report *rep, struct rp_tables *ts)
 	}
 }
 
+/* "4 ranks (4 from summaries, 0 from traces); median step 13.000 ms." */
+static void intro(const struct rp_report *rep, struct rp_tables *ts)
+{
+	char w[T];
+	int n;
+
+	n = snprintf(ts->intro, sizeof(ts->intro), "%zu rank%s (%zu from "
+		     "summaries, %zu from traces)", rep->nranks,
+		     rep->nranks == 1 ? "" : "s",
+		     count_kind(rep, "summary"), count_kind(rep, "trace"));
+	if (rep->with_steps && n > 0 && (size_t)n < sizeof(ts->intro))
+		snprintf(ts->intro + n, sizeof(ts->intro) - (size_t)n,
+			 "; median step %s", rp_fmt_ns(w, T,
+						      rep->steps_reference));
+}
+
 int rp_tables_build(const struct rp_report *rep, struct rp_tables *ts)
 {
 	size_t i;
 
 	memset(ts, 0, sizeof(*ts));
-	snprintf(ts->intro, sizeof(ts->intro), "%zu rank%s (%zu from "
-		 "summaries, %zu from traces)", rep->nranks,
-		 rep->nranks == 1 ? "" : "s",
-		 count_kind(rep, "summary"), count_kind(rep, "trace"));
-	t_ranks(rep, &ts->t[RP_T_RANKS]);
+	intro(rep, ts);
+	rp_select_ranks(rep, ts);
+	rp_overview_tables(rep, ts);
+	t_ranks(rep, ts);
 	t_names(rep, &ts->t[RP_T_NAMES]);
-	t_detail(rep, &ts->t[RP_T_DETAIL]);
-	t_steps(rep, &ts->t[RP_T_STEPS]);
+	t_detail(rep, ts);
+	t_steps(rep, ts);
 	rp_gpu_tables(rep, ts);
 	l_stragglers(rep, ts);
 	for (i = 0; i < RP_N_TABLES; i++)

@@ -107,7 +107,8 @@ void __cudaRegisterFunction(void **m, const char *host, char *dev,
 			    const char *name, int limit, uint3 *tid,
 			    uint3 *bid, dim3 *bdim, dim3 *gdim, int *wsize)
 {
-	if (!TP_REAL_OK(__cudaRegisterFunction, tp_libs_cudart))
+	/* From a library's constructor: CUPTI is not started here. */
+	if (!TP_REAL_OK_CTOR(__cudaRegisterFunction, tp_libs_cudart))
 		return;
 	tp_sym_note_function(host, dev);
 	tp_cupti_module_registered();

@@ -269,6 +269,10 @@ EXPORT CUptiResult cuptiActivityFlushAll(uint32_t flag)
 {
 	unsigned i, last;
 
+	/* cupti_activity.h: CUPTI_ERROR_INVALID_OPERATION "if not preceded
+	 * by a successful call to cuptiActivityRegisterCallbacks". */
+	if (!requested)
+		return CUPTI_ERROR_INVALID_OPERATION;
 	pthread_mutex_lock(&lock);
 	flushes++;
 	forced_flushes += !!(flag & CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);

@@ -21,7 +21,11 @@ FUZZ_HDR := $(ALL_HDR) $(wildcard tests/fuzz/*.h)
 
 $(FUZZ_B)/%.o: %.c $(FUZZ_HDR)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer-no-link -c -o $@ $<
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(OBJ_FLAGS) $(FUZZ_SAN) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+# As the library's: ISA-L when its header is there (Makefile, ISAL_STAMP).
+$(FUZZ_B)/gzip/gzip_isal.o: $(ISAL_STAMP)
+$(FUZZ_B)/gzip/gzip_isal.o: OBJ_FLAGS = $(ISAL_FLAGS)
 
 $(FUZZ_B)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJ) $(FUZZ_HDR)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $< \

@@ -21,31 +21,39 @@ have() { command -v "$1" >/dev/null 2>&1; }
 # $ORIGIN and, for libtprof's CUPTI loader, LD_LIBRARY_PATH): the GPU
 # machine may have only the driver.
 build() {
-	local ok=0 p rt
+	local ok=0 p
 	if [ "${1:-}" = always ] || [ ! -f "$LIB" ] || [ ! -x build/tprof ]; then
 		make -j2 all || ok=1
 	fi
 	mkdir -p "$GPU"
 	cp -a "$CUDA_HOME"/lib64/libcudart.so.[0-9]* "$CUDA_HOME"/lib64/libcupti.so.[0-9]* "$GPU/" || ok=1
 	# The simulation's programs run on a real GPU too (simNextKernelDuration
-	# is then absent and the kernels take what they take).
-	for p in two_threads exit_inflight graph; do
-		echo "nvcc -cudart shared tests/sim/progs/$p.cu -> build/gpu/truth_$p"
-		# shellcheck disable=SC2086,SC2016
-		"$NVCC" $NVFLAGS -cudart shared -Xlinker -rpath='$ORIGIN' -Itests/sim/progs \
-			-o "$GPU/truth_$p" "tests/sim/progs/$p.cu" -ldl -lpthread || ok=1
+	# is then absent: the kernels take what they take, or spin for it).
+	for p in two_threads exit_inflight graph churn; do
+		nv shared "tests/sim/progs/$p.cu" "truth_$p" || ok=1
 	done
 	for p in known_work:shared known_work:static empty_launch:shared; do
-		rt=${p#*:}; p=${p%:*}
-		echo "nvcc -cudart $rt tests/gpu/progs/$p.cu -> build/gpu/${p}_$rt"
-		# shellcheck disable=SC2086,SC2016
-		if "$NVCC" $NVFLAGS -cudart "$rt" -Xlinker -rpath='$ORIGIN' -o "$GPU/${p}_$rt.new" "tests/gpu/progs/$p.cu"; then
-			mv -f "$GPU/${p}_$rt.new" "$GPU/${p}_$rt"
-		else
-			rm -f "$GPU/${p}_$rt.new"; ok=1
-		fi
+		nv "${p#*:}" "tests/gpu/progs/${p%:*}.cu" "${p%:*}_${p#*:}" || ok=1
+	done
+	# make gpu-check's own programs (tests/gpu/gpucheck.py).
+	for p in pdl_pair event_timing; do
+		nv shared "tests/gpu/progs/$p.cu" "$p" || ok=1
 	done
 	return $ok
+}
+
+# nv RUNTIME SOURCE NAME: build/gpu/NAME for sm_90, with the shared or
+# static cudart; a failed compile keeps the previous binary.
+nv() {
+	echo "nvcc -cudart $1 $2 -> build/gpu/$3"
+	# shellcheck disable=SC2086,SC2016
+	if "$NVCC" $NVFLAGS -cudart "$1" -Xlinker -rpath='$ORIGIN' -Itests/sim/progs \
+		-o "$GPU/$3.new" "$2" -ldl -lpthread; then
+		mv -f "$GPU/$3.new" "$GPU/$3"
+	else
+		rm -f "$GPU/$3.new"
+		return 1
+	fi
 }
 
 if [ "${1:-}" = --build-only ]; then

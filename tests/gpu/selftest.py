@@ -17,6 +17,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gpucheck as gc  # noqa: E402
 import tracecheck as tc  # noqa: E402
 
 EXPECT = {"kernels": [
@@ -247,6 +248,133 @@ def truth_selftest():
           has(tc.truth(good, n + 1, tc.Problems())[0].list(), "GPU ops"))
 
 
+def gpucheck_trace(ops, overlapped=0, record=-0.4):
+    """A trace of kernels ops = [(name, ts_us, dur_us, grid, call name)],
+    each launched by its own call 1 us before it, then a cudaEventRecord
+    at record us from its start."""
+    ev = []
+    for i, (name, ts, dur, grid, call) in enumerate(ops, 1):
+        ev.append(dict(ph="X", cat="cuda_runtime", name=call, pid=PID, tid=PID,
+                       ts=ts - 1.0, dur=0.5, args={"correlation": i}))
+        ev.append(dict(ph="X", cat="cuda_runtime", name="cudaEventRecord",
+                       pid=PID, tid=PID, ts=ts + record, dur=0.1, args={}))
+        ev.append(dict(ph="X", cat="kernel", name=name, pid=DEV, tid=7, ts=ts,
+                       dur=dur, args={"correlation": i, "grid": [grid, 1, 1]}))
+    return {"traceEvents": ev, "tprof": {"cupti": {"overlapped": overlapped}}}
+
+
+def gpucheck_selftest():
+    """gpucheck.py's judges: the PDL pairs against the GPU's own times,
+    kernel durations against cudaEvent elapsed times; then each wrong."""
+    def pdl(ops, overlapped=1):
+        p = tc.Problems()
+        gc.pdl_judge(gpucheck_trace(ops, overlapped), 2, gpu, p, {})
+        return p.list()
+    # Pair 0 overlapped on the GPU (the secondary began 60 us into the
+    # primary's 100 us), pair 1 not; trace times = GPU ns / 1000 + 5.
+    gpu = [[1000000, 1100000, 1060000, 1120000],
+           [2000000, 2100000, 2100500, 2120500]]
+    good = [("pdl_primary", 1005.0, 100.5, 1, "cudaLaunchKernel"),
+            ("pdl_secondary", 1064.9, 60.2, 1, "cudaLaunchKernelExC"),
+            ("pdl_primary", 2005.0, 100.4, 1, "cudaLaunchKernel"),
+            ("pdl_secondary", 2105.4, 20.2, 1, "cudaLaunchKernelExC")]
+    check("gpucheck pdl: the trace of what the GPU ran passes",
+          not pdl(good), pdl(good))
+    moved = copy.deepcopy(good)
+    moved[1] = ("pdl_secondary", 1105.6, 60.2, 1, "cudaLaunchKernelExC")
+    check("gpucheck pdl: an overlapped pair moved apart fails",
+          has(pdl(moved), "apart in the trace"), pdl(moved))
+    check("gpucheck pdl: overlap not counted by tprof fails",
+          has(pdl(good, 0), "counts fewer"), pdl(good, 0))
+    plain = copy.deepcopy(good)
+    plain[3] = plain[3][:4] + ("cudaLaunchKernel",)
+    check("gpucheck pdl: a secondary not from cudaLaunchKernelEx fails",
+          has(pdl(plain), "not linked to a cudaLaunchKernelEx"), pdl(plain))
+    short = copy.deepcopy(good)
+    short[2] = ("pdl_primary", 2005.0, 90.0, 1, "cudaLaunchKernel")
+    check("gpucheck pdl: a span shorter than the GPU measured fails",
+          has(pdl(short), "does not hold what the GPU measured"), pdl(short))
+
+    def events(ops, evs, record=-0.4):
+        p = tc.Problems()
+        gc.event_judge(gpucheck_trace(ops, record=record), evs, p, {})
+        return p.list()
+    evs = {"idle": {"grid": 2, "ns": 10000, "event_ms": 0.045},
+           "kernels": [{"grid": 3, "ns": 20000, "event_ms": 0.0215},
+                       {"grid": 4, "ns": 10000000, "event_ms": 10.004}]}
+    good = [("timed(unsigned long long)", 100.0, 20.8, 3, "cudaLaunchKernel"),
+            ("timed(unsigned long long)", 1200.0, 10001.0, 4, "cudaLaunchKernel"),
+            ("timed(unsigned long long)", 50.0, 10.1, 2, "cudaLaunchKernel"),
+            ("blocker(unsigned long long)", -100.5, 200.0, 1, "cudaLaunchKernel"),
+            ("blocker(unsigned long long)", 999.5, 200.0, 1, "cudaLaunchKernel")]
+    check("gpucheck events: durations within the events pass",
+          not events(good, evs), events(good, evs))
+    for what, i, dur, text in (
+            ("a kernel longer than its events", 0, 24.0, "differ"),
+            ("events far longer than the kernel", 1, 9950.0, "differ"),
+            ("a kernel shorter than it spun", 0, 17.0, "shorter than it ran"),
+            ("an idle stream's events inside their kernel", 2, 48.0, "differ")):
+        bad = copy.deepcopy(good)
+        bad[i] = bad[i][:2] + (dur,) + bad[i][3:]
+        check("gpucheck events: %s fails" % what, has(events(bad, evs), text),
+              events(bad, evs))
+    check("gpucheck events: a missing kernel fails",
+          has(events(good[1:], evs), "missing"), events(good[1:], evs))
+    late = copy.deepcopy(good)
+    late[0] = late[0][:1] + (150.0, 60.0) + late[0][3:]
+    check("gpucheck events: a kernel launched late is not compared, "
+          "and fails only when none is", has(events(late, evs),
+                                             "every 20 us kernel's events"),
+          events(late, evs))
+    check("gpucheck events: a second event recorded after its kernel ended "
+          "is not compared", has(events(good, evs, 15000.0), "none compared"),
+          events(good, evs, 15000.0))
+
+
+def torch_judge_selftest(tmp):
+    """gpucheck.py's torch.profiler-alongside judge: the three documented
+    outcomes pass, each with its evidence missing fails."""
+    win = {"t0_ns": BASE + 1000000, "t1_ns": BASE + 2000000, "steps": 2}
+    k = [{"ph": "X", "cat": "kernel", "name": "k", "ts": 1000.0 + i, "dur": 1.0}
+         for i in range(10)]
+    prof = os.path.join(tmp, "profiler.json")
+    wpath = os.path.join(tmp, "window.json")
+    with open(prof, "w") as f:
+        json.dump({"traceEvents": k}, f)
+    with open(wpath, "w") as f:
+        json.dump(win, f)
+
+    def judge(cupti, events, err):
+        t = {"baseTimeNanoseconds": BASE, "traceEvents": events,
+             "tprof": {"cupti": dict({"other_client": "torch.profiler"}, **cupti)}}
+        p = tc.Problems()
+        gc.torch_judge(t, err, prof, wpath, p, {})
+        return p.list()
+    early = [dict(e, ts=e["ts"] - 900.0) for e in k]
+    took = {"state": "on", "stopped_why": "another CUPTI client took over"}
+    warn = "tprof: warning: torch.profiler took CUPTI at 1.2 s: GPU activity ..."
+    check("gpucheck torch: handed over, one warning, kernels before: passes",
+          not judge(took, early, warn), judge(took, early, warn))
+    check("gpucheck torch: handed over without the warning fails",
+          has(judge(took, early, ""), "not one warning"))
+    first = {"state": "off", "reason": "torch.profiler was using CUPTI before "
+             "tprof started it (at 0.0 s), and is never displaced"}
+    warn1 = "tprof: warning: torch.profiler was using CUPTI before tprof started it"
+    check("gpucheck torch: left to a client there first: passes",
+          not judge(first, [], warn1), judge(first, [], warn1))
+    check("gpucheck torch: left to it, yet GPU activity, fails",
+          has(judge(first, early, warn1), "GPU activity"))
+    shared = {"state": "on", "subscribers": "several"}
+    check("gpucheck torch: sharing with the same kernels passes",
+          not judge(shared, k, ""), judge(shared, k, ""))
+    check("gpucheck torch: sharing with half the kernels fails",
+          has(judge(shared, k[:5], ""), "kernel counts differ"))
+    check("gpucheck torch: tprof not seeing torch.profiler fails",
+          has(judge(dict(shared, other_client=None), k, ""), "did not see"))
+    check("gpucheck torch: neither outcome fails",
+          has(judge({"state": "on", "subscribers": "one"}, k, ""), "neither"))
+
+
 def main():
     ex = expect()
     good = synth(ex)
@@ -327,6 +455,8 @@ def main():
     steps_selftest()
     stacks_selftest()
     truth_selftest()
+    gpucheck_selftest()
+    torch_judge_selftest(tmp)
     # torch comparison
     ks = [{"ph": "X", "cat": "kernel", "name": "k%d" % (i % 5), "ts": 1000.0 + i, "dur": 1.0}
           for i in range(100)]

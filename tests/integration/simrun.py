@@ -13,7 +13,8 @@ from simlog import SimLog  # noqa: E402
 SIM = os.path.join(BUILD, "tests", "sim")
 LIBDIR = os.path.join(SIM, "lib")
 # Programs in plain C: the same binary in both modes.
-PLAIN_C = ("driver_only", "late_main")
+PLAIN_C = ("driver_only", "late_main", "static_main", "window_busy",
+           "rules")
 
 
 def sim_prog(name, mode=13):
@@ -113,3 +114,34 @@ def exact(label, r, n_ops, t=tplib):
     t.eq("%s: every GPU op in the trace once, with its duration" % label,
          (bad[:5], extra), ([], 0))
     t.tprof_check(r.path, "%s: tprof check passes" % label)
+
+
+def flows(t):
+    """The JSON trace's flow starts by id, and its flow ends by id."""
+    s = {e["id"]: e for e in t["traceEvents"] if e.get("ph") == "s"}
+    f = {}
+    for e in t["traceEvents"]:
+        if e.get("ph") == "f":
+            f.setdefault(e["id"], []).append(e)
+    return s, f
+
+
+def unlinked_ops(r):
+    """The log's GPU ops whose trace event no flow reaches from a CPU
+    call of their correlation id: (kind, corr) of each."""
+    s, f = flows(r.trace)
+    cpu = {e["args"].get("correlation") for e in xevents(r.trace)
+           if e.get("cat") in ("cuda_runtime", "cuda_driver")}
+    ends = {(x["pid"], x["tid"], x["ts"]) for v in f.values() for x in v}
+    at = {}
+    for e in xevents(r.trace):
+        if e.get("cat") in KIND:
+            at.setdefault((e["args"]["correlation"], KIND[e["cat"]]),
+                          []).append((e["pid"], e["tid"], e["ts"]))
+    bad = []
+    for o in r.log.gpu_ops():
+        evs = at.get((o["corr"], o["kind"]), [])
+        if not (o["corr"] in s and o["corr"] in cpu and
+                any(p in ends for p in evs)):
+            bad.append((o["kind"], o["corr"]))
+    return bad

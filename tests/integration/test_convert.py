@@ -550,7 +550,10 @@ def main():
             json.dump(want, f)
         test_json(d, src, json.loads(json.dumps(want)))
         rc, so, se = convert(src, os.path.join(d, "x.txt"))
-        eq("convert_bad_suffix", rc, 2)
+        eq("convert_bad_suffix: exit 2, one line naming the help",
+           (rc, so, se), (2, "", "tprof convert: OUT must end in .pftrace, "
+                          ".pftrace.gz, .json or .json.gz; see 'tprof "
+                          "convert --help'\n"))
         test_killed(d)
         gzip_levels(d)
         open(os.path.join(d, "bad.json"), "w").write('{"traceEvents": [')

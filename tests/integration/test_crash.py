@@ -1,4 +1,4 @@
-"""Deaths that skip the normal exit path (issue 21, section 1): a crash
+"""Deaths that skip the normal exit path: a crash
 signal or _exit completes and renames the trace, the process dies exactly
 as it would without tprof, and what a SIGKILLed process left is made a
 valid trace by `tprof recover` (and by `tprof report` on its directory).
@@ -234,7 +234,10 @@ def kill_case():
        s["calls"][0]["count"] if s.get("calls") else None,
        len(xevents(t, "cudaStreamSynchronize")))
     p = subprocess.run([CLI, "recover", outdir], capture_output=True, text=True)
-    eq("recover again: nothing to do, silent", (p.returncode, p.stderr), (0, ""))
+    eq("recover again: nothing to do, one line says so",
+       (p.returncode, p.stderr),
+       (0, "tprof: %s: nothing to recover (no .tmp trace or rings file a "
+        "killed process left)\n" % outdir))
     shutil.rmtree(outdir, ignore_errors=True)
 
 

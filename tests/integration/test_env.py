@@ -129,7 +129,7 @@ def tprof_run_checks():
            ("cuda", 8, 32))
     shutil.rmtree(out, ignore_errors=True)
 
-    # Issue 17 item 8: tprof-run refuses a non-finite number before it
+    # tprof-run refuses a non-finite number before it
     # starts the program, with the library's one line.
     for flag, var in (("--delay", "TPROF_DELAY"),
                       ("--duration", "TPROF_DURATION")):
@@ -178,6 +178,8 @@ def tprof_run_checks():
        (0, ["tprof-run: warning: --python-stacks without --backtrace records no stacks; "
             "add --backtrace 1ms (or another threshold)"]))
 
+    relative_preload()
+
     for args, what in (
             (["--buffer-mb", "abc", "true"], "TPROF_BUFFER_MB='abc'"),
             (["--cupti-buffer-mb", "0", "true"], "TPROF_CUPTI_BUFFER_MB='0'"),
@@ -191,6 +193,65 @@ def tprof_run_checks():
         check("tprof-run %s: message" % " ".join(args),
               what in p.stderr and p.stderr.count("\n") == 1, p.stderr)
         eq("tprof-run %s: program not started" % " ".join(args), p.stdout, "")
+
+
+def not_tprof(err):
+    """stderr less the library's own lines (it writes one per trace)."""
+    return [l for l in err.splitlines() if not l.startswith("tprof: ")]
+
+
+def relative_preload():
+    """A relative path to libtprof.so in LD_PRELOAD is looked up from each
+    process's working directory: after a cd the loader prints one line
+    and the process is not traced. tprof-run preloads it by its absolute
+    path, from a relative TPROF_LIB too, and says so in one line when
+    the user's own LD_PRELOAD names it by a relative path."""
+    tmp = tempfile.mkdtemp(prefix="tprof-it-")
+    out = os.path.join(tmp, "out")
+    san = SAN_RT + ":" if SAN_RT else ""
+    elsewhere = os.path.join(tmp, "elsewhere", "deeper")
+    os.makedirs(elsewhere)
+    cd_then_run = ["sh", "-c", 'cd "$0" && echo "$LD_PRELOAD" && exec "$@"',
+                   elsewhere, prog("calls"), "1", "2"]
+    rel = os.path.relpath(LIB, tmp)
+    p = subprocess.run([RUN, "-o", out, "--"] + cd_then_run, cwd=tmp,
+                       env=dict(base_env(), TPROF_LIB=rel,
+                                LD_PRELOAD=san.rstrip(":")),
+                       capture_output=True, text=True, timeout=60)
+    seen = p.stdout.splitlines()[0].split(":") if p.stdout else [""]
+    lib = seen[-1]
+    check("tprof-run, relative TPROF_LIB: LD_PRELOAD holds its absolute "
+          "path", lib.startswith("/") and
+          os.path.realpath(lib) == os.path.realpath(LIB), p.stdout)
+    eq("tprof-run, relative TPROF_LIB, a cd before the program: traced, "
+       "no loader error", (p.returncode, not_tprof(p.stderr), listing(out)),
+       (0, [], ["summaries/tprof-rank0.summary.json",
+                "summaries/tprof-rank0.summary.md",
+                "tprof-rank0.trace.json.gz"]))
+    shutil.rmtree(out, ignore_errors=True)
+
+    p = subprocess.run([RUN, "-o", out, "--"] + cd_then_run, cwd=tmp,
+                       env=dict(base_env(), LD_PRELOAD=san + rel +
+                                ":libz.so.1"),
+                       capture_output=True, text=True, timeout=60)
+    seen = p.stdout.splitlines()[0].split(":") if p.stdout else [""]
+    lib = seen[-2] if len(seen) > 1 else ""
+    eq("tprof-run, the user's relative libtprof.so in LD_PRELOAD: "
+       "replaced by the absolute path, the rest kept",
+       (seen[:-2], os.path.realpath(lib), seen[-1]),
+       ([SAN_RT] if SAN_RT else [], os.path.realpath(LIB), "libz.so.1"))
+    eq("tprof-run, the user's relative libtprof.so: one line says so, "
+       "with the fix", "".join(l + "\n" for l in not_tprof(p.stderr)),
+       "tprof-run: warning: LD_PRELOAD names libtprof.so by a relative "
+       "path ('%s'), which a process that changes directory cannot load "
+       "(it writes no trace); tprof-run preloads %s instead. Without "
+       "tprof-run, use LD_PRELOAD=%s\n" % (rel, lib, lib))
+    eq("tprof-run, the user's relative libtprof.so, a cd: traced",
+       (p.returncode, listing(out)),
+       (0, ["summaries/tprof-rank0.summary.json",
+            "summaries/tprof-rank0.summary.md",
+            "tprof-rank0.trace.json.gz"]))
+    shutil.rmtree(tmp, ignore_errors=True)
 
 
 if NO_SHELL:

@@ -94,6 +94,50 @@ def cases():
        (0, 100, 1))
     cleanup(r)
 
+    # A client that reaches libcupti through a handle of its own (dlopen,
+    # dlsym: XLA's profiler), which no interposed symbol sees. There
+    # first (buffer callbacks registered in its constructor): tprof's
+    # probe (cuptiActivityFlushAll succeeds only once someone registered
+    # buffer callbacks) leaves CUPTI to it.
+    own = {"KINETO_LIKE_DLSYM": "1"}
+    if not (M.mode == 12 and "thread" in SANITIZE):
+        r = sim_run([sim_prog("kineto_like"), "first"],
+                    env=dict(own, KINETO_LIKE_FIRST="1"))
+        rep = report(r)
+        eq("own-handle client first: it got every kernel while it was on",
+           (rep.get("got _Z6beforePf"), rep.get("got _Z6duringPf"),
+            rep.get("canaries_ok"), rep.get("foreign_buffers")),
+           (100, 100, 1, 0))
+        w = warnings(r)
+        check("own-handle client first: one warning; tprof stays CPU-side",
+              len(w) == 1 and "through its own libcupti handle" in w[0] and
+              "registered CUPTI's activity buffer callbacks before tprof"
+              in w[0], w)
+        if r.trace:
+            eq("own-handle client first: named in the trace",
+               r.trace["tprof"]["cupti"]["other_client"],
+               "another CUPTI client (through its own libcupti handle)")
+        cleanup(r)
+    # Mid-run, it replaces tprof's buffer callbacks unseen: tprof's
+    # buffers lent then never come back to it, which its forced flush at
+    # the end finds out: one warning, the client named in the trace.
+    r = sim_run([sim_prog("kineto_like"), "mid"], env=own)
+    eq("own-handle client mid-run: the program ends well", r.rc, 0)
+    w = warnings(r)
+    check("own-handle client mid-run: one warning saying tprof's buffers "
+          "were taken", len(w) == 1 and "replaced tprof's activity buffer "
+          "callbacks" in w[0], w)
+    if r.trace:
+        cu = r.trace["tprof"]["cupti"]
+        eq("own-handle client mid-run: in the trace",
+           (cu["other_client"], cu["buffers_never_returned"] > 0),
+           ("another CUPTI client (through its own libcupti handle)", True))
+        eq("own-handle client mid-run: CPU-side tracing went on (300 "
+           "launches)", len([e for e in xevents(r.trace)
+                             if e["name"] == "cudaLaunchKernel"]), 300)
+        tprof_check(r.path, "own-handle client mid-run: tprof check passes")
+    cleanup(r)
+
     # nsys (or any tool) named by CUDA_INJECTION64_PATH keeps CUPTI.
     tool = prog("fake_nsys.so")
     r = sim_run([sim_prog("two_threads"), "20"],

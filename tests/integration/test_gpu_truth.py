@@ -162,6 +162,15 @@ def exit_line(r):
     return (int(m.group(1)), int(m.group(2))) if m else None
 
 
+def no_reinit(label, r):
+    """No CUPTI call after cuptiFinalize: the simulation logs each one as
+    a re-initialisation (and aborts once graphs were launched)."""
+    if r.log:
+        eq("%s: no CUPTI call after cuptiFinalize (no re-initialisation)"
+           % label, [e for e in r.log.of("cupti")
+                     if e.get("call") == "reinit"], [])
+
+
 def cases():
     # Two threads, own streams then one shared stream: 2400 ops.
     r = sim_run([sim_prog("two_threads"), "600"])
@@ -171,8 +180,10 @@ def cases():
         eq("two threads: nothing shifted, dropped or lost",
            (cu["shifted"], cu["dropped"], cu["zero_timestamps"],
             cu["unclocked"], cu["unlinked"]), (0, 0, 0, 0, 0))
+        # Every op's record, the device's and the context's.
         eq("two threads: the exit line counts what the log delivered",
-           exit_line(r), (len(r.log.ops) + 1, r.log.lost() + r.log.dropped()))
+           exit_line(r), (len(r.log.ops) + 1 + len(r.log.of("context")),
+                          r.log.lost() + r.log.dropped()))
         eq("two threads: launches named as the hooks name them",
            sorted({e["name"] for e in xevents(r.trace)
                    if e.get("cat") == "cuda_runtime" and
@@ -208,7 +219,7 @@ def cases():
     pairs = truth("exit in flight", r, 85)
     if pairs:
         eq("exit in flight: the exit line counts every record, 0 lost",
-           exit_line(r), (len(r.log.ops) + 1, 0))
+           exit_line(r), (len(r.log.ops) + 1 + len(r.log.of("context")), 0))
         eq("exit in flight: the simulation lost nothing at its teardown",
            r.log.lost("teardown"), 0)
         eq("exit in flight: tprof's own wait for the GPU is not in the trace",
@@ -304,6 +315,7 @@ def cases():
     eq("window end: the program runs to its end (no abort)", r.rc, 0)
     check("window end: no abort in the simulation",
           r.log and not r.log.of("abort"), r.stderr[-1500:])
+    no_reinit("window end", r)
     if r.trace:
         cu = r.trace["tprof"]["cupti"]
         if "thread" in SANITIZE:
@@ -333,6 +345,7 @@ def cases():
     eq("detach race: the program runs to its end (no abort)", r.rc, 0)
     check("detach race: no abort in the simulation",
           r.log and not r.log.of("abort"), r.stderr[-1500:])
+    no_reinit("detach race", r)
     if r.log:
         sync = [a for a in r.log.api
                 if a["name"].startswith("cudaStreamSynchronize")]
@@ -356,6 +369,69 @@ def cases():
            (cu["finalized"], cu["stopped_why"]),
            (1, "the last recording window ended"))
         tprof_check(r.path, "detach race: tprof check passes")
+    cleanup(r)
+
+    # A kernel always running through the last window's end: the detach's
+    # forced flush hands back a buffer, cuptiFinalize follows at once,
+    # and the writer converts that buffer after it, from what it read
+    # before (each buffer's records are found as CUPTI hands it back).
+    r = sim_run([sim_prog("window_busy"), "1.5"],
+                env={"TPROF_DURATION": "300ms"})
+    eq("busy window end: the program runs to its end (no abort)", r.rc, 0)
+    if r.trace and r.log:
+        cu = r.trace["tprof"]["cupti"]
+        fin = [e for e in r.log.of("cupti") if e["call"] == "finalize"]
+        if "thread" in SANITIZE:
+            skip("busy window end: finalized right after a forced flush "
+                 "that handed a buffer back", "timing: under TSan the "
+                 "detach may come after the program")
+        else:
+            check("busy window end: finalized right after a forced flush "
+                  "that handed a buffer back",
+                  cu["finalized"] == 1 and len(fin) == 1 and
+                  any(e.get("by") == "flush-forced"
+                      for e in r.log.of("delivered")),
+                  (cu["finalized"], fin))
+        no_reinit("busy window end", r)
+        tprof_check(r.path, "busy window end: tprof check passes")
+    cleanup(r)
+
+    # A library with its own static runtime (cuBLAS, cuDNN, NCCL) unloads
+    # its module from its own exit handler, which runs before tprof's:
+    # CUPTI is on, its last kernels' records not yet delivered. tprof
+    # flushes in the unload's API enter callback (never in CUPTI's
+    # resource callback, where the simulation aborts on a flush): every
+    # kernel keeps its name.
+    r = sim_run([sim_prog("static_main"), "5"])
+    pairs = truth("static runtime unloading at exit", r, 100)
+    if pairs:
+        check("static runtime unloading at exit: no abort in the simulation",
+              not r.log.of("abort"), r.log.of("abort"))
+        eq("static runtime unloading at exit: every kernel keeps its name",
+           sorted({(e["name"], sum(1 for x in xevents(r.trace)
+                                   if x["name"] == e["name"]))
+                   for e in xevents(r.trace) if e.get("cat") == "kernel"}),
+           [("sm90_xmma_gemm_f16f16_f32", 50), ("splitKreduce_kernel", 50)])
+    cleanup(r)
+
+    # The driver initialized and a context made before tprof started CUPTI
+    # (CUPTI attached late): no DEVICE or CONTEXT record would come, so
+    # tprof enables them with cuptiActivityEnableAndDump, which dumps the
+    # existing ones: the GPU is named and kernels get occupancy.
+    r = sim_run([sim_prog("late_main"), sim_prog("libgpu_late.so"), "10",
+                 "init"], env={"CUDA_INJECTION64_PATH": ""})
+    pairs = truth("CUPTI attached after cuInit", r, 10)
+    if pairs:
+        eq("CUPTI attached after cuInit: the driver was initialized before "
+           "CUPTI was loaded", [e["tool"] for e in r.log.of("driver_init")],
+           [0])
+        eq("CUPTI attached after cuInit: the device named, its SMs known",
+           [(d["id"], d["name"], d["numSms"], d["warpSize"])
+            for d in r.trace["deviceProperties"]],
+           [(0, "NVIDIA H100 80GB HBM3", 132, 32)])
+        eq("CUPTI attached after cuInit: every kernel has its occupancy",
+           sum(1 for e in xevents(r.trace) if e.get("cat") == "kernel" and
+               "est. achieved occupancy %" in e["args"]), 10)
     cleanup(r)
 
     # With a graph launched, CUPTI is disabled, never finalized.

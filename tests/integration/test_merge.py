@@ -635,12 +635,21 @@ def gzip_levels():
 
 gzip_levels()
 
-for argv, label in (([D], "no -o"), (["-o", out], "no input"),
-                    ([D, "-o"], "-o without a name"),
-                    ([D, "-o", out, "-o", out], "-o twice"),
-                    ([D, "--frob", "-o", out], "unknown option")):
-    eq("usage: %s: exit 2" % label, merge(*argv).returncode, 2)
-eq("--help: exit 0", merge("--help").returncode, 0)
+for argv, label, msg in (
+        ([D], "no -o", "no output: give -o OUT"),
+        (["-o", out], "no input", "no input: give directories or files"),
+        ([D, "-o"], "-o without a name", "-o needs a file name"),
+        ([D, "-o", out, "-o", out], "-o twice", "-o is given twice"),
+        ([D, "--frob", "-o", out], "unknown option",
+         "unknown option '--frob'")):
+    p = merge(*argv)
+    eq("usage: %s: exit 2, one line naming the help" % label,
+       (p.returncode, p.stdout, p.stderr),
+       (2, "", "tprof merge: %s; see 'tprof merge --help'\n" % msg))
+p = merge("--help")
+check("--help: exit 0, the help on stdout",
+      p.returncode == 0 and p.stderr == "" and
+      p.stdout.startswith("usage: tprof merge "), p.stdout + p.stderr)
 
 # --- memory stays bounded on a large input -----------------------------------
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""TPROF_FORMAT=perfetto after a kill and in the flight recorder (issue
-20, with issue 21's rings file and window).
+"""TPROF_FORMAT=perfetto after a kill and in the flight recorder (with
+the rings file and the window).
 
 Recovery: progs/killself.c makes a known set of calls on two threads,
 lets a sync point put the first part into the .pftrace.gz.tmp, makes the

@@ -162,7 +162,7 @@ def test_summaries():
     eq("summaries: overview row of rank 0", r0,
        ["0", os.path.join(d, "job-rank0.summary.json"), "summary",
         fmt_ns(1000 * MS), "5000", "0", "10", "1.000 GiB"])
-    r3 = md_row(md, "3")
+    r3 = md_row(section(md, "Inputs"), "3")
     eq("summaries: overview row of rank 3 (dropped, peak memory)",
        r3 and r3[4:], ["5003", "3", "10", "4.000 GiB"])
 
@@ -261,7 +261,8 @@ def test_summaries():
         ("name", 3, "gemm_kernel", ratio4(130 * MS / mean))])
     eq("summaries: --json memory peak per rank",
        [x["memory"] for x in j["ranks"]],
-       [[{"device": r, "peak_bytes": (r + 1) << 30}] for r in range(4)])
+       [[{"device": r, "peak_bytes": (r + 1) << 30,
+          "capacity_bytes": None}] for r in range(4)])
     return d
 
 
@@ -351,7 +352,9 @@ def test_kineto():
        [x["straggler"] for x in steps], [False, True])
     eq("kineto: memory peak per rank",
        [x["memory"] for x in j["ranks"]],
-       [[{"device": 0, "peak_bytes": want[r]["memory_peak"]}]
+       [[{"device": 0, "peak_bytes": want[r]["memory_peak"],
+          # the trace's deviceProperties' totalGlobalMem
+          "capacity_bytes": 84929216512}]
         for r in (0, 1)])
     # the summaries computed from the traces give the same report
     sums = sorted(os.listdir(out))
@@ -537,13 +540,21 @@ def test_gpu():
             for i in range(100)]
     eq("gpu: utilisation per part of the span (computed summary)",
        util, want)
+    # the heat map: its 100 columns are the 100 parts here (the two
+    # ranks did not run at once, 1 ms apart: each from its own start),
+    # a level per tenth of the part's time busy, 9 from 90 %
     svg = [e for e in root.iter() if local(e.tag) == "svg" and
-           e.get("class") == "utilisation"]
-    lines = [p for p in (svg[0].iter() if svg else [])
-             if local(p.tag) == "polyline" and p.get("class") == "series"]
-    eq("gpu: --html utilisation: one line of 100 points per rank",
-       [(p.get("data-rank"), len(p.get("points").split())) for p in lines],
-       [("0", 100), ("1", 100)])
+           e.get("class") == "heat"]
+    rows = [g for g in (svg[0].iter() if svg else [])
+            if local(g.tag) == "g" and g.get("class") == "heatrow"]
+    levels = "".join(str(min(9, int(u / 3150 * 10))) for u in want)
+    eq("gpu: --html heat map: one row per rank, each part's busy share",
+       [(g.get("data-ranks"), g.get("data-levels")) for g in rows],
+       [("0", levels), ("1", levels)])
+    check("gpu: --html heat map: its axis says the ranks are each from "
+          "their start", svg and any(
+              "time since each rank's first GPU activity" in (t.text or "")
+              for t in svg[0].iter() if local(t.tag) == "text"))
     # a summary without the member: null in --json, no row
     write_summaries(d, ranks=[3])
     j = report_json(d)
@@ -674,8 +685,16 @@ def local(tag):
 def test_html(sum_dir, kineto_dir):
     page = os.path.join(TMP, "report.html")
     rc, out, err = tprof("--html", page, sum_dir)
-    eq("html: exit 0, markdown still on stdout",
-       (rc, out.startswith("# tprof report")), (0, True))
+    # the report went to a file: stdout has the findings in a few lines
+    # and where the report is, not the whole Markdown
+    lines = out.splitlines()
+    eq("html: exit 0, the findings on stdout, then the page's path",
+       (rc, lines[:1], lines[-1:], "# tprof report" in out),
+       (0, ["tprof report: 4 ranks; median step %s" % fmt_ns(100 * MS)],
+        ["Report: " + page], False))
+    check("html: stdout's first finding: rank 3, 30 % slower",
+          len(lines) > 1 and lines[1].startswith(" 1. rank 3: ") and
+          "+30.000 ms per step" in lines[1], lines[1:2])
     try:
         root = ET.parse(page).getroot()
     except (OSError, ET.ParseError) as e:
@@ -714,8 +733,9 @@ def test_html(sum_dir, kineto_dir):
     check("html: axis labels are SVG text",
           all(any(local(t.tag) == "text" for t in s.iter()) for s in svgs))
     tables = [e for e in root.iter() if local(e.tag) == "table"]
-    eq("html: the markdown's tables", [t.get("class") for t in tables],
-       ["ranks", "names", "detail", "steps"])
+    eq("html: the tables, one row per rank first",
+       [t.get("class") for t in tables],
+       ["overview", "steps", "names", "detail", "ranks"])
     # a name with characters XML must escape
     kd = os.path.join(TMP, "kineto-esc")
     shutil.copytree(kineto_dir, kd)

@@ -1,4 +1,4 @@
-"""The rings file (issue 21, section 1, uncatchable deaths): a SIGKILLed
+"""The rings file (uncatchable deaths): a SIGKILLed
 process's rings live in <dir>/.tprof-rings.<pid>.<n>, and `tprof recover`
 cuts its .tmp at the last sync point and appends every record since from
 the rings, so that every call is either recorded or counted as dropped.

@@ -1,4 +1,4 @@
-"""Never hurt the program, never lose the trace (issue 17): quick versions
+"""Never hurt the program, never lose the trace: quick versions
 of the fault-injection runs (make test-stress runs the long ones, with
 TPROF_STRESS=1): thread churn with an RSS bound, a program that closes and
 dup2s over every descriptor, bursts that fill a ring while the writer is

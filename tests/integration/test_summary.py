@@ -1,4 +1,4 @@
-"""Per-process summaries written at exit (issue 6): summary.json against
+"""Per-process summaries written at exit: summary.json against
 the trace it summarizes (exact counts, totals, min/max, the documented
 percentile rule), summary.md, the TPROF_SUMMARY table on stderr, GEMMs
 with the GPU time of their kernels (stand-in CUPTI and cuBLAS), ranges

@@ -37,6 +37,7 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static __thread struct sim_call *stack[MAX_DEPTH];
 static __thread int depth;
 static __thread uint64_t next_kernel_dur;
+static __thread int next_programmatic;
 static __thread int cur_dev;
 
 SIM_EXPORT void sim_attach_tool(const struct sim_tool *t)
@@ -77,7 +78,8 @@ SIM_EXPORT uint64_t sim_gpu_to_raw(uint64_t gpu)
 	return r;
 }
 
-static uint64_t realtime_off;
+static uint64_t realtime_off, realtime_raw0;
+static double realtime_ppm;
 static pthread_once_t realtime_once = PTHREAD_ONCE_INIT;
 
 /* CLOCK_REALTIME minus CLOCK_MONOTONIC_RAW, taken once from the tightest
@@ -99,13 +101,24 @@ static void realtime_calibrate(void)
 		real = (uint64_t)rt.tv_sec * 1000000000ull +
 		       (uint64_t)rt.tv_nsec;
 		realtime_off = real - (a + (b - a) / 2);
+		realtime_raw0 = a;
 	}
+	/* SIM_REALTIME_PPM: CLOCK_REALTIME slewed by NTP against
+	 * CLOCK_MONOTONIC_RAW at that rate (a few ppm on a machine whose
+	 * frequency is corrected; ntpd slews up to 500 ppm while it
+	 * corrects an offset), and CUPTI's default clock with it. */
+	if (getenv("SIM_REALTIME_PPM"))
+		realtime_ppm = atof(getenv("SIM_REALTIME_PPM"));
 }
 
 SIM_EXPORT uint64_t sim_gpu_to_realtime(uint64_t gpu)
 {
+	uint64_t raw;
+
 	pthread_once(&realtime_once, realtime_calibrate);
-	return sim_gpu_to_raw(gpu) + realtime_off;
+	raw = sim_gpu_to_raw(gpu);
+	return raw + realtime_off + (uint64_t)(int64_t)((double)(int64_t)
+		(raw - realtime_raw0) * realtime_ppm / 1e6);
 }
 
 SIM_EXPORT long sim_tid(void)
@@ -162,6 +175,14 @@ SIM_EXPORT void sim_set_finalizing(int on)
 	__atomic_store_n(&finalizing, on ? sim_tid() : 0, __ATOMIC_SEQ_CST);
 }
 
+/* The context an API callback names: the current device's once made, else
+ * none (an API call such as cuDriverGetVersion makes no context, and
+ * does not initialize the driver). */
+static uint32_t current_ctx(void)
+{
+	return sim_context_made(cur_dev) ? (uint32_t)cur_dev + 1 : 0;
+}
+
 SIM_EXPORT void sim_enter(struct sim_call *c, CUpti_CallbackDomain dom,
 			  uint32_t cbid, const char *name, void *params)
 {
@@ -179,14 +200,14 @@ SIM_EXPORT void sim_enter(struct sim_call *c, CUpti_CallbackDomain dom,
 		stack[depth - 1] = c;
 	if (tool && !torn_down)
 		tool->api(0, dom, cbid, name, c->symbol, c->corr, params,
-			  NULL, &c->data, sim_context_id(cur_dev));
+			  NULL, &c->data, current_ctx());
 }
 
 SIM_EXPORT void sim_exit(struct sim_call *c, void *ret)
 {
 	if (tool && !torn_down)
 		tool->api(1, c->dom, c->cbid, c->name, c->symbol, c->corr,
-			  c->params, ret, &c->data, sim_context_id(cur_dev));
+			  c->params, ret, &c->data, current_ctx());
 	sim_log("{\"ev\":\"api\",\"domain\":%d,\"cbid\":%u,\"name\":\"%s\","
 		"\"corr\":%u,\"tid\":%ld,\"depth\":%d,\"enter_raw\":%llu,"
 		"\"exit_raw\":%llu}", (int)c->dom, c->cbid, c->name, c->corr,
@@ -213,6 +234,40 @@ SIM_EXPORT int sim_torn_down(void)
 	return torn_down;
 }
 
+/* The driver's initialization: at the first cuInit, or the first use of
+ * a context (the runtime initializes the driver at its first call). A
+ * tool attached by then is told (CUPTI emits DEVICE records there);
+ * one loaded later is not. */
+static int driver_init;
+
+SIM_EXPORT void sim_driver_init(void)
+{
+	if (__atomic_exchange_n(&driver_init, 1, __ATOMIC_ACQ_REL))
+		return;
+	sim_log("{\"ev\":\"driver_init\",\"tool\":%d}", tool != NULL);
+	if (tool && !torn_down && tool->init)
+		tool->init();
+}
+
+SIM_EXPORT int sim_driver_initialized(void)
+{
+	return __atomic_load_n(&driver_init, __ATOMIC_ACQUIRE);
+}
+
+/* CUDA graphs launched in the process (PyTorch PR #112507: CUPTI
+ * re-initialised after cuptiFinalize crashes once graphs exist). */
+static int graphs;
+
+SIM_EXPORT void sim_note_graph_launch(void)
+{
+	__atomic_store_n(&graphs, 1, __ATOMIC_RELEASE);
+}
+
+SIM_EXPORT int sim_graphs_launched(void)
+{
+	return __atomic_load_n(&graphs, __ATOMIC_ACQUIRE);
+}
+
 /* ---- devices, contexts, streams ---- */
 
 /* Work queued behind a kernel that waits (simNextKernelWaitsFor): its
@@ -233,8 +288,11 @@ struct stream {
 	uintptr_t handle;
 	uint32_t id;
 	uint64_t tail;	/* end of its last op ended, GPU clock */
+	/* its last op, for a programmatic dependent launch after it */
+	uint64_t last_start, last_end;
+	int last_kernel;
 	struct pend *q, **qt;	/* work not yet ended, in order */
-	struct sim_op *last;	/* the last op queued in q */
+	struct sim_op *queued;	/* the last op queued in q */
 };
 
 static struct pend *pend_new(struct sim_op *op, uint64_t now, uint64_t dur);
@@ -264,6 +322,11 @@ SIM_EXPORT void sim_set_device(int dev)
 }
 
 /* The primary context of dev, made at first use (a CONTEXT record). */
+SIM_EXPORT int sim_context_made(int dev)
+{
+	return __atomic_load_n(&ctx_made[dev], __ATOMIC_ACQUIRE);
+}
+
 SIM_EXPORT uint32_t sim_context_id(int dev)
 {
 	int made;
@@ -272,6 +335,8 @@ SIM_EXPORT uint32_t sim_context_id(int dev)
 	made = ctx_made[dev];
 	ctx_made[dev] = 1;
 	pthread_mutex_unlock(&lock);
+	if (!made)
+		sim_driver_init();
 	if (!made) {
 		sim_log("{\"ev\":\"context\",\"context\":%d,\"device\":%d}",
 			dev + 1, dev);
@@ -338,6 +403,7 @@ SIM_EXPORT uint64_t sim_stream_tail(int dev, uintptr_t handle)
 SIM_EXPORT void sim_stream_after(int dev, uintptr_t handle, uint64_t gpu)
 {
 	struct stream *s;
+
 	struct pend *p;
 
 	pthread_mutex_lock(&lock);
@@ -370,6 +436,25 @@ SIM_EXPORT uint64_t sim_take_kernel_duration(const uint32_t grid[3],
 		return d;
 	return 1000 + 10ull * grid[0] * grid[1] * grid[2] +
 	       block[0] / 32 * 100;
+}
+
+SIM_EXPORT void sim_next_programmatic(void)
+{
+	next_programmatic = 1;
+}
+
+/* When the op may start on its stream: once the stream is free; a kernel
+ * launched with programmatic stream serialization once the kernel before
+ * it triggers the launch (cudaTriggerProgrammaticLaunchCompletion), taken
+ * to be half-way through it, so that it runs inside its predecessor or
+ * past its end (cuda.h, CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_
+ * SERIALIZATION: the grid's execution overlaps the previous kernel's). */
+static uint64_t stream_ready(const struct stream *s, const struct sim_op *op,
+			     int programmatic)
+{
+	if (programmatic && op->kind == SIM_KERNEL && s->last_kernel)
+		return s->last_start + (s->last_end - s->last_start) / 2;
+	return s->tail;
 }
 
 static __thread const volatile uint32_t *next_wait_flag;
@@ -454,12 +539,15 @@ static int advance(struct stream *s, uint64_t now)
 			__atomic_store_n(&p->op->end_gpu, end,
 					 __ATOMIC_RELEASE);
 			log_op(p->op, end - start);
+			s->last_start = start;
+			s->last_end = end;
+			s->last_kernel = p->op->kind == SIM_KERNEL;
 		}
 		s->tail = end;
 		s->q = p->next;
 		if (!s->q) {
 			s->qt = &s->q;
-			s->last = NULL;
+			s->queued = NULL;
 		}
 		free(p);
 	}
@@ -506,7 +594,7 @@ static void enqueue(struct stream *s, struct pend *p)
 	*s->qt = p;
 	s->qt = &p->next;
 	if (p->op || p->dep)
-		s->last = p->op ? p->op : (struct sim_op *)p->dep;
+		s->queued = p->op ? p->op : (struct sim_op *)p->dep;
 	if (!engine_on) {
 		sigset_t all, old;
 
@@ -534,7 +622,7 @@ static struct pend *pend_new(struct sim_op *op, uint64_t now, uint64_t dur)
 	return p;
 }
 
-/* The op starts once its stream is free and the launch has reached the
+/* The op starts once its stream lets it and the launch has reached the
  * GPU, and runs for dur_ns in real time; behind a waiting kernel, once
  * that one ended. */
 static struct sim_op *issue(struct sim_op *proto, uintptr_t handle,
@@ -544,7 +632,8 @@ static struct sim_op *issue(struct sim_op *proto, uintptr_t handle,
 	struct sim_op *op = malloc(sizeof(*op));
 	struct stream *s;
 	struct pend *p;
-	uint64_t now = sim_gpu_now();
+	uint64_t now = sim_gpu_now(), ready;
+	int programmatic = next_programmatic;
 
 	if (!op)
 		abort();
@@ -553,6 +642,7 @@ static struct sim_op *issue(struct sim_op *proto, uintptr_t handle,
 	op->context = sim_context_id(cur_dev);
 	op->corr = sim_launch_corr();
 	op->tid = sim_tid();
+	next_programmatic = 0;
 	pthread_mutex_lock(&lock);
 	s = stream_of(cur_dev, handle);
 	op->stream = s->id;
@@ -565,10 +655,15 @@ static struct sim_op *issue(struct sim_op *proto, uintptr_t handle,
 		pthread_mutex_unlock(&lock);
 		goto out;
 	}
-	op->start_gpu = now + LAUNCH_LATENCY_NS > s->tail ?
-			now + LAUNCH_LATENCY_NS : s->tail;
+	ready = stream_ready(s, op, programmatic);
+	op->start_gpu = now + LAUNCH_LATENCY_NS > ready ?
+			now + LAUNCH_LATENCY_NS : ready;
 	op->end_gpu = op->start_gpu + dur_ns;
-	s->tail = op->end_gpu;
+	if (s->tail < op->end_gpu)
+		s->tail = op->end_gpu;
+	s->last_start = op->start_gpu;
+	s->last_end = op->end_gpu;
+	s->last_kernel = op->kind == SIM_KERNEL;
 	pthread_mutex_unlock(&lock);
 	log_op(op, dur_ns);
 out:
@@ -680,7 +775,7 @@ SIM_EXPORT const struct sim_op *sim_stream_last(int dev, uintptr_t handle)
 	const struct sim_op *op;
 
 	pthread_mutex_lock(&lock);
-	op = stream_of(dev, handle)->last;
+	op = stream_of(dev, handle)->queued;
 	pthread_mutex_unlock(&lock);
 	return op;
 }

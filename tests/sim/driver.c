@@ -53,6 +53,7 @@ SIM_EXPORT CUresult cuInit(unsigned int flags)
 	(void)flags;
 	if (!__atomic_exchange_n(&initialized, 1, __ATOMIC_ACQ_REL))
 		inject();
+	sim_driver_init();
 	DRV(cuInit, NULL);
 	DRV_RET(CUDA_SUCCESS);
 }
@@ -379,12 +380,16 @@ SIM_EXPORT CUresult cuStreamSynchronize(CUstream s)
 	DRV_RET(CUDA_SUCCESS);
 }
 
-/* An event is the GPU time its stream reaches it: the end of the op it
- * follows when that one waits in the stream's queue. */
+/* An event is the GPU time its stream reaches it: once the work queued
+ * before it has ended, and not before the call that records it; the end
+ * of the op it follows when that one waits in the stream's queue (its
+ * end not known yet). */
 struct event {
 	uint64_t at;
 	const struct sim_op *after;
 	int dev;
+	int recorded;
+	unsigned flags;
 };
 
 static uint64_t event_at(const struct event *ev)
@@ -396,8 +401,9 @@ static uint64_t event_at(const struct event *ev)
 SIM_EXPORT CUresult cuEventCreate(CUevent *e, unsigned flags)
 {
 	DRV(cuEventCreate, NULL);
-	(void)flags;
 	*e = calloc(1, sizeof(struct event));
+	if (*e)
+		((struct event *)*e)->flags = flags;
 	DRV_RET(*e ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY);
 }
 
@@ -411,12 +417,44 @@ SIM_EXPORT CUresult cuEventDestroy_v2(CUevent e)
 SIM_EXPORT CUresult cuEventRecord(CUevent e, CUstream s)
 {
 	struct event *ev = (struct event *)e;
+	uint64_t now = sim_gpu_now();
 
 	DRV(cuEventRecord, NULL);
 	ev->dev = sim_current_device();
 	ev->after = sim_stream_last(ev->dev, (uintptr_t)s);
 	ev->at = ev->after ? SIM_OPEN : sim_stream_tail(ev->dev, (uintptr_t)s);
+	if (ev->at < now)
+		ev->at = now;
+	ev->recorded = 1;
 	DRV_RET(CUDA_SUCCESS);
+}
+
+/* cuda.h: "in milliseconds with a resolution of around 0.5
+ * microseconds": each end is read on a 500 ns grid. Not recorded, or
+ * created with CU_EVENT_DISABLE_TIMING: CUDA_ERROR_INVALID_HANDLE; not
+ * yet reached: CUDA_ERROR_NOT_READY. */
+static CUresult elapsed(float *ms, const struct event *a,
+			const struct event *b)
+{
+	uint64_t now = sim_gpu_now();
+
+	if (!ms)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (!a || !b || !a->recorded || !b->recorded ||
+	    a->dev != b->dev ||
+	    ((a->flags | b->flags) & CU_EVENT_DISABLE_TIMING))
+		return CUDA_ERROR_INVALID_HANDLE;
+	if (now < event_at(a) || now < event_at(b))
+		return CUDA_ERROR_NOT_READY;
+	*ms = (float)((double)((int64_t)(event_at(b) / 500 * 500) -
+			       (int64_t)(event_at(a) / 500 * 500)) / 1e6);
+	return CUDA_SUCCESS;
+}
+
+SIM_EXPORT CUresult cuEventElapsedTime_v2(float *ms, CUevent a, CUevent b)
+{
+	DRV(cuEventElapsedTime_v2, NULL);
+	DRV_RET(elapsed(ms, (struct event *)a, (struct event *)b));
 }
 
 SIM_EXPORT CUresult cuEventSynchronize(CUevent e)

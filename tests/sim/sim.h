@@ -61,6 +61,8 @@ struct sim_tool {
 	void (*context)(uint32_t ctx, uint32_t device);
 	/* A module is about to be unloaded (its kernel names go). */
 	void (*module_unload)(void);
+	/* The driver initializes (told only to a tool attached before). */
+	void (*init)(void);
 };
 
 /* core.c, exported from libcuda.so.1 for the other two libraries. */
@@ -75,6 +77,11 @@ SIM_EXPORT int sim_torn_down(void);
 SIM_EXPORT void sim_log(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
 SIM_EXPORT long sim_tid(void);
+SIM_EXPORT void sim_driver_init(void);
+SIM_EXPORT int sim_driver_initialized(void);
+SIM_EXPORT int sim_context_made(int dev);
+SIM_EXPORT void sim_note_graph_launch(void);
+SIM_EXPORT int sim_graphs_launched(void);
 
 /* An API call: enter assigns its correlation id and tells the tool. */
 struct sim_call {
@@ -127,6 +134,9 @@ SIM_EXPORT void sim_sync_done(int type, uintptr_t stream, uint64_t start_gpu);
 /* The end of the stream's work, SIM_OPEN while some of it waits. */
 SIM_EXPORT uint64_t sim_stream_tail(int dev, uintptr_t stream);
 SIM_EXPORT void sim_stream_after(int dev, uintptr_t stream, uint64_t gpu);
+/* The next kernel this thread launches may start before the one before
+ * it on its stream ends (programmatic dependent launch). */
+SIM_EXPORT void sim_next_programmatic(void);
 /* The duration of the next kernel this thread launches (0: the rule). */
 SIM_EXPORT void simNextKernelDuration(uint64_t ns);
 SIM_EXPORT uint64_t sim_take_kernel_duration(const uint32_t grid[3],

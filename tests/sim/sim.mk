@@ -16,7 +16,18 @@ SIM_LIBS := $(SIM_LIB)/libcuda.so.1 $(SIM_LIB)/libcudart.so.13 \
 	    $(SIM_LIB)/libcupti.so.13
 SIM_PROGS := $(addprefix $(SIM_B)/bin/,two_threads exit_inflight churn graph \
 	     driver_only late_main libgpu_late.so kineto_like \
-	     device1 detach_race gpu_mix)
+	     device1 detach_race gpu_mix libtool_inject.so paced pdl \
+	     static_main window_busy rules train_step)
+
+# CUPTI in parts (cupti_int.h): the callback API and the state
+# (cupti.c), the activity records and buffers (cupti_records.c), the
+# rules it enforces (cupti_rules.c), its start-up (cupti_init.c), a
+# loaded machine's preemptions (cupti_load.c).
+SIM_CUPTI_SRC := tests/sim/cupti.c tests/sim/cupti_records.c \
+		 tests/sim/cupti_rules.c tests/sim/cupti_init.c \
+		 tests/sim/cupti_load.c
+SIM_CUPTI_DEP := $(SIM_CUPTI_SRC) tests/sim/cupti_int.h tests/sim/sim.h \
+		 tests/sim/cupti_init.h tests/sim/cupti_load.h
 
 $(SIM_B)/gen/cbid_names.h: tests/sim/gen_names.sh \
 		$(CUDA_HOME)/include/cupti_runtime_cbid.h \
@@ -36,10 +47,10 @@ $(SIM_LIB)/libcudart.so.13: tests/sim/runtime.c tests/sim/sim.h \
 		tests/sim/runtime.c -L$(SIM_LIB) -l:libcuda.so.1 \
 		-Wl,-rpath,'$$ORIGIN' -lpthread
 
-$(SIM_LIB)/libcupti.so.13: tests/sim/cupti.c tests/sim/sim.h \
-		$(SIM_B)/gen/cbid_names.h $(SIM_LIB)/libcuda.so.1
+$(SIM_LIB)/libcupti.so.13: $(SIM_CUPTI_DEP) $(SIM_B)/gen/cbid_names.h \
+		$(SIM_LIB)/libcuda.so.1
 	$(CC) $(SIM_CFLAGS) -shared -Wl,-soname,libcupti.so.13 -o $@ \
-		tests/sim/cupti.c -L$(SIM_LIB) -l:libcuda.so.1 \
+		$(SIM_CUPTI_SRC) -L$(SIM_LIB) -l:libcuda.so.1 \
 		-Wl,-rpath,'$$ORIGIN' -lpthread
 
 $(SIM_B)/bin/%: tests/sim/progs/%.cu tests/sim/progs/simctl.h
@@ -58,6 +69,27 @@ $(SIM_B)/bin/kineto_like: tests/sim/progs/kineto_like.cu \
 	@mkdir -p $(dir $@)
 	$(NVCC) -cudart shared -o $@ $< -L$(SIM_B)/bin -lkclient \
 		-Xlinker -rpath='$$ORIGIN' -ldl
+
+# Another tool named by CUDA_INJECTION64_PATH (nsys's place).
+$(SIM_B)/bin/libtool_inject.so: tests/sim/progs/tool_inject.c
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -shared -fPIC -o $@ $<
+
+# A library with its own static runtime (libstatic_rt.so) and the
+# program that uses it.
+$(SIM_B)/bin/libstatic_rt.so: tests/sim/progs/static_rt.c
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -shared -fPIC -o $@ $< -ldl
+
+$(SIM_B)/bin/static_main: tests/sim/progs/static_main.c \
+		$(SIM_B)/bin/libstatic_rt.so
+	$(CC) $(TEST_CFLAGS) -o $@ $< -L$(SIM_B)/bin -lstatic_rt \
+		-Wl,-rpath,'$$ORIGIN'
+
+# A CUPTI client that breaks the simulation's rules, one per run.
+$(SIM_B)/bin/rules: tests/sim/progs/rules.cu $(SIM_LIB)/libcupti.so.13
+	@mkdir -p $(dir $@)
+	$(NVCC) -cudart shared -o $@ $< -L$(SIM_LIB) -l:libcupti.so.13 -ldl
 
 $(SIM_B)/bin/libgpu_%.so: tests/sim/progs/gpu_%.cu tests/sim/progs/simctl.h
 	@mkdir -p $(dir $@)
@@ -81,7 +113,7 @@ SIM12_LIBS := $(SIM12_LIB)/libcuda.so.1 $(SIM12_LIB)/libcudart.so.12 \
 	      $(SIM12_LIB)/libcupti.so.12
 SIM12_PROGS := $(addprefix $(SIM_B)/bin12/,two_threads exit_inflight churn \
 	       graph libgpu_late.so kineto_like device1 detach_race \
-	       two_threads_legacy)
+	       two_threads_legacy paced pdl)
 # libstdc++ stays needed, as in nvcc's own -cudart shared link (tprof
 # demangles kernel names with its __cxa_demangle).
 NVCC12 = $(NVCC) -cudart none -Xlinker --no-as-needed -lstdc++
@@ -98,10 +130,10 @@ $(SIM12_LIB)/libcudart.so.12: tests/sim/runtime.c tests/sim/sim.h \
 		tests/sim/runtime.c -L$(SIM12_LIB) -l:libcuda.so.1 \
 		-Wl,-rpath,'$$ORIGIN' -lpthread
 
-$(SIM12_LIB)/libcupti.so.12: tests/sim/cupti.c tests/sim/sim.h \
-		tests/sim/cbid_names_12.h $(SIM12_LIB)/libcuda.so.1
+$(SIM12_LIB)/libcupti.so.12: $(SIM_CUPTI_DEP) tests/sim/cbid_names_12.h \
+		$(SIM12_LIB)/libcuda.so.1
 	$(CC) $(SIM12_CFLAGS) -shared -Wl,-soname,libcupti.so.12 -o $@ \
-		tests/sim/cupti.c -L$(SIM12_LIB) -l:libcuda.so.1 \
+		$(SIM_CUPTI_SRC) -L$(SIM12_LIB) -l:libcuda.so.1 \
 		-Wl,-rpath,'$$ORIGIN' -lpthread
 
 $(SIM_B)/bin12/%: tests/sim/progs/%.cu tests/sim/progs/simctl.h \

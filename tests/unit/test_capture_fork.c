@@ -1,5 +1,5 @@
 /* A fork child drops its parent's writer-side copy of the capture's phase
- * log (issue 17 item 9): a child that forks again and again, or a server
+ * log: a child that forks again and again, or a server
  * forking a worker per request, must not keep one leaked copy per fork. */
 #include <malloc.h>
 #include <stdlib.h>

@@ -32,7 +32,7 @@ static void bad(const char *setting, const char *var, const char *accepted)
 		 strstr(err, accepted), "rc=%d err=\"%s\"", rc, err);
 }
 
-/* Issue 20: TPROF_FORMAT picks the trace's format; perfetto keeps the
+/* TPROF_FORMAT picks the trace's format; perfetto keeps the
  * rings file (tprof recover completes a .pftrace.gz.tmp) and goes with
  * the flight recorder. */
 static void test_format(void)
@@ -58,7 +58,7 @@ static void test_format(void)
 		 c.fl.flight_ns == 5000000000ull, "%s", err);
 }
 
-/* Issue 17 item 8: non-finite numbers, the name's length, typos. */
+/* Non-finite numbers, the name's length, typos. */
 static void test_values(void)
 {
 	static char name190[200], name191[220];

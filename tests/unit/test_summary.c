@@ -258,6 +258,30 @@ static void test_memory(void)
 	tp_sum_free(s);
 }
 
+/* A device's memory, known from its record, goes with its memory[]
+ * entry; a device without one says null. */
+static void test_memory_capacity(void)
+{
+	struct tp_sum *s = tp_sum_new();
+	struct tp_buf b = { 0 };
+
+	tp_sum_device_memory(s, 1, 85520809984LL);
+	tp_sum_device_memory(s, 1, 85520809984LL);	/* again: one entry */
+	tp_sum_device_memory(s, 2, 0);			/* unknown: ignored */
+	tp_sum_memory(s, 1, 10, 1 << 20);
+	tp_sum_memory(s, 2, 10, 1 << 21);
+	tp_sum_write_json(s, &b, NULL, NULL);
+	TP_CHECK("memory_capacity_written", b.p && strstr(b.p,
+		 "{\"device\": 1, \"peak_bytes\": 1048576, \"capacity_bytes\": "
+		 "85520809984, "), "%s", b.p ? strstr(b.p, "\"memory\"") : "");
+	TP_CHECK("memory_capacity_null", b.p && strstr(b.p,
+		 "{\"device\": 2, \"peak_bytes\": 2097152, \"capacity_bytes\": "
+		 "null, "), "%s", b.p ? strstr(b.p, "\"memory\"") : "");
+	TP_CHECK_INT("memory_capacity_once", s->n_capacity, 1);
+	tp_buf_free(&b);
+	tp_sum_free(s);
+}
+
 /* The writer's own events hand their args typed: read as they are, a
  * nested member's key never taken for a top-level one. */
 static void test_typed_args(void)
@@ -365,6 +389,7 @@ int main(void)
 	test_nccl();
 	test_ranges_steps();
 	test_memory();
+	test_memory_capacity();
 	test_args();
 	test_typed_args();
 	test_json();

@@ -4,20 +4,9 @@
 // checker (tests/gpu/tracecheck.py) compares with the trace; --expect
 // prints only that line. Exit 77: no usable CUDA device (the check is then
 // skipped).
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
-#include <cuda_runtime.h>
-
-#define CK(x)                                                              \
-	do {                                                               \
-		cudaError_t e_ = (x);                                      \
-		if (e_ != cudaSuccess) {                                   \
-			fprintf(stderr, "known_work: %s: %s\n", #x,        \
-				cudaGetErrorName(e_));                     \
-			exit(1);                                           \
-		}                                                          \
-	} while (0)
+#define PROG "known_work"
+#include "ck.h"
 
 // Grid-stride index over any 2D grid and block.
 __device__ int gtid()

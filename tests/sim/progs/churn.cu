@@ -1,7 +1,8 @@
 // THREADS threads launching for SECONDS: a recording window that ends
 // meanwhile must not stop the program. With TAIL, the main thread then
-// pauses 300 ms and makes a few CUDA calls alone.
-// usage: churn THREADS SECONDS [TAIL]
+// pauses 300 ms and makes a few CUDA calls alone; with PAUSE_US, each
+// thread sleeps that long after each launch (a moderate launch rate).
+// usage: churn THREADS SECONDS [TAIL [PAUSE_US]]
 #include <pthread.h>
 #include <time.h>
 #include <cstdio>
@@ -11,6 +12,7 @@
 __global__ void tick(float *a) { a[0] += 1; }
 
 static double seconds;
+static long pause_us;
 static float *dev;
 
 static double now(void)
@@ -34,6 +36,11 @@ static void *worker(void *arg)
 		tick<<<1, 32, 0, s>>>(dev);
 		if (++n % 64 == 0)
 			cudaStreamSynchronize(s);
+		if (pause_us) {
+			struct timespec ts = { 0, pause_us * 1000 };
+
+			nanosleep(&ts, NULL);
+		}
 	}
 	cudaStreamSynchronize(s);
 	return (void *)n;
@@ -47,6 +54,7 @@ int main(int argc, char **argv)
 	void *r;
 
 	seconds = argc > 2 ? atof(argv[2]) : 1.5;
+	pause_us = argc > 4 ? atol(argv[4]) : 0;
 	cudaMalloc(&dev, 4096);
 	for (int i = 0; i < threads; i++)
 		pthread_create(&t[i], NULL, worker, NULL);

@@ -6,8 +6,12 @@
  * (and with KINETO_LIKE_SUBSCRIBE=1 also subscribes there, alone).
  * With KINETO_LIKE_TS=1 it registers a timestamp callback of its own
  * first, as Kineto does (a clock of its own: CLOCK_MONOTONIC ns, 7e15
- * ahead, in no one else's unit). */
+ * ahead, in no one else's unit). With KINETO_LIKE_DLSYM=1 it reaches
+ * libcupti through a handle of its own (dlopen, dlsym), as XLA's profiler
+ * does: none of its calls goes through symbols a preloaded library
+ * interposes. */
 #include <cupti.h>
+#include <dlfcn.h>
 #include <time.h>
 
 static uint64_t CUPTIAPI my_clock(void);
@@ -24,6 +28,51 @@ static struct {
 } got[] = { { "_Z6beforePf", 0 }, { "_Z6duringPf", 0 }, { "_Z5afterPf", 0 } };
 static int canaries_ok = 1, bufs, foreign, own_clock, bad_clock;
 static CUpti_SubscriberHandle sub;
+
+/* The CUPTI calls it makes: the linked symbols, or its own handle's. */
+static struct {
+	CUptiResult (*ts)(CUpti_TimestampCallbackFunc);
+	CUptiResult (*reg)(CUpti_BuffersCallbackRequestFunc,
+			   CUpti_BuffersCallbackCompleteFunc);
+	CUptiResult (*enable)(CUpti_ActivityKind);
+	CUptiResult (*disable)(CUpti_ActivityKind);
+	CUptiResult (*subscribe)(CUpti_SubscriberHandle *, CUpti_CallbackFunc,
+				 void *);
+	CUptiResult (*domain)(uint32_t, CUpti_SubscriberHandle,
+			      CUpti_CallbackDomain);
+	CUptiResult (*flush)(uint32_t);
+	CUptiResult (*next)(uint8_t *, size_t, CUpti_Activity **);
+} C;
+
+static void resolve(void)
+{
+	const char *m = getenv("KINETO_LIKE_DLSYM");
+	void *h;
+
+	C.ts = cuptiActivityRegisterTimestampCallback;
+	C.reg = cuptiActivityRegisterCallbacks;
+	C.enable = cuptiActivityEnable;
+	C.disable = cuptiActivityDisable;
+	C.subscribe = cuptiSubscribe;
+	C.domain = cuptiEnableDomain;
+	C.flush = cuptiActivityFlushAll;
+	C.next = cuptiActivityGetNextRecord;
+	if (!m || *m != '1')
+		return;
+	h = dlopen("libcupti.so.13", RTLD_NOW | RTLD_NOLOAD);
+	if (!h)
+		h = dlopen("libcupti.so.12", RTLD_NOW | RTLD_NOLOAD);
+	if (!h)
+		return;
+	*(void **)&C.ts = dlsym(h, "cuptiActivityRegisterTimestampCallback");
+	*(void **)&C.reg = dlsym(h, "cuptiActivityRegisterCallbacks");
+	*(void **)&C.enable = dlsym(h, "cuptiActivityEnable");
+	*(void **)&C.disable = dlsym(h, "cuptiActivityDisable");
+	*(void **)&C.subscribe = dlsym(h, "cuptiSubscribe");
+	*(void **)&C.domain = dlsym(h, "cuptiEnableDomain");
+	*(void **)&C.flush = dlsym(h, "cuptiActivityFlushAll");
+	*(void **)&C.next = dlsym(h, "cuptiActivityGetNextRecord");
+}
 
 static void CUPTIAPI request(uint8_t **b, size_t *size, size_t *max)
 {
@@ -51,7 +100,7 @@ static void CUPTIAPI complete(CUcontext c, uint32_t s, uint8_t *b,
 	memcpy(&tail, b + BUF, 8);
 	if (p[0] != CANARY || tail != CANARY)
 		canaries_ok = 0;
-	while (cuptiActivityGetNextRecord(b, valid, &r) == CUPTI_SUCCESS) {
+	while (C.next(b, valid, &r) == CUPTI_SUCCESS) {
 		const char *name = ((CUpti_ActivityKernel10 *)r)->name;
 		uint64_t start = ((CUpti_ActivityKernel10 *)r)->start;
 		unsigned i;
@@ -105,22 +154,23 @@ void kclient_start(int subscribe)
 {
 	const char *ts = getenv("KINETO_LIKE_TS");
 
+	resolve();
 	if (ts && *ts == '1') {
-		cuptiActivityRegisterTimestampCallback(my_clock);
+		C.ts(my_clock);
 		own_clock = 1;
 	}
-	cuptiActivityRegisterCallbacks(request, complete);
-	cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+	C.reg(request, complete);
+	C.enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
 	if (!subscribe)
 		return;
-	printf("subscribe %d\n", (int)cuptiSubscribe(&sub, on_cb, NULL));
-	cuptiEnableDomain(1, sub, CUPTI_CB_DOMAIN_RUNTIME_API);
+	printf("subscribe %d\n", (int)C.subscribe(&sub, on_cb, NULL));
+	C.domain(1, sub, CUPTI_CB_DOMAIN_RUNTIME_API);
 }
 
 void kclient_stop(void)
 {
-	cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-	cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+	C.flush(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+	C.disable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
 }
 
 void kclient_report(void)

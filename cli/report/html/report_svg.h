@@ -3,7 +3,7 @@
 #ifndef TP_CLI_REPORT_SVG_H
 #define TP_CLI_REPORT_SVG_H
 
-#include "report_data.h"
+#include "cli/report/report_data.h"
 
 struct rp_chart {
 	struct tp_buf *b;

@@ -2,7 +2,7 @@
 #ifndef TP_CLI_REPORT_CHARTS_H
 #define TP_CLI_REPORT_CHARTS_H
 
-#include "report_data.h"
+#include "cli/report/report_data.h"
 
 void rp_svg_hist(struct tp_buf *b, const struct rp_report *rep,
 		 const struct rp_name *nm);
@@ -15,7 +15,10 @@ void rp_svg_breakdown(struct tp_buf *b, const struct rp_report *rep);
  * and each rank's ranges by GPU time (at most 20 bars). */
 void rp_svg_top_kernels(struct tp_buf *b, const struct rp_report *rep);
 void rp_svg_ranges(struct tp_buf *b, const struct rp_report *rep);
-/* GPU busy % over each rank's GPU span, from its "utilisation" parts. */
-void rp_svg_utilisation(struct tp_buf *b, const struct rp_report *rep);
+/* The ranks a chart draws lines for (sel: room for 10): all up to 10,
+ * else the slowest, the median and the fastest; returns how many. */
+size_t rp_chart_ranks(const struct rp_report *rep, size_t *sel);
+/* report_heat.c: GPU activity over time, ranks x time. */
+void rp_svg_heat(struct tp_buf *b, const struct rp_report *rep);
 
 #endif

@@ -4,7 +4,8 @@
  * layout is fixed, summary/hist.h), drawn as step outlines on a log time
  * axis. Step times and memory are drawn point by point; long step lists
  * are thinned to MAX_POINTS, keeping each group's longest step so that
- * a slow step still shows.
+ * a slow step still shows. With many ranks a chart draws a few: the
+ * slowest, the median and the fastest (rp_chart_ranks), and says so.
  *
  * Called by the page (report_html.c); calls only down, into the chart
  * primitives (report_svg.c), the escaping (report_xml.c), the
@@ -21,6 +22,38 @@
 #include "summary/hist.h"
 
 #define MAX_POINTS 2000
+/* Lines a chart draws: every rank up to CHART_ALL; past it the
+ * CHART_SLOW slowest, the median and the CHART_FAST fastest. */
+#define CHART_ALL 10
+#define CHART_SLOW 5
+#define CHART_FAST 2
+
+size_t rp_chart_ranks(const struct rp_report *rep, size_t *sel)
+{
+	size_t i, n = rep->nranks, k = 0;
+
+	if (n <= CHART_ALL) {
+		for (i = 0; i < n; i++)
+			sel[i] = i;
+		return n;
+	}
+	for (i = 0; i < CHART_SLOW; i++)
+		sel[k++] = rep->order[i];
+	sel[k++] = rep->order[n / 2];
+	for (i = n - CHART_FAST; i < n; i++)
+		sel[k++] = rep->order[i];
+	return k;
+}
+
+/* Under a chart of a few of many ranks: which. */
+static void chart_sel_note(struct tp_buf *b, const struct rp_report *rep,
+			   size_t nsel)
+{
+	if (nsel < rep->nranks)
+		rp_bprintf(b, "<p class=\"note\">%zu of the %zu ranks: the %d "
+			   "slowest, the median one and the %d fastest.</p>\n",
+			   nsel, rep->nranks, CHART_SLOW, CHART_FAST);
+}
 
 static double bucket_lo(uint32_t b)
 {
@@ -90,13 +123,15 @@ void rp_svg_hist(struct tp_buf *b, const struct rp_report *rep,
 		.yfmt = rp_fmt_count_axis,
 	};
 	const struct rp_row *row;
+	size_t sel[CHART_ALL], nsel = rp_chart_ranks(rep, sel), i, e;
 	char legend[64];
-	size_t e;
 
 	hist_range(rep, nm, &c);
 	rp_chart_open(&c, "hist", "data-name", nm->name, nm->name);
-	rp_chart_axes(&c, "duration (log scale)", "calls");
-	for (e = 0; e < rep->nranks; e++) {
+	rp_chart_axes(&c, "duration of one call (log scale)",
+		      "calls per bucket");
+	for (i = 0; i < nsel; i++) {
+		e = sel[i];
 		row = nm->rows[e];
 		if (!row || !row->nhist)
 			continue;
@@ -109,6 +144,7 @@ void rp_svg_hist(struct tp_buf *b, const struct rp_report *rep,
 	if (!c.nseries)
 		rp_chart_note(&c, "no histogram in the inputs");
 	rp_chart_close(&c);
+	chart_sel_note(b, rep, nsel);
 }
 
 static void steps_range(const struct rp_report *rep, struct rp_chart *c)
@@ -150,13 +186,15 @@ void rp_svg_steps(struct tp_buf *b, const struct rp_report *rep)
 		.b = b, .xint = 1, .xfmt = rp_fmt_count_axis,
 		.yfmt = rp_fmt_time_axis,
 	};
+	size_t sel[CHART_ALL], nsel = rp_chart_ranks(rep, sel), i, e;
 	char legend[64];
-	size_t e;
 
 	steps_range(rep, &c);
 	rp_chart_open(&c, "steps", NULL, NULL, "Step time per rank");
-	rp_chart_axes(&c, "step (kept steps, in order)", "step time");
-	for (e = 0; e < rep->nranks; e++) {
+	rp_chart_axes(&c, "step (the kept steps, in order)",
+		      "step time (wall clock)");
+	for (i = 0; i < nsel; i++) {
+		e = sel[i];
 		if (!rep->ranks[e]->nsteps)
 			continue;
 		snprintf(legend, sizeof(legend), "rank %s",
@@ -168,6 +206,7 @@ void rp_svg_steps(struct tp_buf *b, const struct rp_report *rep)
 	if (!c.nseries)
 		rp_chart_note(&c, "no steps in the inputs");
 	rp_chart_close(&c);
+	chart_sel_note(b, rep, nsel);
 }
 
 /* Times of all ranks on one axis: base time + ts, from the earliest. */
@@ -223,15 +262,16 @@ void rp_svg_memory(struct tp_buf *b, const struct rp_report *rep)
 		.b = b, .xfmt = rp_fmt_time_axis, .yfmt = rp_fmt_bytes_axis,
 	};
 	const struct rp_rank *r;
+	size_t sel[CHART_ALL], nsel = rp_chart_ranks(rep, sel), i, m;
 	char legend[80];
 	int64_t t0 = memory_range(rep, &c);
-	size_t e, m;
 
 	rp_chart_open(&c, "memory", NULL, NULL,
 		      "Device memory in use per rank and device");
-	rp_chart_axes(&c, "time since the earliest point", "allocated");
-	for (e = 0; e < rep->nranks; e++) {
-		r = rep->ranks[e];
+	rp_chart_axes(&c, "time since the earliest point (wall clock)",
+		      "allocated");
+	for (i = 0; i < nsel; i++) {
+		r = rep->ranks[sel[i]];
 		for (m = 0; m < r->nmem; m++) {
 			if (!r->mem[m].npts)
 				continue;
@@ -245,14 +285,18 @@ void rp_svg_memory(struct tp_buf *b, const struct rp_report *rep)
 	if (!c.nseries)
 		rp_chart_note(&c, "no device memory in the inputs");
 	rp_chart_close(&c);
+	chart_sel_note(b, rep, nsel);
 }
 
 /* One bar per rank with GPU activity: idle, compute and non-compute as
- * shares of its GPU span, left to right, on a 0-100 % axis. Each part is
+ * shares of its GPU span, left to right, on a 0-100 % axis, with a
+ * legend. Each part is
  * <rect class="idle|compute|noncompute" data-rank="R" data-ns="N">. */
-#define BAR_W 560.0
+#define BW 1200.0	/* viewBox width */
+#define BAR_X 110.0
+#define BAR_W (BW - BAR_X - 30)
 #define BAR_H 18.0
-#define BAR_X 60.0
+#define BAR_T 60.0	/* title and legend above the bars */
 
 static void bar_part(struct tp_buf *b, const char *cls, const char *label,
 		     double y, double *x, int64_t ns, int64_t span)
@@ -265,22 +309,61 @@ static void bar_part(struct tp_buf *b, const char *cls, const char *label,
 	*x += w;
 }
 
+static void bar_legend(struct tp_buf *b)
+{
+	static const char *const cls[] = { "idle", "compute", "noncompute" };
+	static const char *const what[] = {
+		"idle", "computation",
+		"non-compute: communication, copies and sets not under "
+		"computation",
+	};
+	double x = BAR_X;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		rp_bprintf(b, "<rect class=\"%s\" x=\"%.0f\" y=\"28\" "
+			   "width=\"14\" height=\"14\"/><text x=\"%.0f\" "
+			   "y=\"40\">%s</text>\n", cls[i], x, x + 18, what[i]);
+		x += 18 + 7.0 * (double)strlen(what[i]) + 24;
+	}
+}
+
+static void bar_axis(struct tp_buf *b, double y)
+{
+	double x;
+	int i;
+
+	for (i = 0; i <= 4; i++) {
+		x = BAR_X + BAR_W * i / 4;
+		rp_bprintf(b, "<line class=\"tk\" x1=\"%.1f\" y1=\"%.1f\" "
+			   "x2=\"%.1f\" y2=\"%.1f\"/><text class=\"tx\" "
+			   "x=\"%.1f\" y=\"%.1f\">%d %%</text>\n", x, y, x,
+			   y + 4, x, y + 16, 25 * i);
+	}
+	rp_bprintf(b, "<text class=\"ax\" x=\"%.1f\" y=\"%.1f\">share of "
+		   "the rank's GPU span (its first GPU activity to its "
+		   "last)</text>\n", BAR_X + BAR_W / 2, y + 32);
+}
+
 void rp_svg_breakdown(struct tp_buf *b, const struct rp_report *rep)
 {
+	size_t sel[CHART_ALL], nsel = rp_chart_ranks(rep, sel), i, e, n = 0;
 	const struct rp_gpu *g;
-	size_t e, n = 0;
 	double x, y;
 
-	for (e = 0; e < rep->nranks; e++)
-		n += (size_t)rep->ranks[e]->gpu.present;
+	for (i = 0; i < nsel; i++)
+		n += (size_t)rep->ranks[sel[i]]->gpu.present;
 	if (!n)
 		return;
 	rp_bprintf(b, "<svg class=\"breakdown\" xmlns=\"http://www.w3.org/2000/"
-		   "svg\" width=\"%.0f\" height=\"%.0f\"><title>Temporal "
-		   "breakdown per rank: idle (grey), compute (green), "
-		   "non-compute (orange)</title>\n", BAR_X + BAR_W + 20,
-		   (double)n * (BAR_H + 6) + 10);
-	for (e = 0, y = 5; e < rep->nranks; e++) {
+		   "svg\" width=\"100%%\" viewBox=\"0 0 %.0f %.0f\"><title>"
+		   "Temporal breakdown per rank</title>\n<text class=\"ct\" "
+		   "x=\"%.0f\" y=\"18\">Temporal breakdown per rank: where its "
+		   "GPU span went</text>\n", BW,
+		   BAR_T + (double)n * (BAR_H + 6) + 44, BAR_X);
+	bar_legend(b);
+	for (i = 0, y = BAR_T; i < nsel; i++) {
+		e = sel[i];
 		g = &rep->ranks[e]->gpu;
 		if (!g->present)
 			continue;
@@ -296,57 +379,17 @@ void rp_svg_breakdown(struct tp_buf *b, const struct rp_report *rep)
 			 g->non_compute_ns, g->span_ns);
 		y += BAR_H + 6;
 	}
+	bar_axis(b, y);
 	tp_buf_lit(b, "</svg>\n");
-}
-
-/* x: time from the rank's first GPU activity to each part's middle;
- * y: the part's busy share, in %. One polyline per rank. */
-void rp_svg_utilisation(struct tp_buf *b, const struct rp_report *rep)
-{
-	struct rp_chart c = {
-		.b = b, .xfmt = rp_fmt_time_axis, .yfmt = rp_fmt_count_axis,
-		.xmin = 0, .xmax = 1, .ymin = 0, .ymax = 100,
-	};
-	const struct tp_json_node *u;
-	const struct rp_gpu *g;
-	char legend[64];
-	double part, busy;
-	size_t e, i;
-
-	for (e = 0; e < rep->nranks; e++) {
-		g = &rep->ranks[e]->gpu;
-		if (g->present && g->util && (double)g->span_ns > c.xmax)
-			c.xmax = (double)g->span_ns;
-	}
-	rp_chart_open(&c, "utilisation", NULL, NULL,
-		      "GPU busy % over time per rank (100 parts of its GPU "
-		      "span)");
-	rp_chart_axes(&c, "time since the rank's first GPU activity",
-		      "busy %");
-	for (e = 0; e < rep->nranks; e++) {
-		g = &rep->ranks[e]->gpu;
-		if (!g->present || !g->util || !g->util->len)
-			continue;
-		snprintf(legend, sizeof(legend), "rank %s",
-			 rep->ranks[e]->label);
-		rp_chart_series(&c, rep->ranks[e]->label, -1, legend);
-		part = (double)g->span_ns / (double)g->util->len;
-		for (u = g->util->child, i = 0; u; u = u->next, i++) {
-			busy = part > 0 ? 100.0 * u->num / part : 0;
-			rp_chart_point(&c, part * ((double)i + 0.5),
-				       busy > 100 ? 100 : busy);
-		}
-		rp_chart_series_end(&c);
-	}
-	if (!c.nseries)
-		rp_chart_note(&c, "no GPU activity in the traces read");
-	rp_chart_close(&c);
+	chart_sel_note(b, rep, nsel);
 }
 
 /* Horizontal bars: one <rect class="bar" data-name=".." data-ns=".."> per
  * item, longest 100 % of the width, with its label and time. */
 #define HB_MAX 20
-#define HB_LABEL 300.0
+#define HB_LABEL 420.0
+#define HB_W (BW - HB_LABEL - 130)
+#define HB_T 30.0
 
 struct hbar {
 	const char *label, *name;
@@ -364,22 +407,26 @@ static void hbars(struct tp_buf *b, const char *cls, const char *title,
 	for (i = 0; i < n; i++)
 		top = v[i].ns > top ? v[i].ns : top;
 	rp_bprintf(b, "<svg class=\"%s\" xmlns=\"http://www.w3.org/2000/svg\" "
-		   "width=\"%.0f\" height=\"%.0f\"><title>", cls,
-		   HB_LABEL + BAR_W + 100, (double)n * (BAR_H + 6) + 10);
+		   "width=\"100%%\" viewBox=\"0 0 %.0f %.0f\"><title>", cls, BW,
+		   HB_T + (double)n * (BAR_H + 6) + 10);
 	rp_xml_text(b, title);
-	tp_buf_lit(b, "</title>\n");
+	rp_bprintf(b, "</title>\n<text class=\"ct\" x=\"%.0f\" y=\"18\">",
+		   HB_LABEL);
+	rp_xml_text(b, title);
+	tp_buf_lit(b, "</text>\n");
 	for (i = 0; i < n; i++) {
-		w = top > 0 ? (double)(BAR_W * v[i].ns / top) : 0;
+		double y = HB_T + (double)i * (BAR_H + 6);
+
+		w = top > 0 ? (double)(HB_W * v[i].ns / top) : 0;
 		rp_bprintf(b, "<text x=\"%.0f\" y=\"%.2f\" class=\"ty\">",
-			   HB_LABEL - 6, 5 + i * (BAR_H + 6) + BAR_H - 5);
+			   HB_LABEL - 6, y + BAR_H - 5);
 		rp_xml_text(b, v[i].label);
 		tp_buf_lit(b, "</text>\n<rect class=\"bar\" data-name=\"");
 		rp_xml_text(b, v[i].name);
 		rp_bprintf(b, "\" data-ns=\"%.0Lf\" x=\"%.0f\" y=\"%.2f\" "
 			   "width=\"%.2f\" height=\"%.0f\"/>\n<text x=\"%.2f\" "
-			   "y=\"%.2f\">%s</text>\n", v[i].ns, HB_LABEL,
-			   5 + i * (BAR_H + 6), w, BAR_H, HB_LABEL + w + 4,
-			   5 + i * (BAR_H + 6) + BAR_H - 5,
+			   "y=\"%.2f\">%s</text>\n", v[i].ns, HB_LABEL, y, w,
+			   BAR_H, HB_LABEL + w + 4, y + BAR_H - 5,
 			   rp_fmt_ns(t, sizeof(t), v[i].ns));
 	}
 	tp_buf_lit(b, "</svg>\n");
@@ -391,7 +438,7 @@ void rp_svg_top_kernels(struct tp_buf *b, const struct rp_report *rep)
 	struct hbar v[HB_MAX];
 	size_t i, n = 0;
 
-	for (i = 0; i < rep->nnames && i < RP_TOP_NAMES && n < HB_MAX; i++) {
+	for (i = 0; i < rep->nnames && i < rep->top && n < HB_MAX; i++) {
 		if (strcmp(rep->names[i].cat, "kernel"))
 			continue;
 		v[n].label = v[n].name = rep->names[i].name;
@@ -399,8 +446,8 @@ void rp_svg_top_kernels(struct tp_buf *b, const struct rp_report *rep)
 		n++;
 	}
 	if (n)
-		hbars(b, "kernels", "Top kernels by GPU time (mean total over "
-		      "the ranks that ran them)", v, n);
+		hbars(b, "kernels", "Top kernels by GPU time (the mean over "
+		      "the ranks that ran them of each one's total)", v, n);
 }
 
 /* The table's rows: per rank, its ranges by GPU time. */
@@ -423,5 +470,6 @@ void rp_svg_ranges(struct tp_buf *b, const struct rp_report *rep)
 		}
 	}
 	if (n)
-		hbars(b, "ranges", "GPU time per annotated range", v, n);
+		hbars(b, "ranges", "GPU time per annotated range (the work "
+		      "launched inside it)", v, n);
 }

@@ -1,5 +1,6 @@
 /* tprof report --html: chart primitives, plain SVG (no script, no
- * stylesheet outside the file). Every chart is one <svg> with a frame,
+ * stylesheet outside the file). Every chart is one <svg> as wide as the
+ * page (a viewBox the page scales) with a title, a frame,
  * tick labels as <text>, one <polyline class="series"> per rank (and
  * device) carrying data-rank, and a legend on the right.
  *
@@ -12,10 +13,11 @@
 #include <math.h>
 #include <stdio.h>
 
-#define W 720.0
-#define H 280.0
-#define ML 78.0		/* left margin: y tick labels */
-#define MR 170.0	/* right margin: legend */
+/* The viewBox: the page scales it to its width. */
+#define W 1200.0
+#define H 320.0
+#define ML 90.0		/* left margin: y tick labels */
+#define MR 200.0	/* right margin: legend */
 #define MT 30.0
 #define MB 46.0
 #define TICKS 5
@@ -60,8 +62,8 @@ void rp_chart_open(struct rp_chart *c, const char *cls, const char *attr,
 		rp_xml_text(b, value);
 		tp_buf_char(b, '"');
 	}
-	rp_bprintf(b, " width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f "
-		   "%.0f\">\n<title>", W, H, W, H);
+	rp_bprintf(b, " width=\"100%%\" viewBox=\"0 0 %.0f %.0f\">\n<title>",
+		   W, H);
 	rp_xml_text(b, title);
 	rp_bprintf(b, "</title>\n<text class=\"ct\" x=\"%.0f\" y=\"18\">",
 		   ML);

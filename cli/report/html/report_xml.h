@@ -2,7 +2,7 @@
 #ifndef TP_CLI_REPORT_XML_H
 #define TP_CLI_REPORT_XML_H
 
-#include "report_data.h"
+#include "cli/report/report_data.h"
 
 /* Text or attribute value, escaped; invalid UTF-8 and characters XML
  * does not allow become U+FFFD. */
