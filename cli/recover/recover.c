@@ -464,8 +464,7 @@ int tp_cmd_recover(int argc, char **argv)
 			break;
 		case 0:
 			fprintf(stderr, "tprof: %s: nothing to recover (no .tmp "
-				"trace, rings file or flight recorder window a killed "
-				"process left)\n",
+				"trace or rings file a killed process left)\n",
 				argv[i]);
 			break;
 		}
