@@ -118,7 +118,7 @@ CLI_LIB_OBJ := $(addprefix $(B)/,util/log.o gzip/gzip.o gzip/gzip_isal.o \
 	$(addprefix config/,config.o config_num.o config_capture.o \
 	  config_flight.o config_names.o) \
 	files/naming.o files/atomic_file.o files/owned_fd.o \
-	record/ringfile_read.o summary/hist.o \
+	record/ringfile_read.o record/flightfile_read.o summary/hist.o \
 	$(addprefix summary/,summary.o summary_tab.o summary_args.o \
 	  summary_groups.o summary_out.o summary_md.o summary_brief.o gpu_feed.o \
 	  gpu_heap.o gpu_sweep.o gpu_join.o gpu_json.o gpu_intern.o gpu_spill.o \

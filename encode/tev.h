@@ -531,6 +531,11 @@ void tp_enc_perfetto_tracks(struct tp_enc *e, struct tp_buf *b);
  * ended before cut_ns; the interned data they carried is kept. Returns
  * the new length; *left counts the slices left out. */
 size_t tp_pf_trim(char *buf, size_t len, int64_t cut_ns, uint64_t *left);
+/* JSON: the events of [buf, buf+len) (the writer's ",\n{...}" lines)
+ * without the X events that ended before cut_ns (a chunk holds what one
+ * cycle drained, which may have ended before the window when the writer
+ * ran late). Returns the new length; *left counts those left out. */
+size_t tp_json_trim(char *buf, size_t len, int64_t cut_ns, uint64_t *left);
 
 static inline int tp_enc_begin(struct tp_enc *e, const struct tp_enc_meta *m)
 {

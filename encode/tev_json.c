@@ -4,6 +4,7 @@
  * the writer prints it today (docs/reference/trace-format.md): one event a line,
  * ts/dur in microseconds with three decimals, strings escaped by
  * encode/json.c. */
+#define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
 
@@ -500,4 +501,46 @@ struct tp_enc *tp_enc_json_new(void)
 	j->e.ops = &json_ops;
 	j->first = 1;
 	return &j->e;
+}
+
+/* The end of the X event in text [p, e) in trace ns, or INT64_MAX when
+ * it is not one (metadata, counters, flows, async ends are kept). The
+ * writer writes `{"ph":"X",...,"ts":US,"dur":US,...}`, one per line, its
+ * strings escaped: `"ts":` cannot occur inside one. */
+static int64_t x_end_ns(const char *p, const char *e)
+{
+	static const char head[] = "{\"ph\":\"X\"";
+	const char *ts, *dur;
+
+	if ((size_t)(e - p) < sizeof(head) ||
+	    memcmp(p, head, sizeof(head) - 1))
+		return INT64_MAX;
+	ts = memmem(p, (size_t)(e - p), "\"ts\":", 5);
+	dur = ts ? memmem(ts, (size_t)(e - ts), "\"dur\":", 6) : NULL;
+	if (!dur)
+		return INT64_MAX;
+	return (int64_t)((strtod(ts + 5, NULL) + strtod(dur + 6, NULL)) *
+			 1000.0 + 0.5);
+}
+
+size_t tp_json_trim(char *buf, size_t len, int64_t cut_ns, uint64_t *left_out)
+{
+	size_t in = 0, out = 0, next;
+	const char *nl;
+
+	while (in < len) {
+		/* one event: ",\n{...}" up to the next ",\n" */
+		nl = len - in > 2 ? memchr(buf + in + 2, '\n', len - in - 2)
+				  : NULL;
+		next = nl ? (size_t)(nl - buf) - 1 : len;
+		if (in + 2 <= next &&
+		    x_end_ns(buf + in + 2, buf + next) < cut_ns) {
+			(*left_out)++;
+		} else {
+			memmove(buf + out, buf + in, next - in);
+			out += next - in;
+		}
+		in = next;
+	}
+	return out;
 }

@@ -15,6 +15,7 @@
 #include <zlib.h>
 
 #include "config/config_capture.h"
+#include "record/flightfile.h"
 #include "encode/json.h"
 #include "util/log.h"
 #include "session/session.h"
@@ -24,6 +25,7 @@
 
 struct chunk {
 	struct chunk *next;
+	uint64_t ff_seq;	/* its number in the flight file, 0: none */
 	uint64_t tick;		/* every event in it ended before this */
 	uint64_t events;
 	size_t len;		/* of the JSON */
@@ -65,6 +67,8 @@ static void drop_head(uint64_t *count)
 	F.json -= c->len;
 	F.events -= c->events;
 	*count += c->events;
+	if (c->ff_seq)
+		tp_ff_forget_until(c->ff_seq);
 	free(c);
 }
 
@@ -130,6 +134,9 @@ void tp_flight_put(const char *p, size_t len, uint64_t n, uint64_t now)
 	c->events = n;
 	c->tick = now;
 	c->next = NULL;
+	/* On disk too: a SIGKILL leaves it to tprof recover. */
+	c->ff_seq = tp_ff_put(c->p, (uint32_t)c->zlen, len, n,
+			      tp_tl.ready ? tp_trace_ns(now) : 0);
 	if (F.tail)
 		F.tail->next = c;
 	else
@@ -148,51 +155,6 @@ void tp_flight_put(const char *p, size_t len, uint64_t n, uint64_t now)
 			"(raise TPROF_FLIGHT_MB or lower TPROF_FLIGHT)",
 			tp_sess.cfg.fl.flight_mb);
 	}
-}
-
-/* The end of the X event in text [p, e) in trace ns, or INT64_MAX when
- * it is not one (metadata, counters, flows, async ends are kept). The
- * writer writes `{"ph":"X",...,"ts":US,"dur":US,...}`, one per line, its
- * strings escaped: `"ts":` cannot occur inside one. */
-static int64_t x_end_ns(const char *p, const char *e)
-{
-	static const char head[] = "{\"ph\":\"X\"";
-	const char *ts, *dur;
-
-	if ((size_t)(e - p) < sizeof(head) ||
-	    memcmp(p, head, sizeof(head) - 1))
-		return INT64_MAX;
-	ts = memmem(p, (size_t)(e - p), "\"ts\":", 5);
-	dur = ts ? memmem(ts, (size_t)(e - ts), "\"dur\":", 6) : NULL;
-	if (!dur)
-		return INT64_MAX;
-	return (int64_t)((strtod(ts + 5, NULL) + strtod(dur + 6, NULL)) *
-			 1000.0 + 0.5);
-}
-
-/* Leaves out of the chunk text in buf the X events that ended before the
- * window: a chunk holds what one cycle drained, which may have ended
- * before the window when the writer ran late. Returns the new length. */
-static size_t trim(char *buf, size_t len, uint64_t *left_out)
-{
-	size_t in = 0, out = 0, next;
-	const char *nl;
-
-	while (in < len) {
-		/* one event: ",\n{...}" up to the next ",\n" */
-		nl = len - in > 2 ? memchr(buf + in + 2, '\n', len - in - 2)
-				  : NULL;
-		next = nl ? (size_t)(nl - buf) - 1 : len;
-		if (in + 2 <= next &&
-		    x_end_ns(buf + in + 2, buf + next) < F.cut_ns) {
-			(*left_out)++;
-		} else {
-			memmove(buf + out, buf + in, next - in);
-			out += next - in;
-		}
-		in = next;
-	}
-	return out;
 }
 
 /* c's JSON into out (c->len bytes): 0, or -1. */
@@ -233,7 +195,7 @@ uint64_t tp_flight_each(void (*fn)(const char *p, size_t len))
 			continue;	/* cannot be: our own deflate */
 		len = tp_sess.cfg.format == TP_FORMAT_PERFETTO ?
 		      tp_pf_trim(buf, c->len, F.cut_ns, &left) :
-		      trim(buf, c->len, &left);
+		      tp_json_trim(buf, c->len, F.cut_ns, &left);
 		fn(buf, len);
 		n += c->events - left;
 		F.cut_events += left;
@@ -333,4 +295,10 @@ void tp_flight_after_fork(void)
 	if (F.def_ok > 0)
 		deflateEnd(&F.def);
 	memset(&F, 0, sizeof(F));
+	tp_ff_after_fork();
+}
+
+uint64_t tp_flight_synced_seq(void)
+{
+	return F.tail ? F.tail->ff_seq : 0;
 }

@@ -32,6 +32,9 @@ void tp_flight_trigger(const char *why);
  * write the window. */
 const char *tp_flight_exit_reason(uint64_t *at);
 void tp_flight_after_fork(void);
+/* The flight file's number of the newest chunk kept (0: none): a sync
+ * point of the rings file says its records up to there are in it. */
+uint64_t tp_flight_synced_seq(void);
 /* A dump starts (why: the trace's flight.trigger; NULL once done) for a
  * trigger at tick `at`: its window is the SECONDS before `at`, to the
  * event (X events that ended before it are left out). */

@@ -14,6 +14,7 @@
 #include "record/futex.h"
 #include "util/log.h"
 #include "record/ring_budget.h"
+#include "record/flightfile.h"
 #include "record/ringfile.h"
 #include "record/spill.h"
 #include "stacks/perfmap.h"
@@ -94,6 +95,10 @@ int tp_writer_finish(void)
 	struct tp_trailer_info info;
 	char note[512], why[256];
 
+	/* A process that dies within its first 100 ms has its clock only
+	 * now: the last state's times need it. */
+	tp_wr_calibrate(1);
+	tp_hang_final();
 	if (tp_flight_on() && !W.opened && !W.failed &&
 	    tp_wr_flight_final() <= 0)
 		return -1;
@@ -130,6 +135,7 @@ int tp_writer_finish(void)
 	}
 	W.opened = 0;
 	tp_rf_remove();	/* the trace is whole: nothing to recover */
+	tp_ff_remove();
 	note[0] = '\0';
 	if (W.gpu)
 		W.gpu->exit_note(note, sizeof(note));

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "util/log.h"
+#include "record/flightfile.h"
 #include "record/ringfile.h"
 #include "stacks/symbols.h"
 #include "session/timeline.h"
@@ -81,11 +82,32 @@ void tp_wr_chunk_start(void)
 	W.pf_restart_len = W.buf.len;
 }
 
+static int put_header(struct tp_buf *b);
+
+/* The flight file's copy of the trace's header, for tprof recover: once,
+ * before its first chunk. */
+static void flight_file_head(void)
+{
+	struct tp_buf h = { 0 };
+
+	W.ff_head = 1;
+	if (tp_sess.cfg.format == TP_FORMAT_PERFETTO || put_header(&h) < 0 ||
+	    h.oom) {
+		tp_buf_free(&h);
+		return;
+	}
+	tp_ff_set_head(h.p, h.len, tp_sess.cfg.rank, tp_sess.cfg.world_size,
+		       tp_sess.run_id, tp_sess.cfg.name);
+	tp_buf_free(&h);
+}
+
 void tp_wr_flush(int force)
 {
 	if (W.buf.len < FLUSH_BYTES && !force)
 		return;
 	if (tp_flight_on() && !W.dumping) {
+		if (!W.ff_head)
+			flight_file_head();
 		/* Flight recorder: the text goes to the window, not a file. */
 		if (tp_wr_flight_pf() && W.buf.len <= W.pf_restart_len &&
 		    !W.buf.oom)
@@ -135,11 +157,44 @@ static void release_list(struct tp_thread *t)
  * producers (a ring in the rings file holds them: see ringfile.h). So
  * after a kill every record is either before the .tmp's synced length or
  * still in its ring. Without new text, no gzip flush is needed. */
+/* The flight recorder's sync point: what was formatted goes into the
+ * window (and the flight file) as a chunk, then the rings file records
+ * the chunk's number and where each ring was read up to, and the slots
+ * read go back. After a kill every record is in a chunk up to that
+ * number or still in its ring. */
+static void flight_sync(void)
+{
+	uint64_t g;
+
+	if (W.buf.len > (tp_wr_flight_pf() ? W.pf_restart_len : 0))
+		tp_wr_flush(1);
+	if (!tp_rf_active())
+		return;
+	if (!tp_ff_name()[0])
+		return;
+	/* Named again each time: a dump's trace took the name meanwhile. */
+	tp_rf_set_trace(tp_ff_name());
+	if (!W.ff_noted) {
+		W.ff_noted = 1;
+		tp_sym_note_all_to_ringfile();
+	}
+	g = tp_rf_sync_begin();
+	publish_list(tp_thread_list(), g);
+	publish_list(W.ended, g);
+	tp_rf_sync_end(g, tp_flight_synced_seq());
+	release_list(tp_thread_list());
+	release_list(W.ended);
+}
+
 void tp_wr_sync_now(void)
 {
 	uint64_t g;
 
-	if (!W.opened || W.failed || (tp_flight_on() && !W.dumping))
+	if (!W.failed && tp_flight_on() && !W.dumping) {
+		flight_sync();
+		return;
+	}
+	if (!W.opened || W.failed)
 		return;
 	if (W.gz.in_bytes + W.buf.len != W.synced_in) {
 		tp_wr_flush(1);

@@ -6,7 +6,9 @@
 #include <errno.h>
 #include <stdio.h>
 
+#include "record/flightfile.h"
 #include "record/inflight.h"
+#include "record/ringfile.h"
 #include "util/log.h"
 #include "session/timeline.h"
 #include "flight.h"
@@ -20,6 +22,7 @@ static int flight_open(void)
 
 	W.dumping = 1;
 	W.dumps++;
+	tp_ff_set_dumps(W.dumps);
 	if (W.dumps == 1) {
 		if (tp_writer_open() == 0)
 			return 0;
@@ -51,6 +54,9 @@ int tp_wr_flight_final(void)
 		tp_info("flight recorder: normal exit, nothing written "
 			"(TPROF_FLIGHT_DUMP_AT_EXIT=1 writes the last "
 			"seconds at exit)");
+		/* Nothing to recover either. */
+		tp_ff_remove();
+		tp_rf_remove();
 		return 0;
 	}
 	tp_flight_dumping(why, at);
@@ -120,20 +126,23 @@ static const char *flight_dump(const char *why, uint64_t at)
 	return path[0] ? path : NULL;
 }
 
-/* Each cycle: a call stuck past TPROF_HANG, or a dump asked for, dumps
- * the window (flight recorder) and the hang state (TPROF_HANG). */
+/* Each cycle: a call stuck past TPROF_HANG, a dump asked for, or another
+ * rank's hang dumps the window (flight recorder) and the hang state
+ * (TPROF_HANG). */
 void tp_wr_watch(void)
 {
 	int hang = tp_hang_check();
 	int req = __atomic_exchange_n(&W.dump_req, 0, __ATOMIC_ACQ_REL);
-	const char *trace = NULL;
+	int peer = !hang && tp_hang_peer_check();
+	const char *trace = NULL, *why;
 
-	if ((!hang && !req) || W.failed || !tp_tl.ready)
+	if ((!hang && !req && !peer) || W.failed || !tp_tl.ready)
 		return;
+	why = hang ? "hang" : peer ? "peer" : "signal";
 	if (tp_flight_on() && tp_thread_list())
-		trace = flight_dump(hang ? "hang" : "signal", hang ? tp_ticks() :
+		trace = flight_dump(why, hang || peer ? tp_ticks() :
 				    __atomic_load_n(&W.dump_at,
 						    __ATOMIC_RELAXED));
 	if (tp_hang_on)
-		tp_hang_write(hang ? "hang" : "signal", trace);
+		tp_hang_write(why, trace);
 }

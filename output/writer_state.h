@@ -69,6 +69,8 @@ struct tp_writer_state {
 	int pf_live;		/* flight_pf: the window's encoder is made */
 	size_t pf_restart_len;	/* flight_pf: W.buf holds only a restart */
 	unsigned dumps;		/* flight: dump files made */
+	int ff_head;		/* flight: the flight file has the header */
+	int ff_noted;		/* flight: the rings file names it */
 	uint32_t dump_req;	/* a dump was asked for (signal, tprof dump) */
 	uint64_t dump_at;	/* when */
 	uint64_t flushed_events;	/* W.events at the last flush */

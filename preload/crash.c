@@ -29,6 +29,7 @@
 #include "session/session.h"
 #include "record/thread.h"
 #include "output/crash.h"
+#include "stacks/symbols.h"
 
 /* The wait for the writer lasts while it makes progress; this bounds a
  * writer that makes none (stuck on a lock the crashed thread held). */
@@ -142,9 +143,11 @@ static void on_crash(int sig, siginfo_t *si, void *uc)
 	/* The process dies next: as for SIGTERM (lifecycle.c), threads
 	 * that go on calling hooked functions wait in the hook meanwhile. */
 	if (getpid() == tp_sess.pid) {
-		tp_thread_set_parking(1);
+		tp_thread_set_parking(TP_PARK_ON);
 		tp_crash_dump(sig, CRASH_STALL_MS);
-		tp_thread_set_parking(0);
+		/* Held until the signal kills the process (as it returns from
+		 * here): a call made now would be in no trace. */
+		tp_thread_set_parking(TP_PARK_DYING);
 	}
 	restore_default(sig);
 	raise(sig);
@@ -251,12 +254,19 @@ sighandler_t sysv_signal(int sig, sighandler_t handler)
 	return set_handler(sig, handler, SA_RESETHAND | SA_NODEFER, 0);
 }
 
-/* _exit skips atexit and destructors: complete the trace first. A vfork
- * child shares our memory and must leave the parent's writer alone. */
+/* _exit skips atexit and destructors: complete the trace first, the
+ * other threads held in the hooks meanwhile and until the process ends,
+ * as for a crash (from any thread: the others go on calling otherwise,
+ * and what they call would be in no trace). A vfork child shares our
+ * memory and must leave the parent's writer alone. */
 static void before_exit(void)
 {
-	if (getpid() == tp_sess.pid)
-		tp_crash_dump(0, EXIT_STALL_MS);
+	if (getpid() != tp_sess.pid)
+		return;
+	tp_sym_find_demangler();
+	tp_thread_set_parking(TP_PARK_ON);
+	tp_crash_dump(0, EXIT_STALL_MS);
+	tp_thread_set_parking(TP_PARK_DYING);
 }
 
 __attribute__((visibility("default"), noreturn))

@@ -13,6 +13,7 @@
 
 #include "util/log.h"
 #include "session/session.h"
+#include "stacks/sample.h"
 #include "stacks/stacks.h"
 #include "stacks/symbols.h"
 #include "record/thread.h"
@@ -57,10 +58,12 @@ static void on_term_signal(int sig)
 	/* The process ends with this signal: threads that go on calling
 	 * hooked functions wait in the hook, leaving the cores to the
 	 * writer (64 busy threads on 2 cores starved it for minutes). */
-	tp_thread_set_parking(1);
+	tp_thread_set_parking(TP_PARK_ON);
 	tp_flight_trigger(term_name(sig));
 	tp_writer_stop_from_signal(SIGNAL_WAIT_MS);
-	tp_thread_set_parking(0);
+	/* Held until the signal kills the process: a call made now would
+	 * be in no trace and counted nowhere. */
+	tp_thread_set_parking(TP_PARK_DYING);
 	/* Re-raise with the default action so the exit status is what it
 	 * would have been without tprof. */
 	signal(sig, SIG_DFL);
@@ -87,11 +90,17 @@ static void install_signal_handlers(void)
 	}
 }
 
-/* TPROF_DUMP_SIGNAL: a dump at the writer's next cycle. */
-static void on_dump_signal(int sig)
+/* TPROF_DUMP_SIGNAL: a dump at the writer's next cycle; or, sent by
+ * tprof to one thread, that thread's stack for the hang watchdog
+ * (stacks/sample.h). */
+static void on_dump_signal(int sig, siginfo_t *si, void *uc)
 {
-	(void)sig;
-	tp_writer_request_dump();
+	int saved = errno;
+
+	(void)uc;
+	if (!si || !tp_stack_sample_take(sig, si->si_code, si->si_pid))
+		tp_writer_request_dump();
+	errno = saved;
 }
 
 /* Like the term signals, only where the disposition is the default. */
@@ -112,10 +121,11 @@ static void install_dump_signal(void)
 		return;
 	}
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_dump_signal;
-	sa.sa_flags = SA_RESTART;
+	sa.sa_sigaction = on_dump_signal;
+	sa.sa_flags = SA_RESTART | SA_SIGINFO;
 	sigemptyset(&sa.sa_mask);
-	sigaction(sig, &sa, NULL);
+	if (sigaction(sig, &sa, NULL) == 0 && tp_sess.cfg.fl.hang_ns)
+		tp_stack_sample_enable(sig);
 }
 
 static void atfork_prepare(void)
@@ -201,9 +211,16 @@ void tp_lifecycle_finish(void)
 	if (getpid() != tp_sess.pid)
 		return;
 	tp_capture_exit_notes(tp_resolve_used());
+	/* Other threads wait in the hooks while the trace is completed
+	 * (exit from any thread): a call they made meanwhile would be in
+	 * no trace and counted nowhere. Let go once it is complete: the
+	 * program's later exit handlers may wait for them. */
+	tp_sym_find_demangler();
+	tp_thread_set_parking(TP_PARK_ON);
 	recording_before_exec = __atomic_exchange_n(&tp_recording, 0,
 						    __ATOMIC_ACQ_REL);
 	tp_writer_stop(EXIT_WAIT_MS);
+	tp_thread_set_parking(TP_PARK_OFF);
 	tp_writer_note_unrecorded();
 }
 

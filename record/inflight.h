@@ -11,6 +11,7 @@
 
 #include <stdint.h>
 
+#include "clock.h"
 #include "thread.h"
 
 /* What a slot's a[] holds besides the call's name. */
@@ -22,7 +23,12 @@ enum {
 	TP_INF_GROUP = 4,	/* the outermost ncclGroupEnd: comm, count,
 				 * dtype, name, calls of the first collective
 				 * it launches, its number */
+	TP_INF_SYNC = 5,	/* a wait for the GPU: TP_SYNC_*, stream,
+				 * event */
 };
+
+/* What a sync waits for (TP_INF_SYNC's a[0]). */
+enum { TP_SYNC_STREAM, TP_SYNC_DEVICE, TP_SYNC_EVENT };
 
 /* Set once at load when TPROF_HANG is on: the hot path's one test. */
 extern int tp_hang_on;
@@ -75,15 +81,17 @@ static inline void tp_inflight_clear(struct tp_rec *r)
 		return;
 	s = &tp_self->inflight;
 	tp_inflight_open(s);
+	s->last_name = s->name;
+	s->last_t1 = tp_ticks();
 	s->name = NULL;
 	s->kind = TP_INF_PLAIN;
 	tp_inflight_close(s);
 	r->inflight = 0;
 }
 
-/* A consistent copy of t's slot: 1 when it holds a call, 0 when it holds
- * none or was being written (read again at the next cycle). */
-static inline int tp_inflight_read(struct tp_thread *t,
+/* A consistent copy of t's slot: 1, or 0 when it was being written
+ * (read again at the next cycle). */
+static inline int tp_inflight_copy(struct tp_thread *t,
 				   struct tp_inflight *out)
 {
 	uint32_t g1 = __atomic_load_n(&t->inflight.gen, __ATOMIC_ACQUIRE), g2;
@@ -93,7 +101,15 @@ static inline int tp_inflight_read(struct tp_thread *t,
 	__builtin_memcpy(out, &t->inflight, sizeof(*out));
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	g2 = __atomic_load_n(&t->inflight.gen, __ATOMIC_RELAXED);
-	return g1 == g2 && out->name != NULL;
+	return g1 == g2;
+}
+
+/* 1 when t's slot holds a call (copied into out), 0 when it holds none
+ * or was being written. */
+static inline int tp_inflight_read(struct tp_thread *t,
+				   struct tp_inflight *out)
+{
+	return tp_inflight_copy(t, out) && out->name != NULL;
 }
 
 #endif

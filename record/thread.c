@@ -44,23 +44,30 @@ void tp_thread_note_unrecorded(void)
 
 /* Only threads that recorded wait: tprof's own (the writer, which may
  * call a hooked function itself) and threads tprof knows nothing of go
- * on. The wait is bounded by the handler, which clears the flag (or the
- * process ends). */
+ * on. The wait is bounded by the handler, which clears the flag, or by
+ * the process's end; should a dying process not die, the threads go on
+ * after TP_PARK_DYING_MS rather than hang the program. */
 void tp_thread_park(void)
 {
 	struct tp_thread *t = tp_self;
+	unsigned dying_ms = 0;
+	uint32_t how;
 
 	if (!t || t->internal)
 		return;
-	while (__atomic_load_n(&tp_parking, __ATOMIC_ACQUIRE))
-		tp_futex_wait(&tp_parking, 1, 1000);
+	while ((how = __atomic_load_n(&tp_parking, __ATOMIC_ACQUIRE))) {
+		if (how == TP_PARK_DYING &&
+		    (dying_ms += 100) > TP_PARK_DYING_MS)
+			return;
+		tp_futex_wait(&tp_parking, how, how == TP_PARK_DYING ? 100 :
+			      1000);
+	}
 }
 
-void tp_thread_set_parking(int on)
+void tp_thread_set_parking(int how)
 {
-	__atomic_store_n(&tp_parking, on ? 1 : 0, __ATOMIC_RELEASE);
-	if (!on)
-		tp_futex_wake_all(&tp_parking);
+	__atomic_store_n(&tp_parking, (uint32_t)how, __ATOMIC_RELEASE);
+	tp_futex_wake_all(&tp_parking);
 }
 
 uint64_t tp_thread_unrecorded(unsigned *threads)

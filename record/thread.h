@@ -27,6 +27,10 @@ struct tp_inflight {
 	uint32_t stack;		/* interned stack at entry, 0: none */
 	uint32_t reported;	/* watchdog side: gen already dumped */
 	uint64_t a[6];
+	/* the last call that returned, and when (ticks): where a thread in
+	 * no hooked call came from */
+	const char *last_name;
+	uint64_t last_t1;
 };
 
 struct tp_thread {
@@ -67,12 +71,18 @@ extern __thread struct tp_thread *tp_self
 /* Sources being recorded now (TPROF_TRACE bits); 0 while tracing is off,
  * so a hook costs one predictable branch when there is nothing to do. */
 extern unsigned tp_recording;
-/* Set while a terminating signal's handler completes the trace (the
- * process dies right after): a program thread that enters a hook then
- * waits there instead of calling on, so the writer has the cores to
- * write what the rings hold, and its work is bounded by what was
- * recorded, however many threads keep calling. */
+/* Set while the trace is completed at an end of the process (a
+ * terminating or crash signal, _exit, exit): a program thread that enters
+ * a hook then waits there instead of calling on, so the writer has the
+ * cores to write what the rings hold, its work is bounded by what was
+ * recorded however many threads keep calling, and no call is made that
+ * the trace neither holds nor counts. TP_PARK_DYING: the trace is
+ * complete and the process dies next (the signal is re-raised, _exit
+ * goes on): they stay held until then, at most TP_PARK_DYING_MS. */
 extern uint32_t tp_parking;
+
+enum { TP_PARK_OFF, TP_PARK_ON, TP_PARK_DYING };
+#define TP_PARK_DYING_MS 10000
 
 /* Resident ring memory ahead of a thread: made at its first event, then
  * kept ahead by the writer. */
@@ -84,10 +94,11 @@ struct tp_thread *tp_thread_attach(void);
  * address-space limit, or no memory): counted as dropped. */
 void tp_thread_note_unrecorded(void) __attribute__((cold, noinline));
 /* A program thread entering a hook while tp_parking is set: waits until
- * it is cleared (tprof's own threads never wait). */
+ * it is cleared, or the dying process has not died within
+ * TP_PARK_DYING_MS (tprof's own threads never wait). */
 void tp_thread_park(void) __attribute__((cold, noinline));
-/* Async-signal-safe: set or clear tp_parking (clearing wakes them). */
-void tp_thread_set_parking(int on);
+/* Async-signal-safe: sets tp_parking to TP_PARK_* (a change wakes them). */
+void tp_thread_set_parking(int how);
 /* Calls counted so, and by how many threads, since the process began. */
 uint64_t tp_thread_unrecorded(unsigned *threads);
 struct tp_thread *tp_thread_list(void);

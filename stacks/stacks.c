@@ -127,14 +127,21 @@ out:
 uint32_t tp_stack_capture(void)
 {
 	void *buf[TP_MAX_BT_DEPTH + SKIP_FRAMES];
-	uintptr_t *ips = (uintptr_t *)(buf + SKIP_FRAMES);
-	uint32_t i;
-	uint64_t h;
 	int n;
 
 	n = tp_unwind(buf, (int)max_depth + SKIP_FRAMES) - SKIP_FRAMES;
-	if (n <= 0)
+	return tp_stack_intern((uintptr_t *)(buf + SKIP_FRAMES), n);
+}
+
+uint32_t tp_stack_intern(uintptr_t *ips, int n)
+{
+	uint32_t i;
+	uint64_t h;
+
+	if (n <= 0 || !table)
 		return 0;
+	if (n > (int)max_depth)
+		n = (int)max_depth;
 	h = hash_ips(ips, n);
 	for (i = (uint32_t)h & (MAX_STACKS - 1);;
 	     i = (i + 1) & (MAX_STACKS - 1)) {

@@ -30,6 +30,10 @@ int tp_stacks_init(uint64_t threshold_ns, unsigned all_kinds, unsigned depth,
  * when the table is full or unwinding failed). */
 uint32_t tp_stack_capture(void) __attribute__((noinline));
 
+/* The stack of n return addresses ips (innermost first), interned: its
+ * id, 0 when the table is full or capturing is off. */
+uint32_t tp_stack_intern(uintptr_t *ips, int n);
+
 static inline void tp_stack_maybe(struct tp_event *e, unsigned kind)
 {
 	e->stack = 0;

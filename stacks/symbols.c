@@ -279,20 +279,29 @@ static char *elf_symbol(uintptr_t addr)
 
 typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
 
+static demangle_fn demangler;
+
+/* Looked up until found: libstdc++ may be loaded after the first name (a
+ * Python program imports torch late). Not while threads wait in the
+ * hooks (the process ends: one may hold the loader lock dlsym needs). */
+void tp_sym_find_demangler(void)
+{
+	if (!__atomic_load_n(&demangler, __ATOMIC_ACQUIRE) &&
+	    !__atomic_load_n(&tp_parking, __ATOMIC_RELAXED))
+		__atomic_store_n(&demangler, (demangle_fn)dlsym(RTLD_DEFAULT,
+				 "__cxa_demangle"), __ATOMIC_RELEASE);
+}
+
 char *tp_sym_demangle(char *mangled)
 {
-	static demangle_fn fn;
+	demangle_fn fn;
 	char *out;
 	int status = -1;
 
 	if (strncmp(mangled, "_Z", 2))
 		return mangled;
-	/* Looked up until found: libstdc++ may be loaded after the first
-	 * name (a Python program imports torch late). Not once the process
-	 * is dying (threads wait in the hooks, one may hold the loader lock
-	 * dlsym needs): the name then stays mangled. */
-	if (!fn && !__atomic_load_n(&tp_parking, __ATOMIC_RELAXED))
-		fn = (demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
+	tp_sym_find_demangler();
+	fn = __atomic_load_n(&demangler, __ATOMIC_ACQUIRE);
 	if (!fn)
 		return mangled;
 	out = fn(mangled, NULL, NULL, &status);

@@ -31,6 +31,9 @@ void tp_sym_atfork_prepare(void);
 void tp_sym_atfork_parent(void);
 void tp_sym_atfork_child(void);
 
+/* Finds libstdc++'s demangler if it is loaded and not found yet: before
+ * the threads are held at an exit, while a lookup is still safe. */
+void tp_sym_find_demangler(void);
 /* A C++ name demangled (takes the malloc-ed name, returns a malloc-ed
  * one); other names come back unchanged. */
 char *tp_sym_demangle(char *mangled);

@@ -155,9 +155,9 @@ test-build: $(B)/tests/bin/cupti_feed
 # rank and size, splits, groups): nccl_calls runs under it with
 # LD_LIBRARY_PATH pointing at its directory.
 FAKE_NCCL := $(B)/tests/fakenccl/libnccl.so.2
-$(FAKE_NCCL): tests/nccl/fake_nccl.c
+$(FAKE_NCCL): tests/nccl/fake_nccl.c tests/nccl/fake_nccl_barrier.c tests/nccl/fake_nccl_barrier.h
 	@mkdir -p $(dir $@)
-	$(CC) $(TEST_CFLAGS) -shared -fPIC -Wl,-soname,libnccl.so.2 -o $@ $< -lpthread
+	$(CC) $(TEST_CFLAGS) -shared -fPIC -Wl,-soname,libnccl.so.2 -o $@ $(filter %.c,$^) -lpthread -ldl
 
 test-build: $(FAKE_NCCL)
 
@@ -167,10 +167,11 @@ include tests/sim/sim.mk
 test-build: sim
 
 # Opt-in (several minutes): the fault-injection runs at full size (100k
-# short-lived threads, SIGTERM at 64 threads, ...); make test runs the
-# quick versions.
+# short-lived threads, SIGTERM at 64 threads, ...) and every hang case at
+# 64 ranks; make test runs the quick versions.
 test-stress: test-build
-	@TPROF_STRESS=1 tests/run.sh tests/integration/test_robust.py
+	@TPROF_STRESS=1 NCCL_RANKS_STRESS=64 tests/run.sh tests/integration/test_robust.py \
+		tests/integration/test_hang.py
 
 .PHONY: test-stress
 

@@ -40,6 +40,8 @@
 #include "cli/usage/usage.h"
 #include "recover.h"
 #include "recover_cut.h"
+#include "recover_flight.h"
+#include "recover_summary.h"
 #include "recover_rings.h"
 #include "cli/read/trace_summary.h"
 
@@ -243,35 +245,6 @@ out:
 	return rc;
 }
 
-/* summaries/<base>.summary.json, computed from the recovered trace. */
-static void write_summary(const char *dir, const char *final_name,
-			  const char *final)
-{
-	char err[256], name[1024];
-	struct tp_buf b = { 0 };
-	size_t n = strlen(final_name);
-	int dfd;
-
-	/* The trace's stem, as the library names its summaries; a Perfetto
-	 * trace is read through gzread's Perfetto reader. */
-	n -= ends_with(final_name, ".pftrace.gz") ? strlen(".pftrace.gz") :
-		strlen(".trace.json.gz");
-	if (tp_trace_summary(final, &b, err, sizeof(err)) < 0 || b.oom) {
-		fprintf(stderr, "tprof: warning: %s: no summary: %s\n", final,
-			err);
-		goto out;
-	}
-	snprintf(name, sizeof(name), "%.*s.summary.json", (int)n, final_name);
-	dfd = tp_open_subdir(dir, "summaries");
-	if (dfd < 0 || tp_write_file_atomic_at(dfd, name, b.p, b.len) < 0)
-		fprintf(stderr, "tprof: warning: %s/summaries/%s: %s\n", dir,
-			name, strerror(errno));
-	if (dfd >= 0)
-		close(dfd);
-out:
-	tp_buf_free(&b);
-}
-
 static ssize_t read_small(const char *path, char *buf, size_t len)
 {
 	ssize_t n;
@@ -356,7 +329,7 @@ static int rename_whole(const char *dir, const char *tmp, const char *final)
 			strerror(errno));
 		return -1;
 	}
-	write_summary(dir, strrchr(final, '/') + 1, final);
+	tp_recover_summary(dir, strrchr(final, '/') + 1, final);
 	fprintf(stderr, "tprof: recovered %s: complete, renamed\n", final);
 	return 1;
 }
@@ -416,7 +389,7 @@ static int recover_one(const char *dir, const char *name)
 		return -1;
 	}
 	unlink(tmp);
-	write_summary(dir, strrchr(final, '/') + 1, final);
+	tp_recover_summary(dir, strrchr(final, '/') + 1, final);
 	if (fr.used)
 		fprintf(stderr, "tprof: recovered %s (%llu events, %llu of "
 			"them from its rings file) from process %d killed "
@@ -451,6 +424,7 @@ int tp_recover_dir(const char *dir)
 		n++;
 	}
 	closedir(d);
+	n += tp_recover_flights(dir);
 	return n + tp_rings_remove_orphans(dir);
 }
 
@@ -458,8 +432,10 @@ static const char help_text[] =
 	"usage: tprof recover DIR...\n"
 	"\n"
 	"Turn the .tmp traces that killed processes left in each DIR into\n"
-	"valid traces under their final names, with their summaries, and\n"
-	"remove the rings files of processes that are gone. A .tmp whose\n"
+	"valid traces under their final names, with their summaries (and\n"
+	"the flight recorder's window of each into the trace its next dump\n"
+	"would have been), and remove the rings files of processes that are\n"
+	"gone. A .tmp whose\n"
 	"process still runs is left. One line on stderr for each file, or\n"
 	"one saying there was nothing to recover. tprof report and tprof\n"
 	"merge do this first on the directories they read.\n"

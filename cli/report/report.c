@@ -221,6 +221,48 @@ static int rank_cmp(const void *a, const void *b)
 	return strcmp(x->path, y->path);
 }
 
+/* Several inputs of one process (the flight recorder's dumps: at a hang,
+ * then at the SIGTERM that stopped the job) are one rank: the entry kept
+ * is the one that covers the most (a summary written at the end covers
+ * the whole run, else the longest window). One process: the same host,
+ * pid and time base (a pid used again later has another base). */
+static int same_process(const struct rp_rank *a, const struct rp_rank *b)
+{
+	return a->rank == b->rank && a->pid == b->pid && a->pid != RP_NONE &&
+	       a->pid > 0 && a->base_ns == b->base_ns &&
+	       a->base_ns != RP_NONE && a->host && b->host &&
+	       !strcmp(a->host, b->host);
+}
+
+static int covers_more(const struct rp_rank *a, const struct rp_rank *b)
+{
+	int sa = !strcmp(a->kind, "summary"), sb = !strcmp(b->kind, "summary");
+
+	return sa != sb ? sa > sb : a->wall_ns > b->wall_ns;
+}
+
+static void merge_processes(struct rp_report *rep)
+{
+	struct rp_rank **v = rep->ranks, *t;
+	size_t i, j, k = 0;
+
+	for (i = 0; i < rep->nranks; i++) {
+		for (j = 0; j < k && !same_process(v[j], v[i]); j++)
+			;
+		if (j == k) {
+			v[k++] = v[i];
+			continue;
+		}
+		if (covers_more(v[i], v[j])) {
+			t = v[j];
+			v[j] = v[i];
+			v[i] = t;
+		}
+		rp_rank_free(v[i]);
+	}
+	rep->nranks = k;
+}
+
 /* Labels "R", and "R#2", "R#3" for further inputs of one rank, which are
  * kept as entries of their own. */
 static void label_ranks(struct rp_report *rep)
@@ -229,6 +271,7 @@ static void label_ranks(struct rp_report *rep)
 	size_t i, dup = 1;
 	char rs[24];
 
+	merge_processes(rep);
 	/* No trace, only hang dumps: ranks is NULL (qsort of NULL is
 	 * undefined even for none: UBSan). */
 	if (rep->nranks)

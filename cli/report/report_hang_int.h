@@ -17,6 +17,10 @@ struct dump {
 	struct tp_json_arena a;
 	const struct tp_json_node *root;
 	int64_t rank;
+	int64_t time;		/* time_unix_ns */
+	const char *reason;
+	int ended;		/* the process ended by itself: an exit or a
+				 * crash, not a stop (SIGTERM) */
 };
 
 /* One rank's view of one communicator. */
@@ -26,6 +30,13 @@ struct member {
 	const struct tp_json_node *in;		/* its thread in a collective
 						 * on it, or NULL */
 	int64_t crank;
+	int64_t entered, enqueued, done;
+};
+
+/* A collective's signature: what every rank must agree on. */
+struct sig {
+	const char *call, *dtype, *op;
+	int64_t count, root;
 };
 
 struct hangs {
@@ -101,9 +112,19 @@ static inline void put_secs(struct tp_buf *b, int64_t ns)
 int rp_hang_collect(struct hangs *h, char **files, size_t *nfiles);
 void rp_hang_free(struct hangs *h);
 
-/* report_hang_other.c: ranks stuck in ncclCommInitRank (0, or -1: no
- * memory), and the table of every stuck call. */
+/* report_hang_other.c: ranks stuck in ncclCommInitRank (how many
+ * communicators, or -1: no memory), and the table of every stuck call. */
 int rp_hang_inits(struct hangs *h, struct tp_buf *b);
 void rp_hang_stuck(struct hangs *h, struct tp_buf *b);
+/* The top frames of a stack array, past those in libc (the sleep or the
+ * wait itself): "a+0x1 ← b+0x2 ← c+0x3". */
+void rp_hang_put_stack(struct tp_buf *b, const struct tp_json_node *stack);
+
+/* report_hang_seq.c: one communicator seen by the k ranks of g (sorted
+ * by their rank in it): the first collective its ranks disagree on or
+ * not all enqueued, who and why, and its table. r: room for 2 k + size
+ * ranks. Returns 1 when it said something. */
+int rp_hang_comm(struct tp_buf *b, struct member **g, size_t k,
+		 int64_t *r);
 
 #endif

@@ -97,9 +97,11 @@ static void put_init(struct tp_buf *b, const struct tp_json_node *t,
 }
 
 /* Ranks stuck in ncclCommInitRank, once per unique id, and the ranks of
- * [0, nranks) that never joined. */
+ * [0, nranks) that never joined; how many ids. */
 int rp_hang_inits(struct hangs *h, struct tp_buf *b)
 {
+	int said = 0;
+
 	const struct tp_json_node *t;
 	size_t i, max = 0, n, m;
 	int64_t *r, *miss, nr, wait;
@@ -128,9 +130,35 @@ int rp_hang_inits(struct hangs *h, struct tp_buf *b)
 			put_init(b, t, id, r, n, miss, m, wait);
 			free(r);
 			free(miss);
+			said++;
 		}
 	}
-	return 0;
+	return said;
+}
+
+/* A frame in the C library: the wait or the sleep itself. */
+static int in_libc(const char *f)
+{
+	return strstr(f, "(libc.so") || !strncmp(f, "libc.so", 7) ||
+	       strstr(f, "(libpthread.so");
+}
+
+void rp_hang_put_stack(struct tp_buf *b, const struct tp_json_node *stack)
+{
+	const struct tp_json_node *f = stack;
+	int k;
+
+	while (f && f->next && f->type == TP_JSON_STRING && in_libc(f->str))
+		f = f->next;
+	if (!f)
+		return;
+	tp_buf_lit(b, "; stack: ");
+	for (k = 0; f && k < 3; f = f->next, k++) {
+		if (k)
+			tp_buf_lit(b, " ← ");
+		if (f->type == TP_JSON_STRING)
+			tp_buf_cstr(b, f->str);
+	}
 }
 
 /* Every call past the threshold, with the top of its stack. */

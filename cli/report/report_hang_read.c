@@ -44,6 +44,33 @@ static int read_file(const char *path, char **text, size_t *len)
 	return 0;
 }
 
+static int is_false(const struct tp_json_node *n)
+{
+	return n && n->type == TP_JSON_FALSE;
+}
+
+/* A stop from outside (the job was ended while it hung), not an end of
+ * the process's own. */
+static int stopped(const char *reason)
+{
+	static const char *const live[] = { "hang", "peer", "signal",
+					    "SIGTERM", "SIGINT", "SIGHUP" };
+	size_t i;
+
+	for (i = 0; i < sizeof(live) / sizeof(*live); i++)
+		if (!strcmp(reason, live[i]))
+			return 1;
+	return 0;
+}
+
+static void drop(struct dump *d)
+{
+	free(d->path);
+	free(d->text);
+	tp_json_arena_free(&d->a);
+	memset(d, 0, sizeof(*d));
+}
+
 static int add_dump(struct hangs *h, const char *path)
 {
 	struct tp_json_node *root;
@@ -75,8 +102,36 @@ static int add_dump(struct hangs *h, const char *path)
 	d->root = root;
 	d->path = strdup(path);
 	d->rank = num(root, "rank", -1);
+	d->time = num(root, "time_unix_ns", 0);
+	d->reason = str(root, "reason") ? str(root, "reason") : "?";
+	d->ended = is_false(tp_json_get(root, "alive")) && !stopped(d->reason);
 	h->n++;
 	return 0;
+}
+
+/* One dump per rank: a rank's process writes one file, rewritten at
+ * each dump, and its last one wins over an older process's (a rank
+ * started again). */
+static void one_per_rank(struct hangs *h)
+{
+	size_t i, j, k = 0;
+
+	for (i = 0; i < h->n; i++) {
+		for (j = 0; j < k && h->d[j].rank != h->d[i].rank; j++)
+			;
+		if (j == k) {
+			h->d[k++] = h->d[i];
+			continue;
+		}
+		if (h->d[i].time > h->d[j].time) {
+			struct dump t = h->d[j];
+
+			h->d[j] = h->d[i];
+			h->d[i] = t;
+		}
+		drop(&h->d[i]);
+	}
+	h->n = k;
 }
 
 static int scan_dir(struct hangs *h, const char *dir)
@@ -144,6 +199,7 @@ int rp_hang_collect(struct hangs *h, char **files, size_t *nfiles)
 			files[k++] = files[i];
 	}
 	*nfiles = k;
+	one_per_rank(h);
 	return 0;
 }
 
@@ -151,11 +207,8 @@ void rp_hang_free(struct hangs *h)
 {
 	size_t i;
 
-	for (i = 0; i < h->n; i++) {
-		free(h->d[i].path);
-		free(h->d[i].text);
-		tp_json_arena_free(&h->d[i].a);
-	}
+	for (i = 0; i < h->n; i++)
+		drop(&h->d[i]);
 	free(h->d);
 	memset(h, 0, sizeof(*h));
 }

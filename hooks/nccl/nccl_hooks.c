@@ -114,14 +114,15 @@ TP_NCCL_INLINE void fill_coll(struct tp_event *e,
 #define NCCL_IS_P2P(id) (TP_NCCL_ID(id) == TP_NCCL_ID(SEND) ||          \
 			 TP_NCCL_ID(id) == TP_NCCL_ID(RECV))
 
-/* what: (count, dtype, op, root or peer, comm, stream) */
+/* what: (count, dtype, op, root or peer, comm, stream); an op or root
+ * of -1: the call has none (the hang dump leaves it out) */
 #define NCCL_COLL(name, id, params, args, what)                         \
 	TP_HOOK_SHAPE(ncclResult_t, name, tp_libs_nccl, TP_NCCL_MISSING, \
 		      params, args, struct tp_nccl_call,                 \
 		      tp_nccl_enter(&tp_call, comm) &&                   \
 		      (tp_nccl_hang_coll(&tp_call, NCCL_IS_P2P(id), #name, \
 					 what), 1),                      \
-		      (tp_nccl_leave(), tp_nccl_hang_done(&tp_call)),    \
+		      (tp_nccl_leave(), tp_nccl_hang_done(&tp_call, ret)),    \
 		      NCCL_RECORD(tp_call, id, 0), TP_KIND_OTHER,        \
 		      TP_NOTHING, fill_coll(e, &tp_call, what);)
 
@@ -131,27 +132,27 @@ NCCL_COLL(ncclAllReduce, ALL_REDUCE,
 	  (const void *sbuf, void *rbuf, size_t count, ncclDataType_t dt,
 	   ncclRedOp_t op, ncclComm_t comm, cudaStream_t st),
 	  (sbuf, rbuf, count, dt, op, comm, st),
-	  NCCL_ARGS(count, dt, op, 0, comm, st))
+	  NCCL_ARGS(count, dt, op, -1, comm, st))
 NCCL_COLL(ncclAllGather, ALL_GATHER,
 	  (const void *sbuf, void *rbuf, size_t count, ncclDataType_t dt,
 	   ncclComm_t comm, cudaStream_t st),
 	  (sbuf, rbuf, count, dt, comm, st),
-	  NCCL_ARGS(count, dt, 0, 0, comm, st))
+	  NCCL_ARGS(count, dt, -1, -1, comm, st))
 NCCL_COLL(ncclReduceScatter, REDUCE_SCATTER,
 	  (const void *sbuf, void *rbuf, size_t count, ncclDataType_t dt,
 	   ncclRedOp_t op, ncclComm_t comm, cudaStream_t st),
 	  (sbuf, rbuf, count, dt, op, comm, st),
-	  NCCL_ARGS(count, dt, op, 0, comm, st))
+	  NCCL_ARGS(count, dt, op, -1, comm, st))
 NCCL_COLL(ncclBroadcast, BROADCAST,
 	  (const void *sbuf, void *rbuf, size_t count, ncclDataType_t dt,
 	   int root, ncclComm_t comm, cudaStream_t st),
 	  (sbuf, rbuf, count, dt, root, comm, st),
-	  NCCL_ARGS(count, dt, 0, root, comm, st))
+	  NCCL_ARGS(count, dt, -1, root, comm, st))
 NCCL_COLL(ncclBcast, BCAST,
 	  (void *buf, size_t count, ncclDataType_t dt, int root,
 	   ncclComm_t comm, cudaStream_t st),
 	  (buf, count, dt, root, comm, st),
-	  NCCL_ARGS(count, dt, 0, root, comm, st))
+	  NCCL_ARGS(count, dt, -1, root, comm, st))
 NCCL_COLL(ncclReduce, REDUCE,
 	  (const void *sbuf, void *rbuf, size_t count, ncclDataType_t dt,
 	   ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t st),
@@ -161,24 +162,24 @@ NCCL_COLL(ncclAlltoAll, ALL_TO_ALL,
 	  (const void *sbuf, void *rbuf, size_t count, ncclDataType_t dt,
 	   ncclComm_t comm, cudaStream_t st),
 	  (sbuf, rbuf, count, dt, comm, st),
-	  NCCL_ARGS(count, dt, 0, 0, comm, st))
+	  NCCL_ARGS(count, dt, -1, -1, comm, st))
 NCCL_COLL(ncclGather, GATHER,
 	  (const void *sbuf, void *rbuf, size_t count, ncclDataType_t dt,
 	   int root, ncclComm_t comm, cudaStream_t st),
 	  (sbuf, rbuf, count, dt, root, comm, st),
-	  NCCL_ARGS(count, dt, 0, root, comm, st))
+	  NCCL_ARGS(count, dt, -1, root, comm, st))
 NCCL_COLL(ncclScatter, SCATTER,
 	  (const void *sbuf, void *rbuf, size_t count, ncclDataType_t dt,
 	   int root, ncclComm_t comm, cudaStream_t st),
 	  (sbuf, rbuf, count, dt, root, comm, st),
-	  NCCL_ARGS(count, dt, 0, root, comm, st))
+	  NCCL_ARGS(count, dt, -1, root, comm, st))
 NCCL_COLL(ncclSend, SEND,
 	  (const void *sbuf, size_t count, ncclDataType_t dt, int peer,
 	   ncclComm_t comm, cudaStream_t st),
 	  (sbuf, count, dt, peer, comm, st),
-	  NCCL_ARGS(count, dt, 0, peer, comm, st))
+	  NCCL_ARGS(count, dt, -1, peer, comm, st))
 NCCL_COLL(ncclRecv, RECV,
 	  (void *rbuf, size_t count, ncclDataType_t dt, int peer,
 	   ncclComm_t comm, cudaStream_t st),
 	  (rbuf, count, dt, peer, comm, st),
-	  NCCL_ARGS(count, dt, 0, peer, comm, st))
+	  NCCL_ARGS(count, dt, -1, peer, comm, st))

@@ -170,8 +170,8 @@ static inline void tp_nccl_leave(void)
 }
 
 /* TPROF_HANG: a collective (or send/recv, numbered apart) entered: its
- * number on the communicator, and its args in the thread's inflight slot
- * (the hook shape publishes it). */
+ * number on the communicator, its args logged there and in the thread's
+ * inflight slot (the hook shape publishes it). */
 TP_NCCL_INLINE void tp_nccl_hang_coll(struct tp_nccl_call *k, int p2p,
 				      const char *name, size_t count,
 				      ncclDataType_t dt, int op, int root,
@@ -181,7 +181,6 @@ TP_NCCL_INLINE void tp_nccl_hang_coll(struct tp_nccl_call *k, int p2p,
 	struct tp_collseq *q;
 	uint32_t seq = 0;
 
-	(void)stream;
 	k->q = NULL;
 	if (!s)
 		return;
@@ -196,6 +195,8 @@ TP_NCCL_INLINE void tp_nccl_hang_coll(struct tp_nccl_call *k, int p2p,
 		q->last_op = op;
 		k->q = q;
 		k->qseq = seq;
+		tp_collseq_enter(q, seq, name, count, (int32_t)dt, op, root,
+				 TP_NCCL_PTR(stream), tp_self->tid);
 	}
 	if (q && !q->size && k->size) {
 		q->rank = k->rank;
@@ -211,21 +212,21 @@ TP_NCCL_INLINE void tp_nccl_hang_coll(struct tp_nccl_call *k, int p2p,
 	s->a[5] = seq;
 }
 
-/* The collective returned: done, or enqueued in the thread's group and
- * done at the group's outermost end. */
-static inline void tp_nccl_hang_done(const struct tp_nccl_call *k)
+/* The collective returned: enqueued on its stream, or queued in the
+ * thread's group and launched at the group's outermost end; a call that
+ * failed launched nothing and gives its number back. */
+static inline void tp_nccl_hang_done(const struct tp_nccl_call *k,
+				     ncclResult_t ret)
 {
 	struct tp_nccl_tls *s = &tp_nccl_tls;
+	int ok = ret == ncclSuccess || ret == ncclInProgress;
 	uint32_t n;
 
 	if (!k->q)
 		return;
-	if (!s->depth) {
-		if (k->qseq > k->q->completed)
-			__atomic_store_n(&k->q->completed, k->qseq,
-					 __ATOMIC_RELAXED);
+	tp_collseq_returned(k->q, k->qseq, ok, s->depth != 0, tp_ticks());
+	if (!ok || !s->depth)
 		return;
-	}
 	n = s->n_queued < TP_NCCL_PENDING ? s->n_queued++ : TP_NCCL_PENDING - 1;
 	s->queued[n] = k->q;
 	s->queued_seq[n] = k->qseq;
@@ -256,16 +257,15 @@ TP_NCCL_INLINE void tp_nccl_hang_group(const struct tp_nccl_call *k)
 	s->a[5] = t->queued_seq[0];
 }
 
-/* The outermost ncclGroupEnd returned. */
+/* The outermost ncclGroupEnd returned: it launched its collectives. */
 static inline void tp_nccl_hang_group_done(void)
 {
 	struct tp_nccl_tls *s = &tp_nccl_tls;
+	uint64_t now = tp_ticks();
 	uint32_t i;
 
 	for (i = 0; i < s->n_queued; i++)
-		if (s->queued_seq[i] > s->queued[i]->completed)
-			__atomic_store_n(&s->queued[i]->completed,
-					 s->queued_seq[i], __ATOMIC_RELAXED);
+		tp_collseq_launched(s->queued[i], s->queued_seq[i], now);
 	s->n_queued = 0;
 }
 

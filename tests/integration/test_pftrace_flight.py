@@ -24,6 +24,7 @@ skipping a collective) dumps each waiting rank's window as a
 JSON hang dump. Without the perfetto and protobuf modules the
 decoding half is a SKIP."""
 import collections
+import glob
 import json
 import os
 import signal
@@ -359,10 +360,12 @@ typed_trailer()
 
 def hang_flight():
     """TPROF_HANG with the flight recorder in Perfetto: 4 ranks of the
-    stand-in NCCL, rank 2 skips the 5th allreduce; each waiting rank's
-    hang dump (JSON, by design) names its window, a .pftrace.gz holding
-    the stuck call as an unfinished slice and the calls before it."""
-    n, seq = 4, 5
+    stand-in NCCL on the simulated GPU, rank 2 stuck in host code before
+    the last step's allreduces; each waiting rank's hang dump (JSON, by
+    design) names its window, a .pftrace.gz holding the stuck stream sync
+    as an unfinished slice and the calls before it; rank 2, asked, dumps
+    its window too."""
+    n, steps = 4, 3
     outdir = tempfile.mkdtemp(prefix="tprof-it-")
     bar = os.path.join(outdir, "barrier")
     os.mkdir(bar)
@@ -370,27 +373,27 @@ def hang_flight():
     for r in range(n):
         e = base_env()
         e.update({"LD_PRELOAD": PRELOAD, "TPROF_OUTPUT_DIR": outdir,
-                  "LD_LIBRARY_PATH": os.path.join(BUILD, "tests", "fakenccl"),
+                  "LD_LIBRARY_PATH": os.path.join(BUILD, "tests", "sim",
+                                                  "lib") + ":" +
+                  os.path.join(BUILD, "tests", "fakenccl"),
                   "FAKE_NCCL_BARRIER": bar, "TPROF_HANG": "1",
                   "TPROF_RANK": str(r), "WORLD_SIZE": str(n),
                   "TPROF_RUN_ID": "hangtest", "TPROF_FLIGHT": "5",
-                  "TPROF_FORMAT": "perfetto"})
+                  "TPROF_FORMAT": "perfetto", "TPROF_DUMP_SIGNAL": "USR2"})
         procs.append(subprocess.Popen(
-            [prog("nccl_ranks"), str(r), str(n), "skip", str(seq)], env=e,
+            [prog("nccl_ranks"), str(r), str(n), "host", str(steps)], env=e,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
     hangs = os.path.join(outdir, "hangs")
     t0 = time.monotonic()
-    while time.monotonic() - t0 < 10 and (not os.path.isdir(hangs) or
-                                          len(os.listdir(hangs)) < 3):
-        time.sleep(0.02)
-    time.sleep(0.3)
     dumps = {}
-    for f in sorted(os.listdir(hangs)) if os.path.isdir(hangs) else []:
-        with open(os.path.join(hangs, f)) as fh:
-            j = json.load(fh)
-        dumps[j["rank"]] = j
-    eq("perfetto hang+flight: the 3 waiting ranks dump", sorted(dumps),
-       [0, 1, 3])
+    while time.monotonic() - t0 < 15 and len(dumps) < n:
+        time.sleep(0.05)
+        for f in sorted(glob.glob(os.path.join(hangs, "*.hang.json"))):
+            with open(f) as fh:
+                j = json.load(fh)
+            dumps[j["rank"]] = j
+    time.sleep(0.3)
+    eq("perfetto hang+flight: every rank dumps", sorted(dumps), [0, 1, 2, 3])
     for r in sorted(dumps):
         tr = dumps[r]["trace"]
         eq("perfetto hang+flight rank %d: the dump names its trace" % r, tr,
@@ -401,13 +404,15 @@ def hang_flight():
             continue
         un = [s for s in d["slices"] if s["cat"] == "unfinished"]
         eq("perfetto hang+flight rank %d: the stuck call, unfinished" % r,
-           [(s["name"], s["args"].get("seq")) for s in un],
-           [("ncclAllReduce", seq)])
+           [(s["name"], s["args"].get("stuck")) for s in un],
+           [] if r == 2 else [("cudaStreamSynchronize", 1)])
         eq("perfetto hang+flight rank %d: the window's calls" % r,
            (sum(1 for s in d["slices"] if s["name"] == "ncclAllReduce" and
                 s["cat"] == "nccl"),
             sum(1 for s in d["slices"] if s["name"] == "ncclCommInitRank"),
-            d["meta"]["tprof"]["flight"]["trigger"]), (seq - 1, 1, "hang"))
+            d["meta"]["tprof"]["flight"]["trigger"]),
+           (2 * (steps - 1), 1, "peer") if r == 2 else
+           (2 * steps, 1, "hang"))
     for p in procs:
         if p.poll() is None:
             p.send_signal(signal.SIGTERM)

@@ -284,11 +284,16 @@ def test_inputs(d):
        j and [(x["file"], x["kind"]) for x in j["ranks"]],
        [(os.path.join(d, "job-rank0.summary.json"), "summary")])
     os.unlink(trace)
-    # two inputs of one rank: a warning, two entries
+    # two inputs of one rank from two processes: a warning, two entries
+    # (two files of one process, the flight recorder's dumps, are one
+    # entry: test_hang.py)
     dup = os.path.join(TMP, "dup")
     os.makedirs(dup)
-    shutil.copy(os.path.join(d, "job-rank1.summary.json"),
-                os.path.join(dup, "other-rank1.summary.json"))
+    with open(os.path.join(d, "job-rank1.summary.json")) as f:
+        other = json.load(f)
+    other["pid"] += 1
+    with open(os.path.join(dup, "other-rank1.summary.json"), "w") as f:
+        json.dump(other, f)
     rc, out, err = tprof("--json", d, dup)
     eq("inputs: same rank twice: exit 0", rc, 0)
     check("inputs: same rank twice: a warning naming both files",

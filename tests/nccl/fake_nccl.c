@@ -3,6 +3,7 @@
  * rank and a size, splits, groups, a nonblocking init), with the real
  * library's signatures and rules where tprof depends on them:
  *
+ * - every public function is a weak alias of its pncclX, as in NCCL;
  * - a communicator created inside a group, or by a nonblocking init
  *   (config->blocking == 0, which returns ncclInProgress), is not ready
  *   until the outermost ncclGroupEnd: ncclCommGetAsyncError says
@@ -19,27 +20,45 @@
  * FAKE_NCCL_VERSION overrides the version code (default 22703).
  *
  * FAKE_NCCL_BARRIER=DIR makes the ranks of a job (separate processes)
- * meet as NCCL's do, through files in DIR: ncclCommInitRank returns only
- * once all nranks ranks called it with the same unique id; a collective
- * (the n-th on its communicator) returns only once every rank of the
- * communicator entered its n-th one, and never when they disagree on the
- * call, count or type (NCCL then hangs, at best); inside a group the
- * collectives wait at the outermost ncclGroupEnd, where NCCL launches
- * them. Send and receive do not wait. A split's communicator meets as
- * its parent's does (its ranks: the split's rank rule above). Without
- * it, nothing waits.
+ * meet as NCCL's do, through a file DIR/nccl.shm they all map, and on
+ * the simulated GPU (tests/sim/, found as libcuda.so.1):
+ *
+ * - ncclCommInitRank blocks until all nranks ranks called it with the
+ *   same unique id (nccl.h: a blocking communicator's init);
+ * - a collective only enqueues, as nccl.h says ("They return when
+ *   operations have been enqueued on the CUDA stream"): it launches a
+ *   kernel (ncclDevKernel_<call>) on its stream and returns ncclSuccess.
+ *   The kernel runs on the GPU until every rank of the communicator
+ *   entered the same collective (its n-th on the communicator: the same
+ *   call, count, type, op and root), which a proxy thread per process
+ *   finds out, in order, as NCCL's proxy does; when the ranks disagree,
+ *   or one never comes, it never ends (NCCL then hangs, at best). So the
+ *   host blocks where a program waits for the stream: in
+ *   cudaStreamSynchronize, cudaDeviceSynchronize or cudaEventSynchronize
+ *   (and work queued after the kernel waits too);
+ * - inside a group nothing starts until the outermost ncclGroupEnd,
+ *   which launches the group's collectives in call order and returns;
+ * - send and receive do not wait; a split's communicator meets as its
+ *   parent's does (its ranks: the split's rank rule above).
+ *
+ * Without it, nothing waits and nothing is launched.
  */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include <nccl.h>
 
+#include "fake_nccl_barrier.h"
+
 #define EXPORT __attribute__((visibility("default")))
+/* NCCL's public entry points are weak aliases of pnccl*. */
+#define NCCL_API(name, params)                                           \
+	EXPORT ncclResult_t name params                                  \
+		__attribute__((weak, alias("p" #name)));                 \
+	EXPORT ncclResult_t p##name params
 #define POOL 64
 
 struct ncclComm {
@@ -47,7 +66,7 @@ struct ncclComm {
 	int rank;
 	int nranks;
 	ncclResult_t state;	/* ncclInProgress until ready */
-	char key[64];		/* the unique id, in barrier file names */
+	char key[64];		/* the unique id, in barrier names */
 	unsigned seq;		/* collectives entered */
 	unsigned splits;	/* splits of it made */
 };
@@ -62,80 +81,17 @@ static __thread int depth;
 /* Collectives enqueued in the open group (barrier mode). */
 struct queued {
 	struct ncclComm *comm;
-	char what[96];
+	unsigned n;
+	const char *call;
+	char what[60];
+	void *stream;
 };
 static __thread struct queued queue[POOL];
 static __thread int n_queued;
 
-static void pause_ms(int ms)
-{
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
+static void launch(struct ncclComm *c, unsigned n, const char *call,
+		   const char *what, void *stream);
 
-	nanosleep(&ts, NULL);
-}
-
-/* Writes DIR/NAME with text, whole (a rename), for the other ranks. */
-static void post(const char *dir, const char *name, const char *text)
-{
-	char tmp[4200], path[4200];
-	FILE *f;
-
-	snprintf(tmp, sizeof(tmp), "%s/.%s.%d", dir, name, (int)getpid());
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(tmp, "w");
-	if (!f)
-		abort();
-	fputs(text, f);
-	fclose(f);
-	rename(tmp, path);
-}
-
-/* 1 when DIR/NAME exists, with its text in out. */
-static int peek(const char *dir, const char *name, char *out, size_t len)
-{
-	char path[4200];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	if (!fgets(out, (int)len, f))
-		out[0] = '\0';
-	fclose(f);
-	return 1;
-}
-
-/* Posts this rank's entry `tag` and waits for every rank's; while they
- * disagree, waits for ever. */
-static void meet(const char *tag, int rank, int nranks, const char *what)
-{
-	const char *dir = getenv("FAKE_NCCL_BARRIER");
-	char name[256], got[128];
-	int r, agree;
-
-	snprintf(name, sizeof(name), "%s.%d", tag, rank);
-	post(dir, name, what);
-	for (;;) {
-		agree = 1;
-		for (r = 0; r < nranks && agree; r++) {
-			snprintf(name, sizeof(name), "%s.%d", tag, r);
-			agree = peek(dir, name, got, sizeof(got)) &&
-				!strcmp(got, what);
-		}
-		if (agree)
-			return;
-		pause_ms(2);
-	}
-}
-
-static void coll_meet(struct ncclComm *c, const char *what)
-{
-	char tag[128];
-
-	snprintf(tag, sizeof(tag), "%s.c%u", c->key, ++c->seq);
-	meet(tag, c->rank, c->nranks, what);
-}
 static __thread struct ncclComm *waiting[POOL];
 static __thread int n_waiting;
 
@@ -180,7 +136,7 @@ EXPORT int fake_nccl_unready_asks(void)
 	return __atomic_load_n(&unready_asks, __ATOMIC_RELAXED);
 }
 
-EXPORT ncclResult_t ncclGetVersion(int *version)
+NCCL_API(ncclGetVersion, (int *version))
 {
 	const char *v = getenv("FAKE_NCCL_VERSION");
 
@@ -190,7 +146,7 @@ EXPORT ncclResult_t ncclGetVersion(int *version)
 	return ncclSuccess;
 }
 
-EXPORT ncclResult_t ncclGetUniqueId(ncclUniqueId *id)
+NCCL_API(ncclGetUniqueId, (ncclUniqueId *id))
 {
 	if (!id)
 		return ncclInvalidArgument;
@@ -221,18 +177,16 @@ static void id_key(const ncclUniqueId *id, char *key)
 		sprintf(key + 2 * i, "%02x", (unsigned char)id->internal[i]);
 }
 
-EXPORT ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks,
-				     ncclUniqueId id, int rank)
+NCCL_API(ncclCommInitRank, (ncclComm_t *comm, int nranks,
+				     ncclUniqueId id, int rank))
 {
-	char key[24], tag[64], what[32];
+	char key[24], what[32];
 	ncclResult_t ret;
 
-	if (getenv("FAKE_NCCL_BARRIER") && nranks > 0 && rank >= 0 &&
-	    rank < nranks) {
+	if (fb_on() && nranks > 0 && rank >= 0 && rank < nranks) {
 		id_key(&id, key);
-		snprintf(tag, sizeof(tag), "%s.init", key);
 		snprintf(what, sizeof(what), "init %d", nranks);
-		meet(tag, rank, nranks, what);
+		fb_meet(key, rank, nranks, what);
 	}
 	ret = init(comm, nranks, rank, 1);
 	if (ret == ncclSuccess)
@@ -240,26 +194,26 @@ EXPORT ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks,
 	return ret;
 }
 
-EXPORT ncclResult_t ncclCommInitRankConfig(ncclComm_t *comm, int nranks,
+NCCL_API(ncclCommInitRankConfig, (ncclComm_t *comm, int nranks,
 					   ncclUniqueId id, int rank,
-					   ncclConfig_t *config)
+					   ncclConfig_t *config))
 {
 	(void)id;
 	return init(comm, nranks, rank, !config || config->blocking != 0);
 }
 
-EXPORT ncclResult_t ncclCommInitRankScalable(ncclComm_t *comm, int nranks,
+NCCL_API(ncclCommInitRankScalable, (ncclComm_t *comm, int nranks,
 					     int rank, int n_ids,
 					     ncclUniqueId *ids,
-					     ncclConfig_t *config)
+					     ncclConfig_t *config))
 {
 	if (n_ids < 1 || !ids)
 		return ncclInvalidArgument;
 	return init(comm, nranks, rank, !config || config->blocking != 0);
 }
 
-EXPORT ncclResult_t ncclCommInitAll(ncclComm_t *comms, int ndev,
-				    const int *devs)
+NCCL_API(ncclCommInitAll, (ncclComm_t *comms, int ndev,
+				    const int *devs))
 {
 	int i;
 
@@ -272,8 +226,8 @@ EXPORT ncclResult_t ncclCommInitAll(ncclComm_t *comms, int ndev,
 	return ncclSuccess;
 }
 
-EXPORT ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key,
-				  ncclComm_t *newcomm, ncclConfig_t *config)
+NCCL_API(ncclCommSplit, (ncclComm_t comm, int color, int key,
+				  ncclComm_t *newcomm, ncclConfig_t *config))
 {
 	ncclResult_t ret;
 	int size;
@@ -296,9 +250,9 @@ EXPORT ncclResult_t ncclCommSplit(ncclComm_t comm, int color, int key,
 	return ret;
 }
 
-EXPORT ncclResult_t ncclCommShrink(ncclComm_t comm, int *excluded,
+NCCL_API(ncclCommShrink, (ncclComm_t comm, int *excluded,
 				   int n_excluded, ncclComm_t *newcomm,
-				   ncclConfig_t *config, int flags)
+				   ncclConfig_t *config, int flags))
 {
 	int size;
 
@@ -311,12 +265,12 @@ EXPORT ncclResult_t ncclCommShrink(ncclComm_t comm, int *excluded,
 	return init(newcomm, size, comm->rank < size ? comm->rank : 0, 1);
 }
 
-EXPORT ncclResult_t ncclCommFinalize(ncclComm_t comm)
+NCCL_API(ncclCommFinalize, (ncclComm_t comm))
 {
 	return usable(comm) ? ncclSuccess : ncclInvalidArgument;
 }
 
-EXPORT ncclResult_t ncclCommDestroy(ncclComm_t comm)
+NCCL_API(ncclCommDestroy, (ncclComm_t comm))
 {
 	if (!comm)
 		return ncclSuccess;
@@ -327,13 +281,13 @@ EXPORT ncclResult_t ncclCommDestroy(ncclComm_t comm)
 }
 
 /* Through the PLT too: a nested hooked call tprof must not record. */
-EXPORT ncclResult_t ncclCommAbort(ncclComm_t comm)
+NCCL_API(ncclCommAbort, (ncclComm_t comm))
 {
 	return ncclCommDestroy(comm);
 }
 
-EXPORT ncclResult_t ncclCommGetAsyncError(ncclComm_t comm,
-					  ncclResult_t *state)
+NCCL_API(ncclCommGetAsyncError, (ncclComm_t comm,
+					  ncclResult_t *state))
 {
 	if (!comm || !state)
 		return ncclInvalidArgument;
@@ -353,20 +307,20 @@ static ncclResult_t getter(const struct ncclComm *c, int *out, int value)
 	return ncclSuccess;
 }
 
-EXPORT ncclResult_t ncclCommCount(const ncclComm_t comm, int *count)
+NCCL_API(ncclCommCount, (const ncclComm_t comm, int *count))
 {
 	return getter(comm, count, comm ? comm->nranks : 0);
 }
 
-EXPORT ncclResult_t ncclCommUserRank(const ncclComm_t comm, int *rank)
+NCCL_API(ncclCommUserRank, (const ncclComm_t comm, int *rank))
 {
 	return getter(comm, rank, comm ? comm->rank : 0);
 }
 
-EXPORT ncclResult_t ncclRedOpCreatePreMulSum(ncclRedOp_t *op, void *scalar,
+NCCL_API(ncclRedOpCreatePreMulSum, (ncclRedOp_t *op, void *scalar,
 					     ncclDataType_t dt,
 					     ncclScalarResidence_t where,
-					     ncclComm_t comm)
+					     ncclComm_t comm))
 {
 	(void)scalar;
 	(void)dt;
@@ -377,7 +331,7 @@ EXPORT ncclResult_t ncclRedOpCreatePreMulSum(ncclRedOp_t *op, void *scalar,
 	return ncclSuccess;
 }
 
-EXPORT ncclResult_t ncclGroupStart(void)
+NCCL_API(ncclGroupStart, (void))
 {
 	depth++;
 	return ncclSuccess;
@@ -385,7 +339,7 @@ EXPORT ncclResult_t ncclGroupStart(void)
 
 /* The outermost end completes what the group (or a nonblocking init
  * before it) started. */
-EXPORT ncclResult_t ncclGroupEnd(void)
+NCCL_API(ncclGroupEnd, (void))
 {
 	int i;
 
@@ -397,13 +351,14 @@ EXPORT ncclResult_t ncclGroupEnd(void)
 		waiting[i]->state = ncclSuccess;
 	n_waiting = 0;
 	for (i = 0; i < n_queued; i++)
-		coll_meet(queue[i].comm, queue[i].what);
+		launch(queue[i].comm, queue[i].n, queue[i].call, queue[i].what,
+		       queue[i].stream);
 	n_queued = 0;
 	return ncclSuccess;
 }
 
 /* Ends the group without launching it: what it started stays unready. */
-EXPORT ncclResult_t ncclGroupSimulateEnd(ncclSimInfo_t *sim)
+NCCL_API(ncclGroupSimulateEnd, (ncclSimInfo_t *sim))
 {
 	if (!sim)
 		return ncclInvalidArgument;
@@ -414,108 +369,86 @@ EXPORT ncclResult_t ncclGroupSimulateEnd(ncclSimInfo_t *sim)
 	return ncclSuccess;
 }
 
-static ncclResult_t coll(ncclComm_t comm, ncclDataType_t dt, size_t n,
-			 const char *name)
+/* The n-th collective on comm, launched on stream: it returns at once
+ * and its kernel waits on the GPU for the other ranks. */
+static void launch(struct ncclComm *c, unsigned n, const char *call,
+		   const char *what, void *stream)
 {
-	char what[96];
+	fb_launch(c->key, c->rank, c->nranks, n, call, what, stream);
+}
+
+/* Numbered at the call, in call order; launched now, or at the group's
+ * outermost end. what: the call and its args, which every rank must
+ * agree on. */
+static ncclResult_t coll(ncclComm_t comm, ncclDataType_t dt, size_t n,
+			 int op, int root, const char *name, void *stream)
+{
+	struct queued *q;
 
 	if (!usable(comm) || (int)dt < 0 || dt >= ncclNumTypes)
 		return ncclInvalidArgument;
-	if (!getenv("FAKE_NCCL_BARRIER") || !comm->key[0] ||
-	    !strcmp(name, "ncclSend") || !strcmp(name, "ncclRecv"))
+	if (!fb_on() || !comm->key[0] || !strcmp(name, "ncclSend") ||
+	    !strcmp(name, "ncclRecv"))
 		return ncclSuccess;
-	snprintf(what, sizeof(what), "%s %zu %d", name, n, (int)dt);
-	if (!depth) {
-		coll_meet(comm, what);
-		return ncclSuccess;
-	}
-	if (n_queued == POOL)
+	if (depth && n_queued == POOL)
 		return ncclInternalError;
-	queue[n_queued].comm = comm;
-	memcpy(queue[n_queued++].what, what, sizeof(what));
+	q = &queue[n_queued];
+	q->comm = comm;
+	q->n = ++comm->seq;
+	q->call = name;
+	q->stream = stream;
+	snprintf(q->what, sizeof(q->what), "%s %zu %d %d %d", name, n,
+		 (int)dt, op, root);
+	if (depth)
+		n_queued++;
+	else
+		launch(comm, q->n, q->call, q->what, q->stream);
 	return ncclSuccess;
 }
 
-EXPORT ncclResult_t ncclAllReduce(const void *s, void *r, size_t n,
-				  ncclDataType_t dt, ncclRedOp_t op,
-				  ncclComm_t comm, cudaStream_t st)
-{
-	(void)s, (void)r, (void)n, (void)op, (void)st;
-	return coll(comm, dt, n, __func__);
-}
+/* The buffers are not read: nothing is computed. */
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#define COLL(name, params, n, dt, op, root, comm, st)                   \
+	NCCL_API(name, params)                                           \
+	{                                                                \
+		return coll(comm, dt, n, op, root, #name, st);           \
+	}
 
-EXPORT ncclResult_t ncclAllGather(const void *s, void *r, size_t n,
-				  ncclDataType_t dt, ncclComm_t comm,
-				  cudaStream_t st)
-{
-	(void)s, (void)r, (void)n, (void)st;
-	return coll(comm, dt, n, __func__);
-}
+COLL(ncclAllReduce, (const void *s, void *r, size_t n, ncclDataType_t dt,
+		     ncclRedOp_t op, ncclComm_t comm, cudaStream_t st),
+     n, dt, op, 0, comm, st)
+COLL(ncclAllGather, (const void *s, void *r, size_t n, ncclDataType_t dt,
+		     ncclComm_t comm, cudaStream_t st),
+     n, dt, 0, 0, comm, st)
+COLL(ncclReduceScatter, (const void *s, void *r, size_t n,
+			 ncclDataType_t dt, ncclRedOp_t op, ncclComm_t comm,
+			 cudaStream_t st),
+     n, dt, op, 0, comm, st)
+COLL(ncclBroadcast, (const void *s, void *r, size_t n, ncclDataType_t dt,
+		     int root, ncclComm_t comm, cudaStream_t st),
+     n, dt, 0, root, comm, st)
+COLL(ncclReduce, (const void *s, void *r, size_t n, ncclDataType_t dt,
+		  ncclRedOp_t op, int root, ncclComm_t comm, cudaStream_t st),
+     n, dt, op, root, comm, st)
+COLL(ncclAlltoAll, (const void *s, void *r, size_t n, ncclDataType_t dt,
+		    ncclComm_t comm, cudaStream_t st),
+     n, dt, 0, 0, comm, st)
+COLL(ncclGather, (const void *s, void *r, size_t n, ncclDataType_t dt,
+		  int root, ncclComm_t comm, cudaStream_t st),
+     n, dt, 0, root, comm, st)
+COLL(ncclScatter, (const void *s, void *r, size_t n, ncclDataType_t dt,
+		   int root, ncclComm_t comm, cudaStream_t st),
+     n, dt, 0, root, comm, st)
+COLL(ncclSend, (const void *s, size_t n, ncclDataType_t dt, int peer,
+		ncclComm_t comm, cudaStream_t st),
+     n, dt, 0, peer, comm, st)
+COLL(ncclRecv, (void *r, size_t n, ncclDataType_t dt, int peer,
+		ncclComm_t comm, cudaStream_t st),
+     n, dt, 0, peer, comm, st)
 
-EXPORT ncclResult_t ncclReduceScatter(const void *s, void *r, size_t n,
-				      ncclDataType_t dt, ncclRedOp_t op,
-				      ncclComm_t comm, cudaStream_t st)
-{
-	(void)s, (void)r, (void)n, (void)op, (void)st;
-	return coll(comm, dt, n, __func__);
-}
-
-EXPORT ncclResult_t ncclBroadcast(const void *s, void *r, size_t n,
-				  ncclDataType_t dt, int root,
-				  ncclComm_t comm, cudaStream_t st)
-{
-	(void)s, (void)r, (void)n, (void)root, (void)st;
-	return coll(comm, dt, n, __func__);
-}
-
-EXPORT ncclResult_t ncclBcast(void *buf, size_t n, ncclDataType_t dt,
-			      int root, ncclComm_t comm, cudaStream_t st)
+/* Through the PLT, as NCCL does: a nested hooked call. */
+NCCL_API(ncclBcast, (void *buf, size_t n, ncclDataType_t dt, int root,
+		     ncclComm_t comm, cudaStream_t st))
 {
 	return ncclBroadcast(buf, buf, n, dt, root, comm, st);
-}
-
-EXPORT ncclResult_t ncclReduce(const void *s, void *r, size_t n,
-			       ncclDataType_t dt, ncclRedOp_t op, int root,
-			       ncclComm_t comm, cudaStream_t st)
-{
-	(void)s, (void)r, (void)n, (void)op, (void)root, (void)st;
-	return coll(comm, dt, n, __func__);
-}
-
-EXPORT ncclResult_t ncclAlltoAll(const void *s, void *r, size_t n,
-				 ncclDataType_t dt, ncclComm_t comm,
-				 cudaStream_t st)
-{
-	(void)s, (void)r, (void)n, (void)st;
-	return coll(comm, dt, n, __func__);
-}
-
-EXPORT ncclResult_t ncclGather(const void *s, void *r, size_t n,
-			       ncclDataType_t dt, int root, ncclComm_t comm,
-			       cudaStream_t st)
-{
-	(void)s, (void)r, (void)n, (void)root, (void)st;
-	return coll(comm, dt, n, __func__);
-}
-
-EXPORT ncclResult_t ncclScatter(const void *s, void *r, size_t n,
-				ncclDataType_t dt, int root, ncclComm_t comm,
-				cudaStream_t st)
-{
-	(void)s, (void)r, (void)n, (void)root, (void)st;
-	return coll(comm, dt, n, __func__);
-}
-
-EXPORT ncclResult_t ncclSend(const void *s, size_t n, ncclDataType_t dt,
-			     int peer, ncclComm_t comm, cudaStream_t st)
-{
-	(void)s, (void)n, (void)peer, (void)st;
-	return coll(comm, dt, n, __func__);
-}
-
-EXPORT ncclResult_t ncclRecv(void *r, size_t n, ncclDataType_t dt, int peer,
-			     ncclComm_t comm, cudaStream_t st)
-{
-	(void)r, (void)n, (void)peer, (void)st;
-	return coll(comm, dt, n, __func__);
 }

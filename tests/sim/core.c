@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <malloc.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -269,15 +270,33 @@ SIM_EXPORT int sim_graphs_launched(void)
 
 /* ---- devices, contexts, streams ---- */
 
+/* Work queued behind a kernel that waits (simNextKernelWaitsFor): its
+ * op, or a marker with no op (a wait for another stream's event). */
+struct pend {
+	struct sim_op *op;
+	uint64_t issued;		/* GPU time of the call */
+	uint64_t dur;
+	uint64_t not_before;		/* an event waited for, GPU clock */
+	const volatile uint32_t *flag;	/* runs until *flag >= value */
+	uint32_t value;
+	const struct sim_op *dep;	/* a marker: until dep has ended */
+	struct pend *next;
+};
+
 struct stream {
 	int dev;
 	uintptr_t handle;
 	uint32_t id;
-	uint64_t tail;	/* end of its last op, GPU clock */
+	uint64_t tail;	/* end of its last op ended, GPU clock */
 	/* its last op, for a programmatic dependent launch after it */
 	uint64_t last_start, last_end;
 	int last_kernel;
+	struct pend *q, **qt;	/* work not yet ended, in order */
+	struct sim_op *queued;	/* the last op queued in q */
 };
+
+static struct pend *pend_new(struct sim_op *op, uint64_t now, uint64_t dur);
+static void enqueue(struct stream *s, struct pend *p);
 
 static struct stream streams[SIM_MAX_STREAMS];
 static unsigned n_streams;
@@ -372,8 +391,11 @@ SIM_EXPORT uint64_t sim_stream_tail(int dev, uintptr_t handle)
 {
 	uint64_t t;
 
+	struct stream *s;
+
 	pthread_mutex_lock(&lock);
-	t = stream_of(dev, handle)->tail;
+	s = stream_of(dev, handle);
+	t = s->q ? SIM_OPEN : s->tail;
 	pthread_mutex_unlock(&lock);
 	return t;
 }
@@ -382,10 +404,17 @@ SIM_EXPORT void sim_stream_after(int dev, uintptr_t handle, uint64_t gpu)
 {
 	struct stream *s;
 
+	struct pend *p;
+
 	pthread_mutex_lock(&lock);
 	s = stream_of(dev, handle);
-	if (s->tail < gpu)
+	if (s->q) {
+		p = pend_new(NULL, sim_gpu_now(), 0);
+		p->not_before = gpu;
+		enqueue(s, p);
+	} else if (s->tail < gpu) {
 		s->tail = gpu;
+	}
 	pthread_mutex_unlock(&lock);
 }
 
@@ -428,13 +457,181 @@ static uint64_t stream_ready(const struct stream *s, const struct sim_op *op,
 	return s->tail;
 }
 
+static __thread const volatile uint32_t *next_wait_flag;
+static __thread uint32_t next_wait_value;
+
+/* The next kernel this thread launches runs until *flag >= value (and at
+ * least its duration): a kernel that spins on memory a peer or a proxy
+ * thread writes, as NCCL's do. Work queued after it on its stream waits
+ * for it. */
+SIM_EXPORT void simNextKernelWaitsFor(const volatile uint32_t *flag,
+				      uint32_t value)
+{
+	next_wait_flag = flag;
+	next_wait_value = value;
+}
+
+SIM_EXPORT int sim_take_kernel_wait(const volatile uint32_t **flag,
+				    uint32_t *value)
+{
+	*flag = next_wait_flag;
+	*value = next_wait_value;
+	next_wait_flag = NULL;
+	return *flag != NULL;
+}
+
+static void log_op(const struct sim_op *op, uint64_t dur_ns)
+{
+	sim_log("{\"ev\":\"op\",\"kind\":\"%s\",\"name\":\"%s\",\"device\":%u,"
+		"\"context\":%u,\"stream\":%u,\"corr\":%u,\"tid\":%ld,"
+		"\"start_raw\":%llu,\"end_raw\":%llu,\"start_gpu\":%llu,"
+		"\"end_gpu\":%llu,\"dur\":%llu,\"bytes\":%llu,\"graph\":%u}",
+		op->kind == SIM_KERNEL ? "kernel" : op->kind == SIM_MEMCPY ?
+		"memcpy" : "memset", op->name ? op->name : "",
+		op->device, op->context, op->stream, op->corr, op->tid,
+		(unsigned long long)sim_gpu_to_raw(op->start_gpu),
+		(unsigned long long)sim_gpu_to_raw(op->end_gpu),
+		(unsigned long long)op->start_gpu,
+		(unsigned long long)op->end_gpu, (unsigned long long)dur_ns,
+		(unsigned long long)op->bytes, op->graph_id);
+}
+
+/* The GPU works through each queue in order (lock held): an op starts
+ * once the one before it ended and its launch reached the GPU; a waiting
+ * kernel ends once its flag is set, a marker once its event's op ended.
+ * An op's start is stored before its end, and its end last (CUPTI reads
+ * them without the lock: an end of SIM_OPEN is an op still running). */
+static int advance(struct stream *s, uint64_t now)
+{
+	struct pend *p;
+	uint64_t start, end;
+
+	while ((p = s->q)) {
+		start = p->issued + LAUNCH_LATENCY_NS;
+		if (start < s->tail)
+			start = s->tail;
+		if (start < p->not_before)
+			start = p->not_before;
+		if (p->flag && __atomic_load_n(p->flag, __ATOMIC_ACQUIRE) <
+		    p->value) {
+			if (p->op && p->op->start_gpu == SIM_OPEN)
+				__atomic_store_n(&p->op->start_gpu, start,
+						 __ATOMIC_RELEASE);
+			return 1;
+		}
+		end = start + p->dur;
+		if (p->flag && end < now)
+			end = now;
+		if (p->dep) {
+			end = __atomic_load_n(&p->dep->end_gpu,
+					      __ATOMIC_ACQUIRE);
+			if (end == SIM_OPEN)
+				return 1;
+			if (end < start)
+				end = start;
+		}
+		if (p->op) {
+			if (p->op->start_gpu == SIM_OPEN)
+				__atomic_store_n(&p->op->start_gpu, start,
+						 __ATOMIC_RELEASE);
+			else
+				start = p->op->start_gpu;
+			__atomic_store_n(&p->op->end_gpu, end,
+					 __ATOMIC_RELEASE);
+			log_op(p->op, end - start);
+			s->last_start = start;
+			s->last_end = end;
+			s->last_kernel = p->op->kind == SIM_KERNEL;
+		}
+		s->tail = end;
+		s->q = p->next;
+		if (!s->q) {
+			s->qt = &s->q;
+			s->queued = NULL;
+		}
+		free(p);
+	}
+	return 0;
+}
+
+static pthread_cond_t engine_cv = PTHREAD_COND_INITIALIZER;
+static int engine_on;
+
+/* The GPU's own progress: every queue looked at each millisecond while
+ * any holds work (the GPU spins on memory; its timing here is coarse). */
+static void *engine(void *arg)
+{
+	struct timespec ms = { 0, 1000000 };
+	unsigned i;
+	int busy;
+
+	(void)arg;
+	pthread_mutex_lock(&lock);
+	for (;;) {
+		busy = 0;
+		for (i = 0; i < n_streams; i++)
+			if (streams[i].q)
+				busy |= advance(&streams[i], sim_gpu_now());
+		if (!busy) {
+			pthread_cond_wait(&engine_cv, &lock);
+			continue;
+		}
+		pthread_mutex_unlock(&lock);
+		nanosleep(&ms, NULL);
+		pthread_mutex_lock(&lock);
+	}
+	return NULL;
+}
+
+/* Lock held: p goes at the end of s's queue. */
+static void enqueue(struct stream *s, struct pend *p)
+{
+	pthread_t t;
+
+	if (!s->qt)
+		s->qt = &s->q;
+	p->next = NULL;
+	*s->qt = p;
+	s->qt = &p->next;
+	if (p->op || p->dep)
+		s->queued = p->op ? p->op : (struct sim_op *)p->dep;
+	if (!engine_on) {
+		sigset_t all, old;
+
+		/* Signals stay with the program's threads. */
+		sigfillset(&all);
+		pthread_sigmask(SIG_SETMASK, &all, &old);
+		engine_on = pthread_create(&t, NULL, engine, NULL) == 0;
+		if (engine_on)
+			pthread_detach(t);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	}
+	advance(s, sim_gpu_now());
+	pthread_cond_signal(&engine_cv);
+}
+
+static struct pend *pend_new(struct sim_op *op, uint64_t now, uint64_t dur)
+{
+	struct pend *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		abort();
+	p->op = op;
+	p->issued = now;
+	p->dur = dur;
+	return p;
+}
+
 /* The op starts once its stream lets it and the launch has reached the
- * GPU, and runs for dur_ns in real time. */
-SIM_EXPORT struct sim_op *sim_issue(struct sim_op *proto, uintptr_t handle,
-				    uint64_t dur_ns)
+ * GPU, and runs for dur_ns in real time; behind a waiting kernel, once
+ * that one ended. */
+static struct sim_op *issue(struct sim_op *proto, uintptr_t handle,
+			    uint64_t dur_ns, const volatile uint32_t *flag,
+			    uint32_t value)
 {
 	struct sim_op *op = malloc(sizeof(*op));
 	struct stream *s;
+	struct pend *p;
 	uint64_t now = sim_gpu_now(), ready;
 	int programmatic = next_programmatic;
 
@@ -449,6 +646,15 @@ SIM_EXPORT struct sim_op *sim_issue(struct sim_op *proto, uintptr_t handle,
 	pthread_mutex_lock(&lock);
 	s = stream_of(cur_dev, handle);
 	op->stream = s->id;
+	if (s->q || flag) {
+		op->start_gpu = op->end_gpu = SIM_OPEN;
+		p = pend_new(op, now, dur_ns);
+		p->flag = flag;
+		p->value = value;
+		enqueue(s, p);
+		pthread_mutex_unlock(&lock);
+		goto out;
+	}
 	ready = stream_ready(s, op, programmatic);
 	op->start_gpu = now + LAUNCH_LATENCY_NS > ready ?
 			now + LAUNCH_LATENCY_NS : ready;
@@ -459,21 +665,25 @@ SIM_EXPORT struct sim_op *sim_issue(struct sim_op *proto, uintptr_t handle,
 	s->last_end = op->end_gpu;
 	s->last_kernel = op->kind == SIM_KERNEL;
 	pthread_mutex_unlock(&lock);
-	sim_log("{\"ev\":\"op\",\"kind\":\"%s\",\"name\":\"%s\",\"device\":%u,"
-		"\"context\":%u,\"stream\":%u,\"corr\":%u,\"tid\":%ld,"
-		"\"start_raw\":%llu,\"end_raw\":%llu,\"start_gpu\":%llu,"
-		"\"end_gpu\":%llu,\"dur\":%llu,\"bytes\":%llu,\"graph\":%u}",
-		op->kind == SIM_KERNEL ? "kernel" : op->kind == SIM_MEMCPY ?
-		"memcpy" : "memset", op->name ? op->name : "",
-		op->device, op->context, op->stream, op->corr, op->tid,
-		(unsigned long long)sim_gpu_to_raw(op->start_gpu),
-		(unsigned long long)sim_gpu_to_raw(op->end_gpu),
-		(unsigned long long)op->start_gpu,
-		(unsigned long long)op->end_gpu, (unsigned long long)dur_ns,
-		(unsigned long long)op->bytes, op->graph_id);
+	log_op(op, dur_ns);
+out:
 	if (tool && !torn_down)
 		tool->op(op);
 	return op;
+}
+
+SIM_EXPORT struct sim_op *sim_issue(struct sim_op *proto, uintptr_t handle,
+				    uint64_t dur_ns)
+{
+	return issue(proto, handle, dur_ns, NULL, 0);
+}
+
+SIM_EXPORT struct sim_op *sim_issue_waiting(struct sim_op *proto,
+					    uintptr_t handle, uint64_t dur_ns,
+					    const volatile uint32_t *flag,
+					    uint32_t value)
+{
+	return issue(proto, handle, dur_ns, flag, value);
 }
 
 SIM_EXPORT void sim_sync_done(int type, uintptr_t handle, uint64_t start_gpu)
@@ -515,22 +725,71 @@ static void sleep_until_gpu(uint64_t gpu)
 	}
 }
 
+/* Until no queue of dev (or only handle's, when one) holds work: the
+ * work behind a waiting kernel ends when it does. */
+static uint64_t wait_queues(int dev, const uintptr_t *handle)
+{
+	struct timespec ms = { 0, 1000000 };
+	uint64_t last;
+	unsigned i;
+	int busy;
+
+	for (;;) {
+		busy = 0;
+		last = 0;
+		pthread_mutex_lock(&lock);
+		for (i = 0; i < n_streams; i++) {
+			if (streams[i].dev != dev || (handle &&
+			    streams[i].handle != *handle))
+				continue;
+			busy |= streams[i].q != NULL;
+			if (streams[i].tail > last)
+				last = streams[i].tail;
+		}
+		pthread_mutex_unlock(&lock);
+		if (!busy)
+			return last;
+		nanosleep(&ms, NULL);
+	}
+}
+
 SIM_EXPORT void sim_wait_stream(int dev, uintptr_t handle)
 {
-	sleep_until_gpu(sim_stream_tail(dev, handle));
+	uintptr_t h;
+
+	pthread_mutex_lock(&lock);
+	h = stream_of(dev, handle)->handle;
+	pthread_mutex_unlock(&lock);
+	sleep_until_gpu(wait_queues(dev, &h));
 }
 
 SIM_EXPORT void sim_wait_device(int dev)
 {
-	uint64_t last = 0;
-	unsigned i;
+	sleep_until_gpu(wait_queues(dev, NULL));
+}
+
+/* The op an event recorded on the stream now waits for, when the stream
+ * holds queued work (else NULL: sim_stream_tail is the time). */
+SIM_EXPORT const struct sim_op *sim_stream_last(int dev, uintptr_t handle)
+{
+	const struct sim_op *op;
 
 	pthread_mutex_lock(&lock);
-	for (i = 0; i < n_streams; i++)
-		if (streams[i].dev == dev && streams[i].tail > last)
-			last = streams[i].tail;
+	op = stream_of(dev, handle)->queued;
 	pthread_mutex_unlock(&lock);
-	sleep_until_gpu(last);
+	return op;
+}
+
+/* Work queued on the stream from now on waits until op has ended. */
+SIM_EXPORT void sim_stream_after_op(int dev, uintptr_t handle,
+				    const struct sim_op *op)
+{
+	struct pend *p = pend_new(NULL, sim_gpu_now(), 0);
+
+	p->dep = op;
+	pthread_mutex_lock(&lock);
+	enqueue(stream_of(dev, handle), p);
+	pthread_mutex_unlock(&lock);
 }
 
 /* ---- modules ---- */

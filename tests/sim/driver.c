@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cuda.h>
 
@@ -234,6 +235,9 @@ SIM_EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy,
 	cuLaunchKernel_params p = { f, gx, gy, gz, bx, by, bz, shmem, s,
 				    params, extra };
 	struct sim_op op = { .kind = SIM_KERNEL };
+	const volatile uint32_t *flag;
+	uint32_t value;
+	uint64_t dur;
 
 	DRV(cuLaunchKernel, &p);
 	if (!f)
@@ -242,8 +246,11 @@ SIM_EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy,
 	op.grid[0] = gx, op.grid[1] = gy, op.grid[2] = gz;
 	op.block[0] = bx, op.block[1] = by, op.block[2] = bz;
 	op.shmem = shmem;
-	sim_issue(&op, (uintptr_t)s, sim_take_kernel_duration(op.grid,
-							      op.block));
+	dur = sim_take_kernel_duration(op.grid, op.block);
+	if (sim_take_kernel_wait(&flag, &value))
+		sim_issue_waiting(&op, (uintptr_t)s, dur, flag, value);
+	else
+		sim_issue(&op, (uintptr_t)s, dur);
 	DRV_RET(CUDA_SUCCESS);
 }
 
@@ -374,13 +381,22 @@ SIM_EXPORT CUresult cuStreamSynchronize(CUstream s)
 }
 
 /* An event is the GPU time its stream reaches it: once the work queued
- * before it has ended, and not before the call that records it. */
+ * before it has ended, and not before the call that records it; the end
+ * of the op it follows when that one waits in the stream's queue (its
+ * end not known yet). */
 struct event {
 	uint64_t at;
+	const struct sim_op *after;
 	int dev;
 	int recorded;
 	unsigned flags;
 };
+
+static uint64_t event_at(const struct event *ev)
+{
+	return ev->after ? __atomic_load_n(&ev->after->end_gpu,
+					   __ATOMIC_ACQUIRE) : ev->at;
+}
 
 SIM_EXPORT CUresult cuEventCreate(CUevent *e, unsigned flags)
 {
@@ -405,7 +421,8 @@ SIM_EXPORT CUresult cuEventRecord(CUevent e, CUstream s)
 
 	DRV(cuEventRecord, NULL);
 	ev->dev = sim_current_device();
-	ev->at = sim_stream_tail(ev->dev, (uintptr_t)s);
+	ev->after = sim_stream_last(ev->dev, (uintptr_t)s);
+	ev->at = ev->after ? SIM_OPEN : sim_stream_tail(ev->dev, (uintptr_t)s);
 	if (ev->at < now)
 		ev->at = now;
 	ev->recorded = 1;
@@ -427,10 +444,10 @@ static CUresult elapsed(float *ms, const struct event *a,
 	    a->dev != b->dev ||
 	    ((a->flags | b->flags) & CU_EVENT_DISABLE_TIMING))
 		return CUDA_ERROR_INVALID_HANDLE;
-	if (now < a->at || now < b->at)
+	if (now < event_at(a) || now < event_at(b))
 		return CUDA_ERROR_NOT_READY;
-	*ms = (float)((double)((int64_t)(b->at / 500 * 500) -
-			       (int64_t)(a->at / 500 * 500)) / 1e6);
+	*ms = (float)((double)((int64_t)(event_at(b) / 500 * 500) -
+			       (int64_t)(event_at(a) / 500 * 500)) / 1e6);
 	return CUDA_SUCCESS;
 }
 
@@ -446,8 +463,13 @@ SIM_EXPORT CUresult cuEventSynchronize(CUevent e)
 	uint64_t t0 = sim_gpu_now();
 
 	DRV(cuEventSynchronize, NULL);
-	while (sim_gpu_now() < ev->at)
-		;
+	while (sim_gpu_now() < event_at(ev)) {
+		struct timespec ms = { 0, 1000000 };
+
+		/* Behind a waiting kernel: its end is not known. */
+		if (event_at(ev) == SIM_OPEN)
+			nanosleep(&ms, NULL);
+	}
 	sim_sync_done(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE,
 		      (uintptr_t)-1, t0);
 	DRV_RET(CUDA_SUCCESS);
@@ -459,7 +481,12 @@ SIM_EXPORT CUresult cuStreamWaitEvent(CUstream s, CUevent e, unsigned flags)
 
 	DRV(cuStreamWaitEvent, NULL);
 	(void)flags;
-	sim_stream_after(sim_current_device(), (uintptr_t)s, ev->at);
+	if (ev->after && event_at(ev) == SIM_OPEN)
+		sim_stream_after_op(sim_current_device(), (uintptr_t)s,
+				    ev->after);
+	else
+		sim_stream_after(sim_current_device(), (uintptr_t)s,
+				 event_at(ev));
 	DRV_RET(CUDA_SUCCESS);
 }
 

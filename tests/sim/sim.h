@@ -111,10 +111,27 @@ SIM_EXPORT uint32_t sim_stream_id(int dev, uintptr_t handle);
 SIM_EXPORT uintptr_t sim_stream_create(int dev);
 SIM_EXPORT struct sim_op *sim_issue(struct sim_op *proto, uintptr_t stream,
 				    uint64_t dur_ns);
+/* An op's start or end not known yet: it waits in its stream's queue. */
+#define SIM_OPEN UINT64_MAX
+/* A kernel that runs until *flag >= value (simNextKernelWaitsFor). */
+SIM_EXPORT struct sim_op *sim_issue_waiting(struct sim_op *proto,
+					    uintptr_t stream, uint64_t dur_ns,
+					    const volatile uint32_t *flag,
+					    uint32_t value);
+SIM_EXPORT void simNextKernelWaitsFor(const volatile uint32_t *flag,
+				      uint32_t value);
+SIM_EXPORT int sim_take_kernel_wait(const volatile uint32_t **flag,
+				    uint32_t *value);
+/* The last op queued on the stream behind a waiting kernel, or NULL. */
+SIM_EXPORT const struct sim_op *sim_stream_last(int dev, uintptr_t stream);
+/* Work queued on the stream from now on waits until op has ended. */
+SIM_EXPORT void sim_stream_after_op(int dev, uintptr_t stream,
+				    const struct sim_op *op);
 SIM_EXPORT void sim_wait_stream(int dev, uintptr_t stream);
 SIM_EXPORT void sim_wait_device(int dev);
 /* A CPU-side wait that took [start_gpu, now): its SYNCHRONIZATION record. */
 SIM_EXPORT void sim_sync_done(int type, uintptr_t stream, uint64_t start_gpu);
+/* The end of the stream's work, SIM_OPEN while some of it waits. */
 SIM_EXPORT uint64_t sim_stream_tail(int dev, uintptr_t stream);
 SIM_EXPORT void sim_stream_after(int dev, uintptr_t stream, uint64_t gpu);
 /* The next kernel this thread launches may start before the one before
