@@ -117,9 +117,15 @@ def test_json(out):
     eq("json: schema version 2, findings first",
        (j["schema"], j["schema_version"], list(j)[2]),
        ("tprof.report", 2, "findings"))
-    kinds = {tuple(f["who"]["ranks"]): f["kind"] for f in j["findings"]}
-    eq("json: rank 1 host-bound, rank 2 slower kernels",
-       (kinds.get((1,)), kinds.get((2,))), ("host_bound", "slow_gpu"))
+    # A rank may have several findings (on a loaded machine rank 2's host
+    # can also keep its GPU waiting): each rank's cause must be among its
+    # own, and come first of them.
+    kinds = {}
+    for f in j["findings"]:
+        kinds.setdefault(tuple(f["who"]["ranks"]), []).append(f["kind"])
+    eq("json: rank 1 host-bound, rank 2 slower kernels, each its first",
+       ((kinds.get((1,)) or [None])[0], (kinds.get((2,)) or [None])[0]),
+       ("host_bound", "slow_gpu"))
     want, got = set(), set()
     for r, s in summaries(out).items():
         for c in s["calls"]:
