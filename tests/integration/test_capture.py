@@ -1,4 +1,4 @@
-"""Steps, the schedule and the capture gates (issue: schedule and steps).
+"""Steps, the schedule and the capture gates.
 
 tests/integration/progs/steps.c does one cudaFree per unit of work with a
 distinctive pointer (0x1000 * (unit + 1)), so which units were kept is read
