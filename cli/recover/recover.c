@@ -41,6 +41,7 @@
 #include "recover.h"
 #include "recover_cut.h"
 #include "recover_flight.h"
+#include "recover_origin.h"
 #include "recover_summary.h"
 #include "recover_rings.h"
 #include "cli/read/trace_summary.h"
@@ -108,17 +109,7 @@ static void put_pairs(struct tp_buf *b, const struct origin *o,
 		      const struct tp_cut_result *r, const char *tmp_name,
 		      const struct from_rings *fr)
 {
-	tp_buf_lit(b, "\"deviceProperties\": [],\n"
-		   "\"distributedInfo\": {\"rank\": ");
-	tp_json_i64(b, o->rank);
-	tp_buf_lit(b, ", \"world_size\": ");
-	tp_json_i64(b, o->world);
-	tp_buf_lit(b, "},\n\"tprof\": {\"recovered\": true, \"pid\": ");
-	tp_json_i64(b, o->pid);
-	tp_buf_lit(b, ", \"run_id\": ");
-	tp_json_str(b, o->run);
-	tp_buf_lit(b, ", \"recovered_from\": ");
-	tp_json_str(b, tmp_name);
+	tp_recover_put_origin(b, o->rank, o->world, o->pid, o->run, tmp_name);
 	tp_buf_lit(b, ",\n \"events_written\": ");
 	tp_json_u64(b, r->events);
 	tp_buf_lit(b, ", \"events_recovered\": ");

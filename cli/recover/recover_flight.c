@@ -23,6 +23,7 @@
 #include "record/flightfile.h"
 #include "cli/cleanup/sigclean.h"
 #include "recover_flight.h"
+#include "recover_origin.h"
 #include "recover_rings.h"
 #include "recover_summary.h"
 
@@ -131,17 +132,8 @@ static int put_chunks(const struct tp_ff_view *v, uint64_t upto,
 static void put_trailer(struct tp_buf *b, const struct tp_ff_hdr *h,
 			const char *from, const struct window *w)
 {
-	tp_buf_lit(b, "\n],\n\"deviceProperties\": [],\n"
-		   "\"distributedInfo\": {\"rank\": ");
-	tp_json_i64(b, h->rank);
-	tp_buf_lit(b, ", \"world_size\": ");
-	tp_json_i64(b, h->world);
-	tp_buf_lit(b, "},\n\"tprof\": {\"recovered\": true, \"pid\": ");
-	tp_json_i64(b, h->pid);
-	tp_buf_lit(b, ", \"run_id\": ");
-	tp_json_str(b, h->run);
-	tp_buf_lit(b, ", \"recovered_from\": ");
-	tp_json_str(b, from);
+	tp_buf_lit(b, "\n],\n");
+	tp_recover_put_origin(b, h->rank, h->world, h->pid, h->run, from);
 	tp_buf_lit(b, ",\n \"events_recovered\": ");
 	tp_json_u64(b, w->events + w->rings.records + w->rings.threads);
 	tp_buf_lit(b, ", \"events_lost\": ");
