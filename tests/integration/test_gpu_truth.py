@@ -14,7 +14,7 @@ import re
 import time
 
 import simrun
-from simrun import KIND
+from simrun import KIND, flows
 from tplib import SANITIZE, cleanup, done, skip, xevents
 
 # Every case runs in both modes of the simulation (CUDA 13, and CUDA 12:
@@ -61,15 +61,6 @@ def match(r):
         else:
             missing.append(o)
     return pairs, missing
-
-
-def flows(t):
-    s = {e["id"]: e for e in t["traceEvents"] if e.get("ph") == "s"}
-    f = {}
-    for e in t["traceEvents"]:
-        if e.get("ph") == "f":
-            f.setdefault(e["id"], []).append(e)
-    return s, f
 
 
 def partial_overlaps(t):
