@@ -77,7 +77,7 @@ $(SIM_B)/bin/libtool_inject.so: tests/sim/progs/tool_inject.c
 
 # A library with its own static runtime (libstatic_rt.so) and the
 # program that uses it.
-$(SIM_B)/bin/libstatic_rt.so: tests/sim/progs/static_rt.c
+$(SIM_B)/bin/libstatic_rt.so: tests/sim/progs/static_rt.c tests/sim/progs/drv_types.h
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -shared -fPIC -o $@ $< -ldl
 
@@ -95,7 +95,7 @@ $(SIM_B)/bin/libgpu_%.so: tests/sim/progs/gpu_%.cu tests/sim/progs/simctl.h
 	@mkdir -p $(dir $@)
 	$(NVCC) -cudart shared -shared -Xcompiler -fPIC -o $@ $<
 
-$(SIM_B)/bin/%: tests/sim/progs/%.c
+$(SIM_B)/bin/%: tests/sim/progs/%.c tests/sim/progs/drv_types.h
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -o $@ $< -ldl -lpthread
 

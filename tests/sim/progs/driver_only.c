@@ -9,17 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-typedef int (*init_t)(unsigned);
-typedef int (*load_t)(void **, const void *);
-typedef int (*func_t)(void **, void *, const char *);
-typedef int (*launch_t)(void *, unsigned, unsigned, unsigned, unsigned,
-			unsigned, unsigned, unsigned, void *, void **,
-			void **);
-typedef int (*sync_t)(void);
-typedef int (*retain_t)(void **, int);
-typedef int (*setctx_t)(void *);
-typedef void (*dur_t)(unsigned long long);
-typedef int (*unload_t)(void *);
+#include "drv_types.h"
 
 int main(int argc, char **argv)
 {

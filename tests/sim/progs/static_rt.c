@@ -10,17 +10,7 @@
 #include <dlfcn.h>
 #include <stdlib.h>
 
-typedef int (*init_t)(unsigned);
-typedef int (*load_t)(void **, const void *);
-typedef int (*func_t)(void **, void *, const char *);
-typedef int (*launch_t)(void *, unsigned, unsigned, unsigned, unsigned,
-			unsigned, unsigned, unsigned, void *, void **,
-			void **);
-typedef int (*sync_t)(void);
-typedef int (*retain_t)(void **, int);
-typedef int (*setctx_t)(void *);
-typedef int (*unload_t)(void *);
-typedef void (*dur_t)(unsigned long long);
+#include "drv_types.h"
 
 static void *mod, *fa, *fb;
 static launch_t launch;

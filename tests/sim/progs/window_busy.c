@@ -9,16 +9,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-typedef int (*init_t)(unsigned);
-typedef int (*load_t)(void **, const void *);
-typedef int (*func_t)(void **, void *, const char *);
-typedef int (*launch_t)(void *, unsigned, unsigned, unsigned, unsigned,
-			unsigned, unsigned, unsigned, void *, void **,
-			void **);
-typedef int (*sync_t)(void);
-typedef int (*retain_t)(void **, int);
-typedef int (*setctx_t)(void *);
-typedef void (*dur_t)(unsigned long long);
+#include "drv_types.h"
 
 static double now_s(void)
 {
