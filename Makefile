@@ -114,7 +114,7 @@ CLI_LIB_OBJ := $(addprefix $(B)/,util/log.o gzip/gzip.o gzip/gzip_isal.o \
 	encode/json.o encode/tev_args.o encode/tev_json.o \
 	$(addprefix perfetto/,pb.o pf_tab.o perfetto_enc.o perfetto_hold.o \
 	  perfetto_lanes.o perfetto_arun.o perfetto_intern.o perfetto_tracks.o \
-	  perfetto_args.o perfetto_json.o) \
+	  perfetto_args.o perfetto_json.o perfetto_trim.o) \
 	$(addprefix config/,config.o config_num.o config_capture.o \
 	  config_flight.o config_names.o) \
 	files/naming.o files/atomic_file.o files/owned_fd.o \

@@ -526,6 +526,9 @@ void tp_enc_perfetto_restart(struct tp_enc *e, struct tp_buf *b);
 int tp_pf_json_annotation(struct tp_buf *b, const char *json, size_t len);
 /* Perfetto: every track known so far declared again into b. */
 void tp_enc_perfetto_tracks(struct tp_enc *e, struct tp_buf *b);
+/* Perfetto: each TrackDescriptor packet written from now on (a new track,
+ * or one named) is also appended to log (NULL: no more). */
+void tp_enc_perfetto_log_tracks(struct tp_enc *e, struct tp_buf *log);
 /* Perfetto: the packets of [buf, buf+len) (an encoder's output with
  * absolute_ts, starting on a packet) without the complete slices that
  * ended before cut_ns; the interned data they carried is kept. Returns

@@ -454,6 +454,7 @@ int tp_writer_restart(void)
 	}
 	no_ring_base = tp_thread_unrecorded(&threads);
 	tp_buf_free(&W.buf);
+	tp_buf_free(&W.ff_tracks);
 	tp_thread_stats_free(&W.stats);
 	tp_corr_reset();
 	tp_psum_after_fork();
@@ -476,6 +477,7 @@ void tp_writer_after_fork_child(void)
 		tp_fd_close(&W.own);
 	}
 	tp_buf_free(&W.buf);
+	tp_buf_free(&W.ff_tracks);
 	tp_thread_stats_free(&W.stats);
 	tp_corr_reset();
 	tp_psum_after_fork();

@@ -91,14 +91,43 @@ static void flight_file_head(void)
 	struct tp_buf h = { 0 };
 
 	W.ff_head = 1;
-	if (tp_sess.cfg.format == TP_FORMAT_PERFETTO || put_header(&h) < 0 ||
-	    h.oom) {
+	tp_ff_set_base(tp_sess.base_ns);
+	if (tp_wr_flight_pf()) {
+		/* No text: the process's named descriptor goes into the
+		 * log of tracks (flight_file_tracks), the rest comes with
+		 * the chunks. */
+		tp_trailer_process_name(&h);
+		tp_buf_free(&h);
+		tp_ff_set_head("", 0, tp_sess.cfg.rank,
+			       tp_sess.cfg.world_size, tp_sess.run_id,
+			       tp_sess.cfg.name);
+		return;
+	}
+	if (put_header(&h) < 0 || h.oom) {
 		tp_buf_free(&h);
 		return;
 	}
 	tp_ff_set_head(h.p, h.len, tp_sess.cfg.rank, tp_sess.cfg.world_size,
 		       tp_sess.run_id, tp_sess.cfg.name);
 	tp_buf_free(&h);
+}
+
+/* flight_pf: the descriptors written since the last chunk, into the
+ * flight file before the chunk that may use them. */
+static void flight_file_tracks(void)
+{
+	if (!W.ff_tracks.len && !W.ff_tracks.oom)
+		return;
+	if (W.ff_tracks.oom) {
+		tp_warn("flight recorder: no memory to keep its tracks on "
+			"disk: its window stays in memory only, and a SIGKILL "
+			"loses it (lower TPROF_FLIGHT_MB)");
+		tp_ff_remove();
+	} else {
+		tp_ff_add_tracks(W.ff_tracks.p, W.ff_tracks.len);
+	}
+	W.ff_tracks.len = 0;
+	W.ff_tracks.oom = 0;
 }
 
 void tp_wr_flush(int force)
@@ -112,6 +141,8 @@ void tp_wr_flush(int force)
 		if (tp_wr_flight_pf() && W.buf.len <= W.pf_restart_len &&
 		    !W.buf.oom)
 			return;		/* nothing since the restart */
+		if (tp_wr_flight_pf())
+			flight_file_tracks();
 		if (!W.buf.oom)
 			tp_flight_put(W.buf.p, W.buf.len,
 				      W.events - W.flushed_events, tp_ticks());
@@ -293,6 +324,8 @@ int tp_wr_pf_live_start(void)
 			 "encoder; tracing is off for this process");
 		return -1;
 	}
+	/* Before its first descriptor: the flight file keeps them all. */
+	tp_enc_perfetto_log_tracks(tp_tev_sink, &W.ff_tracks);
 	tp_enc_begin(tp_tev_sink, &m);
 	take_enc_out(&W.buf);
 	W.pf_restart_len = W.buf.len;

@@ -70,6 +70,8 @@ struct tp_writer_state {
 	size_t pf_restart_len;	/* flight_pf: W.buf holds only a restart */
 	unsigned dumps;		/* flight: dump files made */
 	int ff_head;		/* flight: the flight file has the header */
+	struct tp_buf ff_tracks; /* flight_pf: descriptors not yet in the
+				  * flight file */
 	int ff_noted;		/* flight: the rings file names it */
 	uint32_t dump_req;	/* a dump was asked for (signal, tprof dump) */
 	uint64_t dump_at;	/* when */

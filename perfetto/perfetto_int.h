@@ -101,6 +101,10 @@ struct pf_enc {
 	int abs_ts;		/* tp_enc_meta.absolute_ts */
 	struct pf_arun *arun;	/* PF_ARUNS of them, made at first use */
 	int hold;		/* tp_enc_meta.hold_complete */
+	/* Every TrackDescriptor packet written is copied here too (the
+	 * flight recorder keeps them beside its window on disk: a chunk
+	 * that outlives the one declaring its track needs them). */
+	struct tp_buf *track_log;
 	/* Writes a complete event or an instant (perfetto_enc.c's
 	 * pf_sliced): how perfetto_hold.c writes what it held, without a
 	 * call back into the file that calls it. */

@@ -14,6 +14,7 @@ void pf_descriptor(struct pf_enc *p, uint32_t kind, const struct pf_track *t,
 		       int64_t pid, int64_t tid)
 {
 	struct tp_buf *b = &p->e.out;
+	size_t at = b->len;
 	size_t m = packet_open(p), d = tp_pb_open(b, PF_PKT_TRACK_DESCRIPTOR);
 	size_t s;
 
@@ -53,6 +54,8 @@ void pf_descriptor(struct pf_enc *p, uint32_t kind, const struct pf_track *t,
 	}
 	tp_pb_close(b, d);
 	tp_pb_close(b, m);
+	if (p->track_log && !b->oom)
+		tp_buf_put(p->track_log, b->p + at, b->len - at);
 }
 
 char *pf_dup_name(const char *s, size_t n)
@@ -169,7 +172,7 @@ void tp_enc_perfetto_tracks(struct tp_enc *e, struct tp_buf *b)
 	struct pf_enc *p = (struct pf_enc *)e;
 	const struct tp_pf_slot **by = calloc(p->ntrk ? p->ntrk : 1,
 					      sizeof(*by));
-	struct tp_buf own = e->out;
+	struct tp_buf own = e->out, *log = p->track_log;
 	uint32_t i;
 
 	if (!by) {
@@ -180,11 +183,18 @@ void tp_enc_perfetto_tracks(struct tp_enc *e, struct tp_buf *b)
 		if (p->tracks.s[i].hash && p->tracks.s[i].val < p->ntrk)
 			by[p->tracks.s[i].val] = &p->tracks.s[i];
 	e->out = *b;
+	p->track_log = NULL;	/* declared again, not new */
 	for (i = 0; i < p->ntrk; i++)
 		if (by[i])
 			pf_descriptor(p, by[i]->kind, &p->trk[i], by[i]->k1,
 				      by[i]->k2);
+	p->track_log = log;
 	*b = e->out;
 	e->out = own;
 	free(by);
+}
+
+void tp_enc_perfetto_log_tracks(struct tp_enc *e, struct tp_buf *log)
+{
+	((struct pf_enc *)e)->track_log = log;
 }

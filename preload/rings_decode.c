@@ -297,13 +297,16 @@ static int ends_with(const char *s, const char *suf)
 	return n >= k && !strcmp(s + n - k, suf);
 }
 
-/* A .pftrace.gz.tmp: the decoder's own Perfetto encoder, begun into b. */
+/* A .pftrace.gz.tmp, or a Perfetto flight file (record/flightfile.h:
+ * its name ends in .pftrace): the decoder's own Perfetto encoder, begun
+ * into b. */
 static int pf_start(struct dec *d, const struct tp_rf_hdr *h)
 {
 	struct tp_enc_meta m = { .trace_name = h->tmp_name,
 				 .base_unix_ns = h->base_ns, .writer = 1 };
 
-	if (!ends_with(h->tmp_name, ".pftrace.gz.tmp"))
+	if (!ends_with(h->tmp_name, ".pftrace.gz.tmp") &&
+	    !ends_with(h->tmp_name, ".pftrace"))
 		return 0;
 	d->pf = tp_enc_perfetto_new();
 	if (!d->pf)

@@ -33,6 +33,7 @@ static struct {
 	char path[4400];
 	char name[256];
 	uint64_t cap, flight_ns, reserved;
+	int perfetto;
 	struct tp_ff_hdr *h;
 	char *data;
 	uint64_t head;		/* where the next chunk goes */
@@ -41,11 +42,13 @@ static struct {
 	size_t n, first, max;
 } F = { .fd = -1 };
 
-void tp_ff_configure(const char *dir, uint64_t cap, uint64_t flight_ns)
+void tp_ff_configure(const char *dir, uint64_t cap, uint64_t flight_ns,
+		     int perfetto)
 {
 	snprintf(F.dir, sizeof(F.dir), "%s", dir);
 	F.cap = cap & ~(uint64_t)7;
 	F.flight_ns = flight_ns;
+	F.perfetto = perfetto;
 }
 
 static void say_off(const char *why, int err)
@@ -62,8 +65,8 @@ static int open_new(void)
 	if (tp_mkdir_p(F.dir) < 0)
 		return -1;
 	for (n = 0; n < 100; n++) {
-		snprintf(F.name, sizeof(F.name), TP_FF_PREFIX "%d.%d",
-			 (int)getpid(), n);
+		snprintf(F.name, sizeof(F.name), TP_FF_PREFIX "%d.%d%s",
+			 (int)getpid(), n, F.perfetto ? ".pftrace" : "");
 		snprintf(F.path, sizeof(F.path), "%s/%s", F.dir, F.name);
 		fd = open(F.path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW |
 			  O_CLOEXEC, 0600);
@@ -109,6 +112,7 @@ static int create(void)
 	F.h->cap = F.cap;
 	F.h->flight_ns = F.flight_ns;
 	F.h->first_seq = 1;
+	F.h->format = F.perfetto ? 1 : 0;
 	return 0;
 }
 
@@ -264,6 +268,43 @@ void tp_ff_set_dumps(uint64_t dumps)
 {
 	if (F.state > 0)
 		F.h->dumps = dumps;
+}
+
+void tp_ff_set_base(int64_t base_ns)
+{
+	if (ensure())
+		F.h->base_ns = base_ns;
+}
+
+/* Written past the ring with pwrite, not through the mapping: the log
+ * only grows, and the kernel keeps what was written through a kill. */
+int tp_ff_add_tracks(const void *p, size_t len)
+{
+	uint64_t at;
+	ssize_t n;
+
+	if (!len || !ensure())
+		return 0;
+	at = TP_FF_DATA_OFF + F.cap + F.h->tracks_len;
+	while (len) {
+		n = pwrite(F.fd, p, len, (off_t)at);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			say_off("cannot keep its tracks in", n < 0 ? errno :
+				ENOSPC);
+			tp_ff_remove();
+			return -1;
+		}
+		/* Whole packets only count: the length moves once all of
+		 * them are written. */
+		p = (const char *)p + n;
+		len -= (size_t)n;
+		at += (uint64_t)n;
+	}
+	__atomic_store_n(&F.h->tracks_len, at - TP_FF_DATA_OFF - F.cap,
+			 __ATOMIC_RELEASE);
+	return 0;
 }
 
 static void unmap(void)

@@ -16,7 +16,16 @@
  * oldest at first_off; a chunk that does not fit before the end goes at
  * 0, after a TP_FF_WRAP word where one fits. The writer evicts the
  * oldest for room, moving first_off then first_seq, then writes the
- * chunk, its magic last, then last_seq. */
+ * chunk, its magic last, then last_seq.
+ *
+ * In Perfetto format (format 1) the header text is empty: a chunk's
+ * packets need nothing before them but the TrackDescriptors of the
+ * tracks they use, and the one declaring a track may have aged out
+ * with its chunk. So every descriptor the encoder writes is also
+ * appended past the ring, at TP_FF_DATA_OFF + cap, tracks_len counting
+ * whole packets only (it moves after each append is written): the
+ * recovered trace declares them all first, as a dump does. The name
+ * ends in ".pftrace", which tells the rings' decoder the format too. */
 #ifndef TP_FLIGHTFILE_H
 #define TP_FLIGHTFILE_H
 
@@ -24,7 +33,7 @@
 #include <stdint.h>
 
 #define TP_FF_MAGIC "TPFLIGHT"
-#define TP_FF_VERSION 1u
+#define TP_FF_VERSION 2u
 #define TP_FF_PREFIX ".tprof-flight."
 #define TP_FF_HEAD_OFF 4096u
 #define TP_FF_DATA_OFF 65536u
@@ -46,6 +55,10 @@ struct tp_ff_hdr {
 	uint64_t dumps;		/* dumps written already */
 	char run[256];
 	char name[512];		/* TPROF_NAME */
+	uint32_t format;	/* 0 JSON, 1 Perfetto */
+	uint32_t pad;
+	int64_t base_ns;	/* the trace's base time (Unix ns) */
+	uint64_t tracks_len;	/* Perfetto: bytes of descriptors past the ring */
 };
 
 struct tp_ff_chunk {
@@ -61,7 +74,8 @@ _Static_assert(sizeof(struct tp_ff_hdr) <= TP_FF_HEAD_OFF, "header size");
 
 /* Writer side: the output directory and TPROF_FLIGHT_MB (the ring's
  * size), before the first chunk. */
-void tp_ff_configure(const char *dir, uint64_t cap, uint64_t flight_ns);
+void tp_ff_configure(const char *dir, uint64_t cap, uint64_t flight_ns,
+		     int perfetto);
 /* The chunk, copied in (the file made at the first); its number, or 0
  * when there is no file (one warning: a SIGKILL then loses the window). */
 uint64_t tp_ff_put(const void *z, uint32_t zlen, uint64_t len,
@@ -73,6 +87,13 @@ void tp_ff_forget_until(uint64_t seq);
 void tp_ff_set_head(const char *text, size_t len, int rank, int world,
 		    const char *run, const char *name);
 void tp_ff_set_dumps(uint64_t dumps);
+/* The trace's base time (Unix ns), for a recovered Perfetto trace's
+ * clock. */
+void tp_ff_set_base(int64_t base_ns);
+/* Perfetto: descriptor packets appended to the file's log of them; 0,
+ * or -1 (the file is gone then, with one warning: a track whose
+ * descriptor is not kept would leave its events unreadable). */
+int tp_ff_add_tracks(const void *p, size_t len);
 /* The file's name ("" without one), for the rings file to point at. */
 const char *tp_ff_name(void);
 /* The window is in a trace (a normal end): the file goes. */
@@ -89,6 +110,9 @@ struct tp_ff_view {
 int tp_ff_open_view(const char *path, struct tp_ff_view *v, char *why,
 		    size_t whylen);
 void tp_ff_close_view(struct tp_ff_view *v);
+/* Perfetto: the descriptors' log (whole packets), NULL when it is not
+ * in the file. */
+const char *tp_ff_view_tracks(const struct tp_ff_view *v, size_t *len);
 struct tp_ff_iter {
 	uint64_t off;		/* the next chunk's, in the ring */
 	uint64_t seq;		/* the last one's */

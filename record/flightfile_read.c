@@ -48,6 +48,18 @@ int tp_ff_open_view(const char *path, struct tp_ff_view *v, char *why,
 	return 0;
 }
 
+const char *tp_ff_view_tracks(const struct tp_ff_view *v, size_t *len)
+{
+	uint64_t off = TP_FF_DATA_OFF + v->h->cap;
+
+	*len = 0;
+	if (v->h->format != 1 || off > v->size ||
+	    v->h->tracks_len > v->size - off)
+		return NULL;
+	*len = (size_t)v->h->tracks_len;
+	return v->base + off;
+}
+
 void tp_ff_close_view(struct tp_ff_view *v)
 {
 	if (v->base)

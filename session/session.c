@@ -75,13 +75,6 @@ static const char *env(const char *name)
 	return getenv(name);
 }
 
-/* The flight recorder in Perfetto: its window is in memory only. */
-static int flight_pf(void)
-{
-	return tp_sess.cfg.fl.flight_ns &&
-	       tp_sess.cfg.format == TP_FORMAT_PERFETTO;
-}
-
 int tp_session_init(void)
 {
 	char err[512];
@@ -113,15 +106,14 @@ int tp_session_init(void)
 	 * SIGTERM, a writer still to load ISA-L could never finish. */
 	tp_isal_load("libisal.so.2");
 	tp_rf_configure(tp_sess.cfg.dir, !tp_sess.cfg.ring_file ?
-			"TPROF_RING_FILE=0" : flight_pf() ?
-			"the flight recorder with TPROF_FORMAT=perfetto keeps "
-			"its window in memory" : NULL);
+			"TPROF_RING_FILE=0" : NULL);
 	/* The flight recorder's window on disk too, beside the rings: what
 	 * a SIGKILL leaves for tprof recover. */
-	if (tp_sess.cfg.fl.flight_ns && tp_sess.cfg.ring_file && !flight_pf())
+	if (tp_sess.cfg.fl.flight_ns && tp_sess.cfg.ring_file)
 		tp_ff_configure(tp_sess.cfg.dir,
 				(uint64_t)tp_sess.cfg.fl.flight_mb << 20,
-				tp_sess.cfg.fl.flight_ns);
+				tp_sess.cfg.fl.flight_ns,
+				tp_sess.cfg.format == TP_FORMAT_PERFETTO);
 	tp_sess.active = 1;
 	return 0;
 }

@@ -143,38 +143,22 @@ static void put_trailer(struct tp_buf *b, const struct origin *o,
 	tp_buf_lit(b, "}\n");
 }
 
-/* Perfetto: the pairs as the "tprof metadata" event, from an encoder of
- * its own (the trace's third writer: its own sequence and clock
- * snapshot). */
+/* Perfetto: the pairs as the "tprof metadata" event, at the file's
+ * creation, after boot: the base may be before it (tev.h:
+ * trailer_ts_ns). */
 static void put_trailer_pf(struct tp_buf *b, const struct origin *o,
 			   const struct tp_cut_result *r, const char *tmp_name,
 			   const struct from_rings *fr)
 {
-	struct tp_enc_meta m = { .trace_name = tmp_name,
-				 .base_unix_ns = r->base_ns, .writer = 2 };
 	int64_t created = (int64_t)o->created * 1000000000;
-
-	/* At the file's creation, after boot: the base may be before it
-	 * (tev.h: trailer_ts_ns). */
-	if (created > r->base_ns)
-		m.trailer_ts_ns = created - r->base_ns;
-	struct tp_enc *e = tp_enc_perfetto_new();
 	struct tp_buf j = { 0 };
 
-	if (!e) {
-		b->oom = 1;
-		return;
-	}
 	put_pairs(&j, o, r, tmp_name, fr);
 	if (j.oom)
 		b->oom = 1;
-	tp_enc_begin(e, &m);
-	tp_enc_trailer(e, j.p, j.len);
-	tp_enc_end(e);
-	tp_buf_put(b, e->out.p, e->out.len);
-	if (e->out.oom)
-		b->oom = 1;
-	tp_enc_free(e);
+	tp_recover_put_pf_trailer(b, tmp_name, r->base_ns,
+				  created > r->base_ns ? created - r->base_ns :
+				  0, j.p, j.len);
 	tp_buf_free(&j);
 }
 

@@ -4,7 +4,13 @@
  * recorded after the last chunk its sync point names. The trace is the
  * header, the chunks up to that one (each trimmed to the window: the
  * TPROF_FLIGHT seconds before the last), the rings' records, and a
- * trailer saying it was recovered. Memory: one chunk inflated. */
+ * trailer saying it was recovered. Memory: one chunk inflated.
+ *
+ * In Perfetto (the file's format 1) the header is the log of every
+ * track descriptor the encoder wrote, the chunks' packets are trimmed by
+ * the Perfetto trimmer, the rings' records come from the decoder's own
+ * encoder (a second writer) and the trailer is the "tprof metadata"
+ * event of a third, as for a cut .pftrace.gz.tmp (recover.c). */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -29,6 +35,8 @@
 
 struct window {
 	int64_t cut_ns;		/* its start, trace time */
+	int64_t end_ns;		/* its last chunk's end */
+	int pf;			/* Perfetto */
 	uint64_t events;	/* events written from the chunks */
 	uint64_t left_out;	/* older events of kept chunks */
 	uint64_t chunks;
@@ -70,7 +78,8 @@ static int gone(int pid)
 
 /* The last chunk's end (up to seq upto): the window is the TPROF_FLIGHT
  * seconds before it. */
-static int64_t window_cut(const struct tp_ff_view *v, uint64_t upto)
+static int64_t window_cut(const struct tp_ff_view *v, uint64_t upto,
+			  int64_t *last)
 {
 	struct tp_ff_iter it = { 0 };
 	const struct tp_ff_chunk *c;
@@ -78,6 +87,7 @@ static int64_t window_cut(const struct tp_ff_view *v, uint64_t upto)
 
 	while ((c = tp_ff_view_next(v, &it, upto)))
 		end = c->end_ns;
+	*last = end;
 	return end - (int64_t)v->h->flight_ns;
 }
 
@@ -94,7 +104,8 @@ static int put_chunk(z_stream *z, const struct tp_ff_chunk *c, char *buf,
 	z->avail_out = (uInt)c->len;
 	if (inflate(z, Z_FINISH) != Z_STREAM_END || z->avail_out)
 		return 0;	/* cannot be: tprof's own deflate */
-	len = tp_json_trim(buf, c->len, w->cut_ns, &left);
+	len = w->pf ? tp_pf_trim(buf, c->len, w->cut_ns, &left) :
+		      tp_json_trim(buf, c->len, w->cut_ns, &left);
 	w->events += c->events - left;
 	w->left_out += left;
 	w->chunks++;
@@ -129,10 +140,10 @@ static int put_chunks(const struct tp_ff_view *v, uint64_t upto,
 	return rc;
 }
 
-static void put_trailer(struct tp_buf *b, const struct tp_ff_hdr *h,
-			const char *from, const struct window *w)
+/* The trailer's pairs, without the outer braces. */
+static void put_pairs(struct tp_buf *b, const struct tp_ff_hdr *h,
+		      const char *from, const struct window *w)
 {
-	tp_buf_lit(b, "\n],\n");
 	tp_recover_put_origin(b, h->rank, h->world, h->pid, h->run, from);
 	tp_buf_lit(b, ",\n \"events_recovered\": ");
 	tp_json_u64(b, w->events + w->rings.records + w->rings.threads);
@@ -153,7 +164,26 @@ static void put_trailer(struct tp_buf *b, const struct tp_ff_hdr *h,
 	tp_json_us(b, w->cut_ns);
 	tp_buf_lit(b, ", \"from_rings\": ");
 	tp_json_u64(b, w->rings.records);
-	tp_buf_lit(b, ", \"trigger\": \"killed\"}}}\n");
+	tp_buf_lit(b, ", \"trigger\": \"killed\"}}");
+}
+
+static void put_trailer(struct tp_buf *b, const struct tp_ff_hdr *h,
+			const char *from, const struct window *w)
+{
+	struct tp_buf j = { 0 };
+
+	if (!w->pf) {
+		tp_buf_lit(b, "\n],\n");
+		put_pairs(b, h, from, w);
+		tp_buf_lit(b, "}\n");
+		return;
+	}
+	put_pairs(&j, h, from, w);
+	if (j.oom)
+		b->oom = 1;
+	tp_recover_put_pf_trailer(b, h->name, h->base_ns, w->end_ns, j.p,
+				  j.len);
+	tp_buf_free(&j);
 }
 
 /* The name the process's next dump would have taken. */
@@ -161,16 +191,18 @@ static void final_name(const char *dir, const struct tp_ff_hdr *h,
 		       char *out, size_t len)
 {
 	char stem[600];
+	const char *ext;
 
 	if (h->dumps)
 		snprintf(stem, sizeof(stem), "%s-dump%llu", h->name,
 			 (unsigned long long)h->dumps + 1);
 	else
 		snprintf(stem, sizeof(stem), "%s", h->name);
-	snprintf(out, len, "%s/%s-rank%d.trace.json.gz", dir, stem, h->rank);
+	ext = h->format == 1 ? "pftrace.gz" : "trace.json.gz";
+	snprintf(out, len, "%s/%s-rank%d.%s", dir, stem, h->rank, ext);
 	if (access(out, F_OK) == 0)
-		snprintf(out, len, "%s/%s-rank%d-pid%d.trace.json.gz", dir,
-			 stem, h->rank, h->pid);
+		snprintf(out, len, "%s/%s-rank%d-pid%d.%s", dir, stem, h->rank,
+			 h->pid, ext);
 }
 
 static int write_trace(const struct tp_ff_view *v, const char *final,
@@ -182,6 +214,8 @@ static int write_trace(const struct tp_ff_view *v, const char *final,
 	char comment[400];
 	struct tp_out_file f;
 	struct tp_gz *g = calloc(1, sizeof(*g));
+	const char *head = (const char *)h + TP_FF_HEAD_OFF;
+	size_t head_len = h->head_len;
 	int rc = -1, slot;
 
 	if (!g || tp_out_create(&f, final) < 0) {
@@ -192,9 +226,12 @@ static int write_trace(const struct tp_ff_view *v, const char *final,
 	slot = tp_sigclean_add(f.tmp);
 	snprintf(comment, sizeof(comment), "tprof run=%s pid=%d rank=%d "
 		 "world=%d", h->run, h->pid, h->rank, h->world);
-	w->cut_ns = window_cut(v, rf->path[0] ? rf->tmp_len : 0);
+	w->cut_ns = window_cut(v, rf->path[0] ? rf->tmp_len : 0, &w->end_ns);
+	w->pf = h->format == 1;
+	if (w->pf)
+		head = tp_ff_view_tracks(v, &head_len);
 	if (tp_gz_open_codec(g, f.fd, 1, comment, TP_GZ_ZLIB) < 0 ||
-	    tp_gz_write(g, (const char *)h + TP_FF_HEAD_OFF, h->head_len) < 0 ||
+	    tp_gz_write(g, head, head_len) < 0 ||
 	    put_chunks(v, rf->path[0] ? rf->tmp_len : 0, g, w) < 0)
 		goto fail;
 	if (rf->path[0] && tp_rings_append(rf->path, g, &w->rings, why,
@@ -234,7 +271,7 @@ static int recover_one(const char *dir, const char *name)
 		fprintf(stderr, "tprof: %s: %s; left as it is\n", path, why);
 		return -1;
 	}
-	if (!v.h->head_len || !v.h->last_seq) {
+	if ((!v.h->head_len && v.h->format != 1) || !v.h->last_seq) {
 		fprintf(stderr, "tprof: %s: process %d died before its flight "
 			"recorder kept any event; nothing to recover "
 			"(removed)\n", path, v.h->pid);

@@ -17,7 +17,11 @@ and without the flight recorder."""
 import glob
 import struct
 
+import pfseq
+from pftrace import schema
 from tplib import *
+
+PB = schema()
 
 THREADS = 4
 SECONDS = 1.5
@@ -110,9 +114,57 @@ def one(how, flight):
     shutil.rmtree(outdir, ignore_errors=True)
 
 
+def perfetto_kill():
+    """TPROF_FORMAT=perfetto with a 1 s window, SIGKILLed after 1.5 s: the
+    chunks that declared the threads' tracks have aged out, so the
+    recovered trace decodes only with the descriptors the flight file
+    logged beside its chunks. Every call that ended in the window's last
+    part, up to 100 ms before the death, is there; none that ended well
+    before the window."""
+    tag = "kill flight perfetto"
+    if PB is None:
+        skip(tag, "no perfetto/protobuf modules")
+        return
+    outdir = tempfile.mkdtemp(prefix="tprof-it-")
+    logp = os.path.join(outdir, "calls.log")
+    r = run([prog("deathlog"), "kill", str(THREADS), str(SECONDS), logp],
+            env={"TPROF_FLIGHT": "1", "TPROF_FORMAT": "perfetto"},
+            outdir=outdir, timeout=120)
+    eq("%s: the program's exit status" % tag, r.rc, -signal.SIGKILL)
+    p = subprocess.run([CLI, "recover", outdir], capture_output=True,
+                       text=True, timeout=120)
+    eq("%s: tprof recover exit 0" % tag, p.returncode, 0)
+    path = os.path.join(outdir, "tprof-rank0.pftrace.gz")
+    try:
+        d = pfseq.decode(PB, path)
+    except (pfseq.Bad, OSError) as e:
+        check("%s: decodes strictly (every track declared)" % tag, False,
+              "%s %s" % (e, p.stderr[-1000:]))
+        return
+    death, calls = read_log(logp)
+    got = {s["args"]["ptr"] for s in d["slices"]
+           if s["name"] == "cudaMemset" and "ptr" in s["args"]}
+    late = {c for c, end in calls.items()
+            if death - 700000000 <= end <= death - BOUND_NS}
+    lost = sorted(late - got)
+    check("%s: every call of every thread in the window's last 0.6 s up "
+          "to 100 ms before the death (%d calls)" % (tag, len(late)),
+          not lost and len(late) > 100,
+          "%d missing, first %s" % (len(lost), [hex(c) for c in lost[:5]]))
+    old = {c for c, end in calls.items() if end < death - 1300000000}
+    check("%s: none that ended well before the window (%d such calls)" %
+          (tag, len(old)), old and not (old & got), len(old & got))
+    fl = (d["meta"] or {}).get("tprof", {}).get("flight") or {}
+    eq("%s: the window's trailer" % tag,
+       (fl.get("seconds"), fl.get("trigger"), fl.get("left_out", 0) > 0 or
+        len(old) > 0), (1.0, "killed", True))
+    shutil.rmtree(outdir, ignore_errors=True)
+
+
 for how in ("abort", "segv", "exit", "Exit", "kill"):
     one(how, False)
 for how in ("abort", "segv", "exit", "kill"):
     one(how, True)
+perfetto_kill()
 
 done()

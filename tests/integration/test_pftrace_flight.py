@@ -218,6 +218,62 @@ def drops_accounting():
 drops_accounting()
 
 
+def flight_kill():
+    """TPROF_FLIGHT=30 in Perfetto, SIGKILLed: the window survives in
+    the flight file (chunks, and every track descriptor logged past
+    them) and the rings file; `tprof recover` rebuilds it as a
+    .pftrace.gz holding exactly the calls the JSON flight recovery
+    holds, and both every call made."""
+    fl = {"TPROF_FLIGHT": "30"}
+    jdir, _ = killself("json", fl)
+    pdir, err = killself("perfetto", fl)
+    eq("perfetto flight kill: the window recovered, nothing else left",
+       sorted(f for f in listing(pdir) if not f.startswith("summaries")),
+       ["tprof-rank0.pftrace.gz"])
+    check("perfetto flight kill: recover says it is the flight recorder's "
+          "window", "the flight recorder's window" in err, err)
+    jt = load(os.path.join(jdir, "tprof-rank0.trace.json.gz"))
+    jcalls, _ = by_thread(xevents(jt), lambda s: int(s, 16))
+    want = {0: expected(0), WORKER: expected(WORKER)}
+    eq("json flight kill: the window holds every call made, in order",
+       jcalls, want)
+    d = decode(os.path.join(pdir, "tprof-rank0.pftrace.gz"),
+               "perfetto flight kill")
+    if d is None:
+        if PB is None:
+            skip("perfetto flight kill: decoding", "no perfetto/protobuf "
+                 "modules")
+        return
+    eq("perfetto flight kill: every slice closed", d["open"], 0)
+    xs = pfseq.as_json(d)
+    pcalls, prings = by_thread(xs, lambda v: v)
+    eq("perfetto flight kill: the same calls as the JSON recovery, per "
+       "thread, in time order", pcalls, jcalls)
+    tp = (d["meta"] or {}).get("tprof", {})
+    fw = tp.get("flight") or {}
+    eq("perfetto flight kill: the trailer says recovered, killed, 30 s",
+       (tp.get("recovered"), fw.get("trigger"), fw.get("seconds"),
+        tp.get("events_lost")), (True, "killed", 30.0, 0))
+    eq("perfetto flight kill: window + rings == the slices",
+       fw.get("window_events", 0) + fw.get("from_rings", 0), len(xs))
+    check("perfetto flight kill: both parts used (chunks and rings)",
+          fw.get("window_events", 0) > 0 and prings > 0, fw)
+    # A thread is its (pid, tid) to the importer: the window's tracks
+    # and the rings' are one thread, named by the rings' descriptor.
+    th = collections.defaultdict(set)
+    for t in d["tracks"].values():
+        if t.HasField("thread"):
+            th[t.thread.tid].add(t.thread.thread_name)
+    eq("perfetto flight kill: both threads declared, each named",
+       sorted((len(names - {""}) == 1) for names in th.values()),
+       [True, True])
+    shutil.rmtree(jdir, ignore_errors=True)
+    shutil.rmtree(pdir, ignore_errors=True)
+
+
+flight_kill()
+
+
 
 def paced(outdir, extra=None):
     return flightlib.paced(outdir, os.path.join(outdir, "last"), 100000,
