@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "record/corrmap.h"
 #include "record/gpu_source.h"
 #include "util/log.h"
 #include "session/session.h"
@@ -278,6 +279,9 @@ static void put_counts(struct tp_buf *b, const struct tp_cupti_counts *n)
 		tp_json_u64(b, *(const uint64_t *)((const char *)n +
 						   keys[i].off));
 	}
+	/* Grown past its first 65,536: launches outran their GPU records. */
+	tp_buf_lit(b, ", \"link_slots\": ");
+	tp_json_u64(b, tp_corr_slots());
 }
 
 /* The program's own CUPTI client, if one acted. */

@@ -6,15 +6,22 @@
  * for "a kernel never starts before its launch".
  *
  * Writer thread only. Direct-mapped on the id: ids are sequential, so
- * the table keeps the last TP_CORR_SLOTS calls, far more than are ever in
- * flight between a launch and its records.
+ * the table keeps the last `size` calls. GPU records come up to a flush
+ * period and a writer cycle after their launch (longer while the writer
+ * catches up with a burst), so at a few hundred thousand launches a
+ * second 65,536 calls are not enough: a call noted less than
+ * TP_CORR_HOLD_NS ago whose GPU work was not seen yet is never
+ * overwritten, the table doubles instead, up to TP_CORR_MAX_SLOTS (24 MiB).
+ * A slow program keeps the first 64 Ki slots (1.5 MiB).
  */
 #ifndef TP_CORRMAP_H
 #define TP_CORRMAP_H
 
 #include <stdint.h>
 
-#define TP_CORR_SLOTS (1u << 16)
+#define TP_CORR_SLOTS (1u << 16)	/* at first */
+#define TP_CORR_MAX_SLOTS (1u << 20)
+#define TP_CORR_HOLD_NS 1000000000ll
 
 struct tp_corr {
 	uint32_t corr;
@@ -32,5 +39,7 @@ struct tp_corr *tp_corr_find(uint32_t corr);
 /* The oldest call noted as kept; 0 before the first. */
 uint32_t tp_corr_lowest_kept(void);
 void tp_corr_reset(void);
+/* The table's slots now (it doubles under load). */
+uint32_t tp_corr_slots(void);
 
 #endif

@@ -437,6 +437,37 @@ def cases():
     cleanup(r)
 
 
+
+def launch_storm():
+    """Two threads launching as fast as they can for 1 s (a few hundred
+    thousand launches a second here): the GPU records of a launch come a
+    flush period and a writer cycle after it, by when more than 65,536
+    later calls have been noted; every kernel must still find its launch
+    (cupti.unlinked 0, a flow from its launch's thread), none left out."""
+    r = simrun.sim_run([simrun.sim_prog("churn"), "2", "1.0"],
+                       env={"SIM_LOG": ""})
+    M.eq("launch storm: the program runs to its end", r.rc, 0)
+    if not r.trace:
+        return cleanup(r)
+    cu = r.trace["tprof"]["cupti"]
+    ks = [e for e in xevents(r.trace) if e.get("cat") == "kernel"]
+    launches = {e["args"]["correlation"]: e["tid"] for e in xevents(r.trace)
+                if e.get("cat") == "cuda_runtime" and
+                "correlation" in e.get("args", {})}
+    s, f = flows(r.trace)
+    linked = sum(1 for k in ks if k["args"]["correlation"] in s and
+                 s[k["args"]["correlation"]]["tid"] ==
+                 launches.get(k["args"]["correlation"]))
+    M.eq("launch storm: every kernel linked to its launch (%d kernels, "
+         "link table %d slots)" % (len(ks), cu.get("link_slots", 0)),
+         (cu["unlinked"], cu["dropped"], linked), (0, 0, len(ks)))
+    M.check("launch storm: a storm indeed (over 100,000 kernels)",
+            len(ks) > 100000 or SANITIZE, len(ks))
+    cleanup(r)
+
+
 for M.mode in (13, 12):
     cases()
+M.mode = 13
+launch_storm()
 done()
