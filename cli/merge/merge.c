@@ -115,7 +115,7 @@ static int add_arg(struct mg *m, const char *arg, const struct out_id *oid)
 		return mg_fail(m, arg, "%s", strerror(errno));
 	if (S_ISDIR(st.st_mode)) {
 		/* What killed processes left becomes traces first. */
-		tp_recover_dir(arg);
+		tp_recover_dir(arg, NULL);
 		return add_dir(m, arg, oid);
 	}
 	if (oid->exists && st.st_dev == oid->dev && st.st_ino == oid->ino)

@@ -378,12 +378,12 @@ static int recover_one(const char *dir, const char *name)
 	return 1;
 }
 
-int tp_recover_dir(const char *dir)
+int tp_recover_dir(const char *dir, int *failed)
 {
 	struct dirent *de;
 	struct stat st;
 	char path[4096];
-	int n = 0;
+	int n = 0, bad = 0;
 	DIR *d = opendir(dir);
 
 	if (!d)
@@ -395,11 +395,14 @@ int tp_recover_dir(const char *dir)
 		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
 		if (lstat(path, &st) || !S_ISREG(st.st_mode))
 			continue;
-		recover_one(dir, de->d_name);
+		if (recover_one(dir, de->d_name) < 0)
+			bad++;
 		n++;
 	}
 	closedir(d);
-	n += tp_recover_flights(dir);
+	n += tp_recover_flights(dir, &bad);
+	if (failed)
+		*failed += bad;
 	return n + tp_rings_remove_orphans(dir);
 }
 
@@ -418,7 +421,8 @@ static const char help_text[] =
 	"  -h, --help  show this help\n"
 	"\n"
 	"Exit status: 0 done (also when nothing needed recovering), 1 a\n"
-	"DIR could not be read, 2 usage error.\n";
+	"DIR could not be read or a file in it could not be recovered\n"
+	"(each said), 2 usage error.\n";
 
 int tp_cmd_recover(int argc, char **argv)
 {
@@ -427,12 +431,12 @@ int tp_cmd_recover(int argc, char **argv)
 		.missing = "no directory given: give the DIR the traces were "
 			   "written to",
 	};
-	int i, n, rc = tp_cmd_args(&args, argc, argv, &n);
+	int i, n, failed = 0, rc = tp_cmd_args(&args, argc, argv, &n);
 
 	if (rc >= 0)
 		return rc;
 	for (i = 1, rc = 0; i <= n; i++) {
-		switch (tp_recover_dir(argv[i])) {
+		switch (tp_recover_dir(argv[i], &failed)) {
 		case -1:
 			fprintf(stderr, "tprof: error: %s: %s (give the "
 				"directory the traces were written to)\n",
@@ -446,5 +450,5 @@ int tp_cmd_recover(int argc, char **argv)
 			break;
 		}
 	}
-	return rc;
+	return failed ? 1 : rc;
 }

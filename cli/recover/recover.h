@@ -9,7 +9,8 @@ int tp_cmd_recover(int argc, char **argv);
  * the rings files of gone processes that left no .tmp; one line on
  * stderr per file recovered, left or removed. tprof report and merge
  * call it on the directories they read. The number of such files (0:
- * nothing to recover), or -1 when dir cannot be read. */
-int tp_recover_dir(const char *dir);
+ * nothing to recover), or -1 when dir cannot be read; *failed (when
+ * not NULL) is incremented for each file that could not be recovered. */
+int tp_recover_dir(const char *dir, int *failed);
 
 #endif

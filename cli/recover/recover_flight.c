@@ -303,7 +303,7 @@ static int recover_one(const char *dir, const char *name)
 	return 1;
 }
 
-int tp_recover_flights(const char *dir)
+int tp_recover_flights(const char *dir, int *failed)
 {
 	struct dirent *de;
 	int n = 0, pid;
@@ -322,7 +322,8 @@ int tp_recover_flights(const char *dir)
 				pid);
 			continue;
 		}
-		recover_one(dir, de->d_name);
+		if (recover_one(dir, de->d_name) < 0)
+			(*failed)++;
 	}
 	closedir(d);
 	return n;

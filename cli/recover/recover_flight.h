@@ -7,7 +7,8 @@
 /* Every flight file in dir whose process is gone: its window as a trace
  * (the chunks of the last TPROF_FLIGHT seconds, then the records its
  * rings held past their sync), its summary, and both files removed; one
- * line each. The number of flight files seen (each said something). */
-int tp_recover_flights(const char *dir);
+ * line each. The number of flight files seen (each said something);
+ * *failed is incremented for each that could not be recovered. */
+int tp_recover_flights(const char *dir, int *failed);
 
 #endif

@@ -314,7 +314,7 @@ int rp_find_inputs(char **args, size_t nargs, struct rp_inputs *in)
 				       strerror(errno));
 		if (S_ISDIR(st.st_mode)) {
 			/* What killed processes left becomes traces first. */
-			tp_recover_dir(args[i]);
+			tp_recover_dir(args[i], NULL);
 			if (add_dir(in, args[i]))
 				return -1;
 		} else if (add_path(in, in->traces ? strdup(args[i]) :

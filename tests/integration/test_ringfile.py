@@ -199,4 +199,33 @@ def orphan_removed():
 
 
 orphan_removed()
+
+
+def cannot_write():
+    """tprof recover that cannot write the recovered trace (a 64 KiB
+    file-size limit, SIGXFSZ ignored: every write past it fails with
+    EFBIG) says so and exits 1; the .tmp and its rings are left for a
+    later try."""
+    outdir, _, _, _, _ = killed(linger=0.5)
+
+    def small():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (65536, 65536))
+    p = subprocess.run([CLI, "recover", outdir], capture_output=True,
+                       text=True, preexec_fn=small)
+    eq("cannot write: exit 1, one line naming the trace",
+       (p.returncode, len([l for l in p.stderr.splitlines()
+                           if "cannot write" in l])), (1, 1))
+    eq("cannot write: the .tmp and its rings file left",
+       (os.path.exists(os.path.join(outdir, TMP)),
+        len(rings_files(outdir))), (True, 1))
+    p = subprocess.run([CLI, "recover", outdir], capture_output=True,
+                       text=True)
+    eq("cannot write: a second try without the limit recovers it, exit 0",
+       (p.returncode, os.path.exists(os.path.join(
+           outdir, "tprof-rank0.trace.json.gz"))), (0, True))
+    shutil.rmtree(outdir, ignore_errors=True)
+
+
+cannot_write()
 done()
