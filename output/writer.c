@@ -468,9 +468,15 @@ int tp_writer_restart(void)
 	return 0;
 }
 
-/* The parent's writer does not exist here; its file is the parent's. */
+/* The parent's writer does not exist here; its file is the parent's.
+ * The extensions stay: they were registered once, at load, and the
+ * child's trace needs their events and trailer keys too. */
 void tp_writer_after_fork_child(void)
 {
+	const struct tp_writer_ext *ext[TP_WRITER_MAX_EXT];
+	unsigned n_ext = W.n_ext;
+
+	memcpy(ext, W.ext, sizeof(ext));
 	forget_ended(1);
 	if (W.opened) {
 		tp_gz_abandon(&W.gz);
@@ -485,4 +491,6 @@ void tp_writer_after_fork_child(void)
 	tp_collseq_after_fork();
 	memset(&W, 0, sizeof(W));
 	W.own.fd = -1;
+	W.n_ext = n_ext;
+	memcpy(W.ext, ext, sizeof(ext));
 }

@@ -100,6 +100,11 @@ if len(r.files()) == 2:
     eq("fork: parent's file has its mallocs and memsets",
        (len(xevents(tp, "cudaMalloc")), len(xevents(tp, "cudaMemset"))), (5, 2))
     check("fork: parent's file has no child call", not xevents(tp, "cudaFree"))
+    # The writer's extensions (the capture schedule's and NVTX's trailer
+    # keys) are the child's too: its writer starts empty, not without them.
+    eq("fork: the child's trailer has the same extension keys as the "
+       "parent's", sorted(k for k in ("capture", "nvtx") if k in tc["tprof"]),
+       sorted(k for k in ("capture", "nvtx") if k in tp["tprof"]))
     check("fork: the parent's spinner thread kept recording",
           len(xevents(tp, "cudaDeviceSynchronize")) > 0)
     for f in r.files():
