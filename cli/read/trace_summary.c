@@ -503,26 +503,6 @@ static void read_dinfo(struct ts *t, jnode *n)
 		t->world_size = v;
 }
 
-/* tprof's trailer: host, pid, and what was lost. */
-static void read_tprof(struct ts *t, jnode *n)
-{
-	jnode *host = tp_json_get(n, "host");
-	int64_t v;
-
-	if (host && host->type == TP_JSON_STRING && !t->host)
-		t->host = strdup(host->str);
-	if (tp_json_int64(tp_json_get(n, "pid"), &v)) {
-		t->pid = v;
-		t->have_pid = 1;
-	}
-	read_gpu_metrics(t, tp_json_get(n, "gpu_metrics"));
-	if (tp_json_int64(tp_json_get(n, "events_dropped"), &v) && v > 0)
-		t->dropped += (uint64_t)v;
-	if (tp_json_int64(tp_json_get(tp_json_get(n, "cupti"), "dropped"),
-			  &v) && v > 0)
-		t->dropped += (uint64_t)v;
-}
-
 /* tprof.gpu_metrics: the sampler's state, each device's identity and
  * what it could not give (health.h). */
 static void read_gpu_metrics(struct ts *t, const jnode *n)
@@ -552,6 +532,26 @@ static void read_gpu_metrics(struct ts *t, const jnode *n)
 						      strlen(u->key), u->str,
 						      u->len);
 	}
+}
+
+/* tprof's trailer: host, pid, and what was lost. */
+static void read_tprof(struct ts *t, jnode *n)
+{
+	jnode *host = tp_json_get(n, "host");
+	int64_t v;
+
+	if (host && host->type == TP_JSON_STRING && !t->host)
+		t->host = strdup(host->str);
+	if (tp_json_int64(tp_json_get(n, "pid"), &v)) {
+		t->pid = v;
+		t->have_pid = 1;
+	}
+	read_gpu_metrics(t, tp_json_get(n, "gpu_metrics"));
+	if (tp_json_int64(tp_json_get(n, "events_dropped"), &v) && v > 0)
+		t->dropped += (uint64_t)v;
+	if (tp_json_int64(tp_json_get(tp_json_get(n, "cupti"), "dropped"),
+			  &v) && v > 0)
+		t->dropped += (uint64_t)v;
 }
 
 /* deviceProperties (tprof's and Kineto's): each device's memory. */
