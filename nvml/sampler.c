@@ -146,9 +146,10 @@ static void nvlink(struct tp_gm_dev *d, struct tp_gm_sample *s)
 {
 	nvmlFieldValue_t fv[2];
 	int i, rc;
+	int tx = ask(d, GM_NVL_TX, (const void *)F.fields);
 
-	if (!ask(d, GM_NVL_TX, (const void *)F.fields) ||
-	    !ask(d, GM_NVL_RX, (const void *)F.fields))
+	/* both asked: each is marked when the function is missing */
+	if (!ask(d, GM_NVL_RX, (const void *)F.fields) || !tx)
 		return;
 	memset(fv, 0, sizeof(fv));
 	fv[0].fieldId = NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX;
@@ -204,18 +205,24 @@ static void sample(struct tp_gm_dev *d, struct tp_gm_sample *s)
 	nvmlUtilization_t u;
 	nvmlMemory_t mem;
 	unsigned long long r = 0;
+	int rc;
 
 	typed(d, s, GM_SM, NVML_CLOCK_SM, 0);
 	typed(d, s, GM_MEMCLK, NVML_CLOCK_MEM, 0);
 	one(d, s, GM_POWER, F.power);
 	one(d, s, GM_LIMIT, F.limit);
 	typed(d, s, GM_TEMP, NVML_TEMPERATURE_GPU, 2);
+	/* the call before its values are read: argument order is not */
 	memset(&u, 0, sizeof(u));
-	if (ask(d, GM_GUTIL, (const void *)F.util))
-		put2(d, s, GM_GUTIL, F.util(d->h, &u), u.gpu, u.memory);
+	if (ask(d, GM_GUTIL, (const void *)F.util)) {
+		rc = F.util(d->h, &u);
+		put2(d, s, GM_GUTIL, rc, u.gpu, u.memory);
+	}
 	memset(&mem, 0, sizeof(mem));
-	if (ask(d, GM_MUSED, (const void *)F.mem))
-		put2(d, s, GM_MUSED, F.mem(d->h, &mem), mem.used, mem.total);
+	if (ask(d, GM_MUSED, (const void *)F.mem)) {
+		rc = F.mem(d->h, &mem);
+		put2(d, s, GM_MUSED, rc, mem.used, mem.total);
+	}
 	if (ask(d, GM_REASONS, (const void *)F.reasons) &&
 	    took(d, GM_REASONS, F.reasons(d->h, &r)))
 		put(s, GM_REASONS, r);
