@@ -215,7 +215,7 @@ def test_ranks():
     for rank, mode in enumerate(modes):
         r = sim(dict(rank_env(rank, HOT if rank == 2 else HEALTHY),
                      TPROF_OUTPUT_DIR=out), prog="train_step",
-                args=("8", mode))
+                args=("40", mode))
         if not check("ranks: rank %d runs" % rank, r.rc == 0,
                      r.stderr[-500:]):
             return
