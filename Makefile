@@ -44,7 +44,7 @@ endif
 # each folder calls only into the ones listed before it, and
 # scripts/layering.py checks that on the built objects.
 LIB_DIRS := util gzip encode perfetto config files record session stacks \
-	    summary capture output cupti hooks preload
+	    summary capture output cupti nvml hooks preload
 CORE_DIRS := util gzip encode perfetto config files record session stacks \
 	     summary capture output
 HOOK_DIRS := hooks hooks/cudart hooks/cublas hooks/cudnn hooks/nccl hooks/nvtx
@@ -56,9 +56,9 @@ CLI_DIRS += cli/report/findings cli/report/html
 
 CORE_SRC := $(foreach d,$(CORE_DIRS),$(wildcard $(d)/*.c))
 PRELOAD_SRC := $(foreach d,$(HOOK_DIRS) preload,$(wildcard $(d)/*.c))
-CUPTI_SRC := $(wildcard cupti/*.c)
+CUPTI_SRC := $(wildcard cupti/*.c) $(wildcard nvml/*.c)
 CLI_SRC := $(foreach d,$(CLI_DIRS),$(wildcard $(d)/*.c))
-ALL_HDR := $(foreach d,$(CORE_DIRS) cupti $(HOOK_DIRS) preload $(CLI_DIRS) include,\
+ALL_HDR := $(foreach d,$(CORE_DIRS) cupti nvml $(HOOK_DIRS) preload $(CLI_DIRS) include,\
 	     $(wildcard $(d)/*.h))
 
 CORE_OBJ := $(CORE_SRC:%.c=$(B)/%.o)
@@ -120,7 +120,7 @@ CLI_LIB_OBJ := $(addprefix $(B)/,util/log.o gzip/gzip.o gzip/gzip_isal.o \
 	files/naming.o files/atomic_file.o files/owned_fd.o \
 	record/ringfile_read.o record/flightfile_read.o summary/hist.o \
 	$(addprefix summary/,summary.o summary_tab.o summary_args.o \
-	  summary_groups.o summary_out.o summary_md.o summary_brief.o gpu_feed.o \
+	  summary_groups.o summary_out.o summary_md.o summary_brief.o health.o gpu_feed.o \
 	  gpu_heap.o gpu_sweep.o gpu_join.o gpu_json.o gpu_intern.o gpu_spill.o \
 	  xsort.o))
 $(CLI): $(CLI_OBJ) $(CLI_LIB_OBJ)

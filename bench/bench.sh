@@ -553,6 +553,29 @@ gpu_mrps=$(awk '/^records/ { n = $2 } /^wall_ns/ { w = $2 }
 gpu_bpr=$(awk '/^records/ { n = $2 } /^bytes/ { b = $2 }
 	END { printf "%.1f", b / n }' "$tmp/gpu")
 
+# The GPU health sampler's own cost: its thread's CPU time over its life
+# (the trailer's sampler_cpu_ns / sampler_wall_ns), as a share of one
+# core, against the stand-in NVML (tests/sim/nvml.c: its calls cost less
+# than a real NVML's ioctls), at the default 10 Hz and at 100 Hz.
+gm_share() {
+	LD_LIBRARY_PATH=$SIM_LIB:$(dirname "$lib")/tests/sim/nvml \
+		LD_PRELOAD=$lib TPROF_GPU_METRICS_HZ=$1 \
+		TPROF_OUTPUT_DIR=$tmp/gm-$1 TPROF_SUMMARY=none \
+		"$(dirname "$lib")/tests/sim/bin/paced" 1000 2000 \
+		>/dev/null 2>"$tmp/gm-$1.err" || die "paced (gpu metrics) failed"
+	python3 -c 'import gzip, json, sys
+g = json.load(gzip.open(sys.argv[1]))["tprof"]["gpu_metrics"]
+print("%.4f %d" % (100.0 * g["sampler_cpu_ns"] / g["sampler_wall_ns"],
+                   g["samples"]))' "$tmp"/gm-$1/*.trace.json.gz ||
+		die "no gpu_metrics in the trace"
+}
+echo "bench: GPU health sampler, paced 1000 ops x 2 ms under the stand-in NVML"
+set -- $(gm_share 10)
+gm10=$1 gm10_n=$2
+set -- $(gm_share 100)
+gm100=$1 gm100_n=$2
+rm -rf "$tmp"/gm-*
+
 # --- summary ---------------------------------------------------------------
 
 added_on=$(calc %.1f "$warm_on - $warm_none")
@@ -928,6 +951,11 @@ print(bigtrace.write(sys.argv[1], float(sys.argv[2])))' "$f" $mb) ||
 		rm -f "$f"
 	done
 }
+
+printf '  %-34s %6.3f %%    (of one core: thread CPU / wall, %s samples)\n' \
+	"gpu metrics sampler, 10 Hz" "$gm10" "$gm10_n"
+printf '  %-34s %6.3f %%    (of one core: thread CPU / wall, %s samples)\n' \
+	"gpu metrics sampler, 100 Hz" "$gm100" "$gm100_n"
 
 if [ -x "$report_cli" ]; then
 	mem_rows

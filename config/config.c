@@ -8,11 +8,11 @@
 #include "util/log.h"
 
 static const char *const source_names[] = {
-	"cuda", "gpu", "cublas", "cudnn", "nccl", "nvtx", "mem",
+	"cuda", "gpu", "cublas", "cudnn", "nccl", "nvtx", "mem", "gpumetrics",
 };
 
 #define N_SOURCES (sizeof(source_names) / sizeof(source_names[0]))
-#define SOURCES_ACCEPTED "cuda,gpu,cublas,cudnn,nccl,nvtx,mem or all"
+#define SOURCES_ACCEPTED "cuda,gpu,cublas,cudnn,nccl,nvtx,mem,gpumetrics or all"
 
 const char *tp_source_name(unsigned bit)
 {
@@ -354,6 +354,22 @@ static int parse_summary(const char *s, int *out)
 	return -1;
 }
 
+static int parse_gm_hz(const char *v, struct tp_config *c, char *err,
+		       size_t errlen)
+{
+	long n;
+
+	if (tp_parse_uint(v, 1, TP_MAX_GPU_METRICS_HZ, &n) < 0) {
+		snprintf(err, errlen, "TPROF_GPU_METRICS_HZ='%s' is not valid: "
+			 "expected GPU health samples a second, 1 to %d "
+			 "(default %d)", v, TP_MAX_GPU_METRICS_HZ,
+			 TP_DEFAULT_GPU_METRICS_HZ);
+		return -1;
+	}
+	c->gm_hz = (int)n;
+	return 0;
+}
+
 int tp_config_parse(struct tp_config *c, tp_getenv_fn get, char *err,
 		    size_t errlen)
 {
@@ -370,6 +386,7 @@ int tp_config_parse(struct tp_config *c, tp_getenv_fn get, char *err,
 	c->gzip_level = 1;
 	c->log_level = TP_LOG_WARN;
 	c->world_size = 1;
+	c->gm_hz = TP_DEFAULT_GPU_METRICS_HZ;
 
 	v = get("TPROF_LOG");
 	if (v && parse_log(v, &c->log_level) < 0) {
@@ -419,6 +436,9 @@ int tp_config_parse(struct tp_config *c, tp_getenv_fn get, char *err,
 			 "the other)", tp_signal_name(c->fl.dump_signal));
 		return -1;
 	}
+	v = get("TPROF_GPU_METRICS_HZ");
+	if (v && parse_gm_hz(v, c, err, errlen) < 0)
+		return -1;
 	v = get("TPROF_FORMAT");
 	if (v && parse_format(v, c, err, errlen) < 0)
 		return -1;

@@ -23,7 +23,10 @@ enum tp_source {
 	TP_SRC_NCCL = 1u << 4,
 	TP_SRC_NVTX = 1u << 5,
 	TP_SRC_MEM = 1u << 6,
-	TP_SRC_ALL = (1u << 7) - 1,
+	/* GPU health counters from NVML (nvml/): not a hooked library, so
+	 * never among the sources being recorded that hooks test. */
+	TP_SRC_GPUMETRICS = 1u << 7,
+	TP_SRC_ALL = (1u << 8) - 1,
 };
 
 #define TP_DEFAULT_DIR "./tprof-traces"
@@ -65,7 +68,11 @@ struct tp_config {
 				 * that outlives a kill (default 1) */
 	int format;		/* TPROF_FORMAT: enum tp_format */
 	int gzip_level;		/* TPROF_GZIP_LEVEL: the trace's, 1 to 9 */
+	int gm_hz;		/* TPROF_GPU_METRICS_HZ: samples a second */
 };
+
+#define TP_DEFAULT_GPU_METRICS_HZ 10
+#define TP_MAX_GPU_METRICS_HZ 100
 
 /* TPROF_FORMAT: what the trace file is. */
 enum tp_format {

@@ -60,6 +60,16 @@ uint32_t tp_context_device(uint32_t context)
 	return 0;
 }
 
+int tp_device_used(uint32_t id)
+{
+	unsigned i;
+
+	for (i = 0; i < CONTEXTS; i++)
+		if (contexts[i].used && contexts[i].device == id)
+			return 1;
+	return 0;
+}
+
 static uint64_t min_u64(uint64_t a, uint64_t b)
 {
 	return a < b ? a : b;

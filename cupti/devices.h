@@ -23,6 +23,8 @@ const struct tp_device *tp_device_get(uint32_t id);
 void tp_context_note(uint32_t context, uint32_t device);
 /* The context's device, 0 when no CONTEXT record named it. */
 uint32_t tp_context_device(uint32_t context);
+/* Whether a CONTEXT record put a context on the device (it is used). */
+int tp_device_used(uint32_t id);
 
 /* Kineto's occupancy figures for a kernel on a known device: blocks and
  * warps per SM in thousandths, occupancy in percent. -1 when unknown. */

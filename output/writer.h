@@ -70,6 +70,10 @@ struct tp_writer_ext {
 	/* The trace ends (after every thread's thread_end): write what is
 	 * still open across threads; returns the events written. */
 	unsigned (*trace_end)(struct tp_buf *b, int64_t end_ns);
+	/* Each drain cycle, after the GPU's records: write what the source
+	 * gathered since (samples of another thread); returns the events
+	 * written. */
+	unsigned (*cycle)(struct tp_buf *b);
 	/* Metadata events, each as ",\n{...}". */
 	void (*put_meta)(struct tp_buf *b);
 	/* Keys of the "tprof" object, each as ",\n \"key\": ...". */
@@ -78,7 +82,7 @@ struct tp_writer_ext {
 	const char *(*thread_name)(pid_t tid);
 };
 
-#define TP_WRITER_MAX_EXT 4
+#define TP_WRITER_MAX_EXT 6
 
 void tp_writer_add_ext(const struct tp_writer_ext *x);
 

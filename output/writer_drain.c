@@ -191,6 +191,7 @@ void tp_wr_drain(int final)
 {
 	struct tp_thread *t, *next;
 	int gpu_final = final, teardown = 0;
+	unsigned i;
 
 	if (tp_wr_flight_pf() && !W.pf_live && !W.failed && tp_wr_pf_live_start() < 0)
 		return;
@@ -229,6 +230,9 @@ void tp_wr_drain(int final)
 	if (W.gpu && !W.failed)
 		W.events += W.gpu->convert(&W.buf, &tp_tl.map, tp_wr_flush_some,
 					   gpu_final || now == 2);
+	for (i = 0; i < W.n_ext; i++)
+		if (W.ext[i]->cycle && !W.failed)
+			W.events += W.ext[i]->cycle(&W.buf);
 	if (teardown) {
 		W.gpu->teardown();
 		W.torn_down = 1;

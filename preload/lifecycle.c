@@ -22,6 +22,7 @@
 #include "record/collseq.h"
 #include "record/inflight.h"
 #include "cupti/cupti.h"
+#include "nvml/gpumetrics.h"
 #include "capture/capture.h"
 #include "capture_hooks.h"
 #include "crash.h"
@@ -151,6 +152,7 @@ static void atfork_child(void)
 	tp_capture_after_fork();
 	tp_nvtx_stack_after_fork();
 	tp_nvtx_async_after_fork();
+	tp_gpumetrics_after_fork();
 }
 
 /* The threshold is compared in ticks on the hot path: measure their rate
@@ -186,6 +188,7 @@ __attribute__((constructor)) static void tp_load(void)
 	if (tp_session_init() < 0)
 		return;
 	tp_thread_on_first_attach(tp_writer_start);
+	tp_gpumetrics_setup();
 	tp_nvtx_setup();
 	if (tp_sess.cfg.bt_on || tp_sess.cfg.fl.hang_ns)
 		start_backtraces();

@@ -16,7 +16,7 @@ import sys
 # summary/, never the ones that run inside the program.
 LAYERS = ["util", "gzip", "encode", "perfetto", "config", "files", "record",
           "session", "stacks", "summary", "capture", "output", "cupti",
-          "hooks", "preload"]
+          "nvml", "hooks", "preload"]
 CLI_LAYERS = ["cli/usage", "cli/cleanup", "cli/read", "cli/check",
               "cli/convert", "cli/recover", "cli/merge", "cli/report", "cli"]
 CLI_MAY_USE = set(LAYERS[:LAYERS.index("summary") + 1])

@@ -17,6 +17,7 @@
 #include "session/session.h"
 #include "stacks/stacks.h"
 #include "summary.h"
+#include "health.h"
 #include "record/thread.h"
 
 #define TRACE_SUFFIX ".trace.json.gz"
@@ -179,6 +180,34 @@ void tp_psum_device_memory(int64_t device, int64_t bytes)
 {
 	if (sum())
 		tp_sum_device_memory(S, device, bytes);
+}
+
+void tp_psum_health_sample(int64_t device, const char *event,
+			   const char *key, size_t keylen, double v)
+{
+	if (sum())
+		tp_health_sample(tp_sum_health(S), device, event, key, keylen,
+				 v);
+}
+
+void tp_psum_health_state(const char *state, int64_t hz)
+{
+	if (sum())
+		tp_health_state(tp_sum_health(S), state, strlen(state), hz);
+}
+
+void tp_psum_health_device(int64_t device, const char *uuid)
+{
+	if (sum())
+		tp_health_device(tp_sum_health(S), device, uuid, strlen(uuid));
+}
+
+void tp_psum_health_unavailable(int64_t device, const char *metric,
+				const char *why)
+{
+	if (sum())
+		tp_health_unavailable(tp_sum_health(S), device, metric,
+				      strlen(metric), why, strlen(why));
 }
 
 static int64_t ticks_ns(const struct tp_clock_map *m, uint64_t ticks)

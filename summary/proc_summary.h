@@ -35,6 +35,14 @@ void tp_psum_step(int64_t step, int64_t ts_ns, int64_t dur_ns);
 void tp_psum_memory(int64_t device, int64_t ts_ns, int64_t bytes);
 /* A device's memory, from CUPTI's device record. */
 void tp_psum_device_memory(int64_t device, int64_t bytes);
+/* The GPU health counters (health.h): one counter's sample, the
+ * sampler's state, a device's identity and what it could not give. */
+void tp_psum_health_sample(int64_t device, const char *event,
+			   const char *key, size_t keylen, double v);
+void tp_psum_health_state(const char *state, int64_t hz);
+void tp_psum_health_device(int64_t device, const char *uuid);
+void tp_psum_health_unavailable(int64_t device, const char *metric,
+				const char *why);
 /* A thread's drop table, once it exited or recording stopped. */
 void tp_psum_thread_drops(struct tp_thread *t, const struct tp_clock_map *m);
 /* The trace at trace_path is complete: write the summary beside it. */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "gpu.h"
+#include "health.h"
 #include "summary_int.h"
 
 #define STEP_PREFIX "ProfilerStep#"
@@ -102,6 +103,7 @@ void tp_sum_free(struct tp_sum *s)
 	tp_sum_tab_free(&s->tracks, free);
 	for (i = 0; i < s->n_mem; i++)
 		free(s->mem[i]);
+	tp_health_free(s->health);
 	free(s->corr);
 	free(s->steps);
 	tp_gpu_free(s->gpu);
@@ -509,4 +511,9 @@ void tp_sum_memory_flush(struct tp_sum *s)
 		m->n++;
 		m->pending_n = 0;
 	}
+}
+
+struct tp_health **tp_sum_health(struct tp_sum *s)
+{
+	return &s->health;
 }

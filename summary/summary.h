@@ -124,6 +124,10 @@ void tp_sum_device_memory(struct tp_sum *s, int64_t device, int64_t bytes);
 void tp_sum_step(struct tp_sum *s, int64_t step, int64_t ts_ns,
 		 int64_t dur_ns);
 
+/* The GPU health counters' aggregate (health.h), fed through its
+ * tp_health_* calls. */
+struct tp_health **tp_sum_health(struct tp_sum *s);
+
 /* Extra top-level members of summary.json, each as ",\n\"key\": value";
  * called while writing. */
 typedef void (*tp_sum_extra_fn)(struct tp_buf *b, void *ctx);

@@ -118,6 +118,7 @@ struct tp_sum {
 		int64_t device, bytes;
 	} capacity[SUM_MAX_DEVICES];
 	unsigned n_capacity;
+	struct tp_health *health;	/* "gpu_health" (health.h) */
 	int64_t start, end;	/* INT64_MAX / INT64_MIN until a span */
 	uint64_t events, dropped;
 };

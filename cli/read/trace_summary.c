@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "summary/health.h"
 #include "summary/summary.h"
 #include "summary/xsort.h"
 #include "gzread.h"
@@ -316,12 +317,35 @@ static void on_end(struct ts *t, const struct ev *e)
 	range_free(r);
 }
 
+/* tprof's GPU health counters: {"ph":"C","name":"GPU clocks","pid":DEV,
+ * "tid":0,"args":{"sm_mhz":N,...}}, every numeric arg a counter. */
+static void on_health(struct ts *t, const struct ev *e, const char *name)
+{
+	const jnode *a;
+	int64_t dev;
+
+	if (!tp_json_int64(e->pid, &dev) || !e->args ||
+	    e->args->type != TP_JSON_OBJECT)
+		return;
+	for (a = e->args->child; a; a = a->next)
+		if (a->type == TP_JSON_NUMBER && a->key)
+			tp_health_sample(tp_sum_health(t->sum), dev, name,
+					 a->key, strlen(a->key),
+					 strtod(a->str, NULL));
+}
+
 /* tprof's {"ph":"C","name":"GPU memory","pid":DEV,"args":{"allocated":N}} */
 static void on_counter(struct ts *t, const struct ev *e)
 {
+	const char *name = str_of(e->name);
 	int64_t dev, ts, bytes;
 
-	if (strcmp(str_of(e->name), "GPU memory") ||
+	if (strcmp(name, "GPU memory") && !strncmp(name,
+	    TP_HEALTH_EVENTS_PREFIX, strlen(TP_HEALTH_EVENTS_PREFIX))) {
+		on_health(t, e, name);
+		return;
+	}
+	if (strcmp(name, "GPU memory") ||
 	    !tp_json_int64(e->pid, &dev) || time_of(e->ts, &ts) ||
 	    arg_i64(e->args, "allocated", &bytes))
 		return;
@@ -479,6 +503,37 @@ static void read_dinfo(struct ts *t, jnode *n)
 		t->world_size = v;
 }
 
+/* tprof.gpu_metrics: the sampler's state, each device's identity and
+ * what it could not give (health.h). */
+static void read_gpu_metrics(struct ts *t, const jnode *n)
+{
+	const jnode *st = tp_json_get(n, "state"), *d, *u, *uuid;
+	struct tp_health **h = tp_sum_health(t->sum);
+	int64_t hz = 0, dev;
+
+	if (!n || n->type != TP_JSON_OBJECT)
+		return;
+	tp_json_int64(tp_json_get(n, "hz"), &hz);
+	if (st && st->type == TP_JSON_STRING)
+		tp_health_state(h, st->str, st->len, hz);
+	d = tp_json_get(n, "devices");
+	for (d = d && d->type == TP_JSON_ARRAY ? d->child : NULL; d;
+	     d = d->next) {
+		if (!tp_json_int64(tp_json_get(d, "device"), &dev))
+			continue;
+		uuid = tp_json_get(d, "uuid");
+		if (uuid && uuid->type == TP_JSON_STRING)
+			tp_health_device(h, dev, uuid->str, uuid->len);
+		u = tp_json_get(d, "unavailable");
+		for (u = u && u->type == TP_JSON_OBJECT ? u->child : NULL; u;
+		     u = u->next)
+			if (u->type == TP_JSON_STRING && u->key)
+				tp_health_unavailable(h, dev, u->key,
+						      strlen(u->key), u->str,
+						      u->len);
+	}
+}
+
 /* tprof's trailer: host, pid, and what was lost. */
 static void read_tprof(struct ts *t, jnode *n)
 {
@@ -491,6 +546,7 @@ static void read_tprof(struct ts *t, jnode *n)
 		t->pid = v;
 		t->have_pid = 1;
 	}
+	read_gpu_metrics(t, tp_json_get(n, "gpu_metrics"));
 	if (tp_json_int64(tp_json_get(n, "events_dropped"), &v) && v > 0)
 		t->dropped += (uint64_t)v;
 	if (tp_json_int64(tp_json_get(tp_json_get(n, "cupti"), "dropped"),

@@ -85,6 +85,44 @@ struct rp_gpu {
 	size_t nutil;
 	struct rp_approx approx;
 };
+/* A summary's "gpu_health" member (NVML's counters, summary/health.c),
+ * pooled over the rank's devices: means weighted by samples, the least
+ * minimum, the largest maximum (report_health.c). A figure < 0 was not
+ * sampled. */
+enum rp_reason {
+	RP_R_SW_POWER_CAP, RP_R_HW_SLOWDOWN, RP_R_SW_THERMAL, RP_R_HW_THERMAL,
+	RP_R_HW_POWER_BRAKE, RP_R_BOARD_LIMIT, RP_R_RELIABILITY,
+	/* not slowdowns: an idle GPU, clocks set so, boost synchronized */
+	RP_R_GPU_IDLE, RP_R_APP_CLOCKS, RP_R_SYNC_BOOST, RP_R_DISPLAY_CLOCKS,
+	RP_R_N
+};
+/* The reasons that slow a busy GPU down: the first RP_R_SLOWDOWNS. */
+#define RP_R_SLOWDOWNS (RP_R_RELIABILITY + 1)
+
+struct rp_health {
+	int present;		/* the member is there */
+	char state[96];		/* "sampled", or why not */
+	uint64_t samples;
+	double sm_min, sm_mean, sm_max;		/* MHz */
+	double mem_clock_mean;			/* MHz */
+	double power_mean, power_max, power_limit;	/* mW */
+	double temp_mean, temp_max;		/* C */
+	double util_mean;			/* % */
+	double mem_used_max, mem_total;		/* bytes */
+	double ecc_uncorrected, xids;		/* counts, last seen */
+	uint64_t reason_samples;
+	double reason[RP_R_N];	/* share of samples under each */
+	char unavailable[200];	/* "power_mw (no permission), ..." */
+	size_t nunavailable;
+};
+
+/* report_health.c: the reason's key in the summary ("sw_thermal") and
+ * in words ("thermal slowdown"). */
+const char *rp_reason_key(enum rp_reason r);
+const char *rp_reason_words(enum rp_reason r);
+/* The slowdown reason with the largest share, or RP_R_N if none. */
+enum rp_reason rp_health_top_reason(const struct rp_health *h);
+
 /* Ranges listed per rank in the report's table. */
 #define RP_TOP_RANGES 10
 
@@ -105,6 +143,7 @@ struct rp_rank {
 	struct rp_mem *mem;
 	size_t nmem;
 	struct rp_gpu gpu;
+	struct rp_health health;
 	char *strs;		/* holds the strings above */
 	struct tp_buf json;	/* a trace's computed summary.json */
 };
@@ -182,6 +221,11 @@ struct rp_report {
 int rp_summary_parse(struct rp_rank *r, const char *buf, size_t len,
 		     char *err, size_t errlen);
 void rp_rank_free(struct rp_rank *r);
+/* report_health.c: the "gpu_health" member n (NULL: none) into r. */
+int rp_health_parse(struct rp_rank *r, const struct tp_json_node *n,
+		    char *err, size_t errlen);
+/* --json: the rank's "gpu_health" object, or null. */
+void rp_health_json(struct tp_buf *b, const struct rp_health *h);
 
 /* report_stats.c */
 int rp_stats(struct rp_report *rep);

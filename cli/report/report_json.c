@@ -113,7 +113,9 @@ static void put_rank(struct tp_buf *b, const struct rp_report *rep, size_t e)
 		rp_json_i64_or_null(b, r->mem[i].capacity);
 		tp_buf_lit(b, "}");
 	}
-	tp_buf_lit(b, "]}");
+	tp_buf_lit(b, "], \"gpu_health\": ");
+	rp_health_json(b, &r->health);
+	tp_buf_lit(b, "}");
 }
 
 static void put_per_rank(struct tp_buf *b, const struct rp_report *rep,

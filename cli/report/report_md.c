@@ -89,7 +89,7 @@ static void md_findings(const struct rp_report *rep, struct tp_buf *b)
 /* The details, in the order a reader digs: steps, then the GPU, then
  * the names, then what was read. */
 static const int details[] = {
-	RP_T_STEPS, RP_T_GPU, RP_T_BREAKDOWN, RP_T_LAUNCH, RP_T_RANGES,
+	RP_T_STEPS, RP_T_HEALTH, RP_T_GPU, RP_T_BREAKDOWN, RP_T_LAUNCH, RP_T_RANGES,
 	RP_T_GAPS, RP_T_NAMES, RP_T_DETAIL, RP_T_RANKS,
 };
 

@@ -552,7 +552,8 @@ int rp_summary_parse(struct rp_rank *r, const char *buf, size_t len,
 	}
 	if (parse_head(&p, root) || parse_steps(&p, root) ||
 	    parse_calls(&p, root) || parse_memory(&p, root) ||
-	    parse_gpu(&p, root) || keep_strings(&p))
+	    parse_gpu(&p, root) || keep_strings(&p) ||
+	    rp_health_parse(r, tp_json_get(root, "gpu_health"), err, errlen))
 		goto out;
 	if (r->steps_count < r->nsteps)
 		r->steps_count = r->nsteps;

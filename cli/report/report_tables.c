@@ -242,6 +242,7 @@ int rp_tables_build(const struct rp_report *rep, struct rp_tables *ts)
 	t_detail(rep, ts);
 	t_steps(rep, ts);
 	rp_gpu_tables(rep, ts);
+	rp_health_table(rep, ts);
 	l_stragglers(rep, ts);
 	for (i = 0; i < RP_N_TABLES; i++)
 		ts->oom |= ts->t[i].oom;

@@ -22,7 +22,7 @@ struct rp_table {
 enum {
 	RP_T_OVERVIEW, RP_T_DIST, RP_T_RANKS, RP_T_NAMES, RP_T_DETAIL,
 	RP_T_STEPS, RP_T_GPU, RP_T_BREAKDOWN, RP_T_LAUNCH, RP_T_RANGES,
-	RP_T_GAPS, RP_N_TABLES
+	RP_T_GAPS, RP_T_HEALTH, RP_N_TABLES
 };
 
 /* Per-rank tables list every rank up to RP_ALL_RANKS; beyond, the
@@ -64,6 +64,9 @@ void rp_end_row(struct rp_table *t, int flagged);
  * ts->sel. */
 void rp_gpu_tables(const struct rp_report *rep, struct rp_tables *ts);
 void rp_tables_free(struct rp_tables *ts);
+/* report_health.c: clocks, power, temperature and clock events per rank
+ * beside its step. */
+void rp_health_table(const struct rp_report *rep, struct rp_tables *ts);
 
 static inline const char *rp_cell(const struct rp_table *t, size_t row,
 				  size_t col)

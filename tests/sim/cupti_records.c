@@ -329,6 +329,7 @@ static void device_record(struct subr *sb, int d)
 	r.coreClockRate = 1980000;			/* kHz */
 	r.numMemcpyEngines = 5;
 	r.constantMemorySize = 65536;
+	sim_device_uuid(d, (unsigned char *)r.uuid.bytes);
 	reserve(sb, CUPTI_ACTIVITY_KIND_DEVICE, NULL, &r);
 }
 

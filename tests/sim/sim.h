@@ -106,6 +106,9 @@ SIM_EXPORT uint32_t sim_launch_corr(void);
 SIM_EXPORT int sim_current_device(void);
 SIM_EXPORT void sim_set_device(int dev);
 SIM_EXPORT int sim_device_count(void);
+/* The device's UUID (cuDeviceGetUuid's 16 bytes; CUPTI's DEVICE record
+ * and NVML, tests/sim/nvml.c, tell the same one). */
+SIM_EXPORT void sim_device_uuid(int dev, unsigned char out[16]);
 SIM_EXPORT uint32_t sim_context_id(int dev);
 SIM_EXPORT uint32_t sim_stream_id(int dev, uintptr_t handle);
 SIM_EXPORT uintptr_t sim_stream_create(int dev);

@@ -170,3 +170,21 @@ $(SIM_B)/bin12/libgpu_%.so: tests/sim/progs/gpu_%.cu tests/sim/progs/simctl.h \
 sim: $(SIM_LIBS) $(SIM_PROGS) $(SIM12_LIBS) $(SIM12_PROGS)
 
 .PHONY: sim
+
+# A stand-in NVML (tests/sim/nvml.c), in its own folders so that only
+# the tests that ask for it (on LD_LIBRARY_PATH) get it: nvml/ is a
+# current driver's, nvml_old/ one older than 530 (no ClocksEventReasons,
+# no field values, no nvmlEventSetWait_v2).
+SIM_NVML := $(SIM_B)/nvml/libnvidia-ml.so.1 $(SIM_B)/nvml_old/libnvidia-ml.so.1
+
+$(SIM_B)/nvml/libnvidia-ml.so.1: tests/sim/nvml.c
+	@mkdir -p $(dir $@)
+	$(CC) $(SIM_CFLAGS) -shared -Wl,-soname,libnvidia-ml.so.1 -o $@ $< \
+		-ldl -lpthread
+
+$(SIM_B)/nvml_old/libnvidia-ml.so.1: tests/sim/nvml.c
+	@mkdir -p $(dir $@)
+	$(CC) $(SIM_CFLAGS) -DSIM_NVML_OLD -shared \
+		-Wl,-soname,libnvidia-ml.so.1 -o $@ $< -ldl -lpthread
+
+sim: $(SIM_NVML)

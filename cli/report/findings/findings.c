@@ -23,6 +23,8 @@ static const char *const kind_names[RP_F_NKINDS] = {
 	[RP_F_LAUNCH] = "launch_bound",
 	[RP_F_MEMORY] = "memory_near_capacity",
 	[RP_F_INCOMPLETE] = "incomplete_trace",
+	[RP_F_GPU_THROTTLED] = "gpu_throttled",
+	[RP_F_GPU_HEALTHY] = "gpu_healthy",
 };
 
 static const char *const kind_labels[RP_F_NKINDS] = {
@@ -36,6 +38,8 @@ static const char *const kind_labels[RP_F_NKINDS] = {
 	[RP_F_LAUNCH] = "launch-bound",
 	[RP_F_MEMORY] = "memory near capacity",
 	[RP_F_INCOMPLETE] = "incomplete trace",
+	[RP_F_GPU_THROTTLED] = "GPU throttled",
+	[RP_F_GPU_HEALTHY] = "GPU healthy",
 };
 
 const char *rp_fkind_name(enum rp_fkind k)
@@ -127,6 +131,7 @@ int rp_findings_run(struct rp_report *rep)
 		return -1;
 	if (rp_rule_slow(rep, fs))
 		return -1;
+	rp_rule_health(rep, fs);
 	rp_rule_exposed_comm(rep, fs);
 	rp_rule_sync(rep, fs);
 	rp_rule_pageable(rep, fs);

@@ -25,6 +25,8 @@ enum rp_fkind {
 	RP_F_LAUNCH,		/* many short kernels, GPU idle between */
 	RP_F_MEMORY,		/* device memory near its capacity */
 	RP_F_INCOMPLETE,	/* events lost: figures may be low */
+	RP_F_GPU_THROTTLED,	/* a slow rank's GPU ran slower clocks */
+	RP_F_GPU_HEALTHY,	/* a slow rank's GPU was healthy */
 	RP_F_NKINDS
 };
 

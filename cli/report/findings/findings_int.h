@@ -39,6 +39,14 @@
 #define RP_F_LAUNCH_IDLE 0.10L
 /* Device memory: a peak at least this share of the device's capacity. */
 #define RP_F_MEM_SHARE 0.90L
+/* GPU health (NVML's counters) of a slow rank: its GPU ran throttled
+ * when its mean SM clock is below CLOCK_RATIO of the other ranks'
+ * median, or a slowdown reason (thermal, power cap, HW slowdown...) was
+ * active at least THROTTLE_SHARE of the time, or its memory in use
+ * peaked at MEMFULL_SHARE of the device's. */
+#define RP_F_CLOCK_RATIO 0.90L
+#define RP_F_THROTTLE_SHARE 0.10L
+#define RP_F_MEMFULL_SHARE 0.95L
 /* Named in a finding's text: at most this many kernels, calls, ranges. */
 #define RP_F_TOP_NAMES 3
 
@@ -96,6 +104,9 @@ void rp_f_host_bound(struct rp_report *rep, struct rp_findings *fs,
 void rp_f_waiting(struct rp_report *rep, struct rp_findings *fs,
 		  const size_t *slow, size_t n);
 
+/* rule_slow.c: whether the entry is a slow rank. */
+int rp_f_is_slow(const struct rp_report *rep, size_t e);
+
 /* The rules, each adding what it finds. */
 int rp_rule_slow(struct rp_report *rep, struct rp_findings *fs);
 void rp_rule_exposed_comm(struct rp_report *rep, struct rp_findings *fs);
@@ -104,6 +115,7 @@ void rp_rule_pageable(struct rp_report *rep, struct rp_findings *fs);
 void rp_rule_launch(struct rp_report *rep, struct rp_findings *fs);
 void rp_rule_memory(struct rp_report *rep, struct rp_findings *fs);
 void rp_rule_incomplete(struct rp_report *rep, struct rp_findings *fs);
+void rp_rule_health(struct rp_report *rep, struct rp_findings *fs);
 /* After sorting: the caveat of an incomplete trace on every finding
  * about its rank. */
 void rp_caveats(struct rp_report *rep, struct rp_findings *fs);

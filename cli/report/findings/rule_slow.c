@@ -282,7 +282,7 @@ static int pend(struct pending *p, size_t e, long double cost)
 	return 0;
 }
 
-static int is_slow(const struct rp_report *rep, size_t e)
+int rp_f_is_slow(const struct rp_report *rep, size_t e)
 {
 	const struct rp_rankm *m = &rep->m[e];
 
@@ -313,7 +313,7 @@ int rp_rule_slow(struct rp_report *rep, struct rp_findings *fs)
 	slow = rp_f_per_rank(rep, sizeof(*slow));
 	if (!kr || !slow)
 		goto out;
-	for (i = 0; i < rep->nranks && is_slow(rep, rep->order[i]); i++) {
+	for (i = 0; i < rep->nranks && rp_f_is_slow(rep, rep->order[i]); i++) {
 		e = rep->order[i];
 		slow[nslow++] = e;
 		excess = rep->m[e].own - rep->ref.own;

@@ -228,6 +228,7 @@ void rp_write_html(const struct rp_report *rep, struct tp_buf *b)
 	rp_svg_memory(b, rep);
 	tp_buf_lit(b, "<h1>Details</h1>\n");
 	html_table(b, &ts.t[RP_T_STEPS], "steps");
+	html_table(b, &ts.t[RP_T_HEALTH], "gpu-health");
 	html_table(b, &ts.t[RP_T_GPU], "gpu");
 	html_table(b, &ts.t[RP_T_BREAKDOWN], "breakdown");
 	html_table(b, &ts.t[RP_T_LAUNCH], "launch");
