@@ -18,12 +18,13 @@ struct opts {
 	int out_fmt;		/* from its extension */
 	size_t top;		/* --top N */
 	int json;
+	int traces;		/* --traces */
 	const char *run[2];
 	size_t nruns;
 };
 
 static const char help[] =
-	"usage: tprof diff [--json] [-o FILE] [--top N] A B\n"
+	"usage: tprof diff [--json] [-o FILE] [--top N] [--traces] A B\n"
 	"\n"
 	"What changed from run A to run B, per step: the step time and\n"
 	"its breakdown (compute, communication, exposed communication,\n"
@@ -42,6 +43,8 @@ static const char help[] =
 	"               time and the file's path\n"
 	"  --top N      the tables list the top N names (default 30);\n"
 	"               --json lists every one\n"
+	"  --traces     read each rank's trace even when it has a\n"
+	"               summary, as tprof report --traces does\n"
 	"  --help       show this help\n"
 	"\n"
 	"Exit status: 0 done, 1 an input or output failed, 2 usage "
@@ -71,6 +74,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			opts = 0;
 		} else if (!strcmp(a, "--json")) {
 			o->json = 1;
+		} else if (!strcmp(a, "--traces")) {
+			o->traces = 1;
 		} else if ((v = rp_value_of(argc, argv, &i, "--output", "-o"))) {
 			o->out = v;
 			o->out_fmt = rp_out_format(v);
@@ -172,7 +177,7 @@ int tp_cmd_diff(int argc, char **argv)
 	if (parse_args(argc, argv, &o))
 		return TP_EXIT_USAGE;
 	for (k = 0; k < 2; k++)
-		if (df_side_read(&d.s[k], o.run[k]))
+		if (df_side_read(&d.s[k], o.run[k], o.traces))
 			goto out;
 	d.top = o.top;
 	if (df_rows_build(&d)) {

@@ -91,8 +91,9 @@ struct df_diff {
 	int per_run[2];		/* a run has a rank without steps */
 };
 
-/* diff_side.c: reads one run (errors printed); 0 or -1. */
-int df_side_read(struct df_side *s, const char *arg);
+/* diff_side.c: reads one run (errors printed); traces: its traces even
+ * where it has summaries. 0 or -1. */
+int df_side_read(struct df_side *s, const char *arg, int traces);
 void df_side_free(struct df_side *s);
 
 /* diff_rows.c: the rows and the tables' order; 0, or -1 out of memory. */

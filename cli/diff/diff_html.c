@@ -138,6 +138,10 @@ static void table(const struct df_diff *d, int t, struct tp_buf *b)
 	tp_buf_lit(b, "<h2>");
 	text(b, df_table_title(t));
 	tp_buf_lit(b, "</h2>\n");
+	if (!l->n && !l->unchanged) {
+		tp_buf_lit(b, "<p>None in either run.</p>\n");
+		return;
+	}
 	if (!l->n) {
 		rp_bprintf(b, "<p>No changes (%zu names, each the same in both "
 			   "runs).</p>\n", l->unchanged);

@@ -72,6 +72,10 @@ static void md_table(const struct df_diff *d, int t, struct tp_buf *b)
 	size_t i, n = l->n < d->top ? l->n : d->top;
 
 	rp_bprintf(b, "\n## %s\n\n", df_table_title(t));
+	if (!l->n && !l->unchanged) {
+		tp_buf_lit(b, "None in either run.\n");
+		return;
+	}
 	if (!l->n) {
 		rp_bprintf(b, "No changes (%zu names, each the same in both "
 			   "runs).\n", l->unchanged);

@@ -133,6 +133,8 @@ static int calls_differ(const struct df_dist *a, const struct df_dist *b)
 	       llroundl(a->cmax * 100) != llroundl(b->cmax * 100);
 }
 
+/* A change is one of at least 1 ns (or byte) as the tables write it:
+ * below, two runs of the same kernels differ by their clocks' rounding. */
 static void settle(struct df_row *r)
 {
 	const struct df_dist *a = &r->v[0], *b = &r->v[1];
@@ -149,7 +151,7 @@ static void settle(struct df_row *r)
 		r->status = DF_GONE;
 	else if (r->cat && calls_differ(a, b))
 		r->status = DF_CALLS;
-	else if (r->delta != 0 || r->delta_max != 0)
+	else if (llroundl(r->delta) || llroundl(r->delta_max))
 		r->status = DF_CHANGED;
 	else
 		r->status = DF_SAME;

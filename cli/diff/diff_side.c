@@ -12,9 +12,9 @@
 #include "cli/report/report_ranks.h"
 #include "cli/report/findings/findings.h"
 
-static int read_ranks(struct df_side *s)
+static int read_ranks(struct df_side *s, int traces)
 {
-	struct rp_inputs in = { 0 };
+	struct rp_inputs in = { .traces = traces };
 	char *arg = (char *)s->arg;
 	int ret = -1;
 
@@ -72,11 +72,11 @@ static void count(struct df_side *s)
 	}
 }
 
-int df_side_read(struct df_side *s, const char *arg)
+int df_side_read(struct df_side *s, const char *arg, int traces)
 {
 	s->arg = arg;
 	s->rep.top = RP_TOP_NAMES;
-	if (read_ranks(s))
+	if (read_ranks(s, traces))
 		return -1;
 	rp_label_ranks(&s->rep);
 	s->gpu_rows = calloc(s->rep.nranks ? s->rep.nranks : 1, 1);

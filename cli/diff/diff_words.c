@@ -24,8 +24,10 @@ const char *df_status_words(const struct df_row *r)
 	case DF_SAME:
 		return "";
 	case DF_CHANGED:
-		return r->bytes ? (dv > 0 ? "more" : "less") :
-		       (dv > 0 ? "slower" : "faster");
+		/* a name or the step takes longer; a part has more of it */
+		if (r->cat || !strcmp(r->name, "step"))
+			return dv > 0 ? "slower" : "faster";
+		return dv > 0 ? "more" : "less";
 	case DF_CALLS:
 		return "calls per step changed";
 	case DF_NEW:
