@@ -3,6 +3,7 @@
  * out; with more, both, and how many ranks have each name. */
 #include "diff_cells.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -41,6 +42,17 @@ void df_cells_head(const struct df_diff *d, int breakdown,
 	col(c, "note", 'l');
 }
 
+/* A change's cell: its text and its sign as written. */
+static void change(struct df_cells *c, size_t *i, const struct df_row *r,
+		   long double v)
+{
+	long long n = llroundl(v);
+
+	c->sign[*i] = r->status == DF_NA ? 0 : n > 0 ? 1 : n < 0 ? -1 : 0;
+	c->cell[*i] = df_fmt_delta(c->buf[*i], sizeof(c->buf[0]), r, v);
+	(*i)++;
+}
+
 /* The next cell, formatted into its own buffer. */
 static char *next(struct df_cells *c, size_t *i)
 {
@@ -53,7 +65,6 @@ void df_cells_row(const struct df_diff *d, const struct df_row *r,
 {
 	const size_t B = sizeof(c->buf[0]);
 	int one = df_single(d);
-	long double dv = r->delta ? r->delta : r->delta_max;
 	size_t i = 0;
 
 	df_cells_head(d, breakdown, c);
@@ -70,9 +81,9 @@ void df_cells_row(const struct df_diff *d, const struct df_row *r,
 	if (!one)
 		df_fmt_val(next(c, &i), B, r, r->v[1].max,
 			   r->v[1].of && r->v[1].n);
-	df_fmt_delta(next(c, &i), B, r, r->delta);
+	change(c, &i, r, r->delta);
 	if (!one)
-		df_fmt_delta(next(c, &i), B, r, r->delta_max);
+		change(c, &i, r, r->delta_max);
 	df_fmt_ratio(next(c, &i), B, r);
 	if (!breakdown)
 		df_fmt_calls(next(c, &i), B, r);
@@ -80,6 +91,4 @@ void df_cells_row(const struct df_diff *d, const struct df_row *r,
 		snprintf(next(c, &i), B, "%zu/%zu, %zu/%zu", r->v[0].n,
 			 r->v[0].of, r->v[1].n, r->v[1].of);
 	c->cell[i++] = df_status_words(r);
-	c->sign = r->status == DF_NA || r->status == DF_SAME ? 0 :
-		  dv > 0 ? 1 : dv < 0 ? -1 : 0;
 }

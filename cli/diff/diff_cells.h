@@ -12,7 +12,8 @@ struct df_cells {
 	const char *head[DF_MAXCOLS];
 	char align[DF_MAXCOLS];		/* 'l' or 'r' */
 	const char *cell[DF_MAXCOLS];	/* the row's text */
-	int sign;			/* +1 worse in B, -1 better, 0 */
+	int sign[DF_MAXCOLS];		/* a change's: +1 more in B, -1 less,
+					 * 0 none (as written: 1 ns) */
 	int name_col;			/* the column holding a name */
 	char buf[DF_MAXCOLS][64];
 };

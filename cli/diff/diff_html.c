@@ -16,7 +16,7 @@
 
 static const char css[] =
 	"body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;"
-	"max-width:1200px;color:#1d2330;padding:0 16px}"
+	"max-width:1400px;color:#1d2330;padding:0 16px}"
 	"h1{font-size:22px;margin:0 0 8px}h2{font-size:17px;margin:28px 0 6px}"
 	".runs{color:#444;margin:0 0 10px;padding-left:18px}"
 	".head{font-size:18px;font-weight:600;margin:14px 0}"
@@ -26,9 +26,10 @@ static const char css[] =
 	"vertical-align:top}th{background:#f3f5f9;text-align:left;"
 	"font-weight:600}td.r,th.r{text-align:right;white-space:nowrap}"
 	"td.name{font-family:ui-monospace,monospace;font-size:12.5px;"
-	"max-width:420px;overflow-wrap:anywhere}"
-	"tr.worse td.chg{color:#b3261e;font-weight:600}"
-	"tr.better td.chg{color:#1e7b34;font-weight:600}"
+	"min-width:14em;max-width:420px;overflow-wrap:anywhere}"
+	"td.up{color:#b3261e;font-weight:600}"
+	"td.down{color:#1e7b34;font-weight:600}"
+	".wrap{overflow-x:auto}"
 	"svg text{font:12px system-ui,sans-serif;fill:#1d2330}"
 	"svg .worse{fill:#d9534f}svg .better{fill:#3c9a55}"
 	"svg .axis{stroke:#888;stroke-width:1}";
@@ -51,23 +52,21 @@ static void words(struct tp_buf *b, void (*f)(struct tp_buf *,
 	tp_buf_free(&w);
 }
 
-static void table_row(struct tp_buf *b, const struct df_cells *c, int head)
+/* name: the name column holds names of the program (monospace). */
+static void table_row(struct tp_buf *b, const struct df_cells *c, int head,
+		      int name)
 {
 	size_t i;
 
-	if (head)
-		tp_buf_lit(b, "<tr>");
-	else
-		rp_bprintf(b, "<tr class=\"%s\">", c->sign > 0 ? "worse" :
-			   c->sign < 0 ? "better" : "same");
+	tp_buf_lit(b, "<tr>");
 	for (i = 0; i < c->ncols; i++) {
 		const char *h = c->head[i];
-		int chg = !strncmp(h, "change", 6);
 
 		rp_bprintf(b, "<%s class=\"%s%s%s\">", head ? "th" : "td",
 			   c->align[i] == 'r' ? "r" : "l",
-			   (int)i == c->name_col ? " name" : "",
-			   chg ? " chg" : "");
+			   (int)i == c->name_col && name ? " name" : "",
+			   head || !c->sign[i] ? "" : c->sign[i] > 0 ?
+			   " up" : " down");
 		text(b, head ? h : c->cell[i]);
 		rp_bprintf(b, "</%s>", head ? "th" : "td");
 	}
@@ -152,14 +151,14 @@ static void table(const struct df_diff *d, int t, struct tp_buf *b)
 	tp_buf_lit(b, "</p>\n");
 	if (t == DF_T_CHANGES)
 		chart(d, b);
-	tp_buf_lit(b, "<table>\n");
+	tp_buf_lit(b, "<div class=\"wrap\"><table>\n");
 	df_cells_head(d, 0, &c);
-	table_row(b, &c, 1);
+	table_row(b, &c, 1, 0);
 	for (i = 0; i < n; i++) {
 		df_cells_row(d, &d->rows[l->v[i]], i + 1, 0, &c);
-		table_row(b, &c, 0);
+		table_row(b, &c, 0, d->rows[l->v[i]].cat != NULL);
 	}
-	rp_bprintf(b, "</table>\n<p class=\"note\">%zu changed%s, %zu the "
+	rp_bprintf(b, "</table></div>\n<p class=\"note\">%zu changed%s, %zu the "
 		   "same.</p>\n", l->n, n < l->n ? " (the top ones listed)" :
 		   "", l->unchanged);
 }
@@ -172,14 +171,14 @@ static void breakdown(const struct df_diff *d, struct tp_buf *b)
 	tp_buf_lit(b, "<h2>Step time and its breakdown</h2>\n<p class=\"note\">"
 		   "Per step (memory: the peak over the run); the GPU figures "
 		   "are tprof report's temporal breakdown (HTA's).</p>\n"
-		   "<table>\n");
+		   "<div class=\"wrap\"><table>\n");
 	df_cells_head(d, 1, &c);
-	table_row(b, &c, 1);
+	table_row(b, &c, 1, 0);
 	for (p = 0; p < DF_NPARTS; p++) {
 		df_cells_row(d, &d->rows[p], 0, 1, &c);
-		table_row(b, &c, 0);
+		table_row(b, &c, 0, 0);
 	}
-	tp_buf_lit(b, "</table>\n");
+	tp_buf_lit(b, "</table></div>\n");
 }
 
 void df_write_html(const struct df_diff *d, struct tp_buf *b)

@@ -157,14 +157,25 @@ static void calls(char *buf, size_t size, long double v)
 const char *df_fmt_calls(char *buf, size_t size, const struct df_row *r)
 {
 	char a[32], b[32];
+	size_t n;
 
 	buf[0] = 0;
 	if (!r->cat || r->status == DF_NA)
 		return buf;
 	calls(a, sizeof(a), r->v[0].cmed);
 	calls(b, sizeof(b), r->v[1].cmed);
-	snprintf(buf, size, "%s -> %s", r->v[0].n ? a : "-",
-		 r->v[1].n ? b : "-");
+	n = (size_t)snprintf(buf, size, "%s -> %s", r->v[0].n ? a : "-",
+			     r->v[1].n ? b : "-");
+	/* with several ranks, the slowest rank's when it is not the
+	 * median's: a kernel launched twice on one rank only */
+	if (llroundl(r->v[0].cmax * 100) == llroundl(r->v[0].cmed * 100) &&
+	    llroundl(r->v[1].cmax * 100) == llroundl(r->v[1].cmed * 100))
+		return buf;
+	calls(a, sizeof(a), r->v[0].cmax);
+	calls(b, sizeof(b), r->v[1].cmax);
+	if (n < size)
+		snprintf(buf + n, size - n, " (max %s -> %s)",
+			 r->v[0].n ? a : "-", r->v[1].n ? b : "-");
 	return buf;
 }
 
