@@ -176,7 +176,7 @@ def test_sim():
        [[FWD, "+8.000 ms"], ["exposed communication", "+6.000 ms"],
         [GELU, "+4.000 ms"]])
     check("Markdown: from the directories' summaries, says so",
-          rc == 0 and "- A: %s: 1 rank (1 summary)" % a in md, md[:400])
+          rc == 0 and md.count(": 1 rank (1 summary)\n") == 2, md[:400])
     check("Markdown: says how steps were found",
           "Steps: the ProfilerStep#N spans" in md and
           "A: 5 steps per rank; B: 5 steps per rank" in md and
