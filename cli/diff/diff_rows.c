@@ -103,7 +103,7 @@ static void part_na(const struct df_side *s, int k, int p, char *buf,
 		snprintf(buf, size, "%s: no GPU activity recorded", run);
 }
 
-/* A name's figures in run s: n[e] is its row in entry e, or NULL. */
+/* A name's figures in run s (nm: NULL when the run lacks it). */
 static void name_dist(const struct df_side *s, const struct rp_name *nm,
 		      enum df_group g, long double *tmp, long double *ctmp,
 		      struct df_dist *d)
