@@ -2,10 +2,10 @@
 
 Runs whose differences are known: tests/sim/progs/diff_run.cu on the
 simulated GPU in two versions, where B's gemm_fwd kernels take twice as
-long (4 x 2 ms -> 4 x 4 ms per step), a new bias_gelu kernel of 4 ms
-appears, and the 6 ms all-reduce that A's compute kernels hid runs after
-them (its 6 ms exposed); scale is launched twice as often for the same
-time. The numbers are checked against what the simulation was told
+long (4 x 5 ms -> 4 x 10 ms per step), a new bias_gelu kernel of 10 ms
+appears, and the 15 ms all-reduce that A's compute kernels hid runs
+after them (its 15 ms exposed); scale is launched twice as often for the
+same time. The numbers are checked against what the simulation was told
 (sim_next), within its clock conversion (2 ns + 2 ppm per kernel, as
 test_gpu_truth.py checks it), not against tprof's own output. Also: a run
 against itself, 2 ranks against 4 with different step counts, summaries
@@ -30,10 +30,10 @@ FWD, BWD, NCCL, GELU = "gemm_fwd(float*)", "gemm_bwd(float*)", \
     "ncclDevKernel_AllReduce_Sum_f32_RING_LL(float*)", "bias_gelu(float*)"
 # What diff_run launches per step, (name, ns) per kernel, as told.
 TOLD = {
-    "a": [(FWD, 2 * MS)] * 4 + [(BWD, 2 * MS)] * 4 + [(NCCL, 6 * MS)] +
-         [("scale(float*)", MS)],
-    "b": [(FWD, 4 * MS)] * 4 + [(GELU, 4 * MS)] + [(BWD, 2 * MS)] * 4 +
-         [(NCCL, 6 * MS)] + [("scale(float*)", MS // 2)] * 2,
+    "a": [(FWD, 5 * MS)] * 4 + [(BWD, 5 * MS)] * 4 + [(NCCL, 15 * MS)] +
+         [("scale(float*)", 2500000)],
+    "b": [(FWD, 10 * MS)] * 4 + [(GELU, 10 * MS)] + [(BWD, 5 * MS)] * 4 +
+         [(NCCL, 15 * MS)] + [("scale(float*)", 1250000)] * 2,
 }
 
 
@@ -116,14 +116,14 @@ def top_three(label, d, a_rank="median"):
        [(FWD, "changed"), ("exposed communication", "changed"),
         (GELU, "new")])
     fwd, exp, gelu = d["changes"][:3]
-    near("%s: gemm_fwd +8 ms per step" % label, fwd["delta"],
+    near("%s: gemm_fwd +20 ms per step" % label, fwd["delta"],
          per_step("b", FWD) - per_step("a", FWD), tol(FWD))
     near("%s: gemm_fwd 2x" % label, fwd["ratio"], 2.0, 1e-4)
     eq("%s: gemm_fwd 4 calls per step in both" % label,
        (fwd["a"]["calls_median"], fwd["b"]["calls_median"]), (4.0, 4.0))
-    near("%s: exposed communication +6 ms per step" % label, exp["delta"],
+    near("%s: exposed communication +15 ms per step" % label, exp["delta"],
          per_step("b", NCCL), tol(NCCL))
-    near("%s: bias_gelu +4 ms per step, new" % label, gelu["delta"],
+    near("%s: bias_gelu +10 ms per step, new" % label, gelu["delta"],
          per_step("b", GELU), tol(GELU))
     eq("%s: bias_gelu absent from A" % label,
        (gelu["a"]["present"], gelu["b"]["present"], gelu["ratio"]),
@@ -131,8 +131,8 @@ def top_three(label, d, a_rank="median"):
 
 
 def test_sim():
-    a = run_ranks("a", "a", 5)
-    b = run_ranks("b", "b", 5)
+    a = run_ranks("a", "a", 8)
+    b = run_ranks("b", "b", 8)
     d = diff_json("--traces", trace_of(a), trace_of(b))
     top_three("traces", d)
     if not d:
@@ -140,7 +140,7 @@ def test_sim():
     eq("traces: one rank each, read from its trace",
        [(s["ranks"], s["traces"], s["summaries"], s["steps_min"],
          s["per"]) for s in (d["a"], d["b"])],
-       [(1, 1, 0, 5, "step")] * 2)
+       [(1, 1, 0, 8, "step")] * 2)
     sc = row(d["changes"], "scale(float*)")
     eq("scale: launched twice per step instead of once",
        sc and (sc["status"], sc["a"]["calls_median"],
@@ -150,18 +150,18 @@ def test_sim():
     bwd = row(d["changes"], BWD)
     check("gemm_bwd: unchanged (or by its clock's rounding only)",
           bwd is None or abs(bwd["delta"]) <= tol(BWD), bwd)
-    near("breakdown: compute +12 ms", part(d, "compute")["delta"],
-         (8 * MS + 4 * MS) / 1.00002, tol(FWD, GELU, BWD, "scale(float*)"))
+    near("breakdown: compute +30 ms", part(d, "compute")["delta"],
+         (20 * MS + 10 * MS) / 1.00002, tol(FWD, GELU, BWD, "scale(float*)"))
     near("breakdown: communication unchanged",
          part(d, "communication")["delta"], 0, tol(NCCL))
-    near("breakdown: GPU busy +18 ms", part(d, "GPU busy")["delta"],
-         18 * MS / 1.00002, tol(*[n for n, _ in TOLD["b"]]))
+    near("breakdown: GPU busy +45 ms", part(d, "GPU busy")["delta"],
+         45 * MS / 1.00002, tol(*[n for n, _ in TOLD["b"]]))
     near("breakdown: exposed communication 0 in A",
          part(d, "exposed communication")["a"]["median"], 0, tol(NCCL))
     # The step waits for the GPU: its change is the GPU's, with what the
     # loaded host adds to a step.
-    near("breakdown: the step +18 ms", part(d, "step")["delta"], 18 * MS,
-         1.5 * MS)
+    near("breakdown: the step +45 ms", part(d, "step")["delta"], 45 * MS,
+         3 * MS)
     mem = part(d, "memory peak")
     eq("breakdown: memory unavailable (the simulation records none)",
        (mem["status"], mem["a"], mem["unavailable"]),
@@ -173,13 +173,13 @@ def test_sim():
     eq("Markdown: the top three rows, their changes",
        [[c.strip() for c in l.split("|")[2:7]][0::4]
         for l in lines[head + 1:head + 4]],
-       [[FWD, "+8.000 ms"], ["exposed communication", "+6.000 ms"],
-        [GELU, "+4.000 ms"]])
+       [[FWD, "+20.000 ms"], ["exposed communication", "+15.000 ms"],
+        [GELU, "+10.000 ms"]])
     check("Markdown: from the directories' summaries, says so",
           rc == 0 and md.count(": 1 rank (1 summary)\n") == 2, md[:400])
     check("Markdown: says how steps were found",
           "Steps: the ProfilerStep#N spans" in md and
-          "A: 5 steps per rank; B: 5 steps per rank" in md and
+          "A: 8 steps per rank; B: 8 steps per rank" in md and
           "differ" not in md.split("\n\n")[3], md[:900])
     return a, b
 
@@ -215,7 +215,7 @@ def test_ranks():
         (GELU, "new")])
     fwd = row(d["changes"], FWD)
     near("gemm_fwd: the median rank unchanged", fwd["delta"], 0, tol(FWD))
-    near("gemm_fwd: the slowest rank +8 ms", fwd["delta_max"],
+    near("gemm_fwd: the slowest rank +20 ms", fwd["delta_max"],
          per_step("b", FWD) - per_step("a", FWD), tol(FWD))
     eq("gemm_fwd: on every rank", (fwd["a"]["present"], fwd["a"]["ranks"],
                                    fwd["b"]["present"], fwd["b"]["ranks"]),
@@ -224,7 +224,7 @@ def test_ranks():
     eq("bias_gelu: new, on 1 rank of 4, the median rank's 0",
        (gelu["status"], gelu["b"]["present"], gelu["b"]["median"]),
        ("new", 1, 0.0))
-    near("bias_gelu: the slowest rank +4 ms", gelu["delta_max"],
+    near("bias_gelu: the slowest rank +10 ms", gelu["delta_max"],
          per_step("b", GELU), tol(GELU))
     bwd = row(d["changes"], BWD)
     check("gemm_bwd: per step, 1.5x the steps is no change",

@@ -2,16 +2,18 @@
 // changes against A is known exactly, so the diff's numbers are checked
 // against what the simulation was told, not against tprof's own output.
 // usage: diff_run STEPS a|b
-// Each step: a "forward" range of 4 gemm_fwd kernels (A: 2 ms each; B:
-// 4 ms, twice as slow), a "backward" range of 4 gemm_bwd kernels of 2 ms
-// and a 6 ms all-reduce-named kernel (A: on a second stream, launched
+// Each step: a "forward" range of 4 gemm_fwd kernels (A: 5 ms each; B:
+// 10 ms, twice as slow), a "backward" range of 4 gemm_bwd kernels of 5 ms
+// and a 15 ms all-reduce-named kernel (A: on a second stream, launched
 // early, so the compute kernels hide it; B: on the compute stream after
 // the backward pass, so all of it is exposed), a "scale" kernel (A: once
-// of 1 ms; B: twice of 0.5 ms, the same time launched twice as often),
-// in B only a new 4 ms "bias_gelu" kernel; then a cudaDeviceSynchronize
+// of 2.5 ms; B: twice of 1.25 ms, the same time launched twice as often),
+// in B only a new 10 ms "bias_gelu" kernel; then a cudaDeviceSynchronize
 // and the step's end (tprof_step).
-// Per step, B - A: gemm_fwd +8 ms, exposed communication +6 ms,
-// bias_gelu +4 ms (new), scale 0 ns (1 -> 2 calls).
+// Per step, B - A: gemm_fwd +20 ms, exposed communication +15 ms,
+// bias_gelu +10 ms (new), scale 0 ns (1 -> 2 calls): changes of
+// milliseconds per step, far above what a loaded host adds to the GPU's
+// idle time between steps.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -45,7 +47,7 @@ static void pop(void)
 
 static void allreduce(float *d, cudaStream_t s)
 {
-	sim_next(6000000);
+	sim_next(15000000);
 	ncclDevKernel_AllReduce_Sum_f32_RING_LL<<<1, 32, 0, s>>>(d);
 }
 
@@ -64,17 +66,17 @@ int main(int argc, char **argv)
 	for (int s = 0; s < steps; s++) {
 		push("forward");
 		for (int i = 0; i < 4; i++) {
-			sim_next(b ? 4000000 : 2000000);
+			sim_next(b ? 10000000 : 5000000);
 			gemm_fwd<<<8, 64>>>(d);
 		}
 		if (b) {
-			sim_next(4000000);
+			sim_next(10000000);
 			bias_gelu<<<8, 64>>>(d);
 		}
 		pop();
 		push("backward");
 		for (int i = 0; i < 4; i++) {
-			sim_next(2000000);
+			sim_next(5000000);
 			gemm_bwd<<<8, 64>>>(d);
 			if (!b && i == 0)
 				allreduce(d, comm);
@@ -82,7 +84,7 @@ int main(int argc, char **argv)
 		if (b)
 			allreduce(d, 0);
 		for (int i = 0; i < (b ? 2 : 1); i++) {
-			sim_next(b ? 500000 : 1000000);
+			sim_next(b ? 1250000 : 2500000);
 			scale<<<1, 32>>>(d);
 		}
 		pop();
