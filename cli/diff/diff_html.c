@@ -114,12 +114,17 @@ static void chart(const struct df_diff *d, struct tp_buf *b)
 		rp_bprintf(b, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">",
 			   LABEL_W - 8, y + 15);
 		text(b, name);
-		rp_bprintf(b, "</text><rect class=\"%s\" x=\"%d\" y=\"%d\" "
-			   "width=\"%d\" height=\"%d\" data-name=\"",
-			   dv > 0 ? "worse" : "better", dv > 0 ? mid : mid - w,
-			   y + 3, w, ROW_H - 8);
-		text(b, r->name);
-		rp_bprintf(b, "\"/><text x=\"%d\" y=\"%d\"%s>%s</text>\n",
+		tp_buf_lit(b, "</text>");
+		/* no bar for no change as written (a calls change) */
+		if (llroundl(dv)) {
+			rp_bprintf(b, "<rect class=\"%s\" x=\"%d\" y=\"%d\" "
+				   "width=\"%d\" height=\"%d\" data-name=\"",
+				   dv > 0 ? "worse" : "better",
+				   dv > 0 ? mid : mid - w, y + 3, w, ROW_H - 8);
+			text(b, r->name);
+			tp_buf_lit(b, "\"/>");
+		}
+		rp_bprintf(b, "<text x=\"%d\" y=\"%d\"%s>%s</text>\n",
 			   dv > 0 ? mid + w + 6 : mid - w - 6, y + 15,
 			   dv > 0 ? "" : " text-anchor=\"end\"",
 			   df_fmt_delta(s, sizeof(s), r, dv));

@@ -158,10 +158,11 @@ def test_sim():
          45 * MS / 1.00002, tol(*[n for n, _ in TOLD["b"]]))
     near("breakdown: exposed communication 0 in A",
          part(d, "exposed communication")["a"]["median"], 0, tol(NCCL))
-    # The step waits for the GPU: its change is the GPU's, with what the
-    # loaded host adds to a step.
+    # The step waits for the GPU: its change is the GPU's. The host times
+    # it, though: on a loaded machine one step ends late and the next
+    # early, which the median step mostly, not wholly, hides.
     near("breakdown: the step +45 ms", part(d, "step")["delta"], 45 * MS,
-         3 * MS)
+         9 * MS)
     mem = part(d, "memory peak")
     eq("breakdown: memory unavailable (the simulation records none)",
        (mem["status"], mem["a"], mem["unavailable"]),
