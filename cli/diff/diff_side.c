@@ -15,6 +15,7 @@
 static int read_ranks(struct df_side *s, int traces)
 {
 	struct rp_inputs in = { .traces = traces };
+	/* rp_find_inputs takes argv's type; it only reads the string */
 	char *arg = (char *)s->arg;
 	int ret = -1;
 
