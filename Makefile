@@ -49,7 +49,7 @@ CORE_DIRS := util gzip encode perfetto config files record session stacks \
 	     summary capture output
 HOOK_DIRS := hooks hooks/cudart hooks/cublas hooks/cudnn hooks/nccl hooks/nvtx
 CLI_DIRS := cli cli/usage cli/cleanup cli/read cli/check cli/convert cli/recover \
-	    cli/merge cli/report
+	    cli/merge cli/report cli/diff
 # The report's rule engine and its HTML page, subfolders of its layer
 # (cli/report).
 CLI_DIRS += cli/report/findings cli/report/html

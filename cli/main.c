@@ -10,6 +10,7 @@
 
 #include "cli/check/check.h"
 #include "cli/convert/convert.h"
+#include "cli/diff/diff.h"
 #include "cli/merge/merge.h"
 #include "cli/recover/recover.h"
 #include "cli/report/report.h"
@@ -27,6 +28,7 @@ static const char help_text[] =
 	"commands:\n"
 	"  report PATH...    one report over many ranks' summaries or\n"
 	"                    traces (Markdown, --json, --html)\n"
+	"  diff A B          what changed between two runs, per step\n"
 	"  check PATH...     validate traces as Perfetto and HTA read them\n"
 	"  merge PATH... -o OUT\n"
 	"                    one Perfetto trace of many ranks' traces\n"
@@ -70,6 +72,7 @@ static const struct cmd {
 	int (*run)(int argc, char **argv);
 } cmds[] = {
 	{ "report", tp_cmd_report },
+	{ "diff", tp_cmd_diff },
 	{ "check", tp_cmd_check },
 	{ "merge", tp_cmd_merge },
 	{ "convert", tp_cmd_convert },

@@ -18,7 +18,8 @@ LAYERS = ["util", "gzip", "encode", "perfetto", "config", "files", "record",
           "session", "stacks", "summary", "capture", "output", "cupti",
           "nvml", "hooks", "preload"]
 CLI_LAYERS = ["cli/usage", "cli/cleanup", "cli/read", "cli/check",
-              "cli/convert", "cli/recover", "cli/merge", "cli/report", "cli"]
+              "cli/convert", "cli/recover", "cli/merge", "cli/report", "cli/diff",
+              "cli"]
 CLI_MAY_USE = set(LAYERS[:LAYERS.index("summary") + 1])
 
 

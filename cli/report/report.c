@@ -5,6 +5,8 @@
 #include "report_data.h"
 #include "report_input.h"
 #include "report_read.h"
+#include "report_ranks.h"
+#include "report_opts.h"
 #include "report_hang.h"
 #include "findings/findings.h"
 #include "files/atomic_file.h"
@@ -17,8 +19,6 @@
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
-
-enum { OUT_MD, OUT_HTML, OUT_JSON };
 
 struct opts {
 	const char *html;
@@ -70,57 +70,6 @@ static void usage(FILE *f)
 		"error.\n");
 }
 
-/* -o FILE's format, from its extension; -1 when it says none. */
-static int out_format(const char *path)
-{
-	static const struct {
-		const char *ext;
-		int fmt;
-	} ext[] = {
-		{ ".md", OUT_MD }, { ".markdown", OUT_MD },
-		{ ".html", OUT_HTML }, { ".htm", OUT_HTML },
-		{ ".json", OUT_JSON },
-	};
-	size_t n = strlen(path), i, k;
-
-	for (i = 0; i < sizeof(ext) / sizeof(ext[0]); i++) {
-		k = strlen(ext[i].ext);
-		if (n > k && !strcasecmp(path + n - k, ext[i].ext))
-			return ext[i].fmt;
-	}
-	return -1;
-}
-
-/* --top N: 1 to a million. */
-static int top_of(const char *s, size_t *top)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < 1 || v > 1000000)
-		return -1;
-	*top = (size_t)v;
-	return 0;
-}
-
-/* An option with a value: "--name VALUE", "--name=VALUE" or, with a
- * short name, "-o VALUE"; *i moves past what it took. */
-static const char *value_of(int argc, char **argv, int *i, const char *name,
-			    const char *shrt)
-{
-	const char *a = argv[*i];
-	size_t n = strlen(name);
-
-	if ((!strcmp(a, name) || (shrt && !strcmp(a, shrt))) &&
-	    *i + 1 < argc)
-		return argv[++*i];
-	if (!strncmp(a, name, n) && a[n] == '=' && a[n + 1])
-		return a + n + 1;
-	return NULL;
-}
-
 /* Returns -1 to exit 2, 1 to exit 0 (help), 0 to go on. */
 static int parse_args(int argc, char **argv, struct opts *o)
 {
@@ -149,17 +98,17 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			o->html = argv[++i];
 		} else if (!strncmp(a, "--html=", 7) && a[7]) {
 			o->html = a + 7;
-		} else if ((v = value_of(argc, argv, &i, "--output", "-o"))) {
+		} else if ((v = rp_value_of(argc, argv, &i, "--output", "-o"))) {
 			o->out = v;
-			o->out_fmt = out_format(v);
+			o->out_fmt = rp_out_format(v);
 			if (o->out_fmt < 0) {
 				tp_usage_error("report", "-o %s: the extension "
 					       "says no format (.md, .html or "
 					       ".json)", v);
 				return -1;
 			}
-		} else if ((v = value_of(argc, argv, &i, "--top", NULL))) {
-			if (top_of(v, &o->top)) {
+		} else if ((v = rp_value_of(argc, argv, &i, "--top", NULL))) {
+			if (rp_top_of(v, &o->top)) {
 				tp_usage_error("report", "--top %s: not a "
 					       "number from 1 to 1000000", v);
 				return -1;
@@ -186,115 +135,6 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		return -1;
 	}
 	return 0;
-}
-
-/* A file of a further process of a rank (a forked child, an exec'd
- * image): tprof names it <name>-rank<R>-pid<P>... */
-static int is_pid_file(const char *path)
-{
-	const char *base = strrchr(path, '/'), *p;
-
-	base = base ? base + 1 : path;
-	for (p = strstr(base, "-pid"); p; p = strstr(p + 1, "-pid"))
-		if (p[4] >= '0' && p[4] <= '9')
-			return 1;
-	return 0;
-}
-
-/* By rank (unknown last), the rank's own file (the process the launcher
- * started) before its -pid files, then by file. */
-static int rank_cmp(const void *a, const void *b)
-{
-	const struct rp_rank *x = *(struct rp_rank *const *)a;
-	const struct rp_rank *y = *(struct rp_rank *const *)b;
-	int px, py;
-
-	if (x->rank != y->rank) {
-		if (x->rank == RP_NONE || y->rank == RP_NONE)
-			return x->rank == RP_NONE ? 1 : -1;
-		return x->rank < y->rank ? -1 : 1;
-	}
-	px = is_pid_file(x->path);
-	py = is_pid_file(y->path);
-	if (px != py)
-		return px - py;
-	return strcmp(x->path, y->path);
-}
-
-/* Several inputs of one process (the flight recorder's dumps: at a hang,
- * then at the SIGTERM that stopped the job) are one rank: the entry kept
- * is the one that covers the most (a summary written at the end covers
- * the whole run, else the longest window). One process: the same host,
- * pid and time base (a pid used again later has another base). */
-static int same_process(const struct rp_rank *a, const struct rp_rank *b)
-{
-	return a->rank == b->rank && a->pid == b->pid && a->pid != RP_NONE &&
-	       a->pid > 0 && a->base_ns == b->base_ns &&
-	       a->base_ns != RP_NONE && a->host && b->host &&
-	       !strcmp(a->host, b->host);
-}
-
-static int covers_more(const struct rp_rank *a, const struct rp_rank *b)
-{
-	int sa = !strcmp(a->kind, "summary"), sb = !strcmp(b->kind, "summary");
-
-	return sa != sb ? sa > sb : a->wall_ns > b->wall_ns;
-}
-
-static void merge_processes(struct rp_report *rep)
-{
-	struct rp_rank **v = rep->ranks, *t;
-	size_t i, j, k = 0;
-
-	for (i = 0; i < rep->nranks; i++) {
-		for (j = 0; j < k && !same_process(v[j], v[i]); j++)
-			;
-		if (j == k) {
-			v[k++] = v[i];
-			continue;
-		}
-		if (covers_more(v[i], v[j])) {
-			t = v[j];
-			v[j] = v[i];
-			v[i] = t;
-		}
-		rp_rank_free(v[i]);
-	}
-	rep->nranks = k;
-}
-
-/* Labels "R", and "R#2", "R#3" for further inputs of one rank, which are
- * kept as entries of their own. */
-static void label_ranks(struct rp_report *rep)
-{
-	struct rp_rank *r, *first = NULL;
-	size_t i, dup = 1;
-	char rs[24];
-
-	merge_processes(rep);
-	/* No trace, only hang dumps: ranks is NULL (qsort of NULL is
-	 * undefined even for none: UBSan). */
-	if (rep->nranks)
-		qsort(rep->ranks, rep->nranks, sizeof(*rep->ranks), rank_cmp);
-	for (i = 0; i < rep->nranks; i++) {
-		r = rep->ranks[i];
-		r->entry = i;
-		rp_rank_str(rs, sizeof(rs), r->rank);
-		if (r->rank == RP_NONE)
-			strcpy(rs, "?");
-		if (!first || first->rank != r->rank) {
-			first = r;
-			dup = 1;
-			snprintf(r->label, sizeof(r->label), "%s", rs);
-			continue;
-		}
-		snprintf(r->label, sizeof(r->label), "%s#%zu", rs, ++dup);
-		if (r->rank != RP_NONE)
-			fprintf(stderr, "tprof: warning: %s and %s are both "
-				"rank %s; reported as separate entries (%s "
-				"and %s)\n", first->path, r->path, rs,
-				first->label, r->label);
-	}
 }
 
 /* Inputs of one job share a world size; two sizes mean traces of
@@ -377,9 +217,9 @@ static int write_summaries(const struct rp_report *rep, const char *dir)
 /* The report in one format. */
 static void render(const struct rp_report *rep, int fmt, struct tp_buf *b)
 {
-	if (fmt == OUT_JSON)
+	if (fmt == RP_OUT_JSON)
 		rp_write_json(rep, b);
-	else if (fmt == OUT_HTML)
+	else if (fmt == RP_OUT_HTML)
 		rp_write_html(rep, b);
 	else
 		rp_write_md(rep, b);
@@ -389,7 +229,7 @@ static void render(const struct rp_report *rep, int fmt, struct tp_buf *b)
 static int write_outputs(const struct rp_report *rep, const struct opts *o)
 {
 	const char *path[2] = { o->out, o->html };
-	int fmt[2] = { o->out_fmt, OUT_HTML };
+	int fmt[2] = { o->out_fmt, RP_OUT_HTML };
 	struct tp_buf b = { 0 };
 	int i, ret = 0;
 
@@ -472,7 +312,7 @@ int tp_cmd_report(int argc, char **argv)
 		goto out;
 	if (o.nfiles && read_all_inputs(&rep, &o))
 		goto out;
-	label_ranks(&rep);
+	rp_label_ranks(&rep);
 	warn_world_sizes(&rep);
 	rep.top = o.top;
 	if (rp_stats(&rep) || rp_findings_run(&rep)) {

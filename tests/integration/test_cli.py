@@ -7,7 +7,7 @@ import re
 
 from tplib import *
 
-COMMANDS = ["report", "check", "merge", "convert", "recover", "dump",
+COMMANDS = ["report", "diff", "check", "merge", "convert", "recover", "dump",
             "env-check", "version", "help"]
 HEADER = os.path.join(ROOT, "include", "tprof.h")
 CORPUS = os.path.join(ROOT, "tests", "fuzz", "corpus", "check")
@@ -119,6 +119,9 @@ def usage_errors(tmp):
          "were written to, or files"),
         (["report", "--bogus", tmp], "report", "unknown option '--bogus'"),
         (["report", tmp, "--html"], "report", "missing argument to '--html'"),
+        (["diff", tmp], "diff", "give two runs, A and B (each a trace, a "
+         "summary or a directory)"),
+        (["diff", tmp, tmp, "--top"], "diff", "missing argument to '--top'"),
     ]
     for args, cmd, msg in cases[1:]:
         want = "tprof%s: %s%s" % (" " + cmd if cmd else "", msg, see(cmd))

@@ -1,0 +1,21 @@
+/* tprof report: the options it shares with tprof diff: -o FILE's
+ * format, --top N, and options with a value. */
+#ifndef TP_CLI_REPORT_OPTS_H
+#define TP_CLI_REPORT_OPTS_H
+
+#include <stddef.h>
+
+enum { RP_OUT_MD, RP_OUT_HTML, RP_OUT_JSON };
+
+/* -o FILE's format, from its extension (.md, .markdown, .html, .htm,
+ * .json); -1 when it says none. */
+int rp_out_format(const char *path);
+/* --top N: 1 to a million; 0, or -1 when s is not one. */
+int rp_top_of(const char *s, size_t *top);
+/* An option with a value: "--name VALUE", "--name=VALUE" or, with a
+ * short name, "-o VALUE"; *i moves past what it took. NULL when argv[*i]
+ * is not that option with a value. */
+const char *rp_value_of(int argc, char **argv, int *i, const char *name,
+			const char *shrt);
+
+#endif
