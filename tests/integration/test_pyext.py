@@ -15,8 +15,10 @@ import glob
 import gzip
 import json
 import os
+import re
 import subprocess
 import sys
+import sysconfig
 import tempfile
 
 from tplib import (BUILD, CLI, ROOT, check, cleanup, done, eq, run, skip,
@@ -27,7 +29,8 @@ PYDIR = os.path.join(ROOT, "scripts", "python")
 PYEXT = os.path.join(BUILD, "python")
 UA = "user_annotation"
 work = tempfile.mkdtemp(prefix="tprof-pyext-")
-SO = glob.glob(os.path.join(PYEXT, "_tprof*.so"))
+SO = glob.glob(os.path.join(PYEXT, "_tprof" + (
+    sysconfig.get_config_var("EXT_SUFFIX") or ".so")))
 
 
 def script(name, text):
@@ -51,10 +54,27 @@ def result(r):
     return {}
 
 
+# An event line as the JSON writer writes it, with a plain name; others
+# go through json.loads.
+LINE = re.compile(r'\{"ph":"(.)","cat":"user_annotation","name":"([^"\\]*)",'
+                  r'"pid":\d+,"tid":(\d+),"ts":([0-9.]+)(?:,"dur":([0-9.]+))?')
+
+
+def event(line):
+    m = LINE.match(line)
+    if not m:
+        return json.loads(line.rstrip().rstrip(","))
+    e = {"ph": m.group(1), "name": m.group(2), "tid": int(m.group(3)),
+         "ts": float(m.group(4))}
+    if m.group(5):
+        e["dur"] = float(m.group(5))
+    return e
+
+
 def stream(path):
     """(tprof events, the trailer's tprof object) of a JSON trace, one
     event line at a time: a million events would not fit json.load's
-    memory here."""
+    memory here, nor its time."""
     evs, tail, in_events = [], [], True
     with gzip.open(path, "rt", encoding="utf-8") as f:
         for line in f:
@@ -62,7 +82,7 @@ def stream(path):
                 if line.startswith("],"):
                     in_events = False
                 elif '"cat":"user_annotation"' in line:
-                    e = json.loads(line.rstrip().rstrip(","))
+                    e = event(line)
                     if not e["name"].startswith("ProfilerStep#"):
                         evs.append(e)
             else:
@@ -77,8 +97,8 @@ def trace_file(r):
 
 
 if not SO:
-    skip("pyext", "the C extension is not built (no Python headers for "
-         "this python3: apt-get install python3-dev)")
+    skip("pyext", "the C extension is not built for this Python (no "
+         "headers: apt-get install python3-dev, or make PYTHON=%s)" % PY)
     done()
 
 # ---------------------------------------------------------------------------

@@ -16,6 +16,7 @@ import os
 import re
 import shutil
 import sys
+import sysconfig
 import tempfile
 
 from tplib import (BUILD, ROOT, RUN, check, cleanup, done, eq, load,
@@ -110,18 +111,20 @@ def mem_args(e):
 
 
 def ext_built():
-    """Whether make built the C extension: it must have when it found
-    Python's headers (build/python/python.stamp says what it found)."""
+    """Whether the C extension is there for this Python. make must have
+    built it when it found Python's headers (build/python/python.stamp
+    says what it found)."""
     try:
         with open(os.path.join(PYEXT, "python.stamp")) as f:
             found = f.read().split()
     except OSError:
         found = []
-    so = glob.glob(os.path.join(PYEXT, "_tprof*.so"))
     if len(found) == 2:
-        eq("pyhelper: the C extension is built (headers found)",
-           [os.path.basename(x) for x in so], ["_tprof" + found[1]])
-    return bool(so)
+        check("pyhelper: the C extension is built (headers found)",
+              os.path.exists(os.path.join(PYEXT, "_tprof" + found[1])),
+              "no _tprof%s in %s" % (found[1], PYEXT))
+    suffix = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
+    return os.path.exists(os.path.join(PYEXT, "_tprof" + suffix))
 
 
 def impl_env(impl):
@@ -568,9 +571,9 @@ def canon(t):
 
 IMPLS = ["c", "ctypes"]
 if not ext_built():
-    skip("pyhelper[c]", "the C extension is not built (no Python headers "
-         "for this python3: apt-get install python3-dev); the ctypes path "
-         "alone is checked")
+    skip("pyhelper[c]", "the C extension is not built for this Python "
+         "(no headers: apt-get install python3-dev, or make PYTHON=%s); the "
+         "ctypes path alone is checked" % PY)
     IMPLS = ["ctypes"]
 made = {impl: impl_checks(impl) for impl in IMPLS}
 if len(made) == 2:
