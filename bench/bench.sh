@@ -495,11 +495,11 @@ pyrange() {
 	round=$2
 	out=$tmp/py-$variant-$round.out
 	case $variant in
-	ext) LD_PRELOAD=$py_lib TPROF_OUTPUT_DIR=$tmp/trace-py \
+	ext) LD_PRELOAD=$py_lib TPROF_OUTPUT_DIR=$tmp/trace-py TPROF_SUMMARY=none \
 		TPROF_BUFFER_MB=$LIB_RING_MB PYTHONPATH=$pypath \
 		"$py_exe" "$(dirname "$0")/bench_pyrange.py" $PY_CHUNK \
 		$PY_CHUNKS $PAUSE_MS ;;
-	ctypes) LD_PRELOAD=$py_lib TPROF_OUTPUT_DIR=$tmp/trace-py \
+	ctypes) LD_PRELOAD=$py_lib TPROF_OUTPUT_DIR=$tmp/trace-py TPROF_SUMMARY=none \
 		TPROF_BUFFER_MB=$LIB_RING_MB PYTHONPATH=$pypath \
 		TPROF_PYTHON_EXT=0 \
 		"$py_exe" "$(dirname "$0")/bench_pyrange.py" $PY_CHUNK \
@@ -521,13 +521,14 @@ pyrange() {
 echo "bench: tprof.range from Python, $PY_ROUNDS rounds, $PY_CHUNKS chunks" \
 	"of $PY_CHUNK ranges (C extension, ctypes, no tprof; C for the floor)"
 py_load=$(loadavg)
-round=1
-while [ $round -le $PY_ROUNDS ]; do
-	libcalls tprof on py$round
-	pyrange ext $round
-	pyrange ctypes $round
-	pyrange off $round
-	round=$((round + 1))
+# libcalls sets round: a loop variable of its own.
+pround=1
+while [ $pround -le $PY_ROUNDS ]; do
+	libcalls tprof on py$pround
+	pyrange ext $pround
+	pyrange ctypes $pround
+	pyrange off $pround
+	pround=$((pround + 1))
 done
 py_load="$py_load to $(loadavg)"
 py_impl=$(values impl "$tmp"/py-ext-*.out | sort -u | tr '\n' ' ')
