@@ -3,8 +3,9 @@
 /* The function a range decorates (@tprof.range("name"), @tprof.timed):
  * each call runs inside the range, its arguments passed through as they
  * came (vectorcall), its result or exception returned as it was. It binds
- * to an instance as a plain function does, and carries functools.wraps'
- * attributes in its own __dict__. */
+ * to an instance as a plain function does, carries functools.wraps'
+ * attributes in its own __dict__, and is weakly referenced, pickled and
+ * copied as a function is. */
 #include "pyext.h"
 
 #include <stddef.h>
@@ -14,6 +15,7 @@ typedef struct {
 	PyObject *range;
 	PyObject *fn;
 	PyObject *dict;
+	PyObject *weaklist;
 	vectorcallfunc vectorcall;
 } timed_obj;
 
@@ -46,6 +48,7 @@ PyObject *tp_py_timed_new(PyObject *range, PyObject *fn)
 	t->range = range;
 	t->fn = fn;
 	t->dict = NULL;
+	t->weaklist = NULL;
 	t->vectorcall = timed_vectorcall;
 	PyObject_GC_Track(t);
 	return (PyObject *)t;
@@ -74,6 +77,8 @@ static int timed_clear(PyObject *self)
 static void timed_dealloc(PyObject *self)
 {
 	PyObject_GC_UnTrack(self);
+	if (((timed_obj *)self)->weaklist)
+		PyObject_ClearWeakRefs(self);
 	timed_clear(self);
 	PyObject_GC_Del(self);
 }
@@ -97,6 +102,20 @@ static PyObject *timed_repr(PyObject *self)
 	return PyUnicode_FromFormat("<tprof.range %R of %R>", t->range, t->fn);
 }
 
+/* Pickled (and copied) as a function is: by its name in its module,
+ * which names this wrapper (multiprocessing sends decorated functions). */
+static PyObject *timed_reduce(PyObject *self, PyObject *unused)
+{
+	(void)unused;
+	return PyObject_GetAttrString(self, "__qualname__");
+}
+
+static PyMethodDef timed_methods[] = {
+	{ "__reduce__", timed_reduce, METH_NOARGS,
+	  "The wrapper's name: pickled by reference, as a function is." },
+	{ NULL, NULL, 0, NULL },
+};
+
 static PyGetSetDef timed_getset[] = {
 	{ "__dict__", PyObject_GenericGetDict, PyObject_GenericSetDict, NULL,
 	  NULL },
@@ -113,6 +132,8 @@ PyTypeObject tp_py_timed_type = {
 	.tp_vectorcall_offset = offsetof(timed_obj, vectorcall),
 	.tp_call = PyVectorcall_Call,
 	.tp_dictoffset = offsetof(timed_obj, dict),
+	.tp_weaklistoffset = offsetof(timed_obj, weaklist),
+	.tp_methods = timed_methods,
 	.tp_getset = timed_getset,
 	.tp_descr_get = timed_get,
 	.tp_traverse = timed_traverse,

@@ -179,6 +179,65 @@ eq("pyext: names: str(), repr() when str() raises, '?' when both do",
    sorted(want - {n for _, n in got.get("c", [])}), [])
 
 # ---------------------------------------------------------------------------
+# A decorated function is still a function to the rest of Python: pickled
+# by name (multiprocessing sends them), weakly referenced, copied as
+# itself, inspected through __wrapped__, bound in a class.
+FUNC = script("func.py", r'''
+import copy, inspect, json, pickle, sys, weakref
+import tprof
+
+@tprof.timed
+def top(a, b=2, *, c=3):
+    """top's doc"""
+    return a + b + c
+
+class K:
+    @tprof.range("K.m")
+    def m(self, x):
+        return (type(self).__name__, x)
+    @staticmethod
+    @tprof.timed
+    def s(x):
+        return x
+
+out = {"impl": tprof.implementation}
+out["pickled"] = pickle.loads(pickle.dumps(top)) is top
+out["copied"] = copy.deepcopy(top) is top and copy.copy(top) is top
+w = weakref.ref(top)
+out["weakref"] = w() is top
+out["signature"] = str(inspect.signature(top))
+out["wrapped"] = top.__wrapped__(1) == 6
+out["attrs"] = [top.__name__, top.__qualname__, top.__doc__, top.__module__]
+out["calls"] = [top(1), top(1, 1, c=1), K().m(5), K.m(K(), 6), K.s(7)]
+try:
+    top()
+except TypeError:
+    out["bad_call"] = "TypeError"
+print("RESULT " + json.dumps(out))
+''')
+got = {}
+for impl, extra in (("c", {}), ("ctypes", {"TPROF_PYTHON_EXT": "0"})):
+    r = run([PY, FUNC], env=env(PYDIR, PYEXT, **extra))
+    res = result(r)
+    eq("pyext: decorated functions (%s): exit code, implementation" % impl,
+       (r.rc, res.pop("impl", None)), (0, impl))
+    got[impl] = res
+    path = trace_file(r)
+    if path:
+        evs, _ = stream(path)
+        got[impl]["ranges"] = sorted(e["name"] for e in evs)
+    cleanup(r)
+eq("pyext: decorated functions: pickled, copied, weakly referenced, "
+   "inspected, called as the ctypes path's are", got.get("c"),
+   got.get("ctypes"))
+eq("pyext: decorated functions: what they are", got.get("c"),
+   {"pickled": True, "copied": True, "weakref": True,
+    "signature": "(a, b=2, *, c=3)", "wrapped": True,
+    "attrs": ["top", "top", "top's doc", "__main__"],
+    "calls": [6, 3, ["K", 5], ["K", 6], 7], "bad_call": "TypeError",
+    "ranges": sorted(["top", "top", "K.m", "K.m", "K.s", "top"])})
+
+# ---------------------------------------------------------------------------
 # A flood: 1M ranges from a tight loop, at the default ring and pool.
 N = 1000000
 FLOOD = script("flood.py", r'''
