@@ -3,7 +3,7 @@
 /* The _tprof module: tprof.h's entry points looked up in the process's
  * global namespace when it is imported (libtprof.so preloaded, or not:
  * then every function is a cheap no-op), the names converted as
- * tprof.py's _bytes does, and tprof.range (range.c). scripts/python/
+ * tprof.py's _bytes does (names.c), and tprof.range (range.c). scripts/python/
  * tprof.py imports it and falls back to ctypes when it cannot. */
 #include "pyext.h"
 
@@ -30,62 +30,6 @@ static void resolve(void)
 	if (a.step && a.push && a.pop && a.pop_memory && a.mark && a.enable &&
 	    a.disable && a.recording)
 		tp_py = a;
-}
-
-/* A Python error tprof.py would have swallowed (an Exception) is
- * cleared: 0; any other stays: -1. */
-static int swallowed(void)
-{
-	if (!PyErr_ExceptionMatches(PyExc_Exception))
-		return -1;
-	PyErr_Clear();
-	return 0;
-}
-
-static PyObject *encoded(PyObject *o, const char *errors)
-{
-	PyObject *b;
-
-	if (!o)
-		return NULL;
-	b = PyUnicode_AsEncodedString(o, "utf-8", errors);
-	Py_DECREF(o);
-	return b;
-}
-
-PyObject *tp_py_name(PyObject *name, const char **text)
-{
-	PyObject *b;
-
-	if (PyBytes_Check(name)) {
-		Py_INCREF(name);
-		*text = PyBytes_AS_STRING(name);
-		return name;
-	}
-	if (PyUnicode_CheckExact(name)) {
-		*text = PyUnicode_AsUTF8(name);	/* kept by the str */
-		if (*text) {
-			Py_INCREF(name);
-			return name;
-		}
-		if (swallowed() < 0)	/* surrogates: as below */
-			return NULL;
-	}
-	b = encoded(PyObject_Str(name), "surrogateescape");
-	if (!b) {
-		if (swallowed() < 0)
-			return NULL;
-		b = encoded(PyObject_Repr(name), "replace");
-	}
-	if (!b) {
-		if (swallowed() < 0)
-			return NULL;
-		b = PyBytes_FromString("?");
-		if (!b)
-			return NULL;
-	}
-	*text = PyBytes_AS_STRING(b);
-	return b;
 }
 
 static PyObject *py_available(PyObject *m, PyObject *unused)
@@ -221,7 +165,7 @@ PyMODINIT_FUNC PyInit__tprof(void)
 	PyObject *m, *ft;
 
 	resolve();
-	if (tp_py_range_init() < 0)
+	if (tp_py_ranges_init() < 0 || tp_py_range_init() < 0)
 		return NULL;
 	ft = PyImport_ImportModule("functools");
 	if (!ft)

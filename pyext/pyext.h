@@ -24,6 +24,10 @@ struct tp_py_api {
 
 extern struct tp_py_api tp_py;
 
+/* A Python error tprof.py would have swallowed (an Exception) is
+ * cleared: 0; any other (KeyboardInterrupt, SystemExit) stays: -1. */
+int tp_py_swallow(void);
+
 /* A range's name as the library takes it: a str whose UTF-8 the str
  * caches, or bytes (what tprof.py's _bytes makes of anything else). A new
  * reference, or NULL with an exception that is not an Exception. */
@@ -35,11 +39,15 @@ extern PyTypeObject tp_py_range_type;
 extern PyTypeObject tp_py_timed_type;
 
 /* A range's begin and end on the calling thread, with device memory when
- * torch's CUDA is up (the hooks tprof.py set). The end keeps the
- * exception being raised, if any. -1 only with a Python error from the
- * memory hooks that is not an Exception. */
+ * torch's CUDA is up (the hooks tprof.py set) (thread_ranges.c). The end
+ * keeps the exception being raised, if any. -1 only with a Python error
+ * from the memory hooks that is not an Exception. */
 int tp_py_range_begin(const char *name);
 int tp_py_range_end(void);
+int tp_py_ranges_init(void);
+
+/* The range type's name, and the type made ready with its __enter__ and
+ * __exit__ (range.c). */
 const char *tp_py_range_text(PyObject *range);
 int tp_py_range_init(void);
 
