@@ -69,7 +69,7 @@ CLI_OBJ := $(CLI_SRC:%.c=$(B)/%.o)
 LIB := $(B)/libtprof.so
 CLI := $(B)/tprof
 
-all: $(LIB) $(CLI)
+all: $(LIB) $(CLI) pyext
 
 $(B)/%.o: %.c $(ALL_HDR)
 	@mkdir -p $(dir $@)
@@ -126,6 +126,7 @@ CLI_LIB_OBJ := $(addprefix $(B)/,util/log.o gzip/gzip.o gzip/gzip_isal.o \
 $(CLI): $(CLI_OBJ) $(CLI_LIB_OBJ)
 	$(CC) $(SAN_FLAGS) -o $@ $^ -lz -ldl -lpthread -lm
 
+include pyext/pyext.mk
 include tests/tests.mk
 include tests/fuzz/fuzz.mk
 include bench/bench.mk
@@ -139,6 +140,10 @@ install: all
 	install -m 644 include/tprof.h $(DESTDIR)$(PREFIX)/include/tprof.h
 	install -d $(DESTDIR)$(PREFIX)/share/tprof/python/torch_steps
 	install -m 644 scripts/python/tprof.py $(DESTDIR)$(PREFIX)/share/tprof/python/
+	for f in $(PYEXT_DIR)/_tprof*.so; do \
+		[ ! -f "$$f" ] || install -m 644 "$$f" \
+			$(DESTDIR)$(PREFIX)/share/tprof/python/ || exit 1; \
+	done
 	install -m 644 scripts/python/torch_steps/sitecustomize.py \
 		$(DESTDIR)$(PREFIX)/share/tprof/python/torch_steps/
 

@@ -42,7 +42,7 @@ $(BENCH_B)/bench_sim_launch: bench/bench_sim_launch.cu
 
 # HTA for the comparison rows is installed on first use (make hta-venv,
 # from PyPI); without it (offline) those rows say skipped.
-bench: $(LIB) $(CLI) $(BENCH_BIN) $(BENCH_B)/bench_sim_launch sim
+bench: $(LIB) $(CLI) pyext $(BENCH_BIN) $(BENCH_B)/bench_sim_launch sim
 	@$(MAKE) --no-print-directory hta-venv >/dev/null || \
 		echo "bench: HTA not installed in $(HTA_VENV): its rows are skipped"
 	@HTA_PYTHON=$(HTA_PY) sh bench/bench.sh $(BENCH_B) $(LIB)

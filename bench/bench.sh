@@ -444,7 +444,11 @@ libcalls() {
 		cat "${out%.out}.err" >&2
 		die "bench_libcalls ($what, $variant) failed"
 	}
-	sed -n '3,$s/^ns //p' "$out" >>"$tmp/lib-$what-$variant.ns"
+	# the first 2 chunks left out
+	awk '$1 == "ns" && ++k > 2 { print $2 }' "$out" \
+		>>"$tmp/lib-$what-$variant.ns"
+	awk '$1 == "cpu" && ++k > 2 { print $2 }' "$out" \
+		>>"$tmp/lib-$what-$variant.cpu"
 }
 
 echo "bench: library calls, $LIB_ROUNDS rounds, $LIB_CHUNKS chunks of" \
@@ -466,6 +470,82 @@ for what in cublas nvtx; do
 	done
 done
 rm -rf "$tmp"/trace-lib
+
+# --- 5b. tprof.range from Python ----------------------------------------
+
+# bench/bench_pyrange.py: PY_CHUNKS chunks of PY_CHUNK enter+exit pairs of
+# tprof.range, with the C extension (ext), with the ctypes path
+# (TPROF_PYTHON_EXT=0), and with the extension but no tprof (off),
+# interleaved with tprof_range_push/pop called from C (bench_libcalls
+# tprof) in each of PY_ROUNDS rounds; the thread's CPU time per pair, the
+# first chunk left out (the ring's page faults). Same ring and pauses as
+# section 5: nothing drops.
+PY_CHUNK=32768
+PY_CHUNKS=4
+PY_ROUNDS=3
+TARGET_PY_NS=150
+TARGET_PY_RATIO=2
+pypath="$(dirname "$0")/../scripts/python:$(dirname "$lib")/python"
+# The interpreter itself (not a pyenv shim, a shell script that would run
+# under the preload too), the library by its absolute path.
+py_exe=$(python3 -c 'import sys; print(sys.executable)')
+py_lib=$(cd "$(dirname "$lib")" && pwd)/$(basename "$lib")
+pyrange() {
+	variant=$1
+	round=$2
+	out=$tmp/py-$variant-$round.out
+	case $variant in
+	ext) LD_PRELOAD=$py_lib TPROF_OUTPUT_DIR=$tmp/trace-py TPROF_SUMMARY=none \
+		TPROF_BUFFER_MB=$LIB_RING_MB PYTHONPATH=$pypath \
+		"$py_exe" "$(dirname "$0")/bench_pyrange.py" $PY_CHUNK \
+		$PY_CHUNKS $PAUSE_MS ;;
+	ctypes) LD_PRELOAD=$py_lib TPROF_OUTPUT_DIR=$tmp/trace-py TPROF_SUMMARY=none \
+		TPROF_BUFFER_MB=$LIB_RING_MB PYTHONPATH=$pypath \
+		TPROF_PYTHON_EXT=0 \
+		"$py_exe" "$(dirname "$0")/bench_pyrange.py" $PY_CHUNK \
+		$PY_CHUNKS $PAUSE_MS ;;
+	off) PYTHONPATH=$pypath \
+		"$py_exe" "$(dirname "$0")/bench_pyrange.py" $PY_CHUNK \
+		$PY_CHUNKS 0 ;;
+	esac >"$out" 2>"${out%.out}.err" || {
+		cat "${out%.out}.err" >&2
+		die "bench_pyrange.py ($variant) failed"
+	}
+	for k in reuse new timed; do
+		awk -v k=$k '$1 == k && ++n > 1 { print $2 }' "$out" \
+			>>"$tmp/py-$variant-$k.ns"
+	done
+	rm -rf "$tmp"/trace-py
+}
+
+echo "bench: tprof.range from Python, $PY_ROUNDS rounds, $PY_CHUNKS chunks" \
+	"of $PY_CHUNK ranges (C extension, ctypes, no tprof; C for the floor)"
+py_load=$(loadavg)
+# libcalls sets round: a loop variable of its own.
+pround=1
+while [ $pround -le $PY_ROUNDS ]; do
+	libcalls tprof on py$pround
+	pyrange ext $pround
+	pyrange ctypes $pround
+	pyrange off $pround
+	pround=$((pround + 1))
+done
+py_load="$py_load to $(loadavg)"
+py_impl=$(values impl "$tmp"/py-ext-*.out | sort -u | tr '\n' ' ')
+py_impl_ct=$(values impl "$tmp"/py-ctypes-*.out | sort -u | tr '\n' ' ')
+[ "$py_impl" = "c " ] || echo "bench:   WARNING: the extension was not" \
+	"used (impl: $py_impl): make pyext, python3-dev"
+[ "$py_impl_ct" = "ctypes " ] ||
+	echo "bench:   WARNING: TPROF_PYTHON_EXT=0 ran $py_impl_ct"
+cat "$tmp"/py-*.err | grep -v '^tprof: wrote .* 0 dropped' |
+	grep -v 'GPU activity is not recorded, CPU-side tracing goes on$' |
+	sed 's/^/bench:   /' | head -5
+for v in ext ctypes off; do
+	for k in reuse new timed; do
+		eval "py_${v}_$k=\$(median <\"\$tmp/py-$v-$k.ns\")"
+	done
+done
+py_c=$(median <"$tmp/lib-tprof-on.cpu")
 
 # --- 6. tprof merge -------------------------------------------------------
 
@@ -712,6 +792,24 @@ printf '  %-34s %6.1f ns   (%+.1f ns over %.1f ns without tprof)\n' \
 printf '  %-34s %6.1f ns   (%+.1f ns over %.1f ns without tprof)\n' \
 	"NVTX push/pop pair, tracing on" "$lib_nvtx_on" \
 	"$(calc %.1f "$lib_nvtx_on - $lib_nvtx_none")" "$lib_nvtx_none"
+printf '  %-34s %6.1f ns   (reused object; %.1f ns a new one per use; target <= %s quiet)%s\n' \
+	"tprof.range enter+exit (C ext)" "$py_ext_reuse" "$py_ext_new" \
+	$TARGET_PY_NS "$(verdict "$py_ext_reuse <= $TARGET_PY_NS")"
+printf '  %-34s %6.1f ns   (over the undecorated call)\n' \
+	"@tprof.timed call (C ext)" "$py_ext_timed"
+printf '  %-34s %6.1f ns   (reused object; %.1f ns a new one; %.1f ns per @timed call)\n' \
+	"tprof.range, ctypes path" "$py_ctypes_reuse" "$py_ctypes_new" \
+	"$py_ctypes_timed"
+printf '  %-34s %6.1f ns   (reused object; %.1f ns a new one)\n' \
+	"tprof.range without tprof (C ext)" "$py_off_reuse" "$py_off_new"
+printf '  %-34s %6.1f ns   (tprof_range_push + pop, from C)\n' \
+	"range push+pop from C" "$py_c"
+printf '  %-34s %6.2f x    (new object: %.2f x; ctypes: %.1f x; target <= %s; thread CPU time, load %s)%s\n' \
+	"tprof.range C ext / C push+pop" \
+	"$(calc %.4f "$py_ext_reuse / $py_c")" \
+	"$(calc %.4f "$py_ext_new / $py_c")" \
+	"$(calc %.4f "$py_ctypes_new / $py_c")" $TARGET_PY_RATIO "$py_load" \
+	"$(verdict "$py_ext_reuse <= $TARGET_PY_RATIO * $py_c")"
 printf '  %-34s %6.0f MB/s  (uncompressed JSON in, gzip out; target >= %s)%s\n' \
 	"tprof merge (1 core)" "$merge_mbps" $TARGET_MERGE_MBPS \
 	"$(verdict "$merge_mbps >= $TARGET_MERGE_MBPS")"

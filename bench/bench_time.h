@@ -13,6 +13,17 @@ static inline unsigned long long now_ns(void)
 	       (unsigned long long)ts.tv_nsec;
 }
 
+/* The calling thread's CPU time: the time it waited for a core left out
+ * (the machine is shared). */
+static inline unsigned long long cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (unsigned long long)ts.tv_sec * 1000000000ull +
+	       (unsigned long long)ts.tv_nsec;
+}
+
 /* Lets the writer drain what a chunk recorded. */
 static inline void pause_ms(long ms)
 {

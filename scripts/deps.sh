@@ -21,14 +21,21 @@ ldconfig -p 2>/dev/null | grep -q 'libunwind.so.8 ' || missing+=(libunwind8)
 # with zlib.
 optional=()
 have_header isa-l/igzip_lib.h || optional+=(libisal-dev)
+# Optional: Python's headers, for the Python helper's C extension
+# (docs/design/python-ext.md); without them tprof.range goes through ctypes.
+python3 -c 'import os, sysconfig as s
+raise SystemExit(not os.path.exists(os.path.join(s.get_paths()["include"], "Python.h")))' \
+	>/dev/null 2>&1 || optional+=(python3-dev)
 
 root_apt=0
 [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1 && root_apt=1
 if [ $root_apt -eq 1 ]; then
 	missing+=("${optional[@]}")
 elif [ ${#optional[@]} -gt 0 ]; then
-	echo "tprof: note: no ISA-L headers: the writer will use zlib (slower);" \
-		"for the faster one: sudo apt-get install -y ${optional[*]}" >&2
+	echo "tprof: note: optional headers missing (libisal-dev: the writer" \
+		"uses zlib, slower; python3-dev: tprof.range uses ctypes," \
+		"slower); for the faster ones: sudo apt-get install -y" \
+		"${optional[*]}" >&2
 fi
 
 if [ ${#missing[@]} -gt 0 ]; then

@@ -171,7 +171,7 @@ test-build: sim
 # 64 ranks; make test runs the quick versions.
 test-stress: test-build
 	@TPROF_STRESS=1 NCCL_RANKS_STRESS=64 tests/run.sh tests/integration/test_robust.py \
-		tests/integration/test_hang.py
+		tests/integration/test_hang.py tests/integration/test_pyext.py
 
 .PHONY: test-stress
 

@@ -22,18 +22,25 @@ When torch is already imported and CUDA is initialized, a range also
 records device memory (torch.cuda.memory_allocated at entry and exit, and
 the peak inside it). torch is never imported by this module, and its peak
 statistics are never reset.
+
+The functions are those of the C extension _tprof (pyext/, built by make
+next to libtprof.so, in build/python/) when it can be imported, and
+otherwise the ctypes ones below, which do the same at several times the
+cost; TPROF_PYTHON_EXT=0 asks for the ctypes ones. `implementation` says
+which ("c" or "ctypes").
 """
-import ctypes
 import functools
+import os
 import sys
 
 __all__ = ["step", "range", "timed", "mark", "enable", "disable",
-           "recording", "available"]
+           "recording", "available", "implementation"]
 
 _lib = None
 
 
 def _find():
+    import ctypes
     try:
         lib = ctypes.CDLL(None)
         lib.tprof_step  # AttributeError when libtprof.so is not preloaded
@@ -61,8 +68,6 @@ def _find():
         return None
     return lib
 
-
-_lib = _find()
 
 
 def _bytes(name):
@@ -148,9 +153,38 @@ def _cuda():
     return None
 
 
+def _mem_enter():
+    """(allocated, peak) at a range's entry, or None."""
+    cuda = _cuda()
+    if cuda is None:
+        return None
+    try:
+        return int(cuda.memory_allocated()), int(cuda.max_memory_allocated())
+    except Exception:
+        return None
+
+
+def _mem_exit(entry, peak_entry):
+    """(entry, exit, peak) at a range's exit, or None: the peak is the
+    peak counter when it rose inside the range, else the larger of entry
+    and exit (the program's peak counter is never reset)."""
+    cuda = _cuda()
+    if cuda is None:
+        return None
+    try:
+        at_exit = int(cuda.memory_allocated())
+        peak_exit = int(cuda.max_memory_allocated())
+    except Exception:
+        return None
+    if peak_exit > peak_entry:
+        return entry, at_exit, peak_exit
+    return entry, at_exit, max(entry, at_exit)
+
+
 class range(object):  # noqa: A001 (tprof.range, as the API names it)
-    """A range on the calling thread: `with tprof.range("name"): ...`.
-    Exceptions inside the block propagate; the range is closed either way."""
+    """A range on the calling thread: `with tprof.range("name"): ...`, or
+    `@tprof.range("name")` on a function. Exceptions inside the block
+    propagate; the range is closed either way."""
 
     __slots__ = ("_name", "_mem")
 
@@ -161,14 +195,7 @@ class range(object):  # noqa: A001 (tprof.range, as the API names it)
     def __enter__(self):
         if _lib is None:
             return self
-        self._mem = None
-        cuda = _cuda()
-        if cuda is not None:
-            try:
-                self._mem = (cuda, int(cuda.memory_allocated()),
-                             int(cuda.max_memory_allocated()))
-            except Exception:
-                self._mem = None
+        self._mem = _mem_enter()
         try:
             _lib.tprof_range_push(_bytes(self._name))
         except Exception:
@@ -180,27 +207,26 @@ class range(object):  # noqa: A001 (tprof.range, as the API names it)
             return False
         mem, self._mem = self._mem, None
         if mem is not None:
-            cuda, entry, peak_entry = mem
-            try:
-                at_exit = int(cuda.memory_allocated())
-                peak_exit = int(cuda.max_memory_allocated())
-                if peak_exit > peak_entry:
-                    peak = peak_exit
-                else:
-                    peak = max(entry, at_exit)
-            except Exception:
-                mem = None
-            else:
-                try:
-                    _lib.tprof_range_pop_memory(entry, at_exit, peak)
-                except Exception:
-                    pass
-                return False
+            mem = _mem_exit(*mem)
         try:
-            _lib.tprof_range_pop()
+            if mem is not None:
+                _lib.tprof_range_pop_memory(*mem)
+            else:
+                _lib.tprof_range_pop()
         except Exception:
             pass
         return False
+
+    def __call__(self, fn):
+        name = self._name
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            if _lib is None:
+                return fn(*args, **kwargs)
+            with range(name):
+                return fn(*args, **kwargs)
+        return wrapper
 
 
 def timed(name=None):
@@ -214,13 +240,38 @@ def timed(name=None):
         if n is None:
             n = getattr(fn, "__qualname__", None) or \
                 getattr(fn, "__name__", None) or repr(fn)
-        encoded = _bytes(n)
-
-        @functools.wraps(fn)
-        def wrapper(*args, **kwargs):
-            if _lib is None:
-                return fn(*args, **kwargs)
-            with range(encoded):
-                return fn(*args, **kwargs)
-        return wrapper
+        return range(_bytes(n))(fn)
     return deco
+
+
+def _load_ext():
+    """The C extension, unless TPROF_PYTHON_EXT=0 or it cannot be
+    imported (not built for this Python): then None."""
+    if os.environ.get("TPROF_PYTHON_EXT") == "0":
+        return None
+    try:
+        import _tprof
+    except Exception:
+        return None
+    if getattr(_tprof, "ABI", None) != 1:
+        return None
+    try:
+        _tprof._set_memory_hooks(_mem_enter, _mem_exit)
+    except Exception:
+        return None
+    return _tprof
+
+
+_ext = _load_ext()
+implementation = "ctypes"
+if _ext is None:
+    _lib = _find()
+else:
+    implementation = "c"
+    available = _ext.available
+    step = _ext.step
+    mark = _ext.mark
+    enable = _ext.enable
+    disable = _ext.disable
+    recording = _ext.recording
+    range = _ext.range  # noqa: A001
