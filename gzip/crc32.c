@@ -83,6 +83,8 @@ static int have_clmul(void)
 	int h = __atomic_load_n(&have, __ATOMIC_RELAXED);
 
 	if (h < 0) {
+		/* Also from a constructor that runs before libgcc's. */
+		__builtin_cpu_init();
 		h = __builtin_cpu_supports("pclmul") &&
 		    __builtin_cpu_supports("sse4.1");
 		__atomic_store_n(&have, h, __ATOMIC_RELAXED);
