@@ -110,7 +110,7 @@ $(LIB): $(CORE_OBJ) $(PRELOAD_OBJ) $(CUPTI_OBJ)
 # The CLI shares config parsing and file naming with the library.
 # The CLI shares config parsing, file naming, the encoders and the summary
 # aggregator with the library.
-CLI_LIB_OBJ := $(addprefix $(B)/,util/log.o gzip/gzip.o gzip/gzip_isal.o \
+CLI_LIB_OBJ := $(addprefix $(B)/,util/log.o gzip/crc32.o gzip/gzip.o gzip/gzip_isal.o \
 	encode/json.o encode/tev_args.o encode/tev_json.o \
 	$(addprefix perfetto/,pb.o pf_tab.o perfetto_enc.o perfetto_hold.o \
 	  perfetto_lanes.o perfetto_arun.o perfetto_intern.o perfetto_tracks.o \

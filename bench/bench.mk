@@ -52,10 +52,13 @@ bench: $(LIB) $(CLI) pyext $(BENCH_BIN) $(BENCH_B)/bench_sim_launch sim
 bench-hta: $(CLI) hta-venv
 	@HTA_PYTHON=$(HTA_PY) sh bench/bench_hta.sh $(CLI)
 
-# Instructions tprof adds to a hooked call, recorded and dropped
-# (callgrind; the same rows as make bench's, in about 30 s).
-bench-instr: $(LIB) $(BENCH_B)/bench_calls
-	@sh bench/hook_instr.sh $(BENCH_B) $(LIB)
+# The instruction budgets (bench/instr_budgets, callgrind): a hooked
+# call, recorded and dropped, and the writer per event; fails when one is
+# exceeded. make test runs the same check (tests/integration/test_instr.py).
+bench-instr: $(LIB) $(BENCH_B)/bench_calls $(BENCH_B)/bench_writer
+	@sh bench/instr_check.sh $(BENCH_B) $(LIB)
+
+test-build: $(BENCH_B)/bench_calls $(BENCH_B)/bench_writer
 
 # tprof report over 4096 generated summaries (bench/bench_report.sh;
 # RANKS, RUNS in the environment change it): seconds, peak memory and

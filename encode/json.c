@@ -170,7 +170,7 @@ void tp_json_str(struct tp_buf *b, const char *s)
 	tp_json_strn(b, s, strlen(s));
 }
 
-static const char digit_pairs[] =
+const char tp_json_digit_pairs[200] =
 	"00010203040506070809101112131415161718192021222324252627282930313233"
 	"34353637383940414243444546474849505152535455565758596061626364656667"
 	"6869707172737475767778798081828384858687888990919293949596979899";
@@ -178,7 +178,7 @@ static const char digit_pairs[] =
 /* v in decimal at p, which has room for 20 bytes; returns the end:
  * the digits are counted first (from the bit length, one compare), then
  * written back to front two at a time, with no copy. */
-char *tp_json_u64_at(char *p, uint64_t v)
+char *tp_json_u64_at_any(char *p, uint64_t v)
 {
 	static const uint64_t pow10[20] = {
 		1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
@@ -196,12 +196,12 @@ char *tp_json_u64_at(char *p, uint64_t v)
 		unsigned d = (unsigned)(v % 100) * 2;
 
 		v /= 100;
-		*--p = digit_pairs[d + 1];
-		*--p = digit_pairs[d];
+		*--p = tp_json_digit_pairs[d + 1];
+		*--p = tp_json_digit_pairs[d];
 	}
 	if (v >= 10) {
-		*--p = digit_pairs[v * 2 + 1];
-		*--p = digit_pairs[v * 2];
+		*--p = tp_json_digit_pairs[v * 2 + 1];
+		*--p = tp_json_digit_pairs[v * 2];
 	} else {
 		*--p = (char)('0' + v);
 	}
@@ -227,30 +227,29 @@ void tp_json_i64(struct tp_buf *b, int64_t v)
 	tp_json_u64(b, (uint64_t)v);
 }
 
-/* "0x..." written in place, the nibbles counted first. */
+/* "0x..." written in place: the digits counted from the bit length,
+ * then written back to front a byte (two digits) at a time. */
 void tp_json_hex(struct tp_buf *b, uint64_t v)
 {
 	static const char hex[] = "0123456789abcdef";
-	uint64_t t = v >> 4;
+	int n = (64 - __builtin_clzll(v | 1) + 3) >> 2;
 	char *p;
-	int n = 1;
 
-	while (t) {
-		t >>= 4;
-		n++;
-	}
 	if (tp_buf_reserve(b, (size_t)n + 4))
 		return;
 	p = b->p + b->len;
 	b->len += (size_t)n + 4;
-	*p++ = '"';
-	*p++ = '0';
-	*p++ = 'x';
+	p[0] = '"';
+	p[1] = '0';
+	p[2] = 'x';
+	p += 3;
 	p[n] = '"';
-	while (n) {
-		p[--n] = hex[v & 15];
-		v >>= 4;
+	for (; n >= 2; n -= 2, v >>= 8) {
+		p[n - 1] = hex[v & 15];
+		p[n - 2] = hex[(v >> 4) & 15];
 	}
+	if (n)
+		p[0] = hex[v & 15];
 }
 
 /* Nanoseconds as microseconds with exactly three decimals. */
@@ -272,8 +271,8 @@ void tp_json_us(struct tp_buf *b, int64_t ns)
 	r = (unsigned)(u % 1000);
 	p[0] = '.';
 	p[1] = (char)('0' + r / 100);
-	p[2] = digit_pairs[r % 100 * 2];
-	p[3] = digit_pairs[r % 100 * 2 + 1];
+	p[2] = tp_json_digit_pairs[r % 100 * 2];
+	p[3] = tp_json_digit_pairs[r % 100 * 2 + 1];
 	b->len = (size_t)(p + 4 - b->p);
 }
 

@@ -50,8 +50,25 @@ void tp_json_strn(struct tp_buf *b, const char *s, size_t n);
  * string can be made of several pieces. */
 void tp_json_escape(struct tp_buf *b, const char *s, size_t n);
 void tp_json_u64(struct tp_buf *b, uint64_t v);
-/* v at p (room for 20 bytes, not checked); returns the end. */
-char *tp_json_u64_at(char *p, uint64_t v);
+/* "00" to "99". */
+extern const char tp_json_digit_pairs[200];
+char *tp_json_u64_at_any(char *p, uint64_t v);
+
+/* v at p (room for 20 bytes, not checked); returns the end. Inline for
+ * values under 100 (a launch's grid and block, return codes, flags),
+ * which are most of the numbers the writer prints. */
+static inline char *tp_json_u64_at(char *p, uint64_t v)
+{
+	if (v < 10) {
+		*p = (char)('0' + v);
+		return p + 1;
+	}
+	if (v < 100) {
+		memcpy(p, tp_json_digit_pairs + 2 * v, 2);
+		return p + 2;
+	}
+	return tp_json_u64_at_any(p, v);
+}
 
 /* v at p, signed (room for 21 bytes, not checked); returns the end. */
 static inline char *tp_json_i64_at(char *p, int64_t v)

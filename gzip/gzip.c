@@ -5,6 +5,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "crc32.h"
 #include "gzip.h"
 #include "gzip_isal.h"
 
@@ -168,7 +169,7 @@ int tp_gz_write(struct tp_gz *g, const void *p, size_t n)
 	if (g->isal)
 		g->crc = tp_isal_crc32(g->crc, p, n);
 	else
-		g->crc = (uint32_t)crc32(g->crc, p, (uInt)n);
+		g->crc = tp_crc32(g->crc, p, n);
 	g->in_bytes += n;
 	return pump(g, p, n, 0);
 }

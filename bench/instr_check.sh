@@ -1,0 +1,81 @@
+#!/bin/sh
+# The instruction budgets (bench/instr_budgets) against this build: the
+# hooked call, recorded and dropped (bench/hook_instr.sh), and the
+# writer per event (bench/writer_instr.sh). One "PASS name", "FAIL name:
+# why" or "SKIP name: why" line per budget, as the tests print them;
+# exits 1 when one is exceeded. Without valgrind every line is a SKIP.
+#
+# usage: instr_check.sh BENCH_BIN_DIR LIBTPROF
+set -u
+
+here=$(dirname "$0")
+bin=$1
+lib=$2
+budgets=$here/instr_budgets
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/tprof-icheck.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+failed=0
+
+budget() {
+	sed -n "s/^$1[ 	]\{1,\}\([0-9.]*\).*/\1/p" "$budgets"
+}
+
+# verdict NAME FIGURE BUDGET TEXT: PASS when FIGURE <= BUDGET.
+verdict() {
+	if awk -v f="$2" -v b="$3" 'BEGIN { exit !(f <= b) }'; then
+		echo "PASS instr: $1 $4 (budget $3)"
+	else
+		echo "FAIL instr: $1 $4, over its budget of $3" \
+			"(bench/instr_budgets; see docs/design/benchmarks.md)"
+		failed=1
+	fi
+}
+
+if ! command -v valgrind >/dev/null 2>&1; then
+	for n in hook_recorded hook_dropped writer; do
+		echo "SKIP instr: $n: valgrind is not installed" \
+			"(apt-get install valgrind): instruction budgets not checked"
+	done
+	exit 0
+fi
+
+if sh "$here/hook_instr.sh" "$bin" "$lib" >"$tmp/hook" 2>&1; then
+	v() { sed -n "s/^$1 //p" "$tmp/hook"; }
+	rec=$(awk -v a="$(v recorded)" -v b="$(v none)" \
+		'BEGIN { printf "%.1f", a - b }')
+	drop=$(awk -v a="$(v dropped)" -v b="$(v none)" \
+		'BEGIN { printf "%.1f", a - b }')
+	verdict hook_recorded "$rec" "$(budget hook_recorded)" \
+		"+$rec instructions per recorded call"
+	verdict hook_dropped "$drop" "$(budget hook_dropped)" \
+		"+$drop instructions per dropped call"
+	# A dropped call does less than a recorded one.
+	if awk -v d="$drop" -v r="$rec" 'BEGIN { exit !(d < r) }'; then
+		echo "PASS instr: hook_dropped below recorded (+$drop vs +$rec)"
+	else
+		echo "FAIL instr: hook_dropped below recorded: a dropped call" \
+			"costs +$drop, a recorded one +$rec"
+		failed=1
+	fi
+else
+	echo "FAIL instr: hook_instr.sh failed: $(head -1 "$tmp/hook")"
+	failed=1
+fi
+
+if sh "$here/writer_instr.sh" "$bin" >"$tmp/writer" 2>"$tmp/writer.err"; then
+	for n in json_isal json_zlib perfetto_isal perfetto_zlib; do
+		line=$(grep "^$n " "$tmp/writer")
+		if [ -z "$line" ]; then
+			echo "SKIP instr: writer_$n: no libisal.so.2 here (or a" \
+				"build without ISA-L): not measured"
+			continue
+		fi
+		set -- $line
+		verdict "writer_$n" "$2" "$(budget "writer_$n")" \
+			"$2 instructions per event, $3 gzip bytes per event"
+	done
+else
+	echo "FAIL instr: writer_instr.sh failed: $(head -1 "$tmp/writer.err")"
+	failed=1
+fi
+exit $failed
