@@ -16,6 +16,13 @@ Variants (OUTDIR/NAME.pftrace.gz, gzip level 1 as tprof writes):
   nodefault  a track_uuid on every event, no default track
   noend      no SLICE_END packets (slices left open): the fixed cost of
              a packet, for a diagnosis only
+  ext        numeric and bool args (and arrays of integers) as fields of
+             a TrackEvent extension named "debug", one message per
+             distinct run of args, its descriptor in the trace
+             (ExtensionDescriptor): the same keys, reflected with keys
+             cached per field path instead of built and interned per arg
+  extall     the same with strings (inline) and pointers (as uint64, so
+             their type changes: a diagnosis only)
 and, with --json, json.trace.json.gz (the JSON as written) and
 json-noargs.trace.json.gz (its events without "args").
 
@@ -147,8 +154,116 @@ def noend(t):
     t.packet.extend(keep)
 
 
+# --- ext: args as a TrackEvent extension, its descriptor in the trace ---
+#
+# trace_processor reflects TrackEvent's extension fields into args with
+# the keys cached per field path (util/proto_to_args_parser.cc), where a
+# debug annotation's key is built and interned per arg. An extension
+# field named "debug" gives the same keys ("debug.grid[0]"). Each
+# distinct run of args (names, types, arrays) is a message of its own,
+# extension 1000 + k; the descriptor set is one ExtensionDescriptor
+# packet at the trace's start.
+
+SCALAR = {"int_value": 3, "uint_value": 4, "double_value": 1,
+          "bool_value": 8}		# FieldDescriptorProto.Type
+STRING, UINT64 = 9, 4
+
+
+def varint(v):
+    v &= (1 << 64) - 1
+    out = bytearray()
+    while True:
+        b = v & 0x7f
+        v >>= 7
+        if v:
+            out.append(b | 0x80)
+        else:
+            out.append(b)
+            return bytes(out)
+
+
+def field_bytes(num, typ, v):
+    import struct
+    if typ == 1:
+        return varint(num << 3 | 1) + struct.pack("<d", v)
+    if typ == STRING:
+        b = v.encode() if isinstance(v, str) else v
+        return varint(num << 3 | 2) + varint(len(b)) + b
+    return varint(num << 3) + varint(int(v))
+
+
+def movable(a, s, strings):
+    """(name, type, repeated, values) of an annotation the extension can
+    hold, else None."""
+    name = a.name or s.get(("n", a.name_iid))
+    if name is None:
+        return None
+    kind = a.WhichOneof("value")
+    if kind in SCALAR:
+        return name, SCALAR[kind], False, [getattr(a, kind)]
+    if strings and kind == "string_value":
+        return name, STRING, False, [a.string_value]
+    if strings and kind == "string_value_iid":
+        return name, STRING, False, [s.get(("s", a.string_value_iid), b"")]
+    if strings and kind == "pointer_value":
+        return name, UINT64, False, [a.pointer_value]
+    if a.array_values and not a.dict_entries:
+        kinds = {x.WhichOneof("value") for x in a.array_values}
+        if len(kinds) == 1 and next(iter(kinds)) in SCALAR and \
+                next(iter(kinds)) != "double_value":
+            k = next(iter(kinds))
+            return name, SCALAR[k], True, [getattr(x, k)
+                                           for x in a.array_values]
+    return None
+
+
+def ext(t, strings=False):
+    from google.protobuf import descriptor_pb2
+    schemas = {}
+    fds = descriptor_pb2.FileDescriptorSet()
+    f = fds.file.add(name="tprof_args.proto", package="tprof")
+    for p, s in per_seq(t):
+        te = p.track_event if p.HasField("track_event") else None
+        if te is None or not te.debug_annotations or \
+                te.name == "tprof metadata":
+            continue
+        moved, kept = [], []
+        for a in te.debug_annotations:
+            m = movable(a, s, strings)
+            (moved if m else kept).append(m or a)
+        if not moved:
+            continue
+        key = tuple((m[0], m[1], m[2]) for m in moved)
+        k = schemas.get(key)
+        if k is None:
+            k = schemas[key] = len(schemas)
+            msg = f.message_type.add(name="A%d" % k)
+            for i, (name, typ, rep) in enumerate(key):
+                fd = msg.field.add(name=name, number=i + 1, type=typ,
+                                   label=3 if rep else 1)
+                if rep:
+                    fd.options.packed = False
+            f.extension.add(name="debug", number=1000 + k, type=11,
+                            label=1, type_name=".tprof.A%d" % k,
+                            extendee=".perfetto.protos.TrackEvent")
+        body = b"".join(field_bytes(i + 1, m[1], v)
+                        for i, m in enumerate(moved) for v in m[3])
+        raw = varint((1000 + k) << 3 | 2) + varint(len(body)) + body
+        keep = [type(a)() for a in kept]
+        for x, a in zip(keep, kept):
+            x.CopyFrom(a)
+        del te.debug_annotations[:]
+        te.debug_annotations.extend(keep)
+        te.MergeFromString(raw)
+    first = type(t.packet[0])()
+    first.extension_descriptor.extension_set.ParseFromString(
+        fds.SerializeToString())
+    t.packet.insert(0, first)
+
+
 VARIANTS = {"asis": None, "noargs": noargs, "inline": inline,
-            "absts": absts, "nodefault": nodefault, "noend": noend}
+            "absts": absts, "nodefault": nodefault, "noend": noend,
+            "ext": ext, "extall": lambda t: ext(t, strings=True)}
 
 ARGS = re.compile(rb',"args":\{.*\}\}(,?)$')
 
