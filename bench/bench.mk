@@ -67,4 +67,11 @@ test-build: $(BENCH_B)/bench_calls $(BENCH_B)/bench_writer
 bench-report: $(CLI)
 	@sh bench/bench_report.sh $(CLI) $(B)/bench/report
 
-.PHONY: bench-hta bench-instr bench-report
+# trace_processor's import of the Perfetto trace against the JSON of the
+# same workload (bench/tp_import.sh; make bench prints the same row when
+# TRACE_PROCESSOR is set): TRACE_PROCESSOR=PATH, TP_CALLS, TP_ROUNDS.
+bench-tp-import: $(LIB) $(BENCH_B)/bench_calls
+	@test -n "$(TRACE_PROCESSOR)" || { echo "bench-tp-import: set TRACE_PROCESSOR=PATH of a trace_processor_shell"; exit 1; }
+	@sh bench/tp_import.sh $(BENCH_B) $(LIB) $(TRACE_PROCESSOR) $(or $(TP_CALLS),1048576) $(or $(TP_ROUNDS),3)
+
+.PHONY: bench-hta bench-instr bench-report bench-tp-import

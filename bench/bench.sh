@@ -677,6 +677,26 @@ set -- $(gm_share 100)
 gm100=$1 gm100_n=$2
 rm -rf "$tmp"/gm-*
 
+# --- 6c. Perfetto's importer: the Perfetto trace against the JSON ---------
+
+# Only with a trace_processor_shell (TRACE_PROCESSOR=PATH; Perfetto
+# v58.2 is the one the target is set for): the CPU time it takes to
+# import bench_calls' trace in each format, the same workload, rounds
+# interleaved (bench/tp_import.sh). Target: Perfetto's at least 3x
+# faster than JSON's.
+TARGET_TP_RATIO=3
+tp_ok=0
+if [ -n "${TRACE_PROCESSOR:-}" ] && [ -x "$TRACE_PROCESSOR" ]; then
+	echo "bench: trace_processor import, JSON vs Perfetto ($TRACE_PROCESSOR)"
+	if sh "$(dirname "$0")/tp_import.sh" "$bin" "$lib" "$TRACE_PROCESSOR" \
+		${TP_CALLS:-1048576} ${TP_ROUNDS:-3} >"$tmp/tp" 2>"$tmp/tp.err"
+	then
+		tp_ok=1
+	else
+		echo "bench:   WARNING: tp_import.sh failed: $(tail -2 "$tmp/tp.err")"
+	fi
+fi
+
 # --- summary ---------------------------------------------------------------
 
 added_on=$(calc %.1f "$warm_on - $warm_none")
@@ -858,6 +878,19 @@ printf '  %-34s %6.1f ns   (%+.1f ns: hooks + CUPTI callbacks and records)\n' \
 	"$(calc %.1f "$sim_cupti - $sim_none")"
 printf '  %-34s %6.2f M records/s  (%.0f B of JSON each, flows included)\n' \
 	"GPU record conversion (1 core)" "$gpu_mrps" "$gpu_bpr"
+if [ $tp_ok = 1 ]; then
+	printf '  %-34s %6.2fx    (import CPU: JSON %.2f s, Perfetto %.2f s; %s vs %s slices; %.1f vs %.1f MB gz; load %s; target >= %s)%s\n' \
+		"trace_processor import, JSON/pf" "$(values ratio "$tmp/tp")" \
+		"$(values json_cpu_s "$tmp/tp")" "$(values pf_cpu_s "$tmp/tp")" \
+		"$(values json_slices "$tmp/tp")" "$(values pf_slices "$tmp/tp")" \
+		"$(calc %.1f "$(values json_bytes "$tmp/tp") / 1e6")" \
+		"$(calc %.1f "$(values pf_bytes "$tmp/tp") / 1e6")" \
+		"$(values load "$tmp/tp")" $TARGET_TP_RATIO \
+		"$(verdict "$(values ratio "$tmp/tp") >= $TARGET_TP_RATIO")"
+else
+	printf '  %-34s skipped (set TRACE_PROCESSOR to a trace_processor_shell)\n' \
+		"trace_processor import, JSON/pf"
+fi
 
 # --- 7. tprof report and check (after the table: they add their own lines) -
 

@@ -38,8 +38,8 @@ sys.path.insert(0, HERE)
 import flightlib  # noqa: E402
 import kineto_fixture  # noqa: E402
 import tplib_tp  # noqa: E402
-from test_pftrace import (FIXTURES, hexint,  # noqa: E402
-                          json_events, one, proc_name)
+from test_pftrace import (FIXTURES, RUN_DEPENDENT,  # noqa: E402
+                          hexint, json_events, one, proc_name)
 from tplib import (CLI, PRELOAD, base_env, check, cleanup,  # noqa: E402
                    done, eq, load, prog, run, skip, xevents)
 
@@ -114,6 +114,78 @@ def library(sh, label, argv, env):
        sorted(proc_name(n) for n in procs + tops), sorted(pnames))
     eq(label + ": thread names", sorted(thr), sorted(threads))
     cleanup(j, p)
+
+
+# --- the library's two formats, both through trace_processor -----------
+
+def canon(k):
+    """An arg's key as both importers can give it: JSON's keeps the
+    name's ".", "[" and "]", Perfetto's annotations make them "_"."""
+    return sanitized(k)
+
+
+def imported(sh, path):
+    """What an import holds that both formats must say alike: the slices
+    (less tprof's metadata instant, which only Perfetto has: JSON keeps
+    its trailer as top-level members), each as (name, {key: value}) with
+    the args' keys made canonical, the flow and counter counts."""
+    a = tplib_tp.args(sh, path)
+    sl = [(s["name"], {canon(k): value(v) for k, v in
+                       a.get(s["args"], {}).items()})
+          for s in tplib_tp.slices(sh, path)
+          if s["name"] != "tprof metadata"]
+    return sl, len(tplib_tp.flows(sh, path)), \
+        len(tplib_tp.counters(sh, path))
+
+
+def by_name(sl, drop=()):
+    """name -> the sorted args of its slices, keys in drop left out."""
+    out = {}
+    for name, args in sl:
+        out.setdefault(name, []).append(json.dumps(
+            {k: v for k, v in args.items() if k not in drop},
+            sort_keys=True))
+    return {k: sorted(v) for k, v in out.items()}
+
+
+def both_formats(sh, label, argv, env):
+    """The library's JSON and Perfetto traces of one program, both
+    imported by trace_processor: as many slices, flows, counter values
+    and args, the same distinct names, and every slice's arg values by
+    name. Times differ between runs, so the JSON is written twice: an
+    arg whose values differ between those two (addresses, a bandwidth)
+    is left out of the values, never out of the counts."""
+    j1 = run(argv, env=env)
+    j2 = run(argv, env=env)
+    p = run(argv, env=dict(env, TPROF_FORMAT="perfetto"))
+    paths = (one(j1, "*.trace.json.gz"), one(j2, "*.trace.json.gz"),
+             one(p, "*.pftrace.gz"))
+    if not check(label + ": JSON twice and Perfetto written", all(paths),
+                 [r.files() for r in (j1, j2, p)]):
+        return cleanup(j1, j2, p)
+    (js, jf, jc), (js2, _, _), (ps, pf, pc) = (imported(sh, x)
+                                               for x in paths)
+    eq(label + ": as many slices in both imports", len(ps), len(js))
+    eq(label + ": as many flows", pf, jf)
+    eq(label + ": as many counter values", pc, jc)
+    eq(label + ": as many args", sum(len(a) for _, a in ps),
+       sum(len(a) for _, a in js))
+    eq(label + ": the same distinct names", sorted(set(n for n, _ in ps)),
+       sorted(set(n for n, _ in js)))
+    b1, b2 = by_name(js), by_name(js2)
+    varying = set(RUN_DEPENDENT)
+    for name in b1:
+        for x, y in zip(b1[name], b2.get(name, [])):
+            dx, dy = json.loads(x), json.loads(y)
+            varying |= {k for k in dx if dx.get(k) != dy.get(k)}
+    want, got = by_name(js, varying), by_name(ps, varying)
+    diff = [n for n in want if want[n] != got.get(n)]
+    check(label + ": every slice's arg values, by name (%d keys vary "
+          "between runs)" % len(varying - set(RUN_DEPENDENT)),
+          not diff and len(want) > 0,
+          diff[:3] and (diff[0], want[diff[0]][:2],
+                        got.get(diff[0], [])[:2]))
+    cleanup(j1, j2, p)
 
 
 # --- same trace, two forms: exact --------------------------------------
@@ -490,6 +562,9 @@ def main():
     if not json_tp:
         skip("trace_processor's JSON import", "this trace_processor was "
              "built without it: the JSON side is read by Python alone")
+    if json_tp:
+        for label, argv, env in FIXTURES:
+            both_formats(sh, label + " both formats", argv, env)
     same_run(sh, "convert fixture", jfx, json_tp)
     ov = os.path.join(d, "overlap.json")
     with open(ov, "w") as f:
