@@ -44,10 +44,11 @@ endif
 # each folder calls only into the ones listed before it, and
 # scripts/layering.py checks that on the built objects.
 LIB_DIRS := util gzip encode perfetto config files record session stacks \
-	    summary capture output cupti hooks preload
+	    summary capture sampling output cupti hooks preload
 CORE_DIRS := util gzip encode perfetto config files record session stacks \
-	     summary capture output
-HOOK_DIRS := hooks hooks/cudart hooks/cublas hooks/cudnn hooks/nccl hooks/nvtx
+	     summary capture sampling output
+HOOK_DIRS := hooks hooks/cudart hooks/cublas hooks/cudnn hooks/nccl hooks/nvtx \
+	     hooks/osrt
 CLI_DIRS := cli cli/cleanup cli/read cli/check cli/convert cli/recover \
 	    cli/merge cli/report
 
@@ -90,7 +91,7 @@ CLI_LIB_OBJ := $(addprefix $(B)/,util/log.o gzip/gzip.o gzip/gzip_isal.o \
 	$(addprefix summary/,summary.o summary_tab.o summary_args.o \
 	  summary_groups.o summary_out.o summary_md.o summary_brief.o gpu_feed.o \
 	  gpu_heap.o gpu_sweep.o gpu_join.o gpu_json.o gpu_intern.o gpu_spill.o \
-	  xsort.o))
+	  xsort.o host.o host_sweep.o host_out.o summary_host.o))
 $(CLI): $(CLI_OBJ) $(CLI_LIB_OBJ)
 	$(CC) $(SAN_FLAGS) -o $@ $^ -lz -ldl -lpthread -lm
 

@@ -233,6 +233,7 @@ void tp_wr_drain(int final)
 		next = t->next;
 		drain_thread(t);
 	}
+	tp_wr_host_drain(final);
 	if (!W.failed)
 		W.events += tp_capture_put_steps(&W.buf);
 	if (W.gpu && !W.failed)
@@ -264,4 +265,5 @@ void tp_wr_add_live_thread_stats(void)
 				    thread_dropped(t));
 		tp_psum_thread_drops(t, &tp_tl.map);
 	}
+	tp_wr_host_thread_stats();
 }

@@ -28,6 +28,8 @@
 #include "hooks/cudart/cudart_apis.h"
 #include "hooks/lib_hook.h"
 #include "hooks/nvtx/nvtx.h"
+#include "hooks/osrt/osrt.h"
+#include "sampling/sampler.h"
 
 /* The wait for the writer at exit or a signal lasts as long as it keeps
  * writing what was recorded; these bound only a writer that makes no
@@ -135,6 +137,8 @@ static void atfork_child(void)
 	tp_cupti_after_fork();
 	tp_stacks_after_fork();
 	tp_thread_reset_after_fork();
+	tp_sampler_after_fork();
+	tp_osrt_after_fork();
 	tp_writer_after_fork_child();
 	tp_session_after_fork();
 	tp_capture_after_fork();
@@ -170,8 +174,13 @@ __attribute__((constructor)) static void tp_load(void)
 	tp_cudnn_register();
 	tp_nccl_register();
 	tp_nvtx_register();
+	tp_osrt_register();
 	if (tp_session_init() < 0)
 		return;
+	/* Before the sampler's handler could be the first to call one (a
+	 * mutex libunwind takes). */
+	if (tp_sess.cfg.sources & (TP_SRC_CPU | TP_SRC_OSRT))
+		tp_osrt_prime();
 	tp_thread_on_first_attach(tp_writer_start);
 	tp_nvtx_setup();
 	if (tp_sess.cfg.bt_on || tp_sess.cfg.fl.hang_ns)

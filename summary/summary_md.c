@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpu.h"
+#include "host.h"
 #include "summary_out.h"
 
 static void put_time(struct tp_buf *b, double ns)
@@ -330,4 +332,7 @@ void tp_sum_write_md(struct tp_sum *s, struct tp_buf *b)
 	md_groups(b, s, SUM_NCCL);
 	md_ranges(b, s);
 	md_memory(b, s);
+	if (tp_host_any(s->host))
+		tp_host_write_md(s->host, b, s->gpu && tp_gpu_any(s->gpu) ?
+				 tp_gpu_idle_ns(s->gpu) : -1);
 }
