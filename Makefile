@@ -91,7 +91,7 @@ CLI_LIB_OBJ := $(addprefix $(B)/,util/log.o gzip/gzip.o gzip/gzip_isal.o \
 	$(addprefix summary/,summary.o summary_tab.o summary_args.o \
 	  summary_groups.o summary_out.o summary_md.o summary_brief.o gpu_feed.o \
 	  gpu_heap.o gpu_sweep.o gpu_join.o gpu_json.o gpu_intern.o gpu_spill.o \
-	  xsort.o host.o host_sweep.o host_out.o summary_host.o))
+	  xsort.o host.o host_sweep.o host_out.o summary_host.o md_cell.o))
 $(CLI): $(CLI_OBJ) $(CLI_LIB_OBJ)
 	$(CC) $(SAN_FLAGS) -o $@ $^ -lz -ldl -lpthread -lm
 

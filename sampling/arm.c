@@ -36,6 +36,7 @@
 #include "sampler_int.h"
 
 struct tp_sampler_state tp_smp;
+int tp_sampler_signal;
 
 /* The descriptors perf may hold: a quarter of the room above where
  * tprof puts its own (files/owned_fd.c), at most 512. */

@@ -29,8 +29,6 @@
 #include "stacks/unwind.h"
 #include "sampler_int.h"
 
-int tp_sampler_signal;
-
 /* A timer's weight is capped at this many ns of CPU time: more means
  * its signal waited (the thread blocked it), and the stack it lands on
  * is not where that time went. The rest is counted as late. */

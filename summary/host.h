@@ -1,7 +1,7 @@
 /* summary/: the summary aggregator: per-name statistics, histograms, steps,
  * groups, memory, and its JSON/markdown output; on util/ .. session/ and
  * stacks/. */
-/* The host side of the summary (its "host" member): what the threads
+/* The host side of the summary (its "host_activity" member): what the threads
  * did, from CPU samples (each a stack and the CPU time it stands for)
  * and blocking OS calls, over the whole run and over the GPU's idle
  * intervals.

@@ -2,7 +2,7 @@
  * groups, memory, and its JSON/markdown output; on util/ .. session/ and
  * stacks/. */
 /* Inside the host side (host.h): host.c (the tables), host_sweep.c (what
- * the GPU sweep says was idle), host_out.c (the "host" member and the
+ * the GPU sweep says was idle), host_out.c (the "host_activity" member and the
  * markdown), each calling only the ones before it. */
 #ifndef TP_HOST_INT_H
 #define TP_HOST_INT_H

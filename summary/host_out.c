@@ -1,7 +1,7 @@
 /* summary/: the summary aggregator: per-name statistics, histograms, steps,
  * groups, memory, and its JSON/markdown output; on util/ .. session/ and
  * stacks/. */
-/* The summary's "host" member (docs/reference/summary-format.md) and its
+/* The summary's "host_activity" member (docs/reference/summary-format.md) and its
  * markdown section: top functions by CPU time (self: the innermost
  * frame; total: anywhere in the stack), top Python functions (the
  * innermost Python frame), blocking calls by time, and the stacks as a
@@ -371,7 +371,7 @@ static void put_part(struct tp_buf *b, struct tp_host *h, int which)
 void tp_host_write_json(struct tp_host *h, struct tp_buf *b,
 			int64_t gpu_idle_ns)
 {
-	tp_buf_lit(b, ",\n\"host\": {\"version\": ");
+	tp_buf_lit(b, ",\n\"host_activity\": {\"version\": ");
 	tp_json_u64(b, TP_HOST_SUMMARY_VERSION);
 	tp_buf_lit(b, ", \"sampler\": ");
 	if (h->mechanism)

@@ -127,7 +127,7 @@ struct tp_sum_sample {
 
 void tp_sum_sample(struct tp_sum *s, const struct tp_sum_sample *x);
 /* How the samples were taken (the trace's tprof.sampling), for the
- * "host" member. */
+ * "host_activity" member. */
 void tp_sum_sampler(struct tp_sum *s, const char *mechanism, unsigned hz);
 /* Device memory in use on a device at a time. */
 void tp_sum_memory(struct tp_sum *s, int64_t device, int64_t ts_ns,

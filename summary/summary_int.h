@@ -108,7 +108,7 @@ struct tp_sum {
 	struct sum_tab rows, ranges, groups, tracks;
 	struct sum_corr *corr;
 	struct tp_gpu *gpu;	/* the "gpu" member's analyses (gpu.h) */
-	struct tp_host *host;	/* the "host" member's (host.h) */
+	struct tp_host *host;	/* the "host_activity" member's (host.h) */
 	struct sum_step *steps;
 	size_t n_steps, cap_steps;
 	uint64_t steps_seen;

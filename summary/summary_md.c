@@ -47,26 +47,6 @@ static void put_bytes(struct tp_buf *b, double v)
 	tp_buf_cstr(b, s);
 }
 
-void tp_md_char(struct tp_buf *b, char c)
-{
-	if (c == '|' || c == '<')
-		tp_buf_char(b, '\\');
-	tp_buf_char(b, (unsigned char)c < 0x20 ? ' ' : c);
-}
-
-void tp_md_cell(struct tp_buf *b, const char *s, size_t max)
-{
-	size_t i;
-
-	for (i = 0; s[i]; i++) {
-		if (max && i == max) {
-			tp_buf_lit(b, "...");
-			return;
-		}
-		tp_md_char(b, s[i]);
-	}
-}
-
 static int row_is(const struct sum_row *r, const char *const *cats)
 {
 	for (; *cats; cats++)

@@ -93,6 +93,9 @@ struct rp_rank {
 	struct rp_mem *mem;
 	size_t nmem;
 	struct rp_gpu gpu;
+	/* The "host_activity" member (CPU samples, blocking calls), or NULL: read
+	 * where it is shown (report_host.c). */
+	const struct tp_json_node *host_member;
 	struct tp_json_arena arena;	/* holds the strings above */
 	struct tp_buf json;	/* a trace's computed summary.json */
 };

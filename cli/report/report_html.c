@@ -6,6 +6,7 @@
  * tables (report_tables.c), the escaping (report_xml.c) and the
  * formatting helpers (report_fmt.c); nothing below calls back into it. */
 #include "report_charts.h"
+#include "report_host.h"
 #include "report_tables.h"
 #include "report_xml.h"
 
@@ -137,6 +138,7 @@ void rp_write_html(const struct rp_report *rep, struct tp_buf *b)
 	html_table(b, &ts.t[RP_T_RANGES], "ranges");
 	rp_svg_ranges(b, rep);
 	html_table(b, &ts.t[RP_T_GAPS], "gaps");
+	rp_host_html(rep, b);
 	html_stragglers(b, &ts);
 	tp_buf_lit(b, "</body>\n</html>\n");
 out:

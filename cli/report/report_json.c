@@ -2,6 +2,7 @@
  * docs/reference/summary-format.md, "tprof report --json"). Times are integer ns;
  * means and standard deviations have three decimals, ratios four. */
 #include "report_data.h"
+#include "report_host.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -328,6 +329,7 @@ void rp_write_json(const struct rp_report *rep, struct tp_buf *b)
 	tp_buf_lit(b, "]");
 	put_steps(b, rep);
 	put_gpu(b, rep);
+	rp_host_json(rep, b);
 	put_stragglers(b, rep);
 	tp_buf_lit(b, "\n}\n");
 }

@@ -1,5 +1,6 @@
 /* tprof report: the Markdown output, rendered from the tables. */
 #include "summary/summary.h"
+#include "report_host.h"
 #include "report_tables.h"
 
 static void md_table(const struct rp_table *t, struct tp_buf *b)
@@ -41,6 +42,7 @@ void rp_write_md(const struct rp_report *rep, struct tp_buf *b)
 	rp_bprintf(b, "# tprof report\n\n%s\n", ts.intro);
 	for (i = 0; i < RP_N_TABLES; i++)
 		md_table(&ts.t[i], b);
+	rp_host_md(rep, b);
 	tp_buf_lit(b, "\n## Stragglers\n\n");
 	if (!ts.nlines)
 		tp_buf_lit(b, "None.\n");

@@ -452,6 +452,9 @@ int rp_summary_parse(struct rp_rank *r, const char *buf, size_t len,
 	    parse_calls(&p, root) || parse_memory(&p, root) ||
 	    parse_gpu(&p, root))
 		return -1;
+	r->host_member = tp_json_get(root, "host_activity");
+	if (r->host_member && r->host_member->type != TP_JSON_OBJECT)
+		r->host_member = NULL;
 	if (r->steps_count < r->nsteps)
 		r->steps_count = r->nsteps;
 	return 0;
