@@ -212,6 +212,8 @@ void tp_wr_drain(int final)
 
 	if (now == 1)
 		gpu_final = 1;
+	if (!final)
+		tp_wr_host_cycle();
 	tp_wr_calibrate(gpu_final || now);
 	if (!tp_tl.ready)
 		return;

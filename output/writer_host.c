@@ -6,8 +6,8 @@
  * its stack, innermost first, and the CPU time it stands for; a
  * blocking OS call an X event as any hooked call. Both feed the summary.
  * The cycle also drives the sampler (arming new threads, disarming those
- * gone) and sets the blocking calls' threshold once ticks have a rate;
- * the last one stops both. The trailer's tprof.sampling says how the
+ * gone) and sets the blocking calls' threshold exactly once ticks have a
+ * rate; the last one stops both. The trailer's tprof.sampling says how the
  * samples were taken and what was lost.
  */
 #define _GNU_SOURCE
@@ -226,7 +226,9 @@ static void retire(struct tp_hthread *h)
 	tp_ht_free(h);
 }
 
-/* The threshold in ticks: ns << 48 / (ns per tick in 16.48). */
+/* The threshold in ticks, exact once the writer measured their rate
+ * (the library set it roughly at load): ns << 48 / (ns per tick in
+ * 16.48). */
 static void set_threshold(void)
 {
 	unsigned __int128 t;
@@ -241,6 +243,14 @@ static void set_threshold(void)
 	H.threshold_set = 1;
 }
 
+/* Each cycle, before the rings are drained (and before the tick rate is
+ * known: samples keep their ticks): threads armed and disarmed. */
+void tp_wr_host_cycle(void)
+{
+	if (tp_sess.cfg.sources & (TP_SRC_CPU | TP_SRC_OSRT))
+		tp_sampler_cycle();
+}
+
 void tp_wr_host_drain(int final)
 {
 	struct tp_hthread *h, *next;
@@ -252,7 +262,6 @@ void tp_wr_host_drain(int final)
 		tp_sampler_stop();
 	} else {
 		set_threshold();
-		tp_sampler_cycle();
 	}
 	for (h = tp_ht_list(); h; h = next) {
 		next = h->next;

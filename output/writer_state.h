@@ -116,6 +116,7 @@ void tp_wr_put_event(struct tp_buf *b, struct tp_thread *t,
 void tp_wr_put_call(struct tp_buf *b, pid_t tid, const struct tp_event *e);
 /* writer_host.c: the host rings (CPU samples, blocking calls), and the
  * sampler driven from the writer's cycle; final: the trace ends. */
+void tp_wr_host_cycle(void);
 void tp_wr_host_drain(int final);
 void tp_wr_host_thread_stats(void);
 void tp_wr_host_after_fork(void);

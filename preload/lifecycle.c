@@ -144,21 +144,33 @@ static void atfork_child(void)
 	tp_capture_after_fork();
 }
 
-/* The threshold is compared in ticks on the hot path: measure their rate
- * roughly now (2 ms, paid only when TPROF_BACKTRACE is set). */
-static void start_backtraces(void)
+/* Thresholds are compared in ticks on the hot path: measure their rate
+ * roughly now (2 ms, paid only when TPROF_BACKTRACE, TPROF_HANG or
+ * osrt is on; the writer sets the blocking calls' threshold again once
+ * it has measured the rate exactly). */
+static double tick_rate(void)
 {
-	const struct tp_config *c = &tp_sess.cfg;
+	static double rate;
 	struct tp_clock_point a, b;
 	struct timespec ts = { 0, 2000000 };
-	double rate = 1.0;
 
+	if (rate)
+		return rate;
+	rate = 1.0;
 	if (tp_clock_use_tsc) {
 		a = tp_clock_sample();
 		nanosleep(&ts, NULL);
 		b = tp_clock_sample();
 		rate = (double)(b.ticks - a.ticks) / (double)(b.raw_ns - a.raw_ns);
 	}
+	return rate;
+}
+
+static void start_backtraces(void)
+{
+	const struct tp_config *c = &tp_sess.cfg;
+	double rate = tick_rate();
+
 	if (c->bt_on)
 		tp_stacks_init(c->bt_threshold_ns, c->bt_all_kinds,
 			       c->bt_depth, rate);
@@ -181,6 +193,9 @@ __attribute__((constructor)) static void tp_load(void)
 	 * mutex libunwind takes). */
 	if (tp_sess.cfg.sources & (TP_SRC_CPU | TP_SRC_OSRT))
 		tp_osrt_prime();
+	if (tp_sess.cfg.sources & TP_SRC_OSRT)
+		tp_osrt_set_threshold((uint64_t)((double)tp_sess.cfg.osrt_min_ns *
+						 tick_rate()));
 	tp_thread_on_first_attach(tp_writer_start);
 	tp_nvtx_setup();
 	if (tp_sess.cfg.bt_on || tp_sess.cfg.fl.hang_ns)

@@ -68,8 +68,9 @@ int tp_host_any(const struct tp_host *h);
  * idle time (-1: no GPU activity). */
 void tp_host_write_json(struct tp_host *h, struct tp_buf *b,
 			int64_t gpu_idle_ns);
-/* The summary.md section. */
+/* The summary.md section: shares of the GPU's idle time, or without
+ * GPU activity of wall_ns. */
 void tp_host_write_md(struct tp_host *h, struct tp_buf *b,
-		      int64_t gpu_idle_ns);
+		      int64_t gpu_idle_ns, int64_t wall_ns);
 
 #endif

@@ -477,14 +477,12 @@ static void md_blocking(struct tp_buf *b, const struct tp_host *h, int which,
 }
 
 void tp_host_write_md(struct tp_host *h, struct tp_buf *b,
-		      int64_t gpu_idle_ns)
+		      int64_t gpu_idle_ns, int64_t wall_ns)
 {
 	int which = gpu_idle_ns >= 0 ? IDLE : ALL;
-	int64_t whole;
+	int64_t whole = which == IDLE ? gpu_idle_ns : wall_ns;
 
 	fold(h, which);
-	whole = which == IDLE ? h->idle_ns + h->idle_blocking_ns :
-		h->sampled_ns + h->blocking_ns;
 	tp_buf_cstr(b, which == IDLE ?
 		   "\n## Host while the GPU was idle\n\n" :
 		   "\n## Host\n\n");
@@ -497,7 +495,9 @@ void tp_host_write_md(struct tp_host *h, struct tp_buf *b,
 	md_ms(b, which == IDLE ? h->idle_ns : h->sampled_ns);
 	tp_buf_lit(b, " ms, blocked ");
 	md_ms(b, which == IDLE ? h->idle_blocking_ns : h->blocking_ns);
-	tp_buf_lit(b, " ms (shares below are of their sum; sampler: ");
+	tp_buf_cstr(b, which == IDLE ? " ms (shares below are of the idle time, "
+		    "threads added up; sampler: " : " ms (shares below are of "
+		    "the wall time, threads added up; sampler: ");
 	tp_buf_cstr(b, h->mechanism ? h->mechanism : "unknown");
 	tp_buf_lit(b, ").\n");
 	md_fns(b, h, which, 1, whole);

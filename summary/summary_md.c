@@ -314,5 +314,5 @@ void tp_sum_write_md(struct tp_sum *s, struct tp_buf *b)
 	md_memory(b, s);
 	if (tp_host_any(s->host))
 		tp_host_write_md(s->host, b, s->gpu && tp_gpu_any(s->gpu) ?
-				 tp_gpu_idle_ns(s->gpu) : -1);
+				 tp_gpu_idle_ns(s->gpu) : -1, tp_sum_wall(s));
 }

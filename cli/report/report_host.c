@@ -53,6 +53,13 @@ static int64_t host_ns(jnode *p)
 	return num(p, "sampled_ns") + num(p, "blocking_ns");
 }
 
+/* What shares are of: the GPU's idle time, or the rank's wall time
+ * (several threads together can pass 100 %). */
+static int64_t base_ns(const struct rp_rank *r, int idle)
+{
+	return idle ? r->gpu.idle_ns : r->wall_ns;
+}
+
 static int any_host(const struct rp_report *rep)
 {
 	size_t i;
@@ -95,11 +102,11 @@ struct row {
 
 typedef void (*row_fn)(const struct row *r, void *ctx);
 
-static void each_row(const struct rp_rank *r, jnode *p, const char *list,
-		     row_fn fn, void *ctx)
+static void each_row(const struct rp_rank *r, jnode *p, int idle,
+		     const char *list, row_fn fn, void *ctx)
 {
 	jnode *a = tp_json_get(p, list), *x;
-	int64_t whole = host_ns(p);
+	int64_t whole = base_ns(r, idle);
 	unsigned n = 0;
 	struct row row;
 
@@ -177,9 +184,11 @@ void rp_host_md(const struct rp_report *rep, struct tp_buf *b)
 		return;
 	tp_buf_lit(b, "\n## Host while the GPU was idle\n\n"
 		   "CPU samples and blocking calls (TPROF_TRACE=cpu,osrt) "
-		   "that fell in the GPU's idle intervals; shares are of "
-		   "their sum. Python: the innermost Python function of a "
-		   "sample; native: the innermost function.\n\n");
+		   "that fell in the GPU's idle intervals, as shares of the "
+		   "idle time (of the wall time for a rank without GPU "
+		   "activity; the threads' shares add up, and may pass 100 "
+		   "%). Python: the innermost Python function of a sample; "
+		   "native: the innermost function.\n\n");
 	for (i = 0; i < rep->nranks; i++) {
 		jnode *p = part(rep->ranks[i], &idle);
 
@@ -196,7 +205,7 @@ void rp_host_md(const struct rp_report *rep, struct tp_buf *b)
 		jnode *p = part(rep->ranks[i], &idle);
 
 		for (k = 0; p && k < 3; k++)
-			each_row(rep->ranks[i], p, lists[k], md_row, b);
+			each_row(rep->ranks[i], p, idle, lists[k], md_row, b);
 	}
 	for (i = 0; i < rep->nranks; i++) {
 		struct rp_host_finding f;
@@ -335,7 +344,7 @@ void rp_host_html(const struct rp_report *rep, struct tp_buf *b)
 		jnode *p = part(rep->ranks[i], &idle);
 
 		for (k = 0; p && k < 3; k++)
-			each_row(rep->ranks[i], p, lists[k], html_row, b);
+			each_row(rep->ranks[i], p, idle, lists[k], html_row, b);
 	}
 	tp_buf_lit(b, "</tbody></table>\n");
 	for (i = 0; i < rep->nranks; i++) {
@@ -382,7 +391,7 @@ void rp_host_json(const struct rp_report *rep, struct tp_buf *b)
 			   idle ? "gpu_idle" : "all", num(p, "sampled_ns"),
 			   num(p, "blocking_ns"));
 		for (k = 0; k < 3; k++)
-			each_row(r, p, lists[k], json_row, b);
+			each_row(r, p, idle, lists[k], json_row, b);
 		tp_buf_lit(b, "], \"finding\": ");
 		if (rp_host_finding(rep, i, &f)) {
 			rp_host_finding_text(&f, line, sizeof(line));
@@ -410,19 +419,20 @@ int rp_host_finding(const struct rp_report *rep, size_t e,
 	f->idle_ns = r->gpu.idle_ns;
 	f->idle_share = share(r->gpu.idle_ns, r->gpu.span_ns);
 	f->host_ns = host_ns(p);
+	/* shares of the idle time */
 	fn = tp_json_get(p, "python");
 	if (!fn || fn->type != TP_JSON_ARRAY || !fn->child) {
 		fn = tp_json_get(p, "functions");
 		fn = fn && fn->type == TP_JSON_ARRAY ? fn->child : NULL;
 		if (fn)
 			f->function_share = share(num(fn, "self_ns"),
-						  f->host_ns);
+						  f->idle_ns);
 	} else {
 		fn = fn->child;
 		f->python = 1;
 		f->file = str(fn, "file");
 		f->line = num(fn, "line");
-		f->function_share = share(num(fn, "ns"), f->host_ns);
+		f->function_share = share(num(fn, "ns"), f->idle_ns);
 	}
 	if (fn)
 		f->function = str(fn, "function");
@@ -431,7 +441,7 @@ int rp_host_finding(const struct rp_report *rep, size_t e,
 	if (bl) {
 		f->blocking = str(bl, "call");
 		f->blocking_file = str(bl, "file");
-		f->blocking_share = share(num(bl, "ns"), f->host_ns);
+		f->blocking_share = share(num(bl, "ns"), f->idle_ns);
 	}
 	return 1;
 }

@@ -17,7 +17,8 @@ void rp_host_html(const struct rp_report *rep, struct tp_buf *b);
 void rp_host_json(const struct rp_report *rep, struct tp_buf *b);
 
 /* What a finding about one rank says: its GPU idle share and where the
- * host's time (CPU samples and blocked time together) went meanwhile. */
+ * host's time went meanwhile, as shares of the idle time (CPU samples
+ * of a function, time blocked in a call, over all threads). */
 struct rp_host_finding {
 	const char *rank;		/* the rank's label */
 	double idle_share;		/* GPU idle / its span, 0..1 */
@@ -26,10 +27,10 @@ struct rp_host_finding {
 	int python;			/* it is a Python function */
 	const char *file;		/* Python: its file, or NULL */
 	int64_t line;			/* Python: its line, or 0 */
-	double function_share;		/* of host_ns */
+	double function_share;		/* of idle_ns */
 	const char *blocking;		/* the top blocking call, or NULL */
 	const char *blocking_file;	/* its file, or NULL */
-	double blocking_share;		/* of host_ns */
+	double blocking_share;		/* of idle_ns */
 };
 
 /* The finding for entry e: 1 when the rank has GPU idle time and host

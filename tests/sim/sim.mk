@@ -16,7 +16,7 @@ SIM_LIBS := $(SIM_LIB)/libcuda.so.1 $(SIM_LIB)/libcudart.so.13 \
 	    $(SIM_LIB)/libcupti.so.13
 SIM_PROGS := $(addprefix $(SIM_B)/bin/,two_threads exit_inflight churn graph \
 	     driver_only late_main libgpu_late.so kineto_like \
-	     device1 detach_race gpu_mix)
+	     device1 detach_race gpu_mix host_split)
 
 $(SIM_B)/gen/cbid_names.h: tests/sim/gen_names.sh \
 		$(CUDA_HOME)/include/cupti_runtime_cbid.h \
