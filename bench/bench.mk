@@ -4,6 +4,7 @@
 
 BENCH_B := $(B)/bench
 BENCH_BIN := $(BENCH_B)/bench_calls $(BENCH_B)/bench_drops \
+	     $(BENCH_B)/bench_host \
 	     $(BENCH_B)/bench_ring \
 	     $(BENCH_B)/bench_writer $(BENCH_B)/bench_stack \
 	     $(BENCH_B)/bench_libcalls $(BENCH_B)/bench_gpu \
@@ -16,7 +17,8 @@ BENCH_LIBS := $(CORE_OBJ) $(BENCH_PRELOAD_OBJ) $(CUPTI_OBJ) -lz -ldl -lpthread -
 
 # The program the preload is measured on: linked to the real libcudart
 # only, as an application is.
-$(BENCH_B)/bench_calls $(BENCH_B)/bench_drops: $(BENCH_B)/%: bench/%.c \
+$(BENCH_B)/bench_calls $(BENCH_B)/bench_drops $(BENCH_B)/bench_host: \
+		$(BENCH_B)/%: bench/%.c \
 		bench/bench_time.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< -L$(CUDA_HOME)/lib64 -lcudart \

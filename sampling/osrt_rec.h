@@ -28,6 +28,12 @@ extern uint64_t tp_osrt_min_ticks;
 /* Writer: the threshold, once ticks can be converted (0 stops). */
 void tp_osrt_set_threshold(uint64_t ticks);
 
+/* Blocking calls are being recorded (the hook's fast path's test). */
+static inline int tp_osrt_on(void)
+{
+	return __atomic_load_n(&tp_recording, __ATOMIC_RELAXED) & TP_SRC_OSRT;
+}
+
 /* A call about to be timed: 0 to call straight through (not recording,
  * or a tprof thread). */
 static inline int tp_osrt_begin(uint64_t *t0)

@@ -3,7 +3,7 @@
 /* The one shape of an osrt hook:
  *
  *   OSRT_HOOK(ssize_t, read, 0, (int fd, void *b, size_t n), (fd, b, n),
- *             tp_sys(SYS_read, fd, b, n, 0, 0, 0), ,
+ *             tp_sys(SYS_read, fd, b, n, 0, 0, 0), OSRT_NOTHING,
  *             tp_osrt_rec_fd(TP_OSRT_ID(READ), t0, t1, fd, n, ret, err))
  *
  * defines read with the real signature: the real one found once (the
@@ -52,8 +52,30 @@ static inline long tp_sys(long n, long a, long b, long c, long d, long e,
 #endif
 }
 
+/* The fast path is the exported function itself: the real function
+ * known, not recording, no guard due: a jump to it, with no frame of its
+ * own (the slow path is out of line, so no register is saved first). */
 #define OSRT_HOOK(rtype, name, guard, params, args, fallback, pre, rec)   \
+	OSRT_HOOK_M(rtype, name, guard, params, args, args, fallback, pre, rec)
+
+/* The same where the real function gets other args than the hook's own
+ * (names): a mask `pre` made with the sampling signal added. */
+#define OSRT_HOOK_M(rtype, name, guard, params, names, args, fallback,    \
+		    pre, rec)                                             \
+	static rtype name##_slow params __attribute__((noinline));       \
 	TP_EXPORT rtype name params                                      \
+	{                                                                \
+		rtype (*fn) params = (rtype (*) params)__atomic_load_n(  \
+			&tp_osrt_fn[TP_OSRT_S_##name], __ATOMIC_RELAXED); \
+                                                                         \
+		if (__builtin_expect(fn && !tp_osrt_on() &&              \
+				     !((guard) && tp_osrt_sampling()), 1)) { \
+			pre;                                             \
+			return fn args;                                  \
+		}                                                        \
+		return name##_slow names;                                \
+	}                                                                \
+	static rtype name##_slow params                                  \
 	{                                                                \
 		rtype (*fn) params = (rtype (*) params)__atomic_load_n(  \
 			&tp_osrt_fn[TP_OSRT_S_##name], __ATOMIC_RELAXED); \
@@ -62,7 +84,7 @@ static inline long tp_sys(long n, long a, long b, long c, long d, long e,
 		int on, err;                                             \
 		rtype ret;                                               \
                                                                          \
-		if (__builtin_expect(!fn, 0))                            \
+		if (!fn)                                                 \
 			fn = (rtype (*) params)tp_osrt_resolve(          \
 				TP_OSRT_S_##name);                       \
 		on = tp_osrt_begin(&t0);                                 \

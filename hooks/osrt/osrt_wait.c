@@ -48,28 +48,29 @@ OSRT_HOOK(int, __poll_chk, 1,
 	  tp_sys(SYS_poll, L(f), L(n), ms, 0, 0, 0), OSRT_NOTHING,
 	  VAL_REC(POLL, n, ms_ns(ms)))
 /* The kernel takes the mask's size: 8 bytes on Linux. */
-OSRT_HOOK(int, ppoll, 1,
+OSRT_HOOK_M(int, ppoll, 1,
 	  (struct pollfd *f, nfds_t n, const struct timespec *ts,
-	   const sigset_t *m), (f, n, ts, mm),
+	   const sigset_t *m), (f, n, ts, m), (f, n, ts, mm),
 	  tp_sys(SYS_ppoll, L(f), L(n), L(ts), L(mm), 8, 0),
 	  sigset_t mc; const sigset_t *mm = tp_osrt_mask(m, &mc),
 	  VAL_REC(POLL, n, ts_ns(ts)))
 OSRT_HOOK(int, select, 1,
 	  (int n, fd_set *r, fd_set *w, fd_set *x, struct timeval *tv),
 	  (n, r, w, x, tv), tp_sys(SYS_select, n, L(r), L(w), L(x), L(tv), 0),
-	  uint64_t asked = tv_ns(tv), VAL_REC(SELECT, n, asked))
-OSRT_HOOK(int, pselect, 1,
+	  uint64_t asked __attribute__((unused)) = tv_ns(tv),
+	  VAL_REC(SELECT, n, asked))
+OSRT_HOOK_M(int, pselect, 1,
 	  (int n, fd_set *r, fd_set *w, fd_set *x, const struct timespec *ts,
-	   const sigset_t *m), (n, r, w, x, ts, mm), -1,
+	   const sigset_t *m), (n, r, w, x, ts, m), (n, r, w, x, ts, mm), -1,
 	  sigset_t mc; const sigset_t *mm = tp_osrt_mask(m, &mc),
 	  VAL_REC(SELECT, n, ts_ns(ts)))
 OSRT_HOOK(int, epoll_wait, 1,
 	  (int ep, struct epoll_event *ev, int n, int ms), (ep, ev, n, ms),
 	  tp_sys(SYS_epoll_wait, ep, L(ev), n, ms, 0, 0), OSRT_NOTHING,
 	  VAL_REC(EPOLL_WAIT, n, ms_ns(ms)))
-OSRT_HOOK(int, epoll_pwait, 1,
+OSRT_HOOK_M(int, epoll_pwait, 1,
 	  (int ep, struct epoll_event *ev, int n, int ms, const sigset_t *m),
-	  (ep, ev, n, ms, mm),
+	  (ep, ev, n, ms, m), (ep, ev, n, ms, mm),
 	  tp_sys(SYS_epoll_pwait, ep, L(ev), n, ms, L(mm), 8),
 	  sigset_t mc; const sigset_t *mm = tp_osrt_mask(m, &mc),
 	  VAL_REC(EPOLL_WAIT, n, ms_ns(ms)))
@@ -135,18 +136,18 @@ TP_EXPORT int pause(void)
 	return ret;
 }
 
-OSRT_HOOK(int, sigsuspend, 0, (const sigset_t *m), (mm),
+OSRT_HOOK_M(int, sigsuspend, 1, (const sigset_t *m), (m), (mm),
 	  tp_sys(SYS_rt_sigsuspend, L(mm), 8, 0, 0, 0, 0),
 	  sigset_t mc; const sigset_t *mm = tp_osrt_mask(m, &mc),
 	  VAL_REC(SIGSUSPEND, 0, 0))
-OSRT_HOOK(int, sigtimedwait, 1,
+OSRT_HOOK_M(int, sigtimedwait, 1,
 	  (const sigset_t *set, siginfo_t *si, const struct timespec *ts),
-	  (ws, si, ts), tp_sys(SYS_rt_sigtimedwait, L(ws), L(si), L(ts), 8,
+	  (set, si, ts), (ws, si, ts), tp_sys(SYS_rt_sigtimedwait, L(ws), L(si), L(ts), 8,
 			       0, 0),
 	  sigset_t wc; const sigset_t *ws = without_sampling(set, &wc),
 	  VAL_REC(SIGTIMEDWAIT, 0, ts_ns(ts)))
-OSRT_HOOK(int, sigwaitinfo, 1, (const sigset_t *set, siginfo_t *si),
-	  (ws, si), tp_sys(SYS_rt_sigtimedwait, L(ws), L(si), 0, 8, 0, 0),
+OSRT_HOOK_M(int, sigwaitinfo, 1, (const sigset_t *set, siginfo_t *si),
+	  (set, si), (ws, si), tp_sys(SYS_rt_sigtimedwait, L(ws), L(si), 0, 8, 0, 0),
 	  sigset_t wc; const sigset_t *ws = without_sampling(set, &wc),
 	  VAL_REC(SIGTIMEDWAIT, 0, UINT64_MAX))
 
