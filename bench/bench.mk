@@ -48,6 +48,7 @@ bench: $(LIB) $(CLI) $(BENCH_BIN) $(BENCH_B)/bench_sim_launch sim
 	@$(MAKE) --no-print-directory hta-venv >/dev/null || \
 		echo "bench: HTA not installed in $(HTA_VENV): its rows are skipped"
 	@HTA_PYTHON=$(HTA_PY) sh bench/bench.sh $(BENCH_B) $(LIB)
+	@sh bench/bench_host.sh $(BENCH_B) $(LIB)
 
 # The HTA comparison alone (bench/bench_hta.sh; HTA_RANKS, HTA_STEPS,
 # HTA_KERNELS, HTA_RUNS, TPROF_RUNS in the environment change it).

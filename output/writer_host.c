@@ -221,7 +221,7 @@ static void retire(struct tp_hthread *h)
 {
 	H.lost += h->lost;
 	H.ring_dropped += tp_ring_dropped(&h->ring);
-	tp_sampler_forget(0, h->late_ns);
+	tp_sampler_forget(0, h->late_ns, h->handler_ticks);
 	tp_ht_unlink(h);
 	tp_ht_free(h);
 }
@@ -284,6 +284,14 @@ void tp_wr_host_thread_stats(void)
 			name_thread(h);
 }
 
+static uint64_t handler_ns(uint64_t ticks)
+{
+	if (!tp_tl.ready)
+		return 0;
+	return (uint64_t)(((unsigned __int128)ticks * tp_tl.map.mult) >>
+			  TP_CLOCK_SHIFT);
+}
+
 /* tprof.sampling in the trailer. */
 static void put_stats(struct tp_buf *b)
 {
@@ -302,9 +310,14 @@ static void put_stats(struct tp_buf *b)
 	tp_buf_cstr(b, tp_sess.cfg.sources & TP_SRC_CPU ? "true" : "false");
 	tp_buf_lit(b, ", \"mechanism\": ");
 	tp_json_str(b, st.mechanism);
+	tp_buf_lit(b, ", \"timer_refused\": ");
+	if (st.why_timer[0])
+		tp_json_str(b, st.why_timer);
+	else
+		tp_buf_lit(b, "null");
 	tp_buf_lit(b, ", \"perf_event_refused\": ");
-	if (st.why[0])
-		tp_json_str(b, st.why);
+	if (st.why_perf[0])
+		tp_json_str(b, st.why_perf);
 	else
 		tp_buf_lit(b, "null");
 	tp_buf_lit(b, ", \"signal\": ");
@@ -321,6 +334,8 @@ static void put_stats(struct tp_buf *b)
 	tp_json_u64(b, H.samples);
 	tp_buf_lit(b, ", \"late_ns\": ");
 	tp_json_u64(b, st.late_ns);
+	tp_buf_lit(b, ", \"handler_ns\": ");
+	tp_json_u64(b, handler_ns(st.handler_ticks));
 	tp_buf_lit(b, ",\n  \"osrt\": ");
 	tp_buf_cstr(b, tp_sess.cfg.sources & TP_SRC_OSRT ? "true" : "false");
 	tp_buf_lit(b, ", \"osrt_min_ns\": ");

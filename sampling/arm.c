@@ -1,21 +1,24 @@
 /* sampling/: the host side: CPU samples (signal handler, per-thread timers
  * or perf events) and the rings of blocking OS calls; on util/ ..
  * capture/. */
-/* A thread's sampling clock, made and taken back by the writer.
+/* A thread's sampling clock, made and taken back by the writer
+ * (docs/design/host-sampling.md says why in this order).
  *
- * perf_event_open first: a task-clock counter of the thread, user and
- * kernel time, whose overflow every period raises the signal on that
- * thread (F_SETOWN_EX, F_SETSIG). The kernel drives it from a
- * high-resolution timer, so a sample comes every period of CPU time
- * whatever the kernel's tick rate. It is armed for one overflow at a
- * time (PERF_EVENT_IOC_REFRESH 1, renewed by the handler): at most one
- * signal is ever queued per thread, even for a thread that blocks it.
- *
- * Else a POSIX timer on the thread's CPU-time clock (SIGEV_THREAD_ID):
+ * A POSIX timer on the thread's CPU-time clock first (SIGEV_THREAD_ID):
  * no descriptor, no privilege, nothing a default seccomp profile
- * forbids; the kernel checks CPU timers at its tick, so at 250 Hz a 1 ms
- * timer fires every 4 ms with 3 overruns, which the sample's weight
- * counts. One queued signal per timer, whatever happens.
+ * forbids, and cheap: its signal rides on the kernel's tick. The kernel
+ * checks CPU timers at that tick, so at CONFIG_HZ=250 a 1 ms timer fires
+ * every 4 ms with 3 overruns, which the sample's weight counts. One
+ * queued signal per timer, whatever happens.
+ *
+ * Else (timer_create refused) perf_event_open: a task-clock counter of
+ * the thread, user and kernel time, whose overflow every period raises
+ * the signal on that thread (F_SETOWN_EX, F_SETSIG), driven by a
+ * high-resolution timer: a sample every period of CPU time whatever the
+ * tick rate, at several times the cost per sample. It is armed for one
+ * overflow at a time (PERF_EVENT_IOC_REFRESH 1, renewed by the handler):
+ * at most one signal is ever queued per thread, even for a thread that
+ * blocks it. TPROF_SAMPLER picks one of the two alone.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -84,23 +87,30 @@ static int paranoid(void)
 	return v;
 }
 
-/* Why perf_event_open was refused, for the trace and the log. */
-static void say_why(int err)
+/* Why a call was refused, for the trace and the log. */
+static void say_why(char *why, size_t len, const char *call, int err)
 {
 	int p = paranoid();
 
-	if (err == EACCES && p != -99)
-		snprintf(tp_smp.why, sizeof(tp_smp.why), "perf_event_open: %s "
-			 "(kernel.perf_event_paranoid is %d: sampling kernel "
-			 "time too needs 1 or less, or CAP_PERFMON)",
-			 strerror(err), p);
+	if (err == EACCES && p != -99 && !strcmp(call, "perf_event_open"))
+		snprintf(why, len, "%s: %s (kernel.perf_event_paranoid is %d: "
+			 "sampling kernel time too needs 1 or less, or "
+			 "CAP_PERFMON)", call, strerror(err), p);
 	else if (err == EPERM)
-		snprintf(tp_smp.why, sizeof(tp_smp.why), "perf_event_open: %s "
-			 "(a seccomp filter, such as Docker's default profile, "
-			 "or a security module forbids it)", strerror(err));
+		snprintf(why, len, "%s: %s (a seccomp filter, such as Docker's "
+			 "default profile for perf_event_open, or a security "
+			 "module forbids it)", call, strerror(err));
 	else
-		snprintf(tp_smp.why, sizeof(tp_smp.why), "perf_event_open: %s",
-			 strerror(err));
+		snprintf(why, len, "%s: %s", call, strerror(err));
+}
+
+/* Out of descriptors or memory, or the thread went away, is this
+ * thread's lot; anything else is the machine's: the call is not tried
+ * again. */
+static int machine_wide(int err)
+{
+	return err != EMFILE && err != ENFILE && err != ESRCH &&
+	       err != ENOMEM && err != EAGAIN && err != EINVAL;
 }
 
 static long perf_event_open(struct perf_event_attr *a, pid_t tid)
@@ -138,12 +148,10 @@ static int arm_perf(struct tp_hthread *h)
 	fd = (int)perf_event_open(&a, h->tid);
 	if (fd < 0) {
 		err = errno;
-		/* Out of descriptors is this thread's lot; anything else
-		 * is the machine's: timers for every thread from now. */
-		if (err != EMFILE && err != ENFILE && err != ESRCH &&
-		    err != ENOMEM) {
+		if (machine_wide(err) || err == EINVAL) {
 			tp_smp.perf_off = 1;
-			say_why(err);
+			say_why(tp_smp.why_perf, sizeof(tp_smp.why_perf),
+				"perf_event_open", err);
 		}
 		return -1;
 	}
@@ -185,8 +193,14 @@ static int arm_timer(struct tp_hthread *h)
 	se.sigev_signo = tp_sampler_signal;
 	se.sigev_value.sival_ptr = h;
 	se._sigev_un._tid = h->tid;
-	if (timer_create(thread_clock(h->tid), &se, &h->timer) < 0)
+	if (timer_create(thread_clock(h->tid), &se, &h->timer) < 0) {
+		if (machine_wide(errno)) {
+			tp_smp.timer_off = 1;
+			say_why(tp_smp.why_timer, sizeof(tp_smp.why_timer),
+				"timer_create", errno);
+		}
 		return -1;
+	}
 	it.it_interval.tv_sec = (time_t)(tp_smp.period_ns / 1000000000u);
 	it.it_interval.tv_nsec = (long)(tp_smp.period_ns % 1000000000u);
 	it.it_value = it.it_interval;
@@ -202,10 +216,11 @@ static int arm_timer(struct tp_hthread *h)
 
 int tp_smp_arm(struct tp_hthread *h)
 {
+	if (tp_smp.want != TP_SAMPLER_PERF && !tp_smp.timer_off &&
+	    arm_timer(h) == 0)
+		return 0;
 	if (tp_smp.want != TP_SAMPLER_TIMER && !tp_smp.perf_off &&
 	    arm_perf(h) == 0)
-		return 0;
-	if (tp_smp.want != TP_SAMPLER_PERF && arm_timer(h) == 0)
 		return 0;
 	tp_smp.threads_failed++;
 	return -1;

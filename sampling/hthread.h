@@ -54,6 +54,7 @@ struct tp_hthread {
 	/* counted by the producer */
 	uint64_t lost;		/* samples not taken, records not made */
 	uint64_t late_ns;	/* timer: CPU time past the weight cap */
+	uint64_t handler_ticks;	/* spent in the handler, for its cost */
 	/* writer side */
 	uint64_t written;
 	uint32_t seen;		/* the scan generation that last saw it */

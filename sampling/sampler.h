@@ -43,19 +43,21 @@ void tp_sampler_stop(void);
 void tp_sampler_after_fork(void);
 
 struct tp_sampler_stats {
-	const char *mechanism;	/* "perf_event", "timer",
-				 * "perf_event+timer", "none" */
-	char why[256];		/* why perf_event was not used, or "" */
+	const char *mechanism;	/* "timer", "perf_event",
+				 * "timer+perf_event", "none" */
+	char why_timer[256];	/* why timer_create was refused, or "" */
+	char why_perf[256];	/* why perf_event_open was, or "" */
 	int signal;
 	unsigned hz;
 	uint64_t period_ns;
 	uint64_t threads_perf, threads_timer, threads_failed;
 	uint64_t lost;		/* of threads already freed */
 	uint64_t late_ns;
+	uint64_t handler_ticks;	/* CPU time in the handler, in ticks */
 };
 
 void tp_sampler_stats(struct tp_sampler_stats *s);
 /* The writer frees a host thread: its counts go to the totals. */
-void tp_sampler_forget(uint64_t lost, uint64_t late_ns);
+void tp_sampler_forget(uint64_t lost, uint64_t late_ns, uint64_t handler);
 
 #endif

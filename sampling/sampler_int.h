@@ -15,15 +15,17 @@
 struct tp_sampler_state {
 	int started;		/* 1: signal installed; -1: could not be */
 	int want;		/* TPROF_SAMPLER (enum tp_sampler) */
-	int perf_off;		/* perf_event_open refused: timers only */
+	int perf_off;		/* perf_event_open refused: not tried again */
+	int timer_off;		/* timer_create refused: not tried again */
 	uint64_t period_ns;
 	unsigned depth;		/* frames per sample */
 	unsigned perf_max;	/* perf descriptors allowed */
 	unsigned perf_now;	/* held */
 	uint64_t threads_perf, threads_timer, threads_failed;
-	uint64_t lost, late_ns;
+	uint64_t lost, late_ns, handler_ticks;
 	int said_failed;
-	char why[256];
+	char why_perf[256];	/* why perf_event_open was refused */
+	char why_timer[256];	/* why timer_create was refused */
 	/* perf: the host thread of each descriptor (the signal says only
 	 * the descriptor) */
 	struct tp_hthread **by_fd;

@@ -97,10 +97,17 @@ static void say_failed(void)
 	if (tp_smp.said_failed)
 		return;
 	tp_smp.said_failed = 1;
-	if (tp_smp.want == TP_SAMPLER_PERF && tp_smp.why[0])
+	if (tp_smp.want == TP_SAMPLER_PERF && tp_smp.why_perf[0])
 		tp_warn("TPROF_SAMPLER=perf: %s: no CPU samples are taken "
-			"(TPROF_SAMPLER=auto falls back to CPU-time timers)",
-			tp_smp.why);
+			"(TPROF_SAMPLER=auto uses CPU-time timers)",
+			tp_smp.why_perf);
+	else if (tp_smp.why_timer[0] && tp_smp.why_perf[0])
+		tp_warn("TPROF_TRACE=cpu: %s, and %s: no CPU samples are taken",
+			tp_smp.why_timer, tp_smp.why_perf);
+	else if (tp_smp.want == TP_SAMPLER_TIMER && tp_smp.why_timer[0])
+		tp_warn("TPROF_SAMPLER=timer: %s: no CPU samples are taken "
+			"(TPROF_SAMPLER=auto falls back to perf_event_open)",
+			tp_smp.why_timer);
 	else
 		tp_warn("TPROF_TRACE=cpu: a thread's sampling clock could not "
 			"be made (%s): it is not sampled", strerror(errno));
@@ -216,10 +223,11 @@ void tp_sampler_stop(void)
 		stop_all();
 }
 
-void tp_sampler_forget(uint64_t lost, uint64_t late_ns)
+void tp_sampler_forget(uint64_t lost, uint64_t late_ns, uint64_t handler)
 {
 	tp_smp.lost += lost;
 	tp_smp.late_ns += late_ns;
+	tp_smp.handler_ticks += handler;
 }
 
 void tp_sampler_stats(struct tp_sampler_stats *s)
@@ -228,9 +236,10 @@ void tp_sampler_stats(struct tp_sampler_stats *s)
 
 	memset(s, 0, sizeof(*s));
 	s->mechanism = tp_smp.threads_perf && tp_smp.threads_timer ?
-		       "perf_event+timer" : tp_smp.threads_perf ? "perf_event" :
+		       "timer+perf_event" : tp_smp.threads_perf ? "perf_event" :
 		       tp_smp.threads_timer ? "timer" : "none";
-	memcpy(s->why, tp_smp.why, sizeof(s->why));
+	memcpy(s->why_perf, tp_smp.why_perf, sizeof(s->why_perf));
+	memcpy(s->why_timer, tp_smp.why_timer, sizeof(s->why_timer));
 	s->signal = tp_sampler_signal;
 	s->hz = tp_sess.cfg.sample_hz;
 	s->period_ns = tp_smp.period_ns;
@@ -239,9 +248,12 @@ void tp_sampler_stats(struct tp_sampler_stats *s)
 	s->threads_failed = tp_smp.threads_failed;
 	s->lost = tp_smp.lost;
 	s->late_ns = tp_smp.late_ns;
+	s->handler_ticks = tp_smp.handler_ticks;
 	for (h = tp_ht_list(); h; h = h->next) {
 		s->lost += __atomic_load_n(&h->lost, __ATOMIC_RELAXED);
 		s->late_ns += __atomic_load_n(&h->late_ns, __ATOMIC_RELAXED);
+		s->handler_ticks += __atomic_load_n(&h->handler_ticks,
+						    __ATOMIC_RELAXED);
 	}
 }
 

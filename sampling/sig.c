@@ -52,10 +52,12 @@ static void take(struct tp_hthread *h, void *uc, uint64_t weight, int mech)
 	void *buf[TP_UNWIND_MAX];
 	struct tp_event *e;
 	uint32_t id = 0;
+	uint64_t t0;
 	int n;
 
 	if (!(__atomic_load_n(&tp_recording, __ATOMIC_RELAXED) & TP_SRC_CPU))
 		return;
+	t0 = tp_ticks();
 	/* The thread was unwinding its own stack: libunwind's per-thread
 	 * cache is mid-update. */
 	if (tp_stk_unwinding) {
@@ -71,8 +73,8 @@ static void take(struct tp_hthread *h, void *uc, uint64_t weight, int mech)
 		id = tp_stack_intern((const uintptr_t *)(buf + 1), n - 1);
 	e = tp_ring_reserve(&h->ring);
 	if (!e)			/* full: counted by the ring */
-		return;
-	e->start = e->end = tp_ticks();
+		goto out;
+	e->start = e->end = t0;
 	e->api = TP_API_ID(TP_TABLE_HOST, TP_HOST_SAMPLE);
 	e->flags = 0;
 	e->ret = 0;
@@ -85,6 +87,8 @@ static void take(struct tp_hthread *h, void *uc, uint64_t weight, int mech)
 	e->stack = id;
 	e->corr = 0;
 	tp_ring_commit(&h->ring);
+out:
+	h->handler_ticks += tp_ticks() - t0;
 }
 
 static void on_sample(int sig, siginfo_t *si, void *uc)

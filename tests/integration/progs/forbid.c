@@ -1,7 +1,7 @@
-/* Runs a command where perf_event_open is forbidden, as Docker's default
- * seccomp profile forbids it: a seccomp filter (inherited across exec)
- * makes it fail with EPERM, every other system call untouched.
- *   noperf COMMAND ARGS...
+/* Runs a command where one system call is forbidden, as Docker's default
+ * seccomp profile forbids perf_event_open: a seccomp filter (inherited
+ * across exec) makes it fail with EPERM, every other call untouched.
+ *   forbid perf_event_open|timer_create COMMAND ARGS...
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -10,12 +10,15 @@
 #include <linux/seccomp.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 int main(int argc, char **argv)
 {
+	unsigned nr = argc > 1 && !strcmp(argv[1], "timer_create") ?
+		      __NR_timer_create : __NR_perf_event_open;
 	struct sock_filter f[] = {
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 			 offsetof(struct seccomp_data, arch)),
@@ -23,22 +26,24 @@ int main(int argc, char **argv)
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 			 offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_perf_event_open, 0, 1),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, nr, 0, 1),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
 	struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
 
-	if (argc < 2) {
-		fprintf(stderr, "usage: noperf COMMAND ARGS...\n");
+	if (argc < 3 || (strcmp(argv[1], "timer_create") &&
+			 strcmp(argv[1], "perf_event_open"))) {
+		fprintf(stderr, "usage: forbid perf_event_open|timer_create "
+			"COMMAND ARGS...\n");
 		return 2;
 	}
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
 	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog)) {
-		perror("noperf: seccomp");
+		perror("forbid: seccomp");
 		return 2;
 	}
-	execvp(argv[1], argv + 1);
-	perror("noperf: exec");
+	execvp(argv[2], argv + 2);
+	perror("forbid: exec");
 	return 127;
 }
