@@ -187,12 +187,15 @@ __attribute__((constructor)) static void tp_load(void)
 	tp_nccl_register();
 	tp_nvtx_register();
 	tp_osrt_register();
+	/* The C library functions the osrt hooks stand in front of, found
+	 * now, whatever is traced: the hooks forward to them always, and a
+	 * first lookup later could come from the writer (dlsym takes the
+	 * loader lock a thread in dlopen holds for as long as constructors
+	 * run: a SIGTERM then would find the writer stuck) or from a signal
+	 * handler (the sampler's libunwind takes a mutex). */
+	tp_osrt_prime();
 	if (tp_session_init() < 0)
 		return;
-	/* Before the sampler's handler could be the first to call one (a
-	 * mutex libunwind takes). */
-	if (tp_sess.cfg.sources & (TP_SRC_CPU | TP_SRC_OSRT))
-		tp_osrt_prime();
 	if (tp_sess.cfg.sources & TP_SRC_OSRT)
 		tp_osrt_set_threshold((uint64_t)((double)tp_sess.cfg.osrt_min_ns *
 						 tick_rate()));
@@ -200,6 +203,12 @@ __attribute__((constructor)) static void tp_load(void)
 	tp_nvtx_setup();
 	if (tp_sess.cfg.bt_on || tp_sess.cfg.fl.hang_ns)
 		start_backtraces();
+	/* libunwind loaded now, not by the writer when sampling starts:
+	 * dlopen takes the loader lock a thread in dlopen holds while a
+	 * library's constructors run (and keeps, if it then waits in a
+	 * hook after SIGTERM). */
+	if (tp_sess.cfg.sources & TP_SRC_CPU)
+		tp_stacks_setup(tp_sess.cfg.bt_depth, "TPROF_TRACE=cpu");
 	tp_hang_on = tp_sess.cfg.fl.hang_ns != 0;
 	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
 	install_signal_handlers();

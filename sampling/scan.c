@@ -78,6 +78,7 @@ static int start(void)
 	tp_smp.want = c->sampler;
 	tp_smp.period_ns = 1000000000ull / (c->sample_hz ? c->sample_hz :
 					    TP_DEFAULT_SAMPLE_HZ);
+	/* Set up at load (preload/lifecycle.c): here only its result. */
 	if (tp_stacks_setup(c->bt_depth, "TPROF_TRACE=cpu") < 0)
 		return 0;
 	tp_smp.depth = tp_stacks_depth();

@@ -8,8 +8,10 @@ import glob
 import json
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
+import time
 
 from tplib import *
 from simrun import sim_prog, sim_run
@@ -73,11 +75,11 @@ def split_run(sampler, seconds):
     return r, truth, tol
 
 
-r, truth, tol = split_run("perf", "1.0")
+r, truth, tol = split_run("perf", "0.8")
 mech = r.trace["tprof"]["sampling"]["mechanism"] if r.trace else None
 eq("70/30, perf: the trace says perf_event ran", mech, "perf_event")
 cleanup(r)
-r, truth, tol = split_run("auto", "2.0")
+r, truth, tol = split_run("auto", "1.5")
 t = r.trace
 evs = samples(t) if t else []
 mech = t["tprof"]["sampling"]["mechanism"] if t else None
@@ -87,7 +89,7 @@ check("70/30: the time spent in the handler is counted (handler_ns)",
       str(t["tprof"].get("sampling") if t else None))
 work = [e for e in evs if leaf_fn(e) in ("work70(unsigned int)", "work30(unsigned int)")]
 eq("70/30: every sample of the two functions names their stack down to main",
-   (len(work) > 150, all("main" in [f.split("+")[0] for f in e["args"]["stack"]]
+   (len(work) > 100, all("main" in [f.split("+")[0] for f in e["args"]["stack"]]
                          for e in work)), (True, True))
 s = summary_of(r) if t else {}
 h = s.get("host_activity", {})
@@ -205,8 +207,8 @@ t = load(os.path.join(r.dir, r.files()[0])) if r.files() else {"tprof": {}}
 sig = t["tprof"].get("sampling", {}).get("signal")
 check("sigprof: tprof sampled with a real-time signal, not SIGPROF (%s)" % sig,
       sig and sig >= 34 and sig != 27, str(sig))
-check("sigprof: and took its samples", len(samples(t)) > 100 if "traceEvents" in t else False,
-      "")
+check("sigprof: and took its samples", len(samples(t)) > 20 if "traceEvents" in t else False,
+      str(len(samples(t)) if "traceEvents" in t else None))
 cleanup(r)
 
 # Calls the kernel never restarts after a handler (nanosleep, usleep,
@@ -229,7 +231,7 @@ for sampler in ("auto", "timer"):
 # Docker's default profile has) changes nothing; TPROF_SAMPLER=perf then
 # says why it takes no samples. timer_create forbidden: perf_event_open
 # takes over (where it is allowed, as here), and the trace says why.
-def burn_run(forbid, sampler, seconds="0.4"):
+def burn_run(forbid, sampler, seconds="0.3"):
     return run([prog("forbid"), forbid, prog("host_calls"), "burn", seconds],
                env={"TPROF_TRACE": "cuda,cpu", "TPROF_SAMPLER": sampler})
 
@@ -281,6 +283,34 @@ else:
     check("timer_create forbidden: the samples name the busy function", burning(t),
           str(len(samples(t))))
 cleanup(r)
+
+# SIGTERM while a thread runs a new library's constructor (holding the
+# loader's lock) that keeps calling a hooked function: the writer, which
+# drives the sampler, must complete the trace without the loader (before
+# the fix it loaded libunwind when sampling started, and a first lookup
+# of a C library function could be the writer's: the trace was lost).
+def loader_lock():
+    outdir = tempfile.mkdtemp(prefix="tprof-it-")
+    e = base_env()
+    e.update(TPROF_OUTPUT_DIR=outdir, LD_PRELOAD=PRELOAD, TPROF_TRACE=HOST)
+    p = subprocess.Popen([prog("robust"), "dlterm", prog("parkctor.so")], env=e,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    ready = p.stdout.readline().strip() == "ready"
+    time.sleep(0.5)
+    p.send_signal(signal.SIGTERM)
+    try:
+        out, err = p.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out, err = p.communicate()
+    eq("SIGTERM, a thread in dlopen, host side on: trace completed, no error line",
+       (ready, p.returncode, os.path.exists(os.path.join(outdir, "tprof-rank0.trace.json.gz")),
+        [l for l in err.splitlines() if l.startswith("tprof: error")]),
+       (True, -signal.SIGTERM, True, []))
+    shutil.rmtree(outdir, ignore_errors=True)
+
+
+loader_lock()
 
 # The Perfetto trace carries the samples too: tprof report reads them.
 r = run([prog("host_calls"), "burn", "0.3"],

@@ -10,7 +10,7 @@
  *                       reads it saw take 1 to 40 ms (a loaded
  *                       machine's scheduling).
  *   host_calls sigprof  the program profiles itself: its own SIGPROF
- *                       handler, setitimer(ITIMER_PROF, 1 ms), 0.6 s of
+ *                       handler, setitimer(ITIMER_PROF, 1 ms), 0.4 s of
  *                       CPU. Prints how many SIGPROFs it got and whether
  *                       its handler is still the one installed.
  *   host_calls eintr    four threads, each spending CPU right before
@@ -134,7 +134,7 @@ static int run_sigprof(void)
 	sa.sa_flags = SA_RESTART;
 	sigaction(SIGPROF, &sa, NULL);
 	setitimer(ITIMER_PROF, &it, NULL);
-	spin_us(600000);
+	spin_us(400000);
 	memset(&it, 0, sizeof(it));
 	setitimer(ITIMER_PROF, &it, NULL);
 	sigaction(SIGPROF, NULL, &now);
