@@ -35,6 +35,7 @@ void tp_host_free(struct tp_host *h)
 	free(h->pend);
 	free(h->touched);
 	free(h->open);
+	free(h->feeders);
 	free(h->mechanism);
 	free(h);
 }
@@ -279,7 +280,7 @@ int64_t tp_host_sample(struct tp_host *h, const char *stack, size_t len,
 }
 
 int64_t tp_host_osrt(struct tp_host *h, const char *name, const char *target,
-		     int64_t dur_ns)
+		     int64_t dur_ns, int64_t tid)
 {
 	struct host_blk *k;
 	size_t i;
@@ -290,7 +291,7 @@ int64_t tp_host_osrt(struct tp_host *h, const char *name, const char *target,
 	h->blocking_ns += dur_ns;
 	for (i = 0; i < h->nblk; i++) {
 		k = &h->blk[i];
-		if (!strcmp(k->name, name) &&
+		if (k->tid == tid && !strcmp(k->name, name) &&
 		    (k->target ? target && !strcmp(k->target, target) :
 		     !target))
 			goto found;
@@ -312,6 +313,7 @@ int64_t tp_host_osrt(struct tp_host *h, const char *name, const char *target,
 	memset(k, 0, sizeof(*k));
 	k->name = strdup(name);
 	k->target = target ? strdup(target) : NULL;
+	k->tid = tid;
 	if (!k->name || (target && !k->target)) {
 		free(k->name);
 		free(k->target);
@@ -322,6 +324,39 @@ found:
 	k->calls++;
 	k->all_ns += dur_ns;
 	return (int64_t)i;
+}
+
+void tp_host_feeder(struct tp_host *h, int64_t tid)
+{
+	size_t i;
+
+	if (!h)
+		return;
+	for (i = 0; i < h->nfeeders; i++)
+		if (h->feeders[i] == tid)
+			return;
+	if (h->nfeeders == h->capfeeders) {
+		size_t cap = h->capfeeders ? h->capfeeders * 2 : 16;
+		int64_t *v = realloc(h->feeders, cap * sizeof(*v));
+
+		if (!v)
+			return;
+		h->feeders = v;
+		h->capfeeders = cap;
+	}
+	h->feeders[h->nfeeders++] = tid;
+}
+
+int tp_host_feeds(const struct tp_host *h, int64_t tid)
+{
+	size_t i;
+
+	if (!h->nfeeders)
+		return 1;
+	for (i = 0; i < h->nfeeders; i++)
+		if (h->feeders[i] == tid)
+			return 1;
+	return 0;
 }
 
 void tp_host_set_sampler(struct tp_host *h, const char *mechanism,

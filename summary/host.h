@@ -41,10 +41,14 @@ void tp_host_free(struct tp_host *h);
  * be read or memory ran out. The whole run's time is added. */
 int64_t tp_host_sample(struct tp_host *h, const char *stack, size_t len,
 		       int64_t weight_ns, int64_t tid);
-/* A blocking call's (name, file) as its id, its whole-run time added;
- * -1 when out of memory. target may be NULL. */
+/* A blocking call's (name, file, thread) as its id, its whole-run time
+ * added; -1 when out of memory. target may be NULL. */
 int64_t tp_host_osrt(struct tp_host *h, const char *name, const char *target,
-		     int64_t dur_ns);
+		     int64_t dur_ns, int64_t tid);
+/* A thread made a CUDA call: the blocking calls listed are those of such
+ * threads, when there are any (the others wait for work, not the GPU
+ * for them). */
+void tp_host_feeder(struct tp_host *h, int64_t tid);
 
 /* The sweep's side (gpu_sweep.c). */
 void tp_host_pending(struct tp_host *h, uint32_t stack, int64_t weight_ns);

@@ -36,6 +36,7 @@ struct host_stk {
 
 struct host_blk {
 	char *name, *target;
+	int64_t tid;
 	uint64_t calls, idle_calls;
 	int64_t all_ns, idle_ns;
 };
@@ -78,6 +79,13 @@ struct tp_host {
 	int64_t blocking_ns, blocking_other_ns, idle_blocking_ns;
 	char *mechanism;
 	unsigned hz;
+	/* threads that made CUDA calls: the blocking calls shown are theirs
+	 * (the threads that feed the GPU), when there are any */
+	int64_t *feeders;
+	size_t nfeeders, capfeeders;
 };
+
+/* host.c: whether a blocking call of thread tid is shown. */
+int tp_host_feeds(const struct tp_host *h, int64_t tid);
 
 #endif

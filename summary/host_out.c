@@ -175,50 +175,83 @@ static int64_t blk_ns(const struct host_blk *k, int which)
 	return which == IDLE ? k->idle_ns : k->all_ns;
 }
 
-/* The top `max` blocking calls by time, largest first. */
-static size_t top_blk(const struct tp_host *h, int which, size_t *order,
-		      size_t max)
+/* The blocking calls shown, merged by (call, file) over the threads that
+ * feed the GPU (all threads when none made a CUDA call). */
+struct merged {
+	const char *name, *target;
+	uint64_t calls;
+	int64_t ns;
+};
+
+static int same_blk(const struct host_blk *k, const struct merged *m)
+{
+	return !strcmp(k->name, m->name) &&
+	       (k->target ? m->target && !strcmp(k->target, m->target) :
+		!m->target);
+}
+
+/* Into v (h->nblk entries), largest first; returns how many, and the
+ * time of the calls of the other threads in *other. */
+static size_t merge_blk(const struct tp_host *h, int which, struct merged *v,
+			int64_t *other)
 {
 	size_t n = 0, i, j;
 
+	*other = 0;
 	for (i = 0; i < h->nblk; i++) {
-		int64_t k = blk_ns(&h->blk[i], which);
+		const struct host_blk *k = &h->blk[i];
+		int64_t ns = blk_ns(k, which);
 
-		if (k <= 0)
+		if (ns <= 0)
 			continue;
-		for (j = n; j > 0 && blk_ns(&h->blk[order[j - 1]], which) < k;
-		     j--)
-			if (j < max)
-				order[j] = order[j - 1];
-		if (j < max) {
-			order[j] = i;
-			if (n < max)
-				n++;
+		if (!tp_host_feeds(h, k->tid)) {
+			*other += ns;
+			continue;
 		}
+		for (j = 0; j < n && !same_blk(k, &v[j]); j++)
+			;
+		if (j == n)
+			v[n++] = (struct merged){ k->name, k->target, 0, 0 };
+		v[j].calls += which == IDLE ? k->idle_calls : k->calls;
+		v[j].ns += ns;
 	}
+	for (i = 1; i < n; i++)		/* few: insertion sort */
+		for (j = i; j > 0 && v[j - 1].ns < v[j].ns; j--) {
+			struct merged t = v[j];
+
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
 	return n;
 }
 
-static void put_blocking(struct tp_buf *b, const struct tp_host *h,
-			 int which)
+static int64_t shown_ns(const struct merged *v, size_t n)
 {
-	size_t order[TOP], n = top_blk(h, which, order, TOP), i;
+	int64_t s = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		s += v[i].ns;
+	return s;
+}
+
+static void put_blocking(struct tp_buf *b, const struct merged *v, size_t n)
+{
+	size_t i;
 
 	tp_buf_char(b, '[');
-	for (i = 0; i < n; i++) {
-		const struct host_blk *k = &h->blk[order[i]];
-
+	for (i = 0; i < n && i < TOP; i++) {
 		tp_buf_cstr(b, i ? ",\n   {\"call\": " : "\n   {\"call\": ");
-		tp_json_str(b, k->name);
+		tp_json_str(b, v[i].name);
 		tp_buf_lit(b, ", \"file\": ");
-		if (k->target)
-			tp_json_str(b, k->target);
+		if (v[i].target)
+			tp_json_str(b, v[i].target);
 		else
 			tp_buf_lit(b, "null");
 		tp_buf_lit(b, ", \"calls\": ");
-		tp_json_u64(b, which == IDLE ? k->idle_calls : k->calls);
+		tp_json_u64(b, v[i].calls);
 		tp_buf_lit(b, ", \"ns\": ");
-		tp_json_i64(b, blk_ns(k, which));
+		tp_json_i64(b, v[i].ns);
 		tp_buf_char(b, '}');
 	}
 	tp_buf_char(b, ']');
@@ -350,22 +383,29 @@ static void put_flame(struct tp_buf *b, const struct tp_host *h, int which)
 
 static void put_part(struct tp_buf *b, struct tp_host *h, int which)
 {
+	struct merged *v = malloc((h->nblk ? h->nblk : 1) * sizeof(*v));
+	int64_t other = 0;
+	size_t n = v ? merge_blk(h, which, v, &other) : 0;
+
 	fold(h, which);
 	tp_buf_lit(b, "{\"samples\": ");
 	tp_json_u64(b, which == IDLE ? h->idle_samples : h->samples);
 	tp_buf_lit(b, ", \"sampled_ns\": ");
 	tp_json_i64(b, which == IDLE ? h->idle_ns : h->sampled_ns);
 	tp_buf_lit(b, ", \"blocking_ns\": ");
-	tp_json_i64(b, which == IDLE ? h->idle_blocking_ns : h->blocking_ns);
+	tp_json_i64(b, shown_ns(v, n));
+	tp_buf_lit(b, ", \"blocking_other_threads_ns\": ");
+	tp_json_i64(b, other);
 	tp_buf_lit(b, ",\n  \"functions\": ");
 	put_fns(b, h, which, 0);
 	tp_buf_lit(b, ",\n  \"python\": ");
 	put_fns(b, h, which, 1);
 	tp_buf_lit(b, ",\n  \"blocking\": ");
-	put_blocking(b, h, which);
+	put_blocking(b, v, n);
 	tp_buf_lit(b, ",\n  \"flame\": ");
 	put_flame(b, h, which);
 	tp_buf_char(b, '}');
+	free(v);
 }
 
 void tp_host_write_json(struct tp_host *h, struct tp_buf *b,
@@ -451,27 +491,25 @@ static void md_fns(struct tp_buf *b, struct tp_host *h, int which, int py,
 	}
 }
 
-static void md_blocking(struct tp_buf *b, const struct tp_host *h, int which,
+static void md_blocking(struct tp_buf *b, const struct merged *v, size_t n,
 			int64_t whole)
 {
-	size_t order[10], n = top_blk(h, which, order, 10), i;
+	size_t i;
 
-	for (i = 0; i < n; i++) {
-		const struct host_blk *k = &h->blk[order[i]];
-
+	for (i = 0; i < n && i < 10; i++) {
 		if (!i)
 			tp_buf_lit(b, "\n| blocking call | file | calls | ms | "
 				   "share |\n|---|---|---:|---:|---:|\n");
 		tp_buf_lit(b, "| ");
-		tp_md_cell(b, k->name, 60);
+		tp_md_cell(b, v[i].name, 60);
 		tp_buf_lit(b, " | ");
-		tp_md_cell(b, k->target ? k->target : "", 80);
+		tp_md_cell(b, v[i].target ? v[i].target : "", 80);
 		tp_buf_lit(b, " | ");
-		tp_json_u64(b, which == IDLE ? k->idle_calls : k->calls);
+		tp_json_u64(b, v[i].calls);
 		tp_buf_lit(b, " | ");
-		md_ms(b, blk_ns(k, which));
+		md_ms(b, v[i].ns);
 		tp_buf_lit(b, " | ");
-		md_pct(b, blk_ns(k, which), whole);
+		md_pct(b, v[i].ns, whole);
 		tp_buf_lit(b, " |\n");
 	}
 }
@@ -480,7 +518,9 @@ void tp_host_write_md(struct tp_host *h, struct tp_buf *b,
 		      int64_t gpu_idle_ns, int64_t wall_ns)
 {
 	int which = gpu_idle_ns >= 0 ? IDLE : ALL;
-	int64_t whole = which == IDLE ? gpu_idle_ns : wall_ns;
+	int64_t whole = which == IDLE ? gpu_idle_ns : wall_ns, other = 0;
+	struct merged *v = malloc((h->nblk ? h->nblk : 1) * sizeof(*v));
+	size_t n = v ? merge_blk(h, which, v, &other) : 0;
 
 	fold(h, which);
 	tp_buf_cstr(b, which == IDLE ?
@@ -494,7 +534,7 @@ void tp_host_write_md(struct tp_host *h, struct tp_buf *b,
 	tp_buf_lit(b, "CPU samples ");
 	md_ms(b, which == IDLE ? h->idle_ns : h->sampled_ns);
 	tp_buf_lit(b, " ms, blocked ");
-	md_ms(b, which == IDLE ? h->idle_blocking_ns : h->blocking_ns);
+	md_ms(b, shown_ns(v, n));
 	tp_buf_cstr(b, which == IDLE ? " ms (shares below are of the idle time, "
 		    "threads added up; sampler: " : " ms (shares below are of "
 		    "the wall time, threads added up; sampler: ");
@@ -502,5 +542,6 @@ void tp_host_write_md(struct tp_host *h, struct tp_buf *b,
 	tp_buf_lit(b, ").\n");
 	md_fns(b, h, which, 1, whole);
 	md_fns(b, h, which, 0, whole);
-	md_blocking(b, h, which, whole);
+	md_blocking(b, v, n, whole);
+	free(v);
 }

@@ -419,6 +419,8 @@ void tp_sum_span(struct tp_sum *s, const struct tp_sum_span *e)
 		tp_sum_osrt(s, e);
 	else if (s->gpu)
 		tp_gpu_span(s->gpu, e, k);
+	if (k == TP_SUM_CAT_RUNTIME || k == TP_SUM_CAT_DRIVER)
+		tp_sum_feeder(s, e->tid);
 	r = e->static_names ? row_cached(s, e->cat, e->name) :
 			      row_get(s, e->cat, e->name);
 	if (r)

@@ -21,6 +21,11 @@ void tp_sum_sample(struct tp_sum *s, const struct tp_sum_sample *x)
 		tp_gpu_sample(s->gpu, x->ts_ns, x->weight_ns, (uint32_t)id);
 }
 
+void tp_sum_feeder(struct tp_sum *s, int64_t tid)
+{
+	tp_host_feeder(s->host, tid);
+}
+
 void tp_sum_sampler(struct tp_sum *s, const char *mechanism, unsigned hz)
 {
 	tp_host_set_sampler(s->host, mechanism, hz);
@@ -37,7 +42,7 @@ void tp_sum_osrt(struct tp_sum *s, const struct tp_sum_span *e)
 
 	tp_sum_span_args(e, &a, 1);
 	path = tp_sum_arg_str(&a, buf, sizeof(buf));
-	key = tp_host_osrt(s->host, e->name, path, e->dur_ns);
+	key = tp_host_osrt(s->host, e->name, path, e->dur_ns, e->tid);
 	if (key >= 0 && s->gpu)
 		tp_gpu_osrt(s->gpu, e, (uint32_t)key);
 }

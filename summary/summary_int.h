@@ -120,6 +120,8 @@ struct tp_sum {
 
 /* summary_host.c: a blocking call (category osrt) to the host side. */
 void tp_sum_osrt(struct tp_sum *s, const struct tp_sum_span *e);
+/* A thread made a CUDA call (its blocking calls are the ones shown). */
+void tp_sum_feeder(struct tp_sum *s, int64_t tid);
 
 /* summary_tab.c */
 uint64_t tp_sum_hash(const char *a, const char *b);

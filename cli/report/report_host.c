@@ -153,7 +153,7 @@ static void md_row(const struct row *r, void *ctx)
 static void rank_line(const struct rp_rank *r, jnode *p, int idle, char *buf,
 		      size_t len)
 {
-	char a[48], c[48], d[48];
+	char a[48], c[48], d[48], e[48];
 
 	if (idle)
 		snprintf(buf, len, "rank %s: GPU idle %s of %s (%.1f %%); "
@@ -163,7 +163,7 @@ static void rank_line(const struct rp_rank *r, jnode *p, int idle, char *buf,
 			 100.0 * share(r->gpu.idle_ns, r->gpu.span_ns),
 			 rp_fmt_ns(d, sizeof(d),
 				   (long double)num(p, "sampled_ns")),
-			 rp_fmt_ns(a, sizeof(a),
+			 rp_fmt_ns(e, sizeof(e),
 				   (long double)num(p, "blocking_ns")));
 	else
 		snprintf(buf, len, "rank %s: no GPU activity; over the run "

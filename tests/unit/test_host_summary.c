@@ -13,15 +13,21 @@ static const char A2[] = "[\"f_a+0x24 (lib.so)\",\"main+0x5 (prog)\"]";
 static const char B[] = "[\"PyLong_Add+0x3 (libpython.so)\","
 			"\"py::decode:/x/img.py:12\",\"main+0x5 (prog)\"]";
 
-static void span(struct tp_sum *s, const char *cat, const char *name,
-		 int64_t ts, int64_t dur, const char *args)
+static void span_on(struct tp_sum *s, int64_t tid, const char *cat,
+		    const char *name, int64_t ts, int64_t dur, const char *args)
 {
 	struct tp_sum_span e = {
-		.cat = cat, .name = name, .pid = 1, .tid = 1, .ts_ns = ts,
+		.cat = cat, .name = name, .pid = 1, .tid = tid, .ts_ns = ts,
 		.dur_ns = dur, .args = args, .args_len = args ? strlen(args) : 0,
 	};
 
 	tp_sum_span(s, &e);
+}
+
+static void span(struct tp_sum *s, const char *cat, const char *name,
+		 int64_t ts, int64_t dur, const char *args)
+{
+	span_on(s, 1, cat, name, ts, dur, args);
 }
 
 static void sample(struct tp_sum *s, int64_t ts, const char *stack)
@@ -34,13 +40,16 @@ static void sample(struct tp_sum *s, int64_t ts, const char *stack)
 	tp_sum_sample(s, &x);
 }
 
-/* GPU busy [10000, 20000) and [50000, 60000): idle [20000, 50000). */
+/* GPU busy [10000, 20000) and [50000, 60000): idle [20000, 50000).
+ * Thread 1 launches; thread 9 only waits (its blocking is not shown). */
 static void feed(struct tp_sum *s)
 {
+	span(s, "cuda_runtime", "cudaLaunchKernel", 1000, 10, NULL);
 	sample(s, 5000, A);		/* before the GPU's span */
 	span(s, "kernel", "k", 10000, 10000, NULL);
 	sample(s, 15000, A);		/* busy */
 	span(s, "osrt", "read", 18000, 14000, "{\"fd\":3,\"path\":\"/data/x\"}");
+	span_on(s, 9, "osrt", "pthread_cond_wait", 19000, 40000, NULL);
 	sample(s, 25000, B);		/* idle */
 	sample(s, 30000, A2);		/* idle, another offset of f_a */
 	sample(s, 45000, B);		/* idle */
@@ -75,9 +84,10 @@ static void check_mode(const char *mode, const char *j)
 #define HAS(what, text)                                                  \
 	snprintf(name, sizeof(name), "host summary, %s: %s", mode, what); \
 	TP_CHECK(name, idle && strstr(idle, text), "%s", idle ? idle : "(none)")
-	HAS("idle samples and time: 3 of 1 us, 12 us blocked",
+	HAS("idle samples and time: 3 of 1 us, 12 us blocked in the "
+	    "launching thread, 30 us in the other",
 	    "\"idle\": {\"samples\": 3, \"sampled_ns\": 3000, "
-	    "\"blocking_ns\": 12000,");
+	    "\"blocking_ns\": 12000, \"blocking_other_threads_ns\": 30000,");
 	HAS("f_a's two offsets are one function, 1 us of self time",
 	    "{\"function\": \"f_a (lib.so)\", \"python\": false, "
 	    "\"self_ns\": 1000, \"total_ns\": 1000}");
@@ -98,7 +108,7 @@ static void check_mode(const char *mode, const char *j)
 	TP_CHECK(name, j && strstr(j, "\"host_activity\": {\"version\": 1, "
 		 "\"sampler\": \"perf_event\", \"sample_hz\": 1000, "
 		 "\"samples\": 7, \"sampled_ns\": 7000, \"samples_unread\": 0, "
-		 "\"blocking_calls\": 2, \"blocking_ns\": 34000, "
+		 "\"blocking_calls\": 3, \"blocking_ns\": 74000, "
 		 "\"gpu_idle_ns\": 30000,"), "%s", j ? j : "");
 }
 
