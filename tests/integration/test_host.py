@@ -57,7 +57,8 @@ def split_of(evs, a, b):
 # own CPU clock; the samples must agree within 4 points, or 3.5 standard
 # deviations of a binomial over the samples taken when they are fewer:
 # CPU-time timers fire at the kernel's tick (250 Hz on this machine's
-# kernel, whatever TPROF_SAMPLE_HZ asks), perf_event at the rate asked.
+# kernel, whatever TPROF_SAMPLE_HZ asks); perf_event, at the rate asked,
+# is checked where timer_create is forbidden, below.
 def split_run(sampler, seconds):
     r = sim_run([sim_prog("host_split"), seconds],
                 env={"TPROF_TRACE": HOST, "TPROF_SAMPLER": sampler})
@@ -75,10 +76,6 @@ def split_run(sampler, seconds):
     return r, truth, tol
 
 
-r, truth, tol = split_run("perf", "0.8")
-mech = r.trace["tprof"]["sampling"]["mechanism"] if r.trace else None
-eq("70/30, perf: the trace says perf_event ran", mech, "perf_event")
-cleanup(r)
 r, truth, tol = split_run("auto", "1.5")
 t = r.trace
 evs = samples(t) if t else []
@@ -215,12 +212,12 @@ cleanup(r)
 # poll, epoll_wait, select, sigtimedwait), each right after CPU work so a
 # sample falls due at their entry as often as can be: none may fail with
 # EINTR. At 10 kHz, without the guard the osrt hooks put around them,
-# 20 to 40 of the 1,200 calls did.
+# 20 to 40 of 1,200 calls did.
 for sampler in ("auto", "timer"):
     r = run([prog("host_calls"), "eintr"],
             env={"TPROF_TRACE": "cuda,cpu", "TPROF_SAMPLE_HZ": "10000", "TPROF_SAMPLER": sampler})
     eq("eintr: TPROF_SAMPLER=%s: no call saw EINTR" % sampler, (r.rc, r.stdout),
-       (0, "eintr 0 calls 1200\n"))
+       (0, "eintr 0 calls 800\n"))
     t = load(os.path.join(r.dir, r.files()[0])) if r.files() else {"traceEvents": []}
     # timers fire at the kernel's tick (250 Hz here), whatever the rate
     check("eintr: TPROF_SAMPLER=%s: while sampled" % sampler, len(samples(t)) > 30,

@@ -10,7 +10,7 @@
  *                       reads it saw take 1 to 40 ms (a loaded
  *                       machine's scheduling).
  *   host_calls sigprof  the program profiles itself: its own SIGPROF
- *                       handler, setitimer(ITIMER_PROF, 1 ms), 0.4 s of
+ *                       handler, setitimer(ITIMER_PROF, 1 ms), 0.3 s of
  *                       CPU. Prints how many SIGPROFs it got and whether
  *                       its handler is still the one installed.
  *   host_calls eintr    four threads, each spending CPU right before
@@ -134,7 +134,7 @@ static int run_sigprof(void)
 	sa.sa_flags = SA_RESTART;
 	sigaction(SIGPROF, &sa, NULL);
 	setitimer(ITIMER_PROF, &it, NULL);
-	spin_us(400000);
+	spin_us(300000);
 	memset(&it, 0, sizeof(it));
 	setitimer(ITIMER_PROF, &it, NULL);
 	sigaction(SIGPROF, NULL, &now);
@@ -172,7 +172,7 @@ static void *eintr_worker(void *arg)
 	pf.events = POLLIN;
 	sigemptyset(&usr);
 	sigaddset(&usr, SIGUSR1);
-	for (i = 0; i < 300; i++) {
+	for (i = 0; i < 200; i++) {
 		struct timeval tv = { 0, 200 };
 		fd_set r;
 
