@@ -169,7 +169,7 @@ else:
 # A thread blocked 60 ms in read on a pipe ten times among 100,000 fast
 # reads: ten slices, none for the fast ones (a read the program itself
 # saw last over 1 ms, a loaded machine's scheduling, may have one).
-r = run([prog("host_calls"), "pipe"], env={"TPROF_TRACE": "cuda,osrt"})
+r = run([prog("host_calls"), "pipe"], env={"TPROF_TRACE": "cuda,osrt", "TPROF_BACKTRACE": "10ms"})
 out = r.stdout.split()
 check("pipe: program ran", r.rc == 0 and out[:2] == ["reads", "100000"], r.stdout + r.stderr)
 between = int(out[5]) if len(out) > 5 else 0
@@ -184,6 +184,12 @@ a = slow[0]["args"] if slow else {}
 check("pipe: a slice's args: the fd, its file (the pipe), bytes asked, ret",
       a.get("bytes") == 1 and a.get("ret") == 1 and isinstance(a.get("fd"), int) and
       a.get("path", "").startswith("pipe:["), str(a))
+eq("pipe: with TPROF_BACKTRACE, a slow read's stack starts at its caller",
+   sorted({e["args"].get("stack", ["-"])[0].split("+")[0] for e in slow}), ["run_pipe"])
+sleeps = [e for e in xevents(t, "nanosleep") if e["dur"] >= 40000]
+eq("pipe: and the writer thread's 60 ms sleeps are slices too, from writer()",
+   (len(sleeps), sorted({e["args"].get("stack", ["-"])[0].split("+")[0] for e in sleeps})),
+   (10, ["writer"]))
 eq("pipe: the blocking calls' threshold is TPROF_OSRT_MIN_US's default",
    t.get("tprof", {}).get("sampling", {}).get("osrt_min_ns"), 1000000)
 tprof_check(os.path.join(r.dir, r.files()[0]), "pipe: tprof check passes")

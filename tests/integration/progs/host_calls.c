@@ -90,7 +90,7 @@ static void *writer(void *arg)
 	return NULL;
 }
 
-static int run_pipe(void)
+__attribute__((noinline)) static int run_pipe(void)
 {
 	int reads = 0, slow = 0, between = 0;
 	pthread_t w;
