@@ -40,6 +40,15 @@ def report(*args):
     return p.returncode, p.stdout, p.stderr
 
 
+def xml_ok(path):
+    import xml.etree.ElementTree as ET
+    try:
+        ET.parse(path)
+        return True
+    except ET.ParseError:
+        return False
+
+
 def wrote_only(r):
     """tprof's lines on stderr but the one saying the trace was written."""
     return [l for l in r.lines() if not l.startswith("tprof: wrote ")]
@@ -120,9 +129,10 @@ eq("70/30: report from the summary written at exit equals the one from the trace
 html = os.path.join(r.dir, "report.html")
 rc3, _, err3 = report(r.path, "--html", html)
 body = open(html).read() if os.path.exists(html) else ""
-check("70/30: report --html: the host table and an icicle",
+check("70/30: report --html: the host table and an icicle, well-formed",
       rc3 == 0 and "<h2>Host while the GPU was idle</h2>" in body and
-      'class="icicle"' in body and "work70(unsigned int) (host_split)" in body, err3)
+      'class="icicle"' in body and body.count("<rect") > 3 and
+      "work70(unsigned int) (host_split)" in body and xml_ok(html), err3)
 tprof_check(r.path, "70/30: tprof check passes")
 cleanup(r)
 
