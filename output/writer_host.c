@@ -213,8 +213,10 @@ static void name_thread(const struct tp_hthread *h)
 			name[strcspn(name, "\n")] = '\0';
 		fclose(f);
 	}
-	tp_thread_stats_add(&W.stats, h->tid, name[0] ? name : "thread",
-			    h->written, 0);
+	if (!name[0])
+		strcpy(name, "thread");
+	/* tp_thread_stats_add copies a whole 64-byte name */
+	tp_thread_stats_add(&W.stats, h->tid, name, h->written, 0);
 }
 
 static void retire(struct tp_hthread *h)
