@@ -214,19 +214,16 @@ tprof_check(os.path.join(r.dir, r.files()[0]), "pipe: tprof check passes")
 cleanup(r)
 
 # A program profiling itself with SIGPROF and ITIMER_PROF: its handler
-# stays, its signals keep coming, tprof samples on another signal.
-base = subprocess.run([prog("host_calls"), "sigprof"], capture_output=True, text=True,
-                      env=base_env()).stdout.split()
+# and its timer stay, its signals keep coming, tprof samples on another
+# signal. (How many SIGPROFs a run gets depends on the machine's load,
+# with or without tprof: the kernel checks ITIMER_PROF at the ticks where
+# a thread of the process runs; 0 to 68 in runs under load. Only their
+# coming at all is checked.)
 r = run([prog("host_calls"), "sigprof"], env={"TPROF_TRACE": "cuda,cpu"})
 out = r.stdout.split()
-check("sigprof: the program's own handler is still installed",
-      r.rc == 0 and out[2:] == ["handler", "ours"], r.stdout + r.stderr)
-n, n0 = int(out[1]) if len(out) > 1 else 0, int(base[1]) if len(base) > 1 else 0
-# The kernel checks ITIMER_PROF at the ticks where a thread of the process
-# runs: on a loaded machine a run gets fewer, with or without tprof (35
-# against 74 seen under make test); none would mean it was taken.
-check("sigprof: its SIGPROFs keep coming (%d, %d without tprof)" % (n, n0),
-      n >= 0.3 * n0 > 0, r.stdout)
+check("sigprof: the program's own handler and timer are still installed",
+      r.rc == 0 and out[2:] == ["handler", "ours", "timer", "1000"], r.stdout + r.stderr)
+check("sigprof: its SIGPROFs came", len(out) > 1 and int(out[1]) > 0, r.stdout)
 t = load(os.path.join(r.dir, r.files()[0])) if r.files() else {"tprof": {}}
 sig = t["tprof"].get("sampling", {}).get("signal")
 check("sigprof: tprof sampled with a real-time signal, not SIGPROF (%s)" % sig,
