@@ -11,6 +11,7 @@
 #include <tprof.h>
 
 #include "gpu.h"
+#include "host.h"
 #include "summary_int.h"
 #include "summary_out.h"
 
@@ -482,6 +483,9 @@ void tp_sum_write_json(struct tp_sum *s, struct tp_buf *b,
 	put_memory(b, s);
 	if (s->gpu && tp_gpu_any(s->gpu))
 		tp_gpu_write_json(s->gpu, b);
+	if (tp_host_any(s->host))
+		tp_host_write_json(s->host, b, s->gpu && tp_gpu_any(s->gpu) ?
+				   tp_gpu_idle_ns(s->gpu) : -1);
 	if (extra)
 		extra(b, ctx);
 	tp_buf_lit(b, "\n}\n");
