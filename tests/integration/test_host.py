@@ -121,8 +121,20 @@ rc, md, err = report(r.path)
 check("70/30: report: the host section, with a finding naming work70",
       rc == 0 and "## Host while the GPU was idle" in md and
       "| 0 | native | work70(unsigned int) (host_split) |" in md and
-      "- **rank 0: GPU idle " in md and "in work70(unsigned int) (host_split)" in md,
-      md[-1500:] + err)
+      any(l.startswith("1. **rank 0: GPU idle ") and
+          "; during it the host spent " in l and
+          "% in work70(unsigned int) (host\\_split)" in l and
+          " per run (" in l for l in md.splitlines()),
+      md[:1500] + md[-1500:] + err)
+rc4, js, _ = report(r.path, "--json")
+js = json.loads(js) if rc4 == 0 else {}
+hf = [f for f in js.get("findings", []) if f.get("kind") == "host_while_idle"]
+hj = js.get("host", [{}])[0]
+eq("70/30: report --json: the finding names work70, the host rows start with it",
+   ([f.get("names", [])[:1] for f in hf], hj.get("over"),
+    [(x["kind"], x["what"]) for x in hj.get("top", [])[:1]]),
+   ([["work70(unsigned int) (host_split)"]], "gpu_idle",
+    [("native", "work70(unsigned int) (host_split)")]))
 rc2, md2, _ = report(os.path.join(r.dir, "summaries"))
 eq("70/30: report from the summary written at exit equals the one from the trace",
    md2[md2.find("## Host while"):], md[md.find("## Host while"):])

@@ -100,7 +100,7 @@ static void evidence(struct tp_buf *b, const struct rp_report *rep,
 {
 	const struct rp_rank *r = rep->ranks[e];
 	const struct rp_host *h = &r->host_activity;
-	char t[4][40];
+	char t[5][40];
 
 	rp_bprintf(b, "On rank %s%s: its GPU idles %s per %s (%s of it). "
 		   "Over its idle intervals (%s in all) the CPU samples stand "
@@ -113,7 +113,7 @@ static void evidence(struct tp_buf *b, const struct rp_report *rep,
 			      (int64_t)rep->m[e].step),
 		   rp_fmt_ns(t[2], 40, r->gpu.idle_ns),
 		   rp_fmt_ns(t[3], 40, h->sampled_ns),
-		   rp_fmt_ns(t[0], 40, h->blocking_ns));
+		   rp_fmt_ns(t[4], 40, h->blocking_ns));
 }
 
 static char *advice(struct rp_findings *fs, const struct top *t)
