@@ -207,8 +207,13 @@ __attribute__((constructor)) static void tp_load(void)
 	 * run: a SIGTERM then would find the writer stuck) or from a signal
 	 * handler (the sampler's libunwind takes a mutex). */
 	tp_osrt_prime();
-	if (tp_session_init() < 0)
+	if (tp_session_init() < 0) {
+		tp_osrt_set_fast(0);
 		return;
+	}
+	/* Until now every osrt hook took its slow path; from here those with
+	 * nothing to do in this process forward at once. */
+	tp_osrt_set_fast(tp_sess.cfg.sources);
 	if (tp_sess.cfg.sources & TP_SRC_OSRT)
 		tp_osrt_set_threshold((uint64_t)((double)tp_sess.cfg.osrt_min_ns *
 						 tick_rate()));

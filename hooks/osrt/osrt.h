@@ -107,6 +107,16 @@ enum tp_osrt_sym {
 };
 
 extern void *tp_osrt_fn[TP_OSRT_S_N];
+/* The hooks' fast path (osrt_hook.h): the real function where the hook
+ * has nothing to do in this process, else NULL. [1]: for the hooks that
+ * keep the sampling signal out of calls the kernel does not restart. */
+extern void *tp_osrt_fast[2][TP_OSRT_S_N]
+	__attribute__((visibility("hidden")));	/* one load, no GOT */
+/* Fills them for a process that traces `sources` (TPROF_TRACE's
+ * TP_SRC_* bits, fixed for its life): a hook forwards at once when
+ * osrt is not among them (nor cpu, for one with the guard). 0: tprof
+ * is off in this process. */
+void tp_osrt_set_fast(unsigned sources);
 
 /* osrt_resolve.c: the real function of sym, stored in tp_osrt_fn; NULL
  * when none can be found (the hook then makes the system call itself). */

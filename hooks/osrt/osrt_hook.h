@@ -52,27 +52,30 @@ static inline long tp_sys(long n, long a, long b, long c, long d, long e,
 #endif
 }
 
-/* The fast path is the exported function itself: the real function
- * known, not recording, no guard due: a jump to it, with no frame of its
- * own (the slow path is out of line, so no register is saved first). */
+/* The fast path is the exported function itself: one load and one
+ * branch, then a jump to the real function with no frame of its own
+ * (the slow path is out of line, so no register is saved first). The
+ * load is of the real function from tp_osrt_fast ([1] for a hook with
+ * the guard), which holds it only in a process that never
+ * records blocking calls (nor samples, for the guard): otherwise, and
+ * before the real one is found, it is NULL and the slow path decides. */
 #define OSRT_HOOK(rtype, name, guard, params, args, fallback, pre, rec)   \
 	OSRT_HOOK_M(rtype, name, guard, params, args, args, fallback, pre, rec)
 
 /* The same where the real function gets other args than the hook's own
- * (names): a mask `pre` made with the sampling signal added. */
+ * (names): a mask `pre` made with the sampling signal added. The fast
+ * path passes the hook's own: it runs only where nothing is sampled. */
 #define OSRT_HOOK_M(rtype, name, guard, params, names, args, fallback,    \
 		    pre, rec)                                             \
 	static rtype name##_slow params __attribute__((noinline));       \
 	TP_EXPORT rtype name params                                      \
 	{                                                                \
 		rtype (*fn) params = (rtype (*) params)__atomic_load_n(  \
-			&tp_osrt_fn[TP_OSRT_S_##name], __ATOMIC_RELAXED); \
+			&tp_osrt_fast[!!(guard)][TP_OSRT_S_##name],      \
+			__ATOMIC_RELAXED);                               \
                                                                          \
-		if (__builtin_expect(fn && !tp_osrt_on() &&              \
-				     !((guard) && tp_osrt_sampling()), 1)) { \
-			pre;                                             \
-			return fn args;                                  \
-		}                                                        \
+		if (__builtin_expect(fn != NULL, 1))                     \
+			return fn names;                                 \
 		return name##_slow names;                                \
 	}                                                                \
 	static rtype name##_slow params                                  \

@@ -139,6 +139,7 @@ static const char *const names[] = {
 };
 
 void *tp_osrt_fn[TP_OSRT_S_N];
+void *tp_osrt_fast[2][TP_OSRT_S_N];
 
 void *tp_osrt_resolve(enum tp_osrt_sym sym)
 {
@@ -170,4 +171,19 @@ void tp_osrt_prime(void)
 	for (i = 0; i < TP_OSRT_S_N; i++)
 		if (!__atomic_load_n(&tp_osrt_fn[i], __ATOMIC_RELAXED))
 			tp_osrt_resolve((enum tp_osrt_sym)i);
+}
+
+void tp_osrt_set_fast(unsigned sources)
+{
+	unsigned i;
+
+	for (i = 0; i < TP_OSRT_S_N; i++) {
+		void *fn = __atomic_load_n(&tp_osrt_fn[i], __ATOMIC_RELAXED);
+
+		__atomic_store_n(&tp_osrt_fast[0][i], sources & TP_SRC_OSRT ?
+				 NULL : fn, __ATOMIC_RELAXED);
+		__atomic_store_n(&tp_osrt_fast[1][i], sources &
+				 (TP_SRC_OSRT | TP_SRC_CPU) ? NULL : fn,
+				 __ATOMIC_RELAXED);
+	}
 }
