@@ -55,9 +55,10 @@ bench: $(LIB) $(CLI) $(BENCH_BIN) $(BENCH_B)/bench_sim_launch sim
 bench-hta: $(CLI) hta-venv
 	@HTA_PYTHON=$(HTA_PY) sh bench/bench_hta.sh $(CLI)
 
-# Instructions tprof adds to a hooked call, recorded and dropped
-# (callgrind; the same rows as make bench's, in about 30 s).
-bench-instr: $(LIB) $(BENCH_B)/bench_calls
+# Instructions tprof adds to a hooked call, recorded and dropped, and to
+# an osrt-hooked C library call, osrt off and on (callgrind; the same
+# rows as make bench's, in about 30 s).
+bench-instr: $(LIB) $(BENCH_B)/bench_calls $(BENCH_B)/bench_host
 	@sh bench/hook_instr.sh $(BENCH_B) $(LIB)
 
 # tprof report over 4096 generated summaries (bench/bench_report.sh;

@@ -6,9 +6,10 @@
 #     against the same loop without tprof (the kernel's side included:
 #     the timer or counter, the signal's delivery), per sample and as a
 #     share of one core at the default rate; for each mechanism;
-#   - a blocking-call hook under the threshold: ns per uncontended
-#     pthread_mutex_lock (with its unlock) with osrt on against none, and
-#     instructions per call (callgrind, when valgrind is there);
+#   - an osrt-hooked call: ns per uncontended pthread_mutex_lock (with
+#     its unlock) with tprof loaded and osrt off, and with osrt on and the
+#     call under the threshold, against none; and instructions per call
+#     (bench/osrt_instr.sh, callgrind, when valgrind is there);
 #   - the trace's bytes per CPU sample (gzip), JSON and Perfetto.
 # Medians over ROUNDS interleaved runs: the machine is shared.
 #
@@ -86,40 +87,41 @@ for v in timer perf; do
 		"$(awk -v l="$loss" 'BEGIN { print l * 100 }')"
 done
 
-# Blocking-call hook under the threshold.
-: >"$tmp/lock-none"
-: >"$tmp/lock-on"
+# An osrt-hooked call: tprof loaded with osrt off (every process pays
+# the fast path), and osrt on with the call under the threshold.
+for v in none off on; do
+	: >"$tmp/lock-$v"
+done
 r=1
 while [ $r -le $ROUNDS ]; do
 	"$bin/bench_host" lock $LOCKS | awk '{ print $2 }' >>"$tmp/lock-none"
-	LD_PRELOAD=$lib TPROF_OUTPUT_DIR=$tmp/lock TPROF_TRACE=cuda,osrt \
-		TPROF_SUMMARY=none "$bin/bench_host" lock $LOCKS 2>/dev/null |
-		awk '{ print $2 }' >>"$tmp/lock-on"
+	for v in off on; do
+		t=cuda
+		[ $v = on ] && t=cuda,osrt
+		LD_PRELOAD=$lib TPROF_OUTPUT_DIR=$tmp/lock TPROF_TRACE=$t \
+			TPROF_SUMMARY=none "$bin/bench_host" lock $LOCKS \
+			2>/dev/null | awk '{ print $2 }' >>"$tmp/lock-$v"
+	done
 	r=$((r + 1))
 done
 l_none=$(median <"$tmp/lock-none")
-l_on=$(median <"$tmp/lock-on")
-instr="instructions: valgrind not installed"
-if command -v valgrind >/dev/null 2>&1; then
-	cg() {
-		out=$1
-		shift
-		env "$@" TPROF_SUMMARY=none valgrind --tool=callgrind \
-			--separate-threads=yes --collect-atstart=no \
-			--toggle-collect=lock_calls --callgrind-out-file="$out" \
-			"$bin/bench_host" lock 100000 >/dev/null 2>&1
-	}
-	cg "$tmp/cg-none"
-	cg "$tmp/cg-on" LD_PRELOAD="$lib" TPROF_OUTPUT_DIR="$tmp/lock-cg" \
-		TPROF_TRACE=cuda,osrt
-	instr=$(awk -v a="$(sed -n 's/^summary: //p' "$tmp/cg-none-01")" \
-		-v b="$(sed -n 's/^summary: //p' "$tmp/cg-on-01")" \
-		'BEGIN { printf "%+.0f instructions a call, callgrind", (b - a) / 110000 }')
+i_off="instructions: valgrind not installed"
+i_on=$i_off
+if sh "$(dirname "$0")/osrt_instr.sh" "$bin" "$lib" >"$tmp/oi" 2>/dev/null; then
+	v() { awk -v k="$1" '$1 == k { print $2 }' "$tmp/oi"; }
+	i_off=$(printf '%+.1f instructions a call, callgrind' "$(awk \
+		-v a="$(v osrt_off)" -v b="$(v osrt_none)" 'BEGIN { print a - b }')")
+	i_on=$(printf '%+.1f instructions a call, callgrind' "$(awk \
+		-v a="$(v osrt_on)" -v b="$(v osrt_none)" 'BEGIN { print a - b }')")
 fi
-printf '  %-34s %+6.1f ns   (uncontended pthread_mutex_lock and unlock: %.1f ns, %.1f without tprof; %s)\n' \
-	"osrt hook, call under threshold" \
-	"$(awk -v a="$l_on" -v b="$l_none" 'BEGIN { print a - b }')" \
-	"$l_on" "$l_none" "$instr"
+for v in off on; do
+	l=$(median <"$tmp/lock-$v")
+	[ $v = off ] && what="osrt hook, osrt off" i=$i_off ||
+		what="osrt hook, on, under threshold" i=$i_on
+	printf '  %-34s %+6.1f ns   (uncontended pthread_mutex_lock and unlock: %.1f ns, %.1f without tprof; %s)\n' \
+		"$what" "$(awk -v a="$l" -v b="$l_none" 'BEGIN { print a - b }')" \
+		"$l" "$l_none" "$i"
+done
 
 # Bytes per sample: the same run with and without cpu, each format.
 for f in json perfetto; do
