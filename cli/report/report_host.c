@@ -169,8 +169,6 @@ void rp_host_json(const struct rp_report *rep, struct tp_buf *b)
 {
 	size_t i, n = 0;
 
-	if (!rp_host_any(rep))
-		return;
 	tp_buf_lit(b, ",\n\"host\": [");
 	for (i = 0; i < rep->nranks; i++) {
 		const struct rp_rank *r = rep->ranks[i];

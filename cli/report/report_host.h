@@ -46,7 +46,8 @@ void rp_host_fn_label(const struct rp_hfn *f, char *buf, size_t len);
 /* A blocking call as shown: "read on pipe:[123]", or "nanosleep". */
 void rp_host_call_label(const struct rp_hcall *c, char *buf, size_t len);
 
-/* The section, appended to b: nothing when no rank has the member. */
+/* The section, appended to b: the Markdown's nothing when no rank has
+ * the member, the JSON's "host" member an empty list. */
 void rp_host_md(const struct rp_report *rep, struct tp_buf *b);
 void rp_host_json(const struct rp_report *rep, struct tp_buf *b);
 
