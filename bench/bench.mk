@@ -4,6 +4,7 @@
 
 BENCH_B := $(B)/bench
 BENCH_BIN := $(BENCH_B)/bench_calls $(BENCH_B)/bench_drops \
+	     $(BENCH_B)/bench_host \
 	     $(BENCH_B)/bench_ring \
 	     $(BENCH_B)/bench_writer $(BENCH_B)/bench_stack \
 	     $(BENCH_B)/bench_libcalls $(BENCH_B)/bench_gpu \
@@ -16,7 +17,8 @@ BENCH_LIBS := $(CORE_OBJ) $(BENCH_PRELOAD_OBJ) $(CUPTI_OBJ) -lz -ldl -lpthread -
 
 # The program the preload is measured on: linked to the real libcudart
 # only, as an application is.
-$(BENCH_B)/bench_calls $(BENCH_B)/bench_drops: $(BENCH_B)/%: bench/%.c \
+$(BENCH_B)/bench_calls $(BENCH_B)/bench_drops $(BENCH_B)/bench_host: \
+		$(BENCH_B)/%: bench/%.c \
 		bench/bench_time.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< -L$(CUDA_HOME)/lib64 -lcudart \
@@ -46,6 +48,7 @@ bench: $(LIB) $(CLI) pyext $(BENCH_BIN) $(BENCH_B)/bench_sim_launch sim
 	@$(MAKE) --no-print-directory hta-venv >/dev/null || \
 		echo "bench: HTA not installed in $(HTA_VENV): its rows are skipped"
 	@HTA_PYTHON=$(HTA_PY) sh bench/bench.sh $(BENCH_B) $(LIB)
+	@sh bench/bench_host.sh $(BENCH_B) $(LIB)
 
 # The HTA comparison alone (bench/bench_hta.sh; HTA_RANKS, HTA_STEPS,
 # HTA_KERNELS, HTA_RUNS, TPROF_RUNS in the environment change it).
@@ -53,12 +56,14 @@ bench-hta: $(CLI) hta-venv
 	@HTA_PYTHON=$(HTA_PY) sh bench/bench_hta.sh $(CLI)
 
 # The instruction budgets (bench/instr_budgets, callgrind): a hooked
-# call, recorded and dropped, and the writer per event; fails when one is
-# exceeded. make test runs the same check (tests/integration/test_instr.py).
-bench-instr: $(LIB) $(BENCH_B)/bench_calls $(BENCH_B)/bench_writer
+# call, recorded and dropped, an osrt-hooked C library call with osrt off
+# and on, and the writer per event; fails when one is exceeded. make test
+# runs the same check (tests/integration/test_instr.py).
+bench-instr: $(LIB) $(BENCH_B)/bench_calls $(BENCH_B)/bench_writer \
+	     $(BENCH_B)/bench_host
 	@sh bench/instr_check.sh $(BENCH_B) $(LIB)
 
-test-build: $(BENCH_B)/bench_calls $(BENCH_B)/bench_writer
+test-build: $(BENCH_B)/bench_calls $(BENCH_B)/bench_writer $(BENCH_B)/bench_host
 
 # tprof report over 4096 generated summaries (bench/bench_report.sh;
 # RANKS, RUNS in the environment change it): seconds, peak memory and

@@ -47,6 +47,13 @@ INSTR_RECORDED_MAX=$(sed -n 's/^hook_recorded[ 	]*\([0-9.]*\).*/\1/p' \
 	"$(dirname "$0")/instr_budgets")
 INSTR_DROPPED_MAX=$(sed -n 's/^hook_dropped[ 	]*\([0-9.]*\).*/\1/p' \
 	"$(dirname "$0")/instr_budgets")
+# An osrt-hooked C library call (bench/osrt_instr.sh): osrt not traced,
+# the fast path's load, test, branch and jump; traced, the call under the
+# threshold (bench/instr_budgets).
+INSTR_OSRT_OFF_MAX=$(sed -n 's/^osrt_off[ 	]*\([0-9.]*\).*/\1/p' \
+	"$(dirname "$0")/instr_budgets")
+INSTR_OSRT_ON_MAX=$(sed -n 's/^osrt_on[ 	]*\([0-9.]*\).*/\1/p' \
+	"$(dirname "$0")/instr_budgets")
 
 # Targets from the issue.
 TARGET_ADDED_NS=15
@@ -749,6 +756,15 @@ if [ $instr_ok = 1 ]; then
 		"hooked call, dropped (callgrind)" "$i_drop_add" \
 		"$(calc %.1f "$i_drop_add - $i_rec_add")" $INSTR_DROPPED_MAX \
 		"$(verdict "$i_drop_add <= $INSTR_DROPPED_MAX && $i_drop_add < $i_rec_add")"
+	o_none=$(values osrt_none "$tmp/instr")
+	o_off=$(calc %.1f "$(values osrt_off "$tmp/instr") - $o_none")
+	o_on=$(calc %.1f "$(values osrt_on "$tmp/instr") - $o_none")
+	printf '  %-34s %+6.1f instr (pthread_mutex_lock and unlock: %.1f without tprof; budget <= +%s)%s\n' \
+		"osrt hook, osrt off (callgrind)" "$o_off" "$o_none" \
+		$INSTR_OSRT_OFF_MAX "$(verdict "$o_off <= $INSTR_OSRT_OFF_MAX")"
+	printf '  %-34s %+6.1f instr (timed, not recorded: the clock read twice; budget <= +%s)%s\n' \
+		"osrt hook, on, under threshold" "$o_on" $INSTR_OSRT_ON_MAX \
+		"$(verdict "$o_on <= $INSTR_OSRT_ON_MAX")"
 fi
 if [ $winstr_ok = 1 ]; then
 	for n in json_isal json_zlib perfetto_isal perfetto_zlib; do

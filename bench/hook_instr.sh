@@ -13,8 +13,9 @@
 # recorded) and on a 1 MiB ring without a spill pool (most calls
 # dropped: the drop path).
 # Prints "none N", "recorded N", "dropped N" (instructions per call,
-# tprof's included) and "dropped_calls N" / "calls N"; exits 77 when
-# valgrind is not installed.
+# tprof's included) and "dropped_calls N" / "calls N"; then the osrt
+# hooks' rows (bench/osrt_instr.sh: a hooked C library call with osrt
+# off and on); exits 77 when valgrind is not installed.
 set -u
 
 bin=$1
@@ -58,3 +59,4 @@ echo "$none $rec $drop" | awk '{
 	printf "none %.1f\nrecorded %.1f\ndropped %.1f\n", none, rec, drop
 	printf "dropped_calls %d\ncalls %d\n", $9, $8
 }'
+sh "$(dirname "$0")/osrt_instr.sh" "$bin" "$lib"

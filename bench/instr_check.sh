@@ -32,7 +32,7 @@ verdict() {
 }
 
 if ! command -v valgrind >/dev/null 2>&1; then
-	for n in hook_recorded hook_dropped writer; do
+	for n in hook_recorded hook_dropped osrt_off osrt_on writer; do
 		echo "SKIP instr: $n: valgrind is not installed" \
 			"(apt-get install valgrind): instruction budgets not checked"
 	done
@@ -49,6 +49,19 @@ if sh "$here/hook_instr.sh" "$bin" "$lib" >"$tmp/hook" 2>&1; then
 		"+$rec instructions per recorded call"
 	verdict hook_dropped "$drop" "$(budget hook_dropped)" \
 		"+$drop instructions per dropped call"
+	if [ -n "$(v osrt_none)" ]; then
+		off=$(awk -v a="$(v osrt_off)" -v b="$(v osrt_none)" \
+			'BEGIN { printf "%.1f", a - b }')
+		on=$(awk -v a="$(v osrt_on)" -v b="$(v osrt_none)" \
+			'BEGIN { printf "%.1f", a - b }')
+		verdict osrt_off "$off" "$(budget osrt_off)" \
+			"+$off instructions per C library call, osrt off"
+		verdict osrt_on "$on" "$(budget osrt_on)" \
+			"+$on instructions per C library call under the threshold"
+	else
+		echo "FAIL instr: osrt: hook_instr.sh gave no osrt rows"
+		failed=1
+	fi
 	# A dropped call does less than a recorded one.
 	if awk -v d="$drop" -v r="$rec" 'BEGIN { exit !(d < r) }'; then
 		echo "PASS instr: hook_dropped below recorded (+$drop vs +$rec)"

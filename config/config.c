@@ -9,10 +9,12 @@
 
 static const char *const source_names[] = {
 	"cuda", "gpu", "cublas", "cudnn", "nccl", "nvtx", "mem", "gpumetrics",
+	"cpu", "osrt",
 };
 
 #define N_SOURCES (sizeof(source_names) / sizeof(source_names[0]))
-#define SOURCES_ACCEPTED "cuda,gpu,cublas,cudnn,nccl,nvtx,mem,gpumetrics or all"
+#define SOURCES_ACCEPTED "cuda,gpu,cublas,cudnn,nccl,nvtx,mem,gpumetrics,cpu,osrt " \
+	"or all (all: every one but cpu and osrt)"
 
 const char *tp_source_name(unsigned bit)
 {
@@ -262,6 +264,51 @@ static int parse_gzip_level(const char *v, struct tp_config *c, char *err,
 	return 0;
 }
 
+/* TPROF_SAMPLE_HZ, TPROF_OSRT_MIN_US and TPROF_SAMPLER: the host side's
+ * rate, threshold and sampling mechanism. */
+static int parse_host(tp_getenv_fn get, struct tp_config *c, char *err,
+		      size_t errlen)
+{
+	const char *v = get("TPROF_SAMPLE_HZ");
+	long n;
+
+	if (v && tp_parse_uint(v, TP_MIN_SAMPLE_HZ, TP_MAX_SAMPLE_HZ, &n) < 0) {
+		snprintf(err, errlen, "TPROF_SAMPLE_HZ='%.100s' is not valid: "
+			 "expected a whole number of samples per second of "
+			 "a thread's CPU time from %d to %d (default %d)", v,
+			 TP_MIN_SAMPLE_HZ, TP_MAX_SAMPLE_HZ,
+			 TP_DEFAULT_SAMPLE_HZ);
+		return -1;
+	}
+	if (v)
+		c->sample_hz = (unsigned)n;
+	v = get("TPROF_OSRT_MIN_US");
+	if (v && tp_parse_uint(v, 0, TP_MAX_OSRT_MIN_US, &n) < 0) {
+		snprintf(err, errlen, "TPROF_OSRT_MIN_US='%.100s' is not "
+			 "valid: expected a whole number of microseconds from "
+			 "0 (every call) to %ld (default 1000)", v,
+			 TP_MAX_OSRT_MIN_US);
+		return -1;
+	}
+	if (v)
+		c->osrt_min_ns = (uint64_t)n * 1000u;
+	v = get("TPROF_SAMPLER");
+	if (!v || !strcmp(v, "auto"))
+		return 0;
+	if (!strcmp(v, "perf")) {
+		c->sampler = TP_SAMPLER_PERF;
+		return 0;
+	}
+	if (!strcmp(v, "timer")) {
+		c->sampler = TP_SAMPLER_TIMER;
+		return 0;
+	}
+	snprintf(err, errlen, "TPROF_SAMPLER='%.100s' is not valid: expected "
+		 "auto (perf_event_open, else CPU-time timers; the default), "
+		 "perf or timer", v);
+	return -1;
+}
+
 static int parse_cupti(tp_getenv_fn get, struct tp_config *c, char *err,
 		       size_t errlen)
 {
@@ -387,6 +434,8 @@ int tp_config_parse(struct tp_config *c, tp_getenv_fn get, char *err,
 	c->log_level = TP_LOG_WARN;
 	c->world_size = 1;
 	c->gm_hz = TP_DEFAULT_GPU_METRICS_HZ;
+	c->sample_hz = TP_DEFAULT_SAMPLE_HZ;
+	c->osrt_min_ns = TP_DEFAULT_OSRT_MIN_NS;
 
 	v = get("TPROF_LOG");
 	if (v && parse_log(v, &c->log_level) < 0) {
@@ -422,6 +471,8 @@ int tp_config_parse(struct tp_config *c, tp_getenv_fn get, char *err,
 	if (v && parse_ring_file(v, c, err, errlen) < 0)
 		return -1;
 	if (parse_cupti(get, c, err, errlen) < 0)
+		return -1;
+	if (parse_host(get, c, err, errlen) < 0)
 		return -1;
 	if (parse_backtrace(c, get, err, errlen) < 0)
 		return -1;

@@ -27,6 +27,10 @@ enum tp_source {
 	 * never among the sources being recorded that hooks test. */
 	TP_SRC_GPUMETRICS = 1u << 7,
 	TP_SRC_ALL = (1u << 8) - 1,
+	/* The host side, off unless named ("all" stays the GPU side):
+	 * CPU sampling and blocking OS calls over a threshold. */
+	TP_SRC_CPU = 1u << 8,
+	TP_SRC_OSRT = 1u << 9,
 };
 
 #define TP_DEFAULT_DIR "./tprof-traces"
@@ -69,6 +73,11 @@ struct tp_config {
 	int format;		/* TPROF_FORMAT: enum tp_format */
 	int gzip_level;		/* TPROF_GZIP_LEVEL: the trace's, 1 to 9 */
 	int gm_hz;		/* TPROF_GPU_METRICS_HZ: samples a second */
+	unsigned sample_hz;	/* TPROF_SAMPLE_HZ: CPU samples per second
+				 * of a thread's CPU time */
+	uint64_t osrt_min_ns;	/* TPROF_OSRT_MIN_US: a blocking call this
+				 * long or longer is recorded */
+	int sampler;		/* TPROF_SAMPLER: enum tp_sampler */
 };
 
 #define TP_DEFAULT_GPU_METRICS_HZ 10
@@ -96,6 +105,20 @@ enum tp_call_kind {
 	TP_KIND_LAUNCH = 1u << 2,
 	TP_KIND_ALLOC = 1u << 3,
 	TP_KIND_ALL = (1u << 4) - 1,
+};
+
+/* TPROF_SAMPLE_HZ, TPROF_OSRT_MIN_US, TPROF_SAMPLER. */
+#define TP_DEFAULT_SAMPLE_HZ 1000
+#define TP_MIN_SAMPLE_HZ 10
+#define TP_MAX_SAMPLE_HZ 10000
+#define TP_DEFAULT_OSRT_MIN_NS 1000000ull
+#define TP_MAX_OSRT_MIN_US 60000000L
+
+/* How CPU samples are taken (docs/design/host-sampling.md). */
+enum tp_sampler {
+	TP_SAMPLER_AUTO,	/* perf_event_open, else timers */
+	TP_SAMPLER_PERF,	/* perf_event_open only */
+	TP_SAMPLER_TIMER,	/* per-thread CPU-time timers only */
 };
 
 #define TP_DEFAULT_BT_DEPTH 32

@@ -275,6 +275,8 @@ void tp_writer_start(void)
 
 	if (tp_flight_on() || tp_sess.cfg.fl.hang_ns)
 		tp_writer_add_ext(&flight_ext);
+	if (tp_sess.cfg.sources & (TP_SRC_CPU | TP_SRC_OSRT))
+		tp_writer_add_ext(&tp_wr_host_ext);
 
 	/* At load (for the capture's clock) or on the first attach. */
 	if (__atomic_exchange_n(&W.claimed, 1, __ATOMIC_ACQ_REL))
@@ -489,6 +491,7 @@ void tp_writer_after_fork_child(void)
 	tp_psum_after_fork();
 	tp_flight_after_fork();
 	tp_collseq_after_fork();
+	tp_wr_host_after_fork();
 	memset(&W, 0, sizeof(W));
 	W.own.fd = -1;
 	W.n_ext = n_ext;

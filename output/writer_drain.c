@@ -204,6 +204,8 @@ void tp_wr_drain(int final)
 
 	if (now == 1)
 		gpu_final = 1;
+	if (!final)
+		tp_wr_host_cycle();
 	tp_wr_calibrate(gpu_final || now);
 	if (!tp_tl.ready)
 		return;
@@ -225,6 +227,7 @@ void tp_wr_drain(int final)
 		next = t->next;
 		drain_thread(t);
 	}
+	tp_wr_host_drain(final);
 	if (!W.failed)
 		W.events += tp_capture_put_steps(&W.buf);
 	if (W.gpu && !W.failed)
@@ -260,6 +263,7 @@ void tp_wr_add_live_thread_stats(void)
 				    thread_dropped(t));
 		tp_psum_thread_drops(t, &tp_tl.map);
 	}
+	tp_wr_host_thread_stats();
 	for (i = 0; i < W.n_ext; i++)
 		if (W.ext[i]->trace_end && !W.failed)
 			W.events += W.ext[i]->trace_end(&W.buf, end_ns());

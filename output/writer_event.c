@@ -55,6 +55,19 @@ void tp_wr_put_event(struct tp_buf *b, struct tp_thread *t,
 		      const struct tp_event *e)
 {
 	const struct tp_api *api = tp_api_get(e->api);
+
+	if (api && api->emit) {
+		W.events += api->emit(b, t, e);
+		return;
+	}
+	tp_wr_put_call(b, t->tid, e);
+}
+
+/* The same for a call of thread tid whose table writes no events of its
+ * own (a blocking OS call). */
+void tp_wr_put_call(struct tp_buf *b, pid_t tid, const struct tp_event *e)
+{
+	const struct tp_api *api = tp_api_get(e->api);
 	uint64_t s = tp_clock_to_unix(&tp_tl.map, e->start);
 	uint64_t f = tp_clock_to_unix(&tp_tl.map, e->end);
 	int64_t ts = (int64_t)(s - (uint64_t)tp_sess.base_ns);
@@ -70,20 +83,16 @@ void tp_wr_put_event(struct tp_buf *b, struct tp_thread *t,
 		.static_keys = 1,	/* the formatters' literals */
 	};
 
-	if (api && api->emit) {
-		W.events += api->emit(b, t, e);
-		return;
-	}
 	if (!tp_capture_kept(e->start)) {
 		/* Its GPU work goes with it. */
 		if (e->corr)
-			tp_corr_note(e->corr, (uint32_t)t->tid, ts, 0);
+			tp_corr_note(e->corr, (uint32_t)tid, ts, 0);
 		return;
 	}
 	if (!api)
 		return;
 	ev.track.pid = tp_sess.pid;
-	ev.track.tid = t->tid;
+	ev.track.tid = tid;
 	ev.name = api->name;
 	ev.namelen = api_len(e->api, api, &ev.catlen);
 	ev.cat = api->cat;
@@ -96,7 +105,7 @@ void tp_wr_put_event(struct tp_buf *b, struct tp_thread *t,
 	tp_targs_int(w, "ret", e->ret);
 	if (e->corr) {
 		tp_targs_uint(w, "correlation", e->corr);
-		tp_corr_note(e->corr, (uint32_t)t->tid, ts, 1);
+		tp_corr_note(e->corr, (uint32_t)tid, ts, 1);
 	}
 	/* Perfetto: the arrow to its GPU work starts on the slice itself
 	 * (JSON writes its "s" when the GPU op comes: cupti/convert.c). */
@@ -115,7 +124,7 @@ void tp_wr_put_event(struct tp_buf *b, struct tp_thread *t,
 	else
 		tp_tev_put(b, &ev);
 	if (!b->oom)
-		tp_psum_api_span(api->cat, api->name, tp_sess.pid, t->tid, ts,
+		tp_psum_api_span(api->cat, api->name, tp_sess.pid, tid, ts,
 				 dur, e->corr, w->a, w->n);
 	W.events++;
 }

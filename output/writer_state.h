@@ -2,7 +2,8 @@
  * with its metadata and trailer; on every folder above. */
 /* The writer's state and the steps its files share: writer_file.c (the
  * trace file: header, flushes, sync points, trailer), writer_event.c (a
- * hooked call's record as its event), writer_drain.c (a cycle over the
+ * hooked call's record as its event), writer_host.c (the host rings:
+ * CPU samples and blocking calls), writer_drain.c (a cycle over the
  * rings), writer_flight.c (the flight recorder's dumps) and writer.c (the
  * thread, start, stop, exec and fork), each calling only the ones listed
  * before it. Only the writer thread (or a benchmark driving the steps
@@ -116,6 +117,14 @@ void tp_wr_write_chunk(const char *p, size_t len);
 /* writer_event.c */
 void tp_wr_put_event(struct tp_buf *b, struct tp_thread *t,
 		     const struct tp_event *e);
+void tp_wr_put_call(struct tp_buf *b, pid_t tid, const struct tp_event *e);
+/* writer_host.c: the host rings (CPU samples, blocking calls), and the
+ * sampler driven from the writer's cycle; final: the trace ends. */
+void tp_wr_host_cycle(void);
+void tp_wr_host_drain(int final);
+void tp_wr_host_thread_stats(void);
+void tp_wr_host_after_fork(void);
+extern const struct tp_writer_ext tp_wr_host_ext;
 /* writer_drain.c */
 void tp_wr_calibrate(int final);
 void tp_wr_thread_end(struct tp_thread *t);

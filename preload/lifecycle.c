@@ -31,6 +31,8 @@
 #include "hooks/lib_hook.h"
 #include "hooks/nvtx/nvtx.h"
 #include "hooks/nvtx/nvtx_emit.h"
+#include "hooks/osrt/osrt.h"
+#include "sampling/sampler.h"
 
 /* The wait for the writer at exit or a signal lasts as long as it keeps
  * writing what was recorded; these bound only a writer that makes no
@@ -147,6 +149,8 @@ static void atfork_child(void)
 	tp_cupti_after_fork();
 	tp_stacks_after_fork();
 	tp_thread_reset_after_fork();
+	tp_sampler_after_fork();
+	tp_osrt_after_fork();
 	tp_writer_after_fork_child();
 	tp_session_after_fork();
 	tp_capture_after_fork();
@@ -155,21 +159,33 @@ static void atfork_child(void)
 	tp_gpumetrics_after_fork();
 }
 
-/* The threshold is compared in ticks on the hot path: measure their rate
- * roughly now (2 ms, paid only when TPROF_BACKTRACE is set). */
-static void start_backtraces(void)
+/* Thresholds are compared in ticks on the hot path: measure their rate
+ * roughly now (2 ms, paid only when TPROF_BACKTRACE, TPROF_HANG or
+ * osrt is on; the writer sets the blocking calls' threshold again once
+ * it has measured the rate exactly). */
+static double tick_rate(void)
 {
-	const struct tp_config *c = &tp_sess.cfg;
+	static double rate;
 	struct tp_clock_point a, b;
 	struct timespec ts = { 0, 2000000 };
-	double rate = 1.0;
 
+	if (rate)
+		return rate;
+	rate = 1.0;
 	if (tp_clock_use_tsc) {
 		a = tp_clock_sample();
 		nanosleep(&ts, NULL);
 		b = tp_clock_sample();
 		rate = (double)(b.ticks - a.ticks) / (double)(b.raw_ns - a.raw_ns);
 	}
+	return rate;
+}
+
+static void start_backtraces(void)
+{
+	const struct tp_config *c = &tp_sess.cfg;
+	double rate = tick_rate();
+
 	if (c->bt_on)
 		tp_stacks_init(c->bt_threshold_ns, c->bt_all_kinds,
 			       c->bt_depth, rate);
@@ -185,13 +201,35 @@ __attribute__((constructor)) static void tp_load(void)
 	tp_cudnn_register();
 	tp_nccl_register();
 	tp_nvtx_register();
-	if (tp_session_init() < 0)
+	tp_osrt_register();
+	/* The C library functions the osrt hooks stand in front of, found
+	 * now, whatever is traced: the hooks forward to them always, and a
+	 * first lookup later could come from the writer (dlsym takes the
+	 * loader lock a thread in dlopen holds for as long as constructors
+	 * run: a SIGTERM then would find the writer stuck) or from a signal
+	 * handler (the sampler's libunwind takes a mutex). */
+	tp_osrt_prime();
+	if (tp_session_init() < 0) {
+		tp_osrt_set_fast(0);
 		return;
+	}
+	/* Until now every osrt hook took its slow path; from here those with
+	 * nothing to do in this process forward at once. */
+	tp_osrt_set_fast(tp_sess.cfg.sources);
+	if (tp_sess.cfg.sources & TP_SRC_OSRT)
+		tp_osrt_set_threshold((uint64_t)((double)tp_sess.cfg.osrt_min_ns *
+						 tick_rate()));
 	tp_thread_on_first_attach(tp_writer_start);
 	tp_gpumetrics_setup();
 	tp_nvtx_setup();
 	if (tp_sess.cfg.bt_on || tp_sess.cfg.fl.hang_ns)
 		start_backtraces();
+	/* libunwind loaded now, not by the writer when sampling starts:
+	 * dlopen takes the loader lock a thread in dlopen holds while a
+	 * library's constructors run (and keeps, if it then waits in a
+	 * hook after SIGTERM). */
+	if (tp_sess.cfg.sources & TP_SRC_CPU)
+		tp_stacks_setup(tp_sess.cfg.bt_depth, "TPROF_TRACE=cpu");
 	tp_hang_on = tp_sess.cfg.fl.hang_ns != 0;
 	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
 	install_signal_handlers();

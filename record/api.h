@@ -39,6 +39,8 @@ struct tp_api {
 #define TP_TABLE_CUDNN 4
 #define TP_TABLE_NCCL 5
 #define TP_TABLE_NVTX 6
+#define TP_TABLE_HOST 7		/* CPU samples (sampling/) */
+#define TP_TABLE_OSRT 8		/* blocking OS calls (hooks/osrt/) */
 
 #define TP_API_ID(table, index) ((uint16_t)((table) << TP_API_TABLE_SHIFT | \
 					    (index)))

@@ -15,8 +15,8 @@ import sys
 # library's, lowest first too; it may use the library's folders up to
 # summary/, never the ones that run inside the program.
 LAYERS = ["util", "gzip", "encode", "perfetto", "config", "files", "record",
-          "session", "stacks", "summary", "capture", "output", "cupti",
-          "nvml", "hooks", "preload"]
+          "session", "stacks", "summary", "capture", "sampling", "output",
+          "cupti", "nvml", "hooks", "preload"]
 CLI_LAYERS = ["cli/usage", "cli/cleanup", "cli/read", "cli/check",
               "cli/convert", "cli/recover", "cli/merge", "cli/report", "cli/diff",
               "cli"]

@@ -11,22 +11,25 @@
 #include "config/config.h"
 #include "util/log.h"
 #include "perfmap.h"
+#include "pyline.h"
 #include "stacks.h"
 #include "symbols.h"
 #include "unwind.h"
 
-#define MAX_STACKS (1u << 16)		/* table slots; ids are 1..MAX */
+#define MAX_STACKS (1u << 17)		/* table slots; ids are 1..MAX */
 #define ARENA_BYTES (64u << 20)		/* instruction pointers of all stacks */
 #define SKIP_FRAMES 3			/* tp_unwind, tp_stack_capture, the hook */
 
 int tp_bt_on;
 uint64_t tp_bt_threshold_ticks;
 unsigned tp_bt_all_kinds;
+__thread int tp_stk_unwinding __attribute__((tls_model("initial-exec")));
 
 struct stack {
 	uint64_t hash;		/* 0: empty; published last */
-	uintptr_t *ips;
+	uint32_t claimed;	/* a thread took the slot to fill it */
 	uint32_t depth;
+	uintptr_t *ips;
 	/* writer side */
 	uint32_t json_len;
 	char *json;
@@ -36,10 +39,11 @@ struct stack {
 static unsigned max_depth;
 static struct stack *table;
 static uintptr_t *arena;
-static size_t arena_used;		/* in uintptr_t, under add_lock */
+static size_t arena_used;		/* in uintptr_t, taken atomically */
 static unsigned n_stacks;
 static uint64_t lost;
-static pthread_mutex_t add_lock = PTHREAD_MUTEX_INITIALIZER;
+static int setup_done;			/* 1: ready, -1: failed */
+static pthread_mutex_t setup_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void *map_noreserve(size_t bytes)
 {
@@ -49,22 +53,53 @@ static void *map_noreserve(size_t bytes)
 	return p == MAP_FAILED ? NULL : p;
 }
 
-int tp_stacks_init(uint64_t threshold_ns, unsigned all_kinds, unsigned depth,
-		   double ticks_per_ns)
+static int setup(unsigned depth, const char *who)
 {
+	int rc;
+
+	pthread_mutex_lock(&setup_lock);
+	if (setup_done) {
+		if (depth > max_depth)
+			max_depth = depth;
+		rc = setup_done > 0 ? 0 : -1;
+		goto out;
+	}
+	setup_done = -1;
+	rc = -1;
 	if (tp_unwind_load() < 0) {
-		tp_warn("TPROF_BACKTRACE is set but libunwind.so.8 cannot be "
-			"loaded: no call stacks are recorded (install "
-			"libunwind8)");
-		return -1;
+		tp_warn("%s is set but libunwind.so.8 cannot be loaded: no "
+			"call stacks are recorded (install libunwind8)", who);
+		goto out;
 	}
 	table = map_noreserve(MAX_STACKS * sizeof(*table));
 	arena = map_noreserve(ARENA_BYTES);
 	if (!table || !arena) {
 		tp_warn("cannot map memory for call stacks: none are recorded");
-		return -1;
+		goto out;
 	}
 	max_depth = depth;
+	setup_done = 1;
+	rc = 0;
+out:
+	pthread_mutex_unlock(&setup_lock);
+	return rc;
+}
+
+int tp_stacks_setup(unsigned depth, const char *who)
+{
+	return setup(depth, who);
+}
+
+unsigned tp_stacks_depth(void)
+{
+	return max_depth;
+}
+
+int tp_stacks_init(uint64_t threshold_ns, unsigned all_kinds, unsigned depth,
+		   double ticks_per_ns)
+{
+	if (setup(depth, "TPROF_BACKTRACE") < 0)
+		return -1;
 	tp_bt_all_kinds = all_kinds;
 	/* A threshold of 0 with all:KINDS means those kinds only. */
 	tp_bt_threshold_ticks = all_kinds && !threshold_ns ? UINT64_MAX :
@@ -73,7 +108,7 @@ int tp_stacks_init(uint64_t threshold_ns, unsigned all_kinds, unsigned depth,
 	return 0;
 }
 
-static uint64_t hash_ips(uintptr_t *ips, int n)
+static uint64_t hash_ips(const uintptr_t *ips, int n)
 {
 	uint64_t h = 0xcbf29ce484222325ull ^ (uint64_t)n;
 	int i;
@@ -83,80 +118,117 @@ static uint64_t hash_ips(uintptr_t *ips, int n)
 	return h ? h : 1;
 }
 
-static int same(const struct stack *s, uint64_t h, uintptr_t *ips, int n)
+static int same(const struct stack *s, uint64_t h, const uintptr_t *ips,
+		int n)
 {
 	return s->hash == h && s->depth == (uint32_t)n &&
 	       !memcmp(s->ips, ips, (size_t)n * sizeof(*ips));
 }
 
-/* Under add_lock: look again (another thread may have added it), then
- * store the frames before publishing the hash. */
-static uint32_t add(uint64_t h, uintptr_t *ips, int n)
+/* Fills slot s, which this thread claimed: the frames go in the arena
+ * before the hash is published. 0 when the table or the arena is full
+ * (the slot then stays claimed and empty, never looked at again). */
+static uint32_t fill(struct stack *s, uint32_t i, uint64_t h,
+		     const uintptr_t *ips, int n)
 {
-	uint32_t i = (uint32_t)h & (MAX_STACKS - 1), id = 0;
+	size_t off;
 
-	pthread_mutex_lock(&add_lock);
-	for (;;) {
-		struct stack *s = &table[i];
-
-		if (!s->hash)
-			break;
-		if (same(s, h, ips, n)) {
-			id = i + 1;
-			goto out;
-		}
-		i = (i + 1) & (MAX_STACKS - 1);
-	}
-	if (n_stacks >= MAX_STACKS / 2 ||
-	    arena_used + (size_t)n > ARENA_BYTES / sizeof(*arena)) {
-		lost++;
-		goto out;
-	}
-	table[i].ips = arena + arena_used;
-	memcpy(table[i].ips, ips, (size_t)n * sizeof(*ips));
-	arena_used += (size_t)n;
-	table[i].depth = (uint32_t)n;
-	n_stacks++;
-	__atomic_store_n(&table[i].hash, h, __ATOMIC_RELEASE);
-	id = i + 1;
-out:
-	pthread_mutex_unlock(&add_lock);
-	return id;
+	if (__atomic_fetch_add(&n_stacks, 1, __ATOMIC_RELAXED) >=
+	    MAX_STACKS / 2)
+		goto full;
+	off = __atomic_fetch_add(&arena_used, (size_t)n, __ATOMIC_RELAXED);
+	if (off + (size_t)n > ARENA_BYTES / sizeof(*arena))
+		goto full;
+	s->ips = arena + off;
+	memcpy(s->ips, ips, (size_t)n * sizeof(*ips));
+	s->depth = (uint32_t)n;
+	__atomic_store_n(&s->hash, h, __ATOMIC_RELEASE);
+	return i + 1;
+full:
+	__atomic_add_fetch(&lost, 1, __ATOMIC_RELAXED);
+	return 0;
 }
 
-uint32_t tp_stack_capture(void)
+/* Lock-free, so that a signal handler may intern too (CPU samples): a
+ * slot is claimed with a compare-and-swap, filled, then published. A
+ * slot claimed but not yet published (another thread, or the code this
+ * handler interrupted) is passed over: the same stack may then get a
+ * second id, never a wrong one. */
+uint32_t tp_stack_intern(const uintptr_t *ips, int n)
 {
-	void *buf[TP_MAX_BT_DEPTH + SKIP_FRAMES];
-	int n;
-
-	n = tp_unwind(buf, (int)max_depth + SKIP_FRAMES) - SKIP_FRAMES;
-	return tp_stack_intern((uintptr_t *)(buf + SKIP_FRAMES), n);
-}
-
-uint32_t tp_stack_intern(uintptr_t *ips, int n)
-{
-	uint32_t i;
 	uint64_t h;
+	uint32_t i, probes;
 
 	if (n <= 0 || !table)
 		return 0;
 	if (n > (int)max_depth)
 		n = (int)max_depth;
 	h = hash_ips(ips, n);
-	for (i = (uint32_t)h & (MAX_STACKS - 1);;
+	i = (uint32_t)h & (MAX_STACKS - 1);
+	for (probes = 0; probes < MAX_STACKS; probes++,
 	     i = (i + 1) & (MAX_STACKS - 1)) {
-		uint64_t sh = __atomic_load_n(&table[i].hash, __ATOMIC_ACQUIRE);
+		struct stack *s = &table[i];
+		uint64_t sh = __atomic_load_n(&s->hash, __ATOMIC_ACQUIRE);
+		uint32_t no = 0;
 
-		if (!sh)
-			return add(h, ips, n);
-		if (same(&table[i], h, ips, n))
-			return i + 1;
+		if (sh) {
+			if (same(s, h, ips, n))
+				return i + 1;
+			continue;
+		}
+		if (__atomic_load_n(&s->claimed, __ATOMIC_RELAXED) ||
+		    !__atomic_compare_exchange_n(&s->claimed, &no, 1, 0,
+						 __ATOMIC_ACQ_REL,
+						 __ATOMIC_RELAXED))
+			continue;
+		return fill(s, i, h, ips, n);
 	}
+	__atomic_add_fetch(&lost, 1, __ATOMIC_RELAXED);
+	return 0;
+}
+
+#define MAX_SKIP 8
+
+/* Frames: tp_unwind, this, its caller, then `skip - 3` more dropped. */
+__attribute__((noinline)) static uint32_t capture(unsigned skip)
+{
+	void *buf[TP_MAX_BT_DEPTH + MAX_SKIP];
+	int n;
+
+	if (skip > MAX_SKIP)
+		return 0;
+	tp_stk_unwinding = 1;
+	__asm__ volatile("" ::: "memory");
+	n = tp_unwind(buf, (int)max_depth + (int)skip) - (int)skip;
+	__asm__ volatile("" ::: "memory");
+	tp_stk_unwinding = 0;
+	if (n <= 0)
+		return 0;
+	return tp_stack_intern((uintptr_t *)(buf + skip), n);
+}
+
+uint32_t tp_stack_capture(void)
+{
+	uint32_t id = capture(SKIP_FRAMES + 1);
+
+	/* Not a tail call: this frame is one of those skipped. */
+	__asm__ volatile("" : "+r"(id));
+	return id;
+}
+
+uint32_t tp_stack_capture_skip(unsigned skip)
+{
+	uint32_t id = capture(skip + 3);
+
+	__asm__ volatile("" : "+r"(id));
+	return id;
 }
 
 unsigned tp_stacks_count(void)
 {
-	return __atomic_load_n(&n_stacks, __ATOMIC_RELAXED);
+	unsigned n = __atomic_load_n(&n_stacks, __ATOMIC_RELAXED);
+
+	return n > MAX_STACKS / 2 ? MAX_STACKS / 2 : n;
 }
 
 uint64_t tp_stacks_lost(void)
@@ -164,9 +236,26 @@ uint64_t tp_stacks_lost(void)
 	return __atomic_load_n(&lost, __ATOMIC_RELAXED);
 }
 
-static void put_frame(struct tp_buf *b, uintptr_t ip)
+/* A Python function from the perf map, "py::QUALNAME:FILE", with the
+ * line it is defined at added when the file says (":LINE"). */
+static void put_jit(struct tp_buf *b, const char *jit)
 {
-	char *f = tp_sym_frame(ip);
+	const char *q = jit + 4, *file;
+	char tmp[4200];
+	unsigned line;
+
+	if (strncmp(jit, "py::", 4) || !(file = strchr(q, ':')) ||
+	    !(line = tp_pyline(file + 1, q, (size_t)(file - q))) ||
+	    snprintf(tmp, sizeof(tmp), "%s:%u", jit, line) >= (int)sizeof(tmp)) {
+		tp_json_str(b, jit);
+		return;
+	}
+	tp_json_str(b, tmp);
+}
+
+void tp_stack_put_frame(struct tp_buf *b, uintptr_t ip, int ret)
+{
+	char *f = tp_sym_frame_at(ip, ret);
 	const char *jit;
 	char tmp[48];
 
@@ -177,13 +266,18 @@ static void put_frame(struct tp_buf *b, uintptr_t ip)
 	}
 	/* Not in any loaded object: JIT code, such as the Python
 	 * interpreter's perf trampolines. */
-	jit = tp_perfmap_lookup(ip - 1);
+	jit = tp_perfmap_lookup(ret ? ip - 1 : ip);
 	if (jit) {
-		tp_json_str(b, jit);
+		put_jit(b, jit);
 		return;
 	}
 	snprintf(tmp, sizeof(tmp), "0x%lx", (unsigned long)ip);
 	tp_json_str(b, tmp);
+}
+
+static void put_frame(struct tp_buf *b, uintptr_t ip)
+{
+	tp_stack_put_frame(b, ip, 1);
 }
 
 const char *tp_stack_json(uint32_t id, size_t *len)
@@ -225,14 +319,14 @@ struct tp_stack_stats *tp_stack_stats(uint32_t id)
 	return &table[id - 1].stats;
 }
 
-/* Another thread may have held add_lock at the fork; the table itself is
- * valid (entries are published whole) and so are the symbolized frames,
- * but the counts were the parent's. */
+/* The table is valid in a fork child (entries are published whole; a
+ * slot another thread had claimed stays empty) and so are the
+ * symbolized frames, but the counts were the parent's. */
 void tp_stacks_after_fork(void)
 {
 	uint32_t i;
 
-	pthread_mutex_init(&add_lock, NULL);
+	pthread_mutex_init(&setup_lock, NULL);
 	if (!table)
 		return;
 	for (i = 0; i < MAX_STACKS; i++)

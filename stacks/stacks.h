@@ -29,10 +29,24 @@ int tp_stacks_init(uint64_t threshold_ns, unsigned all_kinds, unsigned depth,
 /* Unwinds the caller of the hook that calls this and returns its id (0
  * when the table is full or unwinding failed). */
 uint32_t tp_stack_capture(void) __attribute__((noinline));
-
-/* The stack of n return addresses ips (innermost first), interned: its
- * id, 0 when the table is full or capturing is off. */
-uint32_t tp_stack_intern(uintptr_t *ips, int n);
+/* The same, dropping `skip` frames of its callers (1: as
+ * tp_stack_capture, the hook that calls it). */
+uint32_t tp_stack_capture_skip(unsigned skip) __attribute__((noinline));
+/* Loads libunwind and maps the table, once (TPROF_BACKTRACE, the CPU
+ * sampler; who names the variable in the warning when libunwind is
+ * missing); raises the depth to `depth`. 0, or -1 (said once). */
+int tp_stacks_setup(unsigned depth, const char *who);
+unsigned tp_stacks_depth(void);
+/* The id of a stack of n return addresses, innermost first (at most the
+ * depth asked for kept), added if new: lock-free and async-signal-safe
+ * (the CPU sampler's handler, the hang watchdog's sample). 0 when the
+ * table is full or capturing is off. */
+uint32_t tp_stack_intern(const uintptr_t *ips, int n);
+/* Set while this thread unwinds its own stack in normal context: a CPU
+ * sample landing then is not taken (libunwind's per-thread cache is
+ * being updated). */
+extern __thread int tp_stk_unwinding
+	__attribute__((tls_model("initial-exec")));
 
 static inline void tp_stack_maybe(struct tp_event *e, unsigned kind)
 {
@@ -54,6 +68,10 @@ struct tp_stack_stats {
 
 unsigned tp_stacks_count(void);
 uint64_t tp_stacks_lost(void);
+/* One frame as a JSON string into b: "function+0xoff (library)", a
+ * Python function "py::QUALNAME:FILE:LINE", or the address; ret: ip is
+ * a return address (else a sampled instruction pointer). */
+void tp_stack_put_frame(struct tp_buf *b, uintptr_t ip, int ret);
 /* The frames of stack id as a JSON array, cached; NULL for none. */
 const char *tp_stack_json(uint32_t id, size_t *len);
 struct tp_stack_stats *tp_stack_stats(uint32_t id);

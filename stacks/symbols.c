@@ -18,6 +18,7 @@
 #include "record/ringfile.h"
 #include "record/thread.h"
 #include "symbols.h"
+#include "symidx.h"
 
 /* An insert-only open-addressing map, uint64 -> uintptr, under `lock`. */
 struct map {
@@ -209,65 +210,22 @@ static int obj_find(uintptr_t addr, struct obj *o)
 /* The function symbol holding addr in the ELF file of the object that
  * contains it (exact: only one starting at addr), and the offset into it.
  * Host stubs are local symbols of the executable, absent from .dynsym
- * unless linked with -rdynamic, so .symtab is read from the file. */
+ * unless linked with -rdynamic, so .symtab is read from the file (once:
+ * symidx.c keeps each file's symbols sorted). */
 static char *elf_function(uintptr_t addr, int exact, uintptr_t *offset)
 {
-	const ElfW(Ehdr) *eh;
-	const ElfW(Shdr) *sh;
-	struct stat st;
+	const char *path;
 	struct obj o;
-	char *name = NULL;
-	uintptr_t rel;
-	void *map;
-	int fd, i;
+	int dyn;
 
 	if (!obj_find(addr, &o))
 		return NULL;
-	fd = open(o.path[0] ? o.path : "/proc/self/exe", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	path = o.path[0] ? o.path : "/proc/self/exe";
+	dyn = tp_symidx_is_dyn(path);
+	if (dyn < 0)
 		return NULL;
-	if (fstat(fd, &st) < 0 || (size_t)st.st_size < sizeof(*eh))
-		goto out_close;
-	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (map == MAP_FAILED)
-		goto out_close;
-	eh = map;
-	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
-	    eh->e_shoff + (size_t)eh->e_shnum * sizeof(*sh) > (size_t)st.st_size)
-		goto out_unmap;
-	rel = addr - (eh->e_type == ET_DYN ? o.bias : 0);
-	sh = (const ElfW(Shdr) *)((const char *)map + eh->e_shoff);
-	for (i = 0; i < eh->e_shnum && !name; i++) {
-		const ElfW(Sym) *sym;
-		const char *strtab;
-		size_t n, j;
-
-		if (sh[i].sh_type != SHT_SYMTAB && sh[i].sh_type != SHT_DYNSYM)
-			continue;
-		if (sh[i].sh_link >= eh->e_shnum ||
-		    sh[i].sh_offset + sh[i].sh_size > (size_t)st.st_size)
-			continue;
-		sym = (const ElfW(Sym) *)((const char *)map + sh[i].sh_offset);
-		strtab = (const char *)map + sh[sh[i].sh_link].sh_offset;
-		n = sh[i].sh_size / sizeof(*sym);
-		for (j = 0; j < n; j++) {
-			if (!sym[j].st_name ||
-			    ELF64_ST_TYPE(sym[j].st_info) != STT_FUNC ||
-			    rel < sym[j].st_value)
-				continue;
-			if (exact ? rel != sym[j].st_value
-				  : rel >= sym[j].st_value + sym[j].st_size)
-				continue;
-			name = strdup(strtab + sym[j].st_name);
-			*offset = rel - sym[j].st_value;
-			break;
-		}
-	}
-out_unmap:
-	munmap(map, (size_t)st.st_size);
-out_close:
-	close(fd);
-	return name;
+	return tp_symidx_function(path, addr - (dyn ? o.bias : 0), exact,
+				  offset);
 }
 
 static char *elf_symbol(uintptr_t addr)
@@ -417,26 +375,27 @@ void tp_sym_atfork_child(void)
 }
 
 /* "function+0xoff (library)", or "library+0xoff" when the object has no
- * symbol for it (stripped), or NULL when no loaded object holds ip. */
-char *tp_sym_frame(uintptr_t ip)
+ * symbol for it (stripped), or NULL when no loaded object holds ip. A
+ * return address (ret) is looked up at the call before it; a sampled
+ * instruction pointer where it is. */
+char *tp_sym_frame_at(uintptr_t ip, int ret)
 {
+	uintptr_t at = ret ? ip - 1 : ip, off = 0;
 	const char *lib, *slash;
-	uintptr_t off = 0;
 	struct obj o;
 	char *fn, *out = NULL;
 
-	/* A return address: look up the call instruction before it. */
-	if (!obj_find(ip - 1, &o))
+	if (!obj_find(at, &o))
 		return NULL;
 	/* The executable has no name in the list: dladdr gave argv[0]. */
 	lib = o.path[0] ? o.path : program_invocation_name;
 	slash = strrchr(lib, '/');
 	lib = slash ? slash + 1 : lib;
-	fn = elf_function(ip - 1, 0, &off);
+	fn = elf_function(at, 0, &off);
 	if (fn) {
 		fn = tp_sym_demangle(fn);
-		if (asprintf(&out, "%s+0x%lx (%s)", fn, (unsigned long)off + 1,
-			     lib) < 0)
+		if (asprintf(&out, "%s+0x%lx (%s)", fn,
+			     (unsigned long)(off + (ip - at)), lib) < 0)
 			out = NULL;
 		free(fn);
 		return out;
@@ -445,4 +404,9 @@ char *tp_sym_frame(uintptr_t ip)
 		     (unsigned long)(ip - o.start)) < 0)
 		out = NULL;
 	return out;
+}
+
+char *tp_sym_frame(uintptr_t ip)
+{
+	return tp_sym_frame_at(ip, 1);
 }

@@ -27,6 +27,9 @@ void tp_sym_set_offline(void);
  * it into every launch event. Never NULL; valid for the process's life. */
 const char *tp_sym_kernel_json(uint64_t func, size_t *len);
 char *tp_sym_frame(uintptr_t ip);
+/* The same for a sampled instruction pointer (ret 0: looked up where it
+ * is, not at a call before it). */
+char *tp_sym_frame_at(uintptr_t ip, int ret);
 void tp_sym_atfork_prepare(void);
 void tp_sym_atfork_parent(void);
 void tp_sym_atfork_child(void);

@@ -2,6 +2,7 @@
  * symbolization, interning; on util/ .. session/. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <link.h>
 #include <stdint.h>
 #include <string.h>
 #include <ucontext.h>
@@ -29,11 +30,13 @@ struct unw_cursor {
 
 typedef int (*getcontext_fn)(ucontext_t *);
 typedef int (*init_local_fn)(struct unw_cursor *, ucontext_t *);
+typedef int (*init_local2_fn)(struct unw_cursor *, ucontext_t *, int);
 typedef int (*step_fn)(struct unw_cursor *);
 typedef int (*get_reg_fn)(struct unw_cursor *, int, uint64_t *);
 
 static getcontext_fn unw_getcontext;
 static init_local_fn unw_init_local;
+static init_local2_fn unw_init_local2;
 static step_fn unw_step;
 static get_reg_fn unw_get_reg;
 
@@ -156,6 +159,7 @@ static void load_slow(void *h)
 {
 	unw_getcontext = (getcontext_fn)dlsym(h, "_Ux86_64_getcontext");
 	unw_init_local = (init_local_fn)dlsym(h, "_ULx86_64_init_local");
+	unw_init_local2 = (init_local2_fn)dlsym(h, "_ULx86_64_init_local2");
 	unw_step = (step_fn)dlsym(h, "_ULx86_64_step");
 	unw_get_reg = (get_reg_fn)dlsym(h, "_ULx86_64_get_reg");
 }
@@ -189,6 +193,118 @@ static int stopped_at_jit(void **buf, int n, int size)
 	return 0;
 }
 
+/* libunwind's flag for a context taken in a signal handler: its
+ * instruction pointer is exact, not a return address. */
+#define UNW_INIT_SIGNAL_FRAME 1
+
+struct in_obj {
+	uintptr_t ip;
+};
+
+static int holds(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct in_obj *o = data;
+	int i;
+
+	(void)size;
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type == PT_LOAD && o->ip >= lo &&
+		    o->ip - lo < ph->p_memsz)
+			return 1;
+	}
+	return 0;
+}
+
+/* Whether a loaded object holds ip, without dladdr: dladdr takes the
+ * loader lock that dlopen holds while a library's constructors run, and
+ * a signal handler must never wait for another thread's dlopen. */
+static int in_object(void *ip)
+{
+	struct in_obj o = { (uintptr_t)ip };
+
+	return dl_iterate_phdr(holds, &o) == 1;
+}
+
+/* stopped_at_jit for a sampled stack: buf[0] is the interrupted
+ * instruction, not a return address, so its bytes are not read (it may
+ * be the first of a mapping). */
+static int sig_stopped_at_jit(void **buf, int n, int size)
+{
+	int rbp_at, i;
+
+	if (n <= 1 || !slow_ok() || !unw_init_local2)
+		return 0;
+	if (n < size && tp_unwind_epilogue(buf[n - 1], &rbp_at) >= 0)
+		return 1;
+	for (i = 1; i < n; i++)
+		if (tp_unwind_epilogue(buf[i], &rbp_at) >= 0 && rbp_at < 0 &&
+		    !in_object(buf[i]))
+			return 1;
+	return 0;
+}
+
+/* Frame by frame from the interrupted context: the first step is
+ * libunwind's own (the interrupted frame may be anywhere in its code),
+ * the others may step over a frame without unwind information. */
+static int sig_slow_walk(void **buf, int size, const ucontext_t *at)
+{
+	struct unw_cursor c;
+	ucontext_t uc;
+	uint64_t ip;
+	int n = 0;
+
+	if (!unw_init_local2)
+		return 0;
+	memcpy(&uc, at, sizeof(uc));
+	if (unw_init_local2(&c, &uc, UNW_INIT_SIGNAL_FRAME) < 0)
+		return 0;
+	while (n < size) {
+		if (unw_get_reg(&c, UNW_RIP, &ip) < 0 || !ip)
+			break;
+		buf[n++] = (void *)(uintptr_t)ip;
+		if (n == 1 ? unw_step(&c) <= 0 : step(&c, &uc, ip) < 0)
+			break;
+	}
+	return n;
+}
+
+/* The handler's own frames (this one, the sampler's, the handler, the
+ * kernel's signal trampoline) the fast walk goes through first. */
+#define HANDLER_FRAMES 12
+
+int tp_unwind_signal(void **buf, int size, const void *ucontext)
+{
+	const ucontext_t *uc = ucontext;
+	uintptr_t rip = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+	void *tmp[TP_UNWIND_MAX + HANDLER_FRAMES];
+	int n, k;
+
+	if (!fast_walk || size <= 0)
+		return 0;
+	if (size > TP_UNWIND_MAX)
+		size = TP_UNWIND_MAX;
+	n = fast_walk(tmp, size + HANDLER_FRAMES);
+	for (k = 0; k < n && k < HANDLER_FRAMES; k++)
+		if ((uintptr_t)tmp[k] == rip)
+			break;
+	if (k < n && k < HANDLER_FRAMES) {
+		n -= k;
+		if (n > size)
+			n = size;
+		memcpy(buf, tmp + k, (size_t)n * sizeof(*buf));
+		if (!sig_stopped_at_jit(buf, n, size))
+			return n;
+	}
+	n = sig_slow_walk(buf, size, uc);
+	if (n > 0)
+		return n;
+	buf[0] = (void *)rip;
+	return 1;
+}
+
 #else
 
 static void load_slow(void *h)
@@ -213,6 +329,12 @@ int tp_unwind_epilogue(const unsigned char *ip, int *rbp_at)
 	(void)ip;
 	*rbp_at = -1;
 	return -1;
+}
+
+int tp_unwind_signal(void **buf, int size, const void *ucontext)
+{
+	(void)buf, (void)size, (void)ucontext;
+	return 0;
 }
 
 #endif

@@ -23,6 +23,18 @@ int tp_unwind_load(void);
  * beyond libunwind's own. */
 int tp_unwind(void **buf, int size) __attribute__((noinline));
 
+/* The most frames tp_unwind_signal returns. */
+#define TP_UNWIND_MAX 128
+
+/* From a signal handler: the stack of the code the signal interrupted,
+ * ucontext being the handler's third argument. buf[0] is the interrupted
+ * instruction pointer itself, the others return addresses. Up to size
+ * (at most TP_UNWIND_MAX) entries; returns how many. Takes no lock but
+ * libunwind's own (held with signals blocked) and the loader's list lock
+ * that dl_iterate_phdr takes; never dladdr's. */
+int tp_unwind_signal(void **buf, int size, const void *ucontext)
+	__attribute__((noinline));
+
 /* Exposed for the unit test: when the code at ip (a return address) is a
  * call followed by an epilogue tp_unwind can step over, the bytes that
  * epilogue pops from the stack above the frame's sp, and whether it pops

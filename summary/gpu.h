@@ -51,6 +51,18 @@ void tp_gpu_free(struct tp_gpu *g);
  * CPU-side span (the idle gaps' context). */
 void tp_gpu_span(struct tp_gpu *g, const struct tp_sum_span *e,
 		 enum tp_sum_cat k);
+/* The host side's samples and blocking calls go through the sweep, which
+ * tells host (host.h) which fell while the GPU was idle. */
+struct tp_host;
+void tp_gpu_set_host(struct tp_gpu *g, struct tp_host *host);
+/* A CPU sample of stack id (host's) standing for weight_ns. */
+void tp_gpu_sample(struct tp_gpu *g, int64_t ts_ns, int64_t weight_ns,
+		   uint32_t stack);
+/* A blocking call of host's key, named name (the gaps' context). */
+void tp_gpu_osrt(struct tp_gpu *g, const struct tp_sum_span *e, uint32_t key);
+/* The GPU's idle time in its span (after tp_gpu_write_json or the end of
+ * the sweep); -1 without GPU activity. */
+int64_t tp_gpu_idle_ns(const struct tp_gpu *g);
 /* A step's window (for the per-step verdict); name is its span's. */
 void tp_gpu_step(struct tp_gpu *g, const char *name, int64_t ts_ns,
 		 int64_t dur_ns);

@@ -236,6 +236,39 @@ void tp_gpu_span(struct tp_gpu *g, const struct tp_sum_span *e,
 	push(g, &r);
 }
 
+void tp_gpu_set_host(struct tp_gpu *g, struct tp_host *host)
+{
+	g->host = host;
+}
+
+void tp_gpu_sample(struct tp_gpu *g, int64_t ts_ns, int64_t weight_ns,
+		   uint32_t stack)
+{
+	struct gpu_rec r = {
+		.ts = ts_ns, .end = ts_ns, .corr = (uint64_t)weight_ns,
+		.name = stack, .kind = GR_SAMPLE,
+	};
+
+	if (g->host)
+		push(g, &r);
+}
+
+void tp_gpu_osrt(struct tp_gpu *g, const struct tp_sum_span *e, uint32_t key)
+{
+	struct gpu_rec r = {
+		.ts = e->ts_ns, .end = e->ts_ns + e->dur_ns, .pid = e->pid,
+		.tid = e->tid, .corr = key, .kind = GR_OSRT,
+	};
+	int64_t id = name_id(g, e->name, e->static_names);
+
+	if (id < 0) {
+		g->oom = 1;
+		return;
+	}
+	r.name = (uint32_t)id;
+	push(g, &r);
+}
+
 void tp_gpu_step(struct tp_gpu *g, const char *name, int64_t ts_ns,
 		 int64_t dur_ns)
 {

@@ -16,8 +16,10 @@
 #include "hist.h"
 
 /* Record kinds, in the order the sweep takes records of equal start: a
- * range or step before the calls it holds, a call before its slices. */
-enum { GR_RANGE, GR_STEP, GR_CPU, GR_CALL, GR_SLICE };
+ * range or step before the calls it holds, a call before its slices; a
+ * CPU sample or blocking call after the slices (a slice starting when a
+ * sample is taken makes the GPU busy then). */
+enum { GR_RANGE, GR_STEP, GR_CPU, GR_CALL, GR_SLICE, GR_SAMPLE, GR_OSRT };
 
 struct gpu_rec {
 	int64_t ts, end;
@@ -112,8 +114,11 @@ struct gpu_spill {
 	char err[300];		/* a sort that failed */
 };
 
+struct tp_host;
+
 struct tp_gpu {
 	size_t window;		/* 0: unbounded */
+	struct tp_host *host;	/* the host side (host.h), or NULL */
 	struct gpu_spill sp;
 	struct gpu_heap heap;
 	struct tp_intern strs;

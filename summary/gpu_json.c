@@ -161,6 +161,13 @@ static void put_approx(const struct tp_gpu *g, struct tp_buf *b)
 	tp_buf_lit(b, "}");
 }
 
+int64_t tp_gpu_idle_ns(const struct tp_gpu *g)
+{
+	if (!g || !g->any_slice || g->oom)
+		return -1;
+	return g->end_ns - g->start_ns - g->all.len;
+}
+
 void tp_gpu_write_json(struct tp_gpu *g, struct tp_buf *b)
 {
 	tp_gpu_drain(g);

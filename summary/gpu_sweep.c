@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "gpu_int.h"
+#include "host.h"
 
 #define BUSY_MAX (1u << 16)	/* busy intervals kept for exact utilisation */
 #define STEPS_MAX 4096		/* steps open at once (bounded window) */
@@ -273,6 +274,7 @@ static void busy_closed(struct tp_gpu *g, int64_t a, int64_t e, int64_t next)
 	steps_busy(g, a, e);
 	steps_retire(g, next);
 	keep_gap(g, e, next);
+	tp_host_gap(g->host, e, next);
 }
 
 static void slice(struct tp_gpu *g, const struct gpu_rec *r)
@@ -287,6 +289,7 @@ static void slice(struct tp_gpu *g, const struct gpu_rec *r)
 	g->any_slice = 1;
 	if (union_add(&g->all, r->ts, r->end, &a, &e))
 		busy_closed(g, a, e, r->ts);
+	tp_host_busy_until(g->host, g->all.e);
 	if (cls == TP_GPU_COMPUTE)
 		union_add(&g->comp, r->ts, r->end, &a, &e);
 	if (cls == TP_GPU_COMM)
@@ -372,6 +375,16 @@ static void cpu_ctx(struct tp_gpu *g, const struct gpu_rec *r)
 	g->ncpu++;
 }
 
+/* A CPU sample waits for the sweep's verdict when it falls after the
+ * busy interval so far (the GPU is idle then, unless no activity comes
+ * after it); before the first GPU activity it is outside the span. */
+static void sample(struct tp_gpu *g, const struct gpu_rec *r)
+{
+	if (!g->host || !g->any_slice || (g->all.open && r->ts < g->all.e))
+		return;
+	tp_host_pending(g->host, r->name, (int64_t)r->corr);
+}
+
 void tp_gpu_sweep(struct tp_gpu *g, const struct gpu_rec *r)
 {
 	if (g->swept_any && r->ts < g->now) {
@@ -388,6 +401,12 @@ void tp_gpu_sweep(struct tp_gpu *g, const struct gpu_rec *r)
 	case GR_SLICE:
 		slice(g, r);
 		return;
+	case GR_SAMPLE:
+		sample(g, r);
+		return;
+	case GR_OSRT:
+		tp_host_osrt_open(g->host, (uint32_t)r->corr, r->ts, r->end);
+		break;
 	case GR_CALL:
 		tp_gpu_join_call(g, r);
 		break;
@@ -407,6 +426,7 @@ void tp_gpu_sweep_end(struct tp_gpu *g)
 {
 	int64_t a, e;
 
+	tp_host_end(g->host);
 	if (union_end(&g->all, &a, &e)) {
 		busy_keep(g, a, e);
 		steps_busy(g, a, e);

@@ -164,6 +164,24 @@ void tp_psum_end(uint64_t id, int64_t ts_ns)
 	open_free(o);
 }
 
+void tp_psum_sample(int64_t pid, int64_t tid, int64_t ts_ns,
+		    int64_t weight_ns, const char *stack, size_t len)
+{
+	struct tp_sum_sample x = {
+		.pid = pid, .tid = tid, .ts_ns = ts_ns, .weight_ns = weight_ns,
+		.stack = stack, .stack_len = len,
+	};
+
+	if (sum())
+		tp_sum_sample(S, &x);
+}
+
+void tp_psum_sampler(const char *mechanism, unsigned hz)
+{
+	if (sum())
+		tp_sum_sampler(S, mechanism, hz);
+}
+
 void tp_psum_step(int64_t step, int64_t ts_ns, int64_t dur_ns)
 {
 	if (sum())

@@ -32,6 +32,11 @@ void tp_psum_begin(uint64_t id, const char *name, int64_t tid,
 		   int64_t ts_ns, const struct tp_targ *args, uint32_t nargs);
 void tp_psum_end(uint64_t id, int64_t ts_ns);
 void tp_psum_step(int64_t step, int64_t ts_ns, int64_t dur_ns);
+/* A CPU sample: its stack as the trace's JSON array text. */
+void tp_psum_sample(int64_t pid, int64_t tid, int64_t ts_ns,
+		    int64_t weight_ns, const char *stack, size_t len);
+/* How samples were taken (NULL: they were not). */
+void tp_psum_sampler(const char *mechanism, unsigned hz);
 void tp_psum_memory(int64_t device, int64_t ts_ns, int64_t bytes);
 /* A device's memory, from CUPTI's device record. */
 void tp_psum_device_memory(int64_t device, int64_t bytes);

@@ -9,6 +9,7 @@
 
 #include "gpu.h"
 #include "health.h"
+#include "host.h"
 #include "summary_int.h"
 
 #define STEP_PREFIX "ProfilerStep#"
@@ -24,6 +25,9 @@ struct tp_sum *tp_sum_new(void)
 	s->info.rank = -1;
 	/* without it the summary only lacks its "gpu" member */
 	s->gpu = tp_gpu_new(TP_GPU_WINDOW);
+	s->host = tp_host_new();
+	if (s->gpu)
+		tp_gpu_set_host(s->gpu, s->host);
 	return s;
 }
 
@@ -35,6 +39,7 @@ int tp_sum_gpu_window(struct tp_sum *s, size_t window)
 		return -1;
 	tp_gpu_free(s->gpu);
 	s->gpu = g;
+	tp_gpu_set_host(g, s->host);
 	return 0;
 }
 
@@ -46,6 +51,7 @@ int tp_sum_gpu_exact(struct tp_sum *s, size_t budget)
 		return -1;
 	tp_gpu_free(s->gpu);
 	s->gpu = g;
+	tp_gpu_set_host(g, s->host);
 	return 0;
 }
 
@@ -107,6 +113,7 @@ void tp_sum_free(struct tp_sum *s)
 	free(s->corr);
 	free(s->steps);
 	tp_gpu_free(s->gpu);
+	tp_host_free(s->host);
 	info_free(&s->info);
 	free(s);
 }
@@ -246,6 +253,8 @@ enum tp_sum_cat tp_sum_cat_of(const char *c)
 		       TP_SUM_CAT_OTHER : TP_SUM_CAT_USER_ANNOTATION;
 	case 'n':
 		return strcmp(c, "nccl") ? TP_SUM_CAT_OTHER : TP_SUM_CAT_NCCL;
+	case 'o':
+		return strcmp(c, "osrt") ? TP_SUM_CAT_OTHER : TP_SUM_CAT_OSRT;
 	}
 	return TP_SUM_CAT_OTHER;
 }
@@ -408,8 +417,12 @@ void tp_sum_span(struct tp_sum *s, const struct tp_sum_span *e)
 		add_step(s, e);
 		return;
 	}
-	if (s->gpu)
+	if (k == TP_SUM_CAT_OSRT)
+		tp_sum_osrt(s, e);
+	else if (s->gpu)
 		tp_gpu_span(s->gpu, e, k);
+	if (k == TP_SUM_CAT_RUNTIME || k == TP_SUM_CAT_DRIVER)
+		tp_sum_feeder(s, e->tid);
 	r = e->static_names ? row_cached(s, e->cat, e->name) :
 			      row_get(s, e->cat, e->name);
 	if (r)

@@ -29,7 +29,8 @@
 #include "encode/tev.h"
 
 /* 2: the "gpu" member in summaries written at exit too, with its
- * "window" and "approx" (docs/reference/summary-format.md). */
+ * "window" and "approx" (docs/reference/summary-format.md); the "host"
+ * member has a version of its own. */
 #define TP_SUMMARY_SCHEMA_VERSION 2
 
 struct tp_sum;
@@ -47,6 +48,7 @@ enum tp_sum_cat {
 	TP_SUM_CAT_GPU_USER_ANNOTATION,
 	TP_SUM_CAT_CUBLAS,
 	TP_SUM_CAT_NCCL,
+	TP_SUM_CAT_OSRT,		/* a blocking OS call */
 };
 
 enum tp_sum_cat tp_sum_cat_of(const char *cat);
@@ -112,6 +114,21 @@ void tp_sum_dropped(struct tp_sum *s, const char *cat, const char *name,
 		    int64_t dur_ns, uint64_t n);
 /* Dropped records with no name to count them under (CUPTI's). */
 void tp_sum_dropped_other(struct tp_sum *s, uint64_t n);
+/* A CPU sample (TPROF_TRACE=cpu): its thread, time, the CPU time it
+ * stands for, and its stack as the trace holds it (a JSON array of
+ * frames, innermost first). */
+struct tp_sum_sample {
+	int64_t pid, tid;
+	int64_t ts_ns;
+	int64_t weight_ns;
+	const char *stack;
+	size_t stack_len;
+};
+
+void tp_sum_sample(struct tp_sum *s, const struct tp_sum_sample *x);
+/* How the samples were taken (the trace's tprof.sampling), for the
+ * "host_activity" member. */
+void tp_sum_sampler(struct tp_sum *s, const char *mechanism, unsigned hz);
 /* Device memory in use on a device at a time. */
 void tp_sum_memory(struct tp_sum *s, int64_t device, int64_t ts_ns,
 		   int64_t bytes);

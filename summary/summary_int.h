@@ -108,6 +108,7 @@ struct tp_sum {
 	struct sum_tab rows, ranges, groups, tracks;
 	struct sum_corr *corr;
 	struct tp_gpu *gpu;	/* the "gpu" member's analyses (gpu.h) */
+	struct tp_host *host;	/* the "host_activity" member's (host.h) */
 	struct sum_step *steps;
 	size_t n_steps, cap_steps;
 	uint64_t steps_seen;
@@ -122,6 +123,11 @@ struct tp_sum {
 	int64_t start, end;	/* INT64_MAX / INT64_MIN until a span */
 	uint64_t events, dropped;
 };
+
+/* summary_host.c: a blocking call (category osrt) to the host side. */
+void tp_sum_osrt(struct tp_sum *s, const struct tp_sum_span *e);
+/* A thread made a CUDA call (its blocking calls are the ones shown). */
+void tp_sum_feeder(struct tp_sum *s, int64_t tid);
 
 /* summary_tab.c */
 uint64_t tp_sum_hash(const char *a, const char *b);

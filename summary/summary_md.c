@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpu.h"
+#include "host.h"
 #include "summary_out.h"
 
 static void put_time(struct tp_buf *b, double ns)
@@ -43,26 +45,6 @@ static void put_bytes(struct tp_buf *b, double v)
 	}
 	snprintf(s, sizeof(s), u ? "%.2f %s" : "%.0f %s", v, unit[u]);
 	tp_buf_cstr(b, s);
-}
-
-void tp_md_char(struct tp_buf *b, char c)
-{
-	if (c == '|' || c == '<')
-		tp_buf_char(b, '\\');
-	tp_buf_char(b, (unsigned char)c < 0x20 ? ' ' : c);
-}
-
-void tp_md_cell(struct tp_buf *b, const char *s, size_t max)
-{
-	size_t i;
-
-	for (i = 0; s[i]; i++) {
-		if (max && i == max) {
-			tp_buf_lit(b, "...");
-			return;
-		}
-		tp_md_char(b, s[i]);
-	}
 }
 
 static int row_is(const struct sum_row *r, const char *const *cats)
@@ -330,4 +312,7 @@ void tp_sum_write_md(struct tp_sum *s, struct tp_buf *b)
 	md_groups(b, s, SUM_NCCL);
 	md_ranges(b, s);
 	md_memory(b, s);
+	if (tp_host_any(s->host))
+		tp_host_write_md(s->host, b, s->gpu && tp_gpu_any(s->gpu) ?
+				 tp_gpu_idle_ns(s->gpu) : -1, tp_sum_wall(s));
 }

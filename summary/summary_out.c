@@ -12,6 +12,7 @@
 
 #include "gpu.h"
 #include "health.h"
+#include "host.h"
 #include "summary_int.h"
 #include "summary_out.h"
 
@@ -484,6 +485,9 @@ void tp_sum_write_json(struct tp_sum *s, struct tp_buf *b,
 	if (s->gpu && tp_gpu_any(s->gpu))
 		tp_gpu_write_json(s->gpu, b);
 	tp_health_write_json(s->health, b);
+	if (tp_host_any(s->host))
+		tp_host_write_json(s->host, b, s->gpu && tp_gpu_any(s->gpu) ?
+				   tp_gpu_idle_ns(s->gpu) : -1);
 	if (extra)
 		extra(b, ctx);
 	tp_buf_lit(b, "\n}\n");

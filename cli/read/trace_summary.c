@@ -352,11 +352,45 @@ static void on_counter(struct ts *t, const struct ev *e)
 	tp_sum_memory(t->sum, dev, ts, bytes);
 }
 
+/* tprof's CPU samples: {"cat":"cpu_sample","args":{"stack":[frames],
+ * "weight_ns":N}}; the stack goes to the aggregator as JSON text. */
+static void on_sample(struct ts *t, const struct ev *e)
+{
+	jnode *st = tp_json_get(e->args, "stack");
+	struct tp_sum_sample x = { 0 };
+	struct tp_buf b = { 0 };
+	jnode *f;
+
+	if (!st || st->type != TP_JSON_ARRAY || time_of(e->ts, &x.ts_ns) ||
+	    arg_i64(e->args, "weight_ns", &x.weight_ns))
+		return;
+	tp_buf_char(&b, '[');
+	for (f = st->child; f; f = f->next) {
+		if (f->type != TP_JSON_STRING)
+			continue;
+		if (b.len > 1)
+			tp_buf_char(&b, ',');
+		tp_json_strn(&b, f->str, f->len);
+	}
+	tp_buf_char(&b, ']');
+	track_id(e->pid, &x.pid);
+	track_id(e->tid, &x.tid);
+	x.stack = b.p;
+	x.stack_len = b.len;
+	if (!b.oom)
+		tp_sum_sample(t->sum, &x);
+	tp_buf_free(&b);
+}
+
 /* torch's [memory] instants; Device Type 0 is the CPU. */
 static void on_instant(struct ts *t, const struct ev *e)
 {
 	int64_t dev, type, ts, bytes;
 
+	if (!strcmp(str_of(e->cat), "cpu_sample")) {
+		on_sample(t, e);
+		return;
+	}
 	if (strcmp(str_of(e->name), "[memory]") || time_of(e->ts, &ts) ||
 	    arg_i64(e->args, "Device Id", &dev) || dev < 0 ||
 	    arg_i64(e->args, "Total Allocated", &bytes))
@@ -534,6 +568,20 @@ static void read_gpu_metrics(struct ts *t, const jnode *n)
 	}
 }
 
+/* tprof.sampling: how the CPU samples were taken. */
+static void read_sampling(struct ts *t, jnode *n)
+{
+	jnode *m = tp_json_get(n, "mechanism"), *cpu = tp_json_get(n, "cpu");
+	int64_t hz = 0;
+
+	if (!m || m->type != TP_JSON_STRING || !cpu ||
+	    cpu->type != TP_JSON_TRUE)
+		return;
+	tp_json_int64(tp_json_get(n, "rate_hz"), &hz);
+	tp_sum_sampler(t->sum, m->str, hz > 0 && hz < 1000000 ?
+		       (unsigned)hz : 0);
+}
+
 /* tprof's trailer: host, pid, and what was lost. */
 static void read_tprof(struct ts *t, jnode *n)
 {
@@ -552,6 +600,7 @@ static void read_tprof(struct ts *t, jnode *n)
 	if (tp_json_int64(tp_json_get(tp_json_get(n, "cupti"), "dropped"),
 			  &v) && v > 0)
 		t->dropped += (uint64_t)v;
+	read_sampling(t, tp_json_get(n, "sampling"));
 }
 
 /* deviceProperties (tprof's and Kineto's): each device's memory. */

@@ -123,6 +123,45 @@ const char *rp_reason_words(enum rp_reason r);
 /* The slowdown reason with the largest share, or RP_R_N if none. */
 enum rp_reason rp_health_top_reason(const struct rp_health *h);
 
+/* One function of a rank's CPU samples. */
+struct rp_hfn {
+	const char *function;
+	const char *file;	/* Python: its file, or NULL */
+	int64_t line;		/* Python: the line it is defined at, or 0 */
+	int64_t ns;		/* native: its self time; Python: innermost */
+	int python;
+};
+
+/* A blocking call and the file it was on (NULL: none). */
+struct rp_hcall {
+	const char *call, *file;
+	int64_t ns;
+};
+
+/* A node of the samples' flame tree; the tree is kept in preorder. */
+struct rp_hnode {
+	const char *name;
+	int64_t ns;
+	unsigned depth;		/* the root's is 0 */
+};
+
+/* A summary's "host_activity" member (summary/host_out.c computed it):
+ * one part of it, over the GPU's idle intervals when the rank had GPU
+ * activity, else over the whole run. Copied out of the JSON tree, which
+ * is freed once read. */
+struct rp_host {
+	int present;
+	int idle;		/* the part is "idle", else "all" */
+	int64_t sampled_ns, blocking_ns;
+	struct rp_hfn *python, *functions;	/* the top ones first */
+	size_t npython, nfunctions;
+	struct rp_hcall *blocking;
+	size_t nblocking;
+	struct rp_hnode *flame;
+	size_t nflame;
+	char *strs;		/* holds the strings above */
+};
+
 /* Ranges listed per rank in the report's table. */
 #define RP_TOP_RANGES 10
 
@@ -145,6 +184,8 @@ struct rp_rank {
 	struct rp_gpu gpu;
 	struct rp_health health;
 	char *strs;		/* holds the strings above */
+	/* The "host_activity" member, copied out (report_host_read.c). */
+	struct rp_host host_activity;
 	struct tp_buf json;	/* a trace's computed summary.json */
 };
 

@@ -4,6 +4,7 @@
  * decimals, ratios four. */
 #include "report_data.h"
 #include "findings/findings.h"
+#include "report_host.h"
 
 #include <math.h>
 #include <inttypes.h>
@@ -482,6 +483,7 @@ void rp_write_json(const struct rp_report *rep, struct tp_buf *b)
 	tp_buf_lit(b, "]");
 	put_steps(b, rep);
 	put_gpu(b, rep);
+	rp_host_json(rep, b);
 	put_stragglers(b, rep);
 	tp_buf_lit(b, "\n}\n");
 }

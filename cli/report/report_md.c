@@ -2,6 +2,7 @@
  * answer first: the findings, then one row per rank (and, with many
  * ranks, their distribution), then the details. */
 #include "summary/summary.h"
+#include "report_host.h"
 #include "report_tables.h"
 #include "findings/findings.h"
 
@@ -109,6 +110,7 @@ void rp_write_md(const struct rp_report *rep, struct tp_buf *b)
 		md_table(&ts.t[RP_T_DIST], b);
 	for (i = 0; i < sizeof(details) / sizeof(details[0]); i++)
 		md_table(&ts.t[details[i]], b);
+	rp_host_md(rep, b);
 	tp_buf_lit(b, "\n## Stragglers\n\n");
 	if (!ts.nlines)
 		tp_buf_lit(b, "None.\n");

@@ -9,6 +9,7 @@
  * that says it is a summary and is not one should not be guessed at.
  */
 #include "report_data.h"
+#include "report_host.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -553,7 +554,9 @@ int rp_summary_parse(struct rp_rank *r, const char *buf, size_t len,
 	if (parse_head(&p, root) || parse_steps(&p, root) ||
 	    parse_calls(&p, root) || parse_memory(&p, root) ||
 	    parse_gpu(&p, root) || keep_strings(&p) ||
-	    rp_health_parse(r, tp_json_get(root, "gpu_health"), err, errlen))
+	    rp_health_parse(r, tp_json_get(root, "gpu_health"), err, errlen) ||
+	    rp_host_read(&r->host_activity, tp_json_get(root, "host_activity"), err,
+			 errlen))
 		goto out;
 	if (r->steps_count < r->nsteps)
 		r->steps_count = r->nsteps;
@@ -583,6 +586,7 @@ void rp_rank_free(struct rp_rank *r)
 	free(r->steps);
 	free(r->path);
 	free(r->strs);
+	rp_host_free(&r->host_activity);
 	tp_buf_free(&r->json);
 	free(r);
 }

@@ -175,8 +175,11 @@ def tprof_run_checks():
     p = tprof_run(["--python-stacks", "true"])
     eq("tprof-run --python-stacks without --backtrace: one warning, program runs",
        (p.returncode, p.stderr.splitlines()),
-       (0, ["tprof-run: warning: --python-stacks without --backtrace records no stacks; "
-            "add --backtrace 1ms (or another threshold)"]))
+       (0, ["tprof-run: warning: --python-stacks without --backtrace or --trace ...,cpu "
+            "records no stacks; add --backtrace 1ms (or another threshold)"]))
+    p = tprof_run(["--python-stacks", "-t", "all,cpu", "true"])
+    eq("tprof-run --python-stacks with CPU samples: no warning",
+       (p.returncode, p.stderr), (0, ""))
 
     relative_preload()
 

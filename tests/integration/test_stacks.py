@@ -138,8 +138,9 @@ def python_checks():
         t = load(os.path.join(out, "tprof-rank0.trace.json.gz"))
         ev = xevents(t, "cudaMalloc")
         st = ev[0]["args"].get("stack", []) if ev else []
-        check("stacks: %s: Python function named from the perf map" % ver,
-              any(f.startswith("py::alloc_step:") and f.endswith("pystack.py") for f in st),
+        check("stacks: %s: Python function named from the perf map, with the "
+              "line it is defined at" % ver,
+              any(f.startswith("py::alloc_step:") and f.endswith("pystack.py:5") for f in st),
               str(st))
         check("stacks: %s: native frames above the Python one" % ver,
               st and st[0].startswith("user_alloc+") and "(libuser.so)" in st[0], str(st))

@@ -18,7 +18,7 @@ SIM_PROGS := $(addprefix $(SIM_B)/bin/,two_threads exit_inflight churn graph \
 	     driver_only late_main libgpu_late.so kineto_like \
 	     device1 detach_race gpu_mix libtool_inject.so paced pdl \
 	     static_main window_busy rules train_step \
-	     diff_run)
+	     diff_run host_split)
 
 # CUPTI in parts (cupti_int.h): the callback API and the state
 # (cupti.c), the activity records and buffers (cupti_records.c), the

@@ -95,10 +95,48 @@ static void test_values(void)
 		 !strstr(msg, "did you mean"), "%s", msg);
 }
 
+/* The host side: cpu and osrt are named (all leaves them out), with
+ * their rate, threshold and mechanism. */
+static void test_host(void)
+{
+	struct tp_config c;
+	char err[512], buf[128];
+
+	TP_CHECK("config: host side off by default, rate 1000, threshold 1 ms, "
+		 "sampler auto", parse(&c, err, NULL, NULL) == 0 &&
+		 !(c.sources & (TP_SRC_CPU | TP_SRC_OSRT)) &&
+		 c.sample_hz == 1000 && c.osrt_min_ns == 1000000 &&
+		 c.sampler == TP_SAMPLER_AUTO, "%s", err);
+	parse(&c, err, "TPROF_TRACE=all,cpu,osrt", NULL);
+	TP_CHECK_INT("config: all,cpu,osrt", c.sources,
+		     TP_SRC_ALL | TP_SRC_CPU | TP_SRC_OSRT);
+	tp_config_sources_str(c.sources, buf, sizeof(buf));
+	TP_CHECK_STR("config: host sources printed back", buf,
+		     "cuda,gpu,cublas,cudnn,nccl,nvtx,mem,cpu,osrt");
+	TP_CHECK("config: TPROF_SAMPLE_HZ=250, TPROF_OSRT_MIN_US=0",
+		 parse(&c, err, "TPROF_SAMPLE_HZ=250", "TPROF_OSRT_MIN_US=0") ==
+		 0 && c.sample_hz == 250 && c.osrt_min_ns == 0, "%s", err);
+	TP_CHECK("config: TPROF_SAMPLER=timer", parse(&c, err,
+		 "TPROF_SAMPLER=timer", NULL) == 0 &&
+		 c.sampler == TP_SAMPLER_TIMER, "%s", err);
+	TP_CHECK("config: TPROF_SAMPLER=perf", parse(&c, err,
+		 "TPROF_SAMPLER=perf", NULL) == 0 &&
+		 c.sampler == TP_SAMPLER_PERF, "%s", err);
+	bad("TPROF_SAMPLE_HZ=9", "TPROF_SAMPLE_HZ", "from 10 to 10000");
+	bad("TPROF_SAMPLE_HZ=20000", "TPROF_SAMPLE_HZ", "from 10 to 10000");
+	bad("TPROF_SAMPLE_HZ=1k", "TPROF_SAMPLE_HZ", "from 10 to 10000");
+	bad("TPROF_OSRT_MIN_US=1ms", "TPROF_OSRT_MIN_US", "microseconds");
+	bad("TPROF_OSRT_MIN_US=-1", "TPROF_OSRT_MIN_US", "microseconds");
+	bad("TPROF_SAMPLER=itimer", "TPROF_SAMPLER", "auto");
+	bad("TPROF_TRACE=cpu,sampling", "TPROF_TRACE", "cpu,osrt");
+}
+
 int main(void)
 {
 	struct tp_config c;
 	char err[512], buf[128];
+
+	test_host();
 
 	TP_CHECK_INT("config: empty environment parses", parse(&c, err, NULL,
 							       NULL), 0);

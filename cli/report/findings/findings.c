@@ -22,6 +22,7 @@ static const char *const kind_names[RP_F_NKINDS] = {
 	[RP_F_PAGEABLE] = "pageable_copies",
 	[RP_F_LAUNCH] = "launch_bound",
 	[RP_F_MEMORY] = "memory_near_capacity",
+	[RP_F_HOST_IDLE] = "host_while_idle",
 	[RP_F_INCOMPLETE] = "incomplete_trace",
 	[RP_F_GPU_THROTTLED] = "gpu_throttled",
 	[RP_F_GPU_HEALTHY] = "gpu_healthy",
@@ -37,6 +38,7 @@ static const char *const kind_labels[RP_F_NKINDS] = {
 	[RP_F_PAGEABLE] = "pageable copies",
 	[RP_F_LAUNCH] = "launch-bound",
 	[RP_F_MEMORY] = "memory near capacity",
+	[RP_F_HOST_IDLE] = "host while GPU idle",
 	[RP_F_INCOMPLETE] = "incomplete trace",
 	[RP_F_GPU_THROTTLED] = "GPU throttled",
 	[RP_F_GPU_HEALTHY] = "GPU healthy",
@@ -137,6 +139,7 @@ int rp_findings_run(struct rp_report *rep)
 	rp_rule_pageable(rep, fs);
 	rp_rule_launch(rep, fs);
 	rp_rule_memory(rep, fs);
+	rp_rule_host_idle(rep, fs);
 	rp_rule_incomplete(rep, fs);
 	if (fs->oom)
 		return -1;

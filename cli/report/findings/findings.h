@@ -24,6 +24,7 @@ enum rp_fkind {
 	RP_F_PAGEABLE,		/* copies from pageable host memory */
 	RP_F_LAUNCH,		/* many short kernels, GPU idle between */
 	RP_F_MEMORY,		/* device memory near its capacity */
+	RP_F_HOST_IDLE,		/* where the host was while the GPU idled */
 	RP_F_INCOMPLETE,	/* events lost: figures may be low */
 	RP_F_GPU_THROTTLED,	/* a slow rank's GPU ran slower clocks */
 	RP_F_GPU_HEALTHY,	/* a slow rank's GPU was healthy */

@@ -47,6 +47,9 @@
 #define RP_F_CLOCK_RATIO 0.90L
 #define RP_F_THROTTLE_SHARE 0.10L
 #define RP_F_MEMFULL_SHARE 0.95L
+/* The host while the GPU was idle: a function or a blocking call is
+ * named when it holds at least this share of the GPU's idle time. */
+#define RP_F_HOST_SHARE 0.10
 /* Named in a finding's text: at most this many kernels, calls, ranges. */
 #define RP_F_TOP_NAMES 3
 
@@ -116,6 +119,7 @@ void rp_rule_launch(struct rp_report *rep, struct rp_findings *fs);
 void rp_rule_memory(struct rp_report *rep, struct rp_findings *fs);
 void rp_rule_incomplete(struct rp_report *rep, struct rp_findings *fs);
 void rp_rule_health(struct rp_report *rep, struct rp_findings *fs);
+void rp_rule_host_idle(struct rp_report *rep, struct rp_findings *fs);
 /* After sorting: the caveat of an incomplete trace on every finding
  * about its rank. */
 void rp_caveats(struct rp_report *rep, struct rp_findings *fs);

@@ -18,6 +18,10 @@ void rp_svg_ranges(struct tp_buf *b, const struct rp_report *rep);
 /* The ranks a chart draws lines for (sel: room for 10): all up to 10,
  * else the slowest, the median and the fastest; returns how many. */
 size_t rp_chart_ranks(const struct rp_report *rep, size_t *sel);
+/* report_icicle.c: the host section (what the host did while the GPU
+ * was idle), with an icicle of each rank's CPU samples; nothing when no
+ * rank has CPU samples or blocking calls. */
+void rp_html_host(struct tp_buf *b, const struct rp_report *rep);
 /* report_heat.c: GPU activity over time, ranks x time. */
 void rp_svg_heat(struct tp_buf *b, const struct rp_report *rep);
 

@@ -226,6 +226,7 @@ void rp_write_html(const struct rp_report *rep, struct tp_buf *b)
 	rp_svg_ranges(b, rep);
 	tp_buf_lit(b, "<h2>Device memory</h2>\n");
 	rp_svg_memory(b, rep);
+	rp_html_host(b, rep);
 	tp_buf_lit(b, "<h1>Details</h1>\n");
 	html_table(b, &ts.t[RP_T_STEPS], "steps");
 	html_table(b, &ts.t[RP_T_HEALTH], "gpu-health");
