@@ -71,7 +71,7 @@ static double chunk(unsigned long rounds, cudaError_t *ret)
 	return (double)(t1 - t0) / (double)(rounds * 3);
 }
 
-static unsigned long long cpu_ns(clockid_t id)
+static unsigned long long clock_ns_of(clockid_t id)
 {
 	struct timespec ts;
 
@@ -116,11 +116,11 @@ int main(int argc, char **argv)
 	pause_ms(pause);
 	for (i = 0; i < fresh + warm; i++) {
 		long f0 = thread_faults();
-		unsigned long long c0 = cpu_ns(CLOCK_THREAD_CPUTIME_ID);
-		unsigned long long p0 = cpu_ns(CLOCK_PROCESS_CPUTIME_ID);
+		unsigned long long c0 = clock_ns_of(CLOCK_THREAD_CPUTIME_ID);
+		unsigned long long p0 = clock_ns_of(CLOCK_PROCESS_CPUTIME_ID);
 		double ns = chunk(rounds, &ret);
-		unsigned long long c = cpu_ns(CLOCK_THREAD_CPUTIME_ID) - c0;
-		unsigned long long p = cpu_ns(CLOCK_PROCESS_CPUTIME_ID) - p0;
+		unsigned long long c = clock_ns_of(CLOCK_THREAD_CPUTIME_ID) - c0;
+		unsigned long long p = clock_ns_of(CLOCK_PROCESS_CPUTIME_ID) - p0;
 		long faults = thread_faults() - f0;
 		const char *kind = i < fresh ? "fresh" : "warm";
 
