@@ -47,14 +47,6 @@ __attribute__((noinline)) void lock_calls(long n)
 	}
 }
 
-static unsigned long long cpu_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-	return (unsigned long long)t.tv_sec * 1000000000ull +
-	       (unsigned long long)t.tv_nsec;
-}
 
 static volatile unsigned long long sink;
 
