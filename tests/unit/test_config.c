@@ -112,7 +112,7 @@ static void test_host(void)
 		     TP_SRC_ALL | TP_SRC_CPU | TP_SRC_OSRT);
 	tp_config_sources_str(c.sources, buf, sizeof(buf));
 	TP_CHECK_STR("config: host sources printed back", buf,
-		     "cuda,gpu,cublas,cudnn,nccl,nvtx,mem,cpu,osrt");
+		     "cuda,gpu,cublas,cudnn,nccl,nvtx,mem,gpumetrics,cpu,osrt");
 	TP_CHECK("config: TPROF_SAMPLE_HZ=250, TPROF_OSRT_MIN_US=0",
 		 parse(&c, err, "TPROF_SAMPLE_HZ=250", "TPROF_OSRT_MIN_US=0") ==
 		 0 && c.sample_hz == 250 && c.osrt_min_ns == 0, "%s", err);
