@@ -188,7 +188,7 @@ if NO_SHELL:
 else:
     python_checks()
 
-# A thread blocked 60 ms in read on a pipe ten times among 100,000 fast
+# A thread blocked 50 ms in read on a pipe ten times among 100,000 fast
 # reads: ten slices, none for the fast ones (a read the program itself
 # saw last over 1 ms, a loaded machine's scheduling, may have one).
 r = run([prog("host_calls"), "pipe"], env={"TPROF_TRACE": "cuda,osrt", "TPROF_BACKTRACE": "10ms"})
@@ -217,7 +217,7 @@ def caller(e):
 eq("pipe: with TPROF_BACKTRACE, a slow read's stack starts at its caller",
    sorted({caller(e) for e in slow}), ["run_pipe"])
 sleeps = [e for e in xevents(t, "nanosleep") if e["dur"] >= 40000]
-eq("pipe: and the writer thread's 60 ms sleeps are slices too, from writer()",
+eq("pipe: and the writer thread's 50 ms sleeps are slices too, from writer()",
    (len(sleeps), sorted({caller(e) for e in sleeps})),
    (10, ["writer"]))
 eq("pipe: the blocking calls' threshold is TPROF_OSRT_MIN_US's default",

@@ -4,8 +4,8 @@
  *
  *   host_calls pipe     a thread reads a pipe one byte at a time, 100,000
  *                       reads; the writer sends 10 bursts of 10,000
- *                       bytes, each 60 ms after the pipe was emptied, so
- *                       exactly 10 reads block about 60 ms. Prints the
+ *                       bytes, each 50 ms after the pipe was emptied, so
+ *                       exactly 10 reads block about 50 ms. Prints the
  *                       reads, the slow ones (40 ms or more), and the
  *                       reads it saw take 1 to 40 ms (a loaded
  *                       machine's scheduling).
@@ -70,13 +70,13 @@ __attribute__((noinline)) static void spin_us(unsigned us)
 /* pipe */
 static int fds[2];
 
-/* Each burst 60 ms after the reader emptied the pipe: every read that
- * waits for one waits 60 ms, less the moment between its last byte and
+/* Each burst 50 ms after the reader emptied the pipe: every read that
+ * waits for one waits 50 ms, less the moment between its last byte and
  * its next read. */
 static void *writer(void *arg)
 {
 	static char burst[10000];
-	struct timespec ms60 = { 0, 60000000 }, us500 = { 0, 500000 };
+	struct timespec ms50 = { 0, 50000000 }, us500 = { 0, 500000 };
 	int i, left;
 
 	(void)arg;
@@ -84,7 +84,7 @@ static void *writer(void *arg)
 	for (i = 0; i < 10; i++) {
 		while (ioctl(fds[0], FIONREAD, &left) == 0 && left > 0)
 			nanosleep(&us500, NULL);
-		nanosleep(&ms60, NULL);
+		nanosleep(&ms50, NULL);
 		if (write(fds[1], burst, sizeof(burst)) != sizeof(burst))
 			exit(3);
 	}
