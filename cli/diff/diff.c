@@ -77,20 +77,11 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		} else if (!strcmp(a, "--traces")) {
 			o->traces = 1;
 		} else if ((v = rp_value_of(argc, argv, &i, "--output", "-o"))) {
-			o->out = v;
-			o->out_fmt = rp_out_format(v);
-			if (o->out_fmt < 0) {
-				tp_usage_error("diff", "-o %s: the extension "
-					       "says no format (.md, .html or "
-					       ".json)", v);
+			if (rp_opt_output("diff", v, &o->out, &o->out_fmt))
 				return -1;
-			}
 		} else if ((v = rp_value_of(argc, argv, &i, "--top", NULL))) {
-			if (rp_top_of(v, &o->top)) {
-				tp_usage_error("diff", "--top %s: not a "
-					       "number from 1 to 1000000", v);
+			if (rp_opt_top("diff", v, &o->top))
 				return -1;
-			}
 		} else {
 			return bad(!strcmp(a, "-o") || !strcmp(a, "--output") ||
 				   !strcmp(a, "--top") ?

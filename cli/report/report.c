@@ -99,20 +99,11 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		} else if (!strncmp(a, "--html=", 7) && a[7]) {
 			o->html = a + 7;
 		} else if ((v = rp_value_of(argc, argv, &i, "--output", "-o"))) {
-			o->out = v;
-			o->out_fmt = rp_out_format(v);
-			if (o->out_fmt < 0) {
-				tp_usage_error("report", "-o %s: the extension "
-					       "says no format (.md, .html or "
-					       ".json)", v);
+			if (rp_opt_output("report", v, &o->out, &o->out_fmt))
 				return -1;
-			}
 		} else if ((v = rp_value_of(argc, argv, &i, "--top", NULL))) {
-			if (rp_top_of(v, &o->top)) {
-				tp_usage_error("report", "--top %s: not a "
-					       "number from 1 to 1000000", v);
+			if (rp_opt_top("report", v, &o->top))
 				return -1;
-			}
 		} else if (!strcmp(a, "--summaries") && i + 1 < argc) {
 			o->summaries = argv[++i];
 		} else if (!strncmp(a, "--summaries=", 12) && a[12]) {

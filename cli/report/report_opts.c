@@ -1,5 +1,6 @@
 /* tprof report: the options it shares with tprof diff (report_opts.h).
  * Calls nothing of tprof's. */
+#include "cli/usage/usage.h"
 #include "report_opts.h"
 
 #include <errno.h>
@@ -56,4 +57,23 @@ const char *rp_value_of(int argc, char **argv, int *i, const char *name,
 	if (!strncmp(a, name, n) && a[n] == '=' && a[n + 1])
 		return a + n + 1;
 	return NULL;
+}
+
+int rp_opt_output(const char *cmd, const char *v, const char **out, int *fmt)
+{
+	*out = v;
+	*fmt = rp_out_format(v);
+	if (*fmt >= 0)
+		return 0;
+	tp_usage_error(cmd, "-o %s: the extension says no format (.md, "
+		       ".html or .json)", v);
+	return -1;
+}
+
+int rp_opt_top(const char *cmd, const char *v, size_t *top)
+{
+	if (!rp_top_of(v, top))
+		return 0;
+	tp_usage_error(cmd, "--top %s: not a number from 1 to 1000000", v);
+	return -1;
 }

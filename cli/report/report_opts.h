@@ -17,5 +17,10 @@ int rp_top_of(const char *s, size_t *top);
  * is not that option with a value. */
 const char *rp_value_of(int argc, char **argv, int *i, const char *name,
 			const char *shrt);
+/* -o FILE and --top N for command cmd: 0, or -1 after one usage error
+ * line saying what is wrong. */
+int rp_opt_output(const char *cmd, const char *v, const char **out,
+		  int *fmt);
+int rp_opt_top(const char *cmd, const char *v, size_t *top);
 
 #endif
