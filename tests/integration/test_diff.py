@@ -22,7 +22,7 @@ import xml.etree.ElementTree as ET
 
 import kineto_fixture
 from simrun import LIBDIR, sim_prog
-from tplib import CLI, base_env, check, done, eq
+from tplib import CLI, PRELOAD, base_env, check, done, eq
 
 TMP = tempfile.mkdtemp(prefix="tprof-diff-")
 MS = 1000000
@@ -76,8 +76,7 @@ def run_ranks(name, modes, steps):
     e = base_env()
     e.update({"LD_LIBRARY_PATH": LIBDIR, "TPROF_TRACE": "all",
               "TPROF_OUTPUT_DIR": out, "WORLD_SIZE": str(len(modes)),
-              "LD_PRELOAD": os.path.join(os.path.dirname(CLI),
-                                         "libtprof.so")})
+              "LD_PRELOAD": PRELOAD})
     for rank, mode in enumerate(modes):
         e["RANK"] = str(rank)
         p = subprocess.run([sim_prog("diff_run"), str(steps), mode], env=e,
