@@ -42,7 +42,7 @@ struct sched {
 	long long run, wait;	/* ns; -1: unknown */
 };
 
-static unsigned long long cpu_ns(clockid_t id)
+static unsigned long long clock_ns_of(clockid_t id)
 {
 	struct timespec ts;
 
@@ -161,8 +161,8 @@ int main(int argc, char **argv)
 	cudaStreamSynchronize(0);
 	nanosleep(&settle, NULL);
 	w0 = writer_sched();
-	p0 = cpu_ns(CLOCK_PROCESS_CPUTIME_ID);
-	s0 = cpu_ns(CLOCK_THREAD_CPUTIME_ID);
+	p0 = clock_ns_of(CLOCK_PROCESS_CPUTIME_ID);
+	s0 = clock_ns_of(CLOCK_THREAD_CPUTIME_ID);
 	t0 = now_ns();
 	if (chunk)
 		chunks(n, chunk, gap_ms);
@@ -172,8 +172,8 @@ int main(int argc, char **argv)
 		for (i = 0; i < n; i++)
 			cudaStreamSynchronize(0);
 	t1 = now_ns();
-	s1 = cpu_ns(CLOCK_THREAD_CPUTIME_ID);
-	p1 = cpu_ns(CLOCK_PROCESS_CPUTIME_ID);
+	s1 = clock_ns_of(CLOCK_THREAD_CPUTIME_ID);
+	p1 = clock_ns_of(CLOCK_PROCESS_CPUTIME_ID);
 	w1 = writer_sched();
 	done = writer_settled();
 	printf("offered %.0f\n", chunk ? 0 : rate);
