@@ -161,12 +161,17 @@ def noend(t):
 # debug annotation's key is built and interned per arg. An extension
 # field named "debug" gives the same keys ("debug.grid[0]"). Each
 # distinct run of args (names, types, arrays) is a message of its own,
-# extension 1000 + k; the descriptor set is one ExtensionDescriptor
+# extension EXT_BASE + k; the descriptor set is one ExtensionDescriptor
 # packet at the trace's start.
 
 SCALAR = {"int_value": 3, "uint_value": 4, "double_value": 1,
           "bool_value": 8}		# FieldDescriptorProto.Type
 STRING, UINT64 = 9, 4
+# TrackEvent's extension numbers: 1000-2999 are Chromium's and Android's,
+# already in trace_processor's pool (a number it knows with another wire
+# type fails the import); 3100-4999 are unallocated (Perfetto's
+# protos/perfetto/trace/extensions.json).
+EXT_BASE = 4000
 
 
 def varint(v):
@@ -243,12 +248,12 @@ def ext(t, strings=False):
                                    label=3 if rep else 1)
                 if rep:
                     fd.options.packed = False
-            f.extension.add(name="debug", number=1000 + k, type=11,
+            f.extension.add(name="debug", number=EXT_BASE + k, type=11,
                             label=1, type_name=".tprof.A%d" % k,
                             extendee=".perfetto.protos.TrackEvent")
         body = b"".join(field_bytes(i + 1, m[1], v)
                         for i, m in enumerate(moved) for v in m[3])
-        raw = varint((1000 + k) << 3 | 2) + varint(len(body)) + body
+        raw = varint((EXT_BASE + k) << 3 | 2) + varint(len(body)) + body
         keep = [type(a)() for a in kept]
         for x, a in zip(keep, kept):
             x.CopyFrom(a)

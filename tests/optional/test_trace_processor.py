@@ -127,13 +127,16 @@ def canon(k):
 def imported(sh, path):
     """What an import holds that both formats must say alike: the slices
     (less tprof's metadata instant, which only Perfetto has: JSON keeps
-    its trailer as top-level members), each as (name, {key: value}) with
-    the args' keys made canonical, the flow and counter counts."""
+    its trailer as top-level members; and less the flow instants, "ac2g",
+    which Perfetto writes where a flow's end has no slice to ride on and
+    JSON writes as flow events, never slices: their flows are counted),
+    each as (name, {key: value}) with the args' keys made canonical, the
+    flow and counter counts."""
     a = tplib_tp.args(sh, path)
     sl = [(s["name"], {canon(k): value(v) for k, v in
                        a.get(s["args"], {}).items()})
           for s in tplib_tp.slices(sh, path)
-          if s["name"] != "tprof metadata"]
+          if s["name"] != "tprof metadata" and s["cat"] != "ac2g"]
     return sl, len(tplib_tp.flows(sh, path)), \
         len(tplib_tp.counters(sh, path))
 
