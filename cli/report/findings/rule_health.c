@@ -84,6 +84,22 @@ static void figures(struct tp_buf *b, const struct rp_health *h)
 		rp_bprintf(b, " Not available from NVML: %s.", h->unavailable);
 }
 
+/* The finding's title from b (its words so far), then its evidence:
+ * the rank's step, lead, and the GPU's figures; b is freed. */
+static void texts(struct rp_report *rep, struct rp_findings *fs,
+		  struct rp_finding *f, size_t e, struct tp_buf *b,
+		  const char *lead)
+{
+	tp_buf_char(b, 0);
+	f->title = b->oom ? NULL : rp_f_str(fs, "%s", b->p);
+	b->len = 0;
+	rp_f_own_text(b, rep, e);
+	tp_buf_cstr(b, lead);
+	figures(b, &rep->ranks[e]->health);
+	f->evidence = b->oom ? NULL : rp_f_str(fs, "%.*s", (int)b->len, b->p);
+	tp_buf_free(b);
+}
+
 static void throttled(struct rp_report *rep, struct rp_findings *fs,
 		      size_t e, double ref, int memfull)
 {
@@ -103,15 +119,8 @@ static void throttled(struct rp_report *rep, struct rp_findings *fs,
 	if (memfull)
 		rp_bprintf(&b, ", memory %.0f%% full",
 			   100 * h->mem_used_max / h->mem_total);
-	tp_buf_char(&b, 0);
-	f->title = b.oom ? NULL : rp_f_str(fs, "%s", b.p);
-	b.len = 0;
-	rp_f_own_text(&b, rep, e);
-	tp_buf_lit(&b, "NVML's counters of its GPU, sampled beside the "
-		   "trace:");
-	figures(&b, h);
-	f->evidence = b.oom ? NULL : rp_f_str(fs, "%.*s", (int)b.len, b.p);
-	tp_buf_free(&b);
+	texts(rep, fs, f, e, &b, "NVML's counters of its GPU, sampled "
+	      "beside the trace:");
 	rp_f_where_rank(rep, fs, f, e, "its GPU's clocks");
 	f->try_ = rp_f_str(fs, "%s Compare with nvidia-smi -q -d "
 		"PERFORMANCE,CLOCK,TEMPERATURE,POWER on that node, and drain "
@@ -150,15 +159,8 @@ static void healthy(struct rp_report *rep, struct rp_findings *fs,
 	clock_text(&b, h, ref);
 	reasons_text(&b, h);
 	tp_buf_lit(&b, "; look at its host or its peers");
-	tp_buf_char(&b, 0);
-	f->title = b.oom ? NULL : rp_f_str(fs, "%s", b.p);
-	b.len = 0;
-	rp_f_own_text(&b, rep, e);
-	tp_buf_lit(&b, "Its GPU ran as fast as the others': NVML's "
-		   "counters, sampled beside the trace:");
-	figures(&b, h);
-	f->evidence = b.oom ? NULL : rp_f_str(fs, "%.*s", (int)b.len, b.p);
-	tp_buf_free(&b);
+	texts(rep, fs, f, e, &b, "Its GPU ran as fast as the others': "
+	      "NVML's counters, sampled beside the trace:");
 	rp_f_where_rank(rep, fs, f, e, "its host or its peers");
 	f->try_ = rp_f_str(fs, "The GPU is not the cause: look at its host "
 			   "(CPU load and frequency, data loading, other "
