@@ -5,7 +5,6 @@
 #include "diff_data.h"
 #include "cli/report/report_input.h"
 #include "cli/report/report_opts.h"
-#include "files/atomic_file.h"
 #include "cli/usage/usage.h"
 
 #include <errno.h>
@@ -118,9 +117,8 @@ static int write_out(const struct df_diff *d, const struct opts *o,
 	render(d, o->out_fmt, &f);
 	if (f.oom)
 		ret = rp_fail(o->out, "out of memory");
-	else if (tp_write_file_atomic(o->out, f.p, f.len) < 0)
-		ret = rp_fail(o->out, "cannot write: %s",
-			      tp_out_strerror(errno));
+	else
+		ret = rp_write_file(o->out, &f);
 	tp_buf_free(&f);
 	if (ret)
 		return ret;

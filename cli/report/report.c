@@ -9,7 +9,6 @@
 #include "report_opts.h"
 #include "report_hang.h"
 #include "findings/findings.h"
-#include "files/atomic_file.h"
 #include "cli/usage/usage.h"
 
 #include <errno.h>
@@ -173,16 +172,6 @@ out:
 	return ret;
 }
 
-/* Written next to FILE and renamed over it: a reader never sees half a
- * file, and a failure leaves none. */
-static int write_file(const char *path, const struct tp_buf *b)
-{
-	if (tp_write_file_atomic(path, b->p, b->len) < 0)
-		return rp_fail(path, "cannot write: %s",
-			       tp_out_strerror(errno));
-	return 0;
-}
-
 static int write_summaries(const struct rp_report *rep, const char *dir)
 {
 	const struct rp_rank *r;
@@ -197,7 +186,7 @@ static int write_summaries(const struct rp_report *rep, const char *dir)
 		path = rp_summary_path(dir, r->path);
 		if (!path)
 			return rp_fail(dir, "out of memory");
-		ret = write_file(path, &r->json);
+		ret = rp_write_file(path, &r->json);
 		free(path);
 		if (ret)
 			return -1;
@@ -232,7 +221,7 @@ static int write_outputs(const struct rp_report *rep, const struct opts *o)
 		if (b.oom)
 			ret = rp_fail(path[i], "out of memory");
 		else
-			ret = write_file(path[i], &b);
+			ret = rp_write_file(path[i], &b);
 	}
 	tp_buf_free(&b);
 	return ret;

@@ -1,6 +1,9 @@
 /* tprof report: the options it shares with tprof diff (report_opts.h).
  * Calls nothing of tprof's. */
 #include "cli/usage/usage.h"
+#include "encode/json.h"
+#include "files/atomic_file.h"
+#include "report_input.h"
 #include "report_opts.h"
 
 #include <errno.h>
@@ -76,4 +79,12 @@ int rp_opt_top(const char *cmd, const char *v, size_t *top)
 		return 0;
 	tp_usage_error(cmd, "--top %s: not a number from 1 to 1000000", v);
 	return -1;
+}
+
+int rp_write_file(const char *path, const struct tp_buf *b)
+{
+	if (tp_write_file_atomic(path, b->p, b->len) < 0)
+		return rp_fail(path, "cannot write: %s",
+			       tp_out_strerror(errno));
+	return 0;
 }

@@ -1,5 +1,5 @@
 /* tprof report: the options it shares with tprof diff: -o FILE's
- * format, --top N, and options with a value. */
+ * format, --top N, options with a value, and writing -o's file. */
 #ifndef TP_CLI_REPORT_OPTS_H
 #define TP_CLI_REPORT_OPTS_H
 
@@ -22,5 +22,9 @@ const char *rp_value_of(int argc, char **argv, int *i, const char *name,
 int rp_opt_output(const char *cmd, const char *v, const char **out,
 		  int *fmt);
 int rp_opt_top(const char *cmd, const char *v, size_t *top);
+/* b written to path next to it and renamed over it (a reader never sees
+ * half a file, a failure leaves none): 0, or -1 after one line. */
+struct tp_buf;
+int rp_write_file(const char *path, const struct tp_buf *b);
 
 #endif
