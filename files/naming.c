@@ -95,6 +95,28 @@ static enum owner file_owner(const char *path, const char *run_id, int *pidp)
 	return OWNER_LIVE;
 }
 
+int tp_create_own_file(const char *dir, const char *prefix,
+		       const char *suffix, char *path, size_t len,
+		       const char **name)
+{
+	int n, fd = -1, at;
+
+	if (tp_mkdir_p(dir) < 0)
+		return -1;
+	for (n = 0; n < 100; n++) {
+		at = snprintf(path, len, "%s/", dir);
+		snprintf(path + at, len - (size_t)at, "%s%d.%d%s", prefix,
+			 (int)getpid(), n, suffix);
+		if (name)
+			*name = path + at;
+		fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW |
+			  O_CLOEXEC, 0600);
+		if (fd >= 0 || errno != EEXIST)
+			return fd;
+	}
+	return -1;
+}
+
 static int create_tmp(struct tp_output *o, struct tp_gz *g, int excl,
 		      const char *comment, int level)
 {

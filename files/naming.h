@@ -35,6 +35,15 @@ struct tp_output {
 extern const char *tp_output_suffix;
 
 int tp_mkdir_p(const char *dir);
+/* A file of this process's own beside the trace (the rings file, the
+ * flight file): dir (made if missing)/<prefix><pid>.<n><suffix>, the
+ * first n from 0 to 99 not taken, created read-write, O_EXCL and
+ * O_NOFOLLOW, mode 0600. Its descriptor, or -1 with errno; path (len
+ * bytes) has its path, *name (if not NULL) points at its file name in
+ * path. */
+int tp_create_own_file(const char *dir, const char *prefix,
+		       const char *suffix, char *path, size_t len,
+		       const char **name);
 /* Creates the tmp file and writes its gzip header; 0 or -1 with errno.
  * claim: this process may take the rank's own name (not a fork child). */
 int tp_output_open(struct tp_output *o, struct tp_gz *g, const char *dir,

@@ -31,7 +31,7 @@ static struct {
 	int fd;
 	char dir[4096];
 	char path[4400];
-	char name[256];
+	const char *name;	/* in path */
 	uint64_t cap, flight_ns, reserved;
 	int perfetto;
 	struct tp_ff_hdr *h;
@@ -58,24 +58,6 @@ static void say_off(const char *why, int err)
 		F.dir, strerror(err), tp_fix_for(err));
 }
 
-static int open_new(void)
-{
-	int n, fd;
-
-	if (tp_mkdir_p(F.dir) < 0)
-		return -1;
-	for (n = 0; n < 100; n++) {
-		snprintf(F.name, sizeof(F.name), TP_FF_PREFIX "%d.%d%s",
-			 (int)getpid(), n, F.perfetto ? ".pftrace" : "");
-		snprintf(F.path, sizeof(F.path), "%s/%s", F.dir, F.name);
-		fd = open(F.path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW |
-			  O_CLOEXEC, 0600);
-		if (fd >= 0 || errno != EEXIST)
-			return fd;
-	}
-	return -1;
-}
-
 /* The header reserved and mapped, the ring's address space too (its
  * pages reserved on disk as they are first used). */
 static int create(void)
@@ -87,7 +69,9 @@ static int create(void)
 	if (tp_as_limited() || (getrlimit(RLIMIT_FSIZE, &rl) == 0 &&
 				rl.rlim_cur != RLIM_INFINITY) || F.cap < GROW)
 		return -1;	/* the limits say no: in memory, silently */
-	F.fd = open_new();
+	F.fd = tp_create_own_file(F.dir, TP_FF_PREFIX, F.perfetto ?
+				  ".pftrace" : "", F.path, sizeof(F.path),
+				  &F.name);
 	if (F.fd < 0) {
 		say_off("cannot make its file in", errno);
 		return -1;
@@ -337,5 +321,6 @@ void tp_ff_after_fork(void)
 	unmap();
 	F.state = 0;
 	F.seq = 0;
-	F.path[0] = F.name[0] = '\0';
+	F.path[0] = '\0';
+	F.name = NULL;
 }

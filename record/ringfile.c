@@ -62,23 +62,6 @@ static const char *not_wanted(void)
 	return NULL;
 }
 
-static int open_new(void)
-{
-	int n, fd;
-
-	if (tp_mkdir_p(F.dir) < 0)
-		return -1;
-	for (n = 0; n < 100; n++) {
-		snprintf(F.path, sizeof(F.path), "%s/" TP_RF_PREFIX "%d.%d",
-			 F.dir, (int)getpid(), n);
-		fd = open(F.path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW |
-			  O_CLOEXEC, 0600);
-		if (fd >= 0 || errno != EEXIST)
-			return fd;
-	}
-	return -1;
-}
-
 /* The header and the notes, reserved on disk and mapped. */
 static int create(void)
 {
@@ -91,7 +74,8 @@ static int create(void)
 			"still in them", why);
 		return -1;
 	}
-	fd = open_new();
+	fd = tp_create_own_file(F.dir, TP_RF_PREFIX, "", F.path,
+				sizeof(F.path), NULL);
 	if (fd < 0) {
 		err = errno;
 		goto fail;
