@@ -121,20 +121,12 @@ struct tp_rec {
 	unsigned inflight;	/* this call owns its thread's inflight slot */
 };
 
-static inline int tp_rec_begin(struct tp_rec *r, unsigned source)
+/* The recording starts on t (the calling thread's, NULL before its
+ * first event: attached now); 0 on a thread that cannot record (counted)
+ * or one of tprof's own. */
+static inline __attribute__((always_inline)) int
+tp_rec_on(struct tp_rec *r, struct tp_thread *t)
 {
-	struct tp_thread *t;
-
-	/* Relaxed: a plain load, but the capture gate and the writer
-	 * change it from other threads. */
-	if (__builtin_expect(!(__atomic_load_n(&tp_recording,
-					       __ATOMIC_RELAXED) & source), 0)) {
-		if (__builtin_expect(__atomic_load_n(&tp_parking,
-						     __ATOMIC_RELAXED), 0))
-			tp_thread_park();
-		return 0;
-	}
-	t = tp_self;
 	if (__builtin_expect(!t, 0))
 		t = tp_thread_attach();
 	if (__builtin_expect(!t || t->internal, 0)) {
@@ -145,6 +137,20 @@ static inline int tp_rec_begin(struct tp_rec *r, unsigned source)
 	r->t = t;
 	r->t0 = tp_ticks();
 	return 1;
+}
+
+static inline int tp_rec_begin(struct tp_rec *r, unsigned source)
+{
+	/* Relaxed: a plain load, but the capture gate and the writer
+	 * change it from other threads. */
+	if (__builtin_expect(!(__atomic_load_n(&tp_recording,
+					       __ATOMIC_RELAXED) & source), 0)) {
+		if (__builtin_expect(__atomic_load_n(&tp_parking,
+						     __ATOMIC_RELAXED), 0))
+			tp_thread_park();
+		return 0;
+	}
+	return tp_rec_on(r, tp_self);
 }
 
 /* The recording path is forced inline into every hook: with the drop
@@ -305,16 +311,7 @@ static inline int tp_rec_begin_any(struct tp_rec *r)
 	if (__builtin_expect(__atomic_load_n(&tp_parking, __ATOMIC_RELAXED),
 			     0))
 		tp_thread_park();
-	if (__builtin_expect(!t, 0))
-		t = tp_thread_attach();
-	if (!t || t->internal) {
-		if (!t || t->unmapped)
-			tp_thread_note_unrecorded();
-		return 0;
-	}
-	r->t = t;
-	r->t0 = tp_ticks();
-	return 1;
+	return tp_rec_on(r, t);
 }
 
 /* Extension slot i (1..n_ext): 80 contiguous bytes. */
