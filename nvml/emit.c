@@ -332,10 +332,11 @@ void tp_gpumetrics_setup(void)
 	tp_writer_add_ext(&gm_ext);
 }
 
+/* The child's writer keeps its extensions (this one included) and the
+ * sampler's rate: only what the parent sampled is forgotten. */
 void tp_gpumetrics_after_fork(void)
 {
 	tp_gm_sampler_after_fork();
 	published = 0;
 	left_out = 0;
-	tp_gpumetrics_setup();
 }
