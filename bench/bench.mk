@@ -56,12 +56,14 @@ bench-hta: $(CLI) hta-venv
 	@HTA_PYTHON=$(HTA_PY) sh bench/bench_hta.sh $(CLI)
 
 # The instruction budgets (bench/instr_budgets, callgrind): a hooked
-# call, recorded and dropped, an osrt-hooked C library call with osrt off
-# and on, and the writer per event; fails when one is exceeded. make test
-# runs the same check (tests/integration/test_instr.py).
-bench-instr: $(LIB) $(BENCH_B)/bench_calls $(BENCH_B)/bench_writer \
-	     $(BENCH_B)/bench_host
-	@sh bench/instr_check.sh $(BENCH_B) $(LIB)
+# call, recorded, dropped and outside any window, an osrt-hooked C
+# library call with osrt off and on, the writer per event, the tprof
+# command per byte of JSON, and tprof.range from Python and from C;
+# fails when one is exceeded. make test runs the same check but the
+# Python one (tests/integration/test_instr.py).
+bench-instr: $(LIB) $(CLI) $(BENCH_B)/bench_calls $(BENCH_B)/bench_writer \
+	     $(BENCH_B)/bench_host $(BENCH_B)/bench_libcalls pyext
+	@INSTR_PYRANGE=1 sh bench/instr_check.sh $(BENCH_B) $(LIB)
 
 test-build: $(BENCH_B)/bench_calls $(BENCH_B)/bench_writer $(BENCH_B)/bench_host
 

@@ -10,10 +10,11 @@
 # Runs bench_calls (launch, copy, sync in turn) under callgrind three
 # times, counting only inside its three_calls() on the calling thread:
 # without tprof, with tprof on a ring that never fills (every call
-# recorded) and on a 1 MiB ring without a spill pool (most calls
-# dropped: the drop path).
-# Prints "none N", "recorded N", "dropped N" (instructions per call,
-# tprof's included) and "dropped_calls N" / "calls N"; then the osrt
+# recorded), on a 1 MiB ring without a spill pool (most calls
+# dropped: the drop path) and in the wait of a schedule whose window
+# never comes (every call paused: what a call costs outside windows).
+# Prints "none N", "recorded N", "dropped N", "paused N" (instructions
+# per call, tprof's included) and "dropped_calls N" / "calls N"; then the osrt
 # hooks' rows (bench/osrt_instr.sh: a hooked C library call with osrt
 # off and on); exits 77 when valgrind is not installed.
 set -u
@@ -49,14 +50,17 @@ rec=$(run rec LD_PRELOAD="$lib" TPROF_OUTPUT_DIR="$tmp/t-rec" \
 	TPROF_BUFFER_MB=32) || exit 1
 drop=$(run drop LD_PRELOAD="$lib" TPROF_OUTPUT_DIR="$tmp/t-drop" \
 	TPROF_BUFFER_MB=1 TPROF_SPILL_MB=0) || exit 1
+paused=$(run paused LD_PRELOAD="$lib" TPROF_OUTPUT_DIR="$tmp/t-paused" \
+	TPROF_SKIP_FIRST=1000000000 TPROF_ACTIVE=1) || exit 1
 
 # Per call; the dropped figure solved from the mixed run: recorded calls
 # at the recorded cost, the rest dropped.
-echo "$none $rec $drop" | awk '{
+echo "$none $rec $drop $paused" | awk '{
 	none = $1 / $2; rec = $4 / $5
 	if ($6 != 0 || $9 == 0) { print "bad"; exit 1 }
 	drop = ($7 - ($8 - $9) * rec) / $9
 	printf "none %.1f\nrecorded %.1f\ndropped %.1f\n", none, rec, drop
+	printf "paused %.1f\n", $10 / $11
 	printf "dropped_calls %d\ncalls %d\n", $9, $8
 }'
 sh "$(dirname "$0")/osrt_instr.sh" "$bin" "$lib"

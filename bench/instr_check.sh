@@ -1,7 +1,10 @@
 #!/bin/sh
 # The instruction budgets (bench/instr_budgets) against this build: the
-# hooked call, recorded and dropped (bench/hook_instr.sh), and the
-# writer per event (bench/writer_instr.sh). One "PASS name", "FAIL name:
+# hooked call, recorded, dropped and outside any window
+# (bench/hook_instr.sh), the osrt hooks, the writer per event
+# (bench/writer_instr.sh), the tprof command per byte of JSON
+# (bench/cli_instr.sh) and, with INSTR_PYRANGE=1, tprof.range from
+# Python and from C (bench/pyrange_instr.sh). One "PASS name", "FAIL name:
 # why" or "SKIP name: why" line per budget, as the tests print them;
 # exits 1 when one is exceeded. Without valgrind every line is a SKIP.
 #
@@ -32,7 +35,7 @@ verdict() {
 }
 
 if ! command -v valgrind >/dev/null 2>&1; then
-	for n in hook_recorded hook_dropped osrt_off osrt_on writer; do
+	for n in hook_recorded hook_dropped hook_paused osrt_off osrt_on writer cli; do
 		echo "SKIP instr: $n: valgrind is not installed" \
 			"(apt-get install valgrind): instruction budgets not checked"
 	done
@@ -49,6 +52,10 @@ if sh "$here/hook_instr.sh" "$bin" "$lib" >"$tmp/hook" 2>&1; then
 		"+$rec instructions per recorded call"
 	verdict hook_dropped "$drop" "$(budget hook_dropped)" \
 		"+$drop instructions per dropped call"
+	paused=$(awk -v a="$(v paused)" -v b="$(v none)" \
+		'BEGIN { printf "%.1f", a - b }')
+	verdict hook_paused "$paused" "$(budget hook_paused)" \
+		"+$paused instructions per call outside any window"
 	if [ -n "$(v osrt_none)" ]; then
 		off=$(awk -v a="$(v osrt_off)" -v b="$(v osrt_none)" \
 			'BEGIN { printf "%.1f", a - b }')
@@ -90,5 +97,45 @@ if sh "$here/writer_instr.sh" "$bin" >"$tmp/writer" 2>"$tmp/writer.err"; then
 else
 	echo "FAIL instr: writer_instr.sh failed: $(head -1 "$tmp/writer.err")"
 	failed=1
+fi
+# The command's figures: instructions per byte of JSON and for the
+# summaries (bench/cli_instr.sh).
+cli=$(dirname "$lib")/tprof
+if [ ! -x "$cli" ]; then
+	echo "SKIP instr: cli: $cli not built"
+elif sh "$here/cli_instr.sh" "$bin" "$cli" >"$tmp/cli" 2>"$tmp/cli.err"; then
+	for n in check report merge report_summaries; do
+		f=$(sed -n "s/^$n //p" "$tmp/cli")
+		unit="instructions per byte of JSON"
+		[ $n = report_summaries ] &&
+			unit="M instructions for 8 summaries of 10,000 steps"
+		verdict "cli_$n" "$f" "$(budget "cli_$n")" "$f $unit"
+	done
+else
+	echo "FAIL instr: cli_instr.sh failed: $(head -1 "$tmp/cli.err")"
+	failed=1
+fi
+# tprof.range from Python and push+pop from C (bench/pyrange_instr.sh,
+# 30 s of callgrind over four interpreters): make bench-instr only
+# (INSTR_PYRANGE=1), not make test.
+if [ "${INSTR_PYRANGE:-0}" = 1 ]; then
+	if sh "$here/pyrange_instr.sh" "$bin" "$lib" >"$tmp/py" \
+		2>"$tmp/py.err"; then
+		impl=$(sed -n 's/^impl //p' "$tmp/py")
+		py=$(sed -n 's/^py //p' "$tmp/py")
+		c=$(sed -n 's/^c //p' "$tmp/py")
+		if [ "$impl" = c ]; then
+			verdict pyrange_py "$py" "$(budget pyrange_py)" \
+				"$py instructions per tprof.range enter+exit (C extension)"
+		else
+			echo "SKIP instr: pyrange_py: the C extension was not" \
+				"used ($impl): make pyext, python3-dev"
+		fi
+		verdict pyrange_c "$c" "$(budget pyrange_c)" \
+			"$c instructions per tprof_range_push+pop from C"
+	else
+		echo "FAIL instr: pyrange_instr.sh failed: $(head -1 "$tmp/py.err")"
+		failed=1
+	fi
 fi
 exit $failed
