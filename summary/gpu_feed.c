@@ -133,16 +133,11 @@ int tp_gpu_any(const struct tp_gpu *g)
 	return g->n_kernel || g->n_memcpy || g->n_memset;
 }
 
-/* The name's id; names that live as long as the process (the hooks'
- * tables) are found by address first, without hashing the text. */
-static int64_t name_id(struct tp_gpu *g, const char *name, int is_static)
+static int64_t name_id_slow(struct tp_gpu *g, const char *name,
+			    int is_static, unsigned slot)
 {
-	unsigned slot = (unsigned)(((uintptr_t)name >> 3) % 64);
-	int64_t id;
+	int64_t id = tp_intern(&g->strs, name);
 
-	if (is_static && g->name_cache[slot].p == name)
-		return g->name_cache[slot].id;
-	id = tp_intern(&g->strs, name);
 	if (id >= 0 && is_static) {
 		g->name_cache[slot].p = name;
 		g->name_cache[slot].id = (uint32_t)id;
@@ -150,16 +145,29 @@ static int64_t name_id(struct tp_gpu *g, const char *name, int is_static)
 	return id;
 }
 
+/* The name's id; names that live as long as the process (the hooks'
+ * tables) are found by address first, without hashing the text. */
+static inline int64_t name_id(struct tp_gpu *g, const char *name,
+			      int is_static)
+{
+	unsigned slot = (unsigned)(((uintptr_t)name >> 3) % 64);
+
+	if (is_static && g->name_cache[slot].p == name)
+		return g->name_cache[slot].id;
+	return name_id_slow(g, name, is_static, slot);
+}
+
 /* Sweeps the earliest record. */
 static void sweep_one(struct tp_gpu *g)
 {
-	struct gpu_rec r;
+	struct gpu_rec tmp;
 
-	tp_gpu_heap_pop(&g->heap, &r);
-	tp_gpu_sweep(g, &r);
+	tp_gpu_sweep(g, tp_gpu_heap_pop(&g->heap, &tmp));
 }
 
-static void push(struct tp_gpu *g, const struct gpu_rec *r)
+/* Inline: the writer pays it for every event. */
+static inline __attribute__((always_inline)) void
+push(struct tp_gpu *g, const struct gpu_rec *r)
 {
 	if (g->sp.budget) {
 		spill_push(g, r);

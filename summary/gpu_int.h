@@ -35,9 +35,12 @@ struct gpu_rec {
 struct gpu_heap {
 	struct gpu_rec *v;	/* the heap */
 	size_t n, cap;
-	struct gpu_rec *q;	/* the ring */
+	struct gpu_rec *q;	/* the ring: qcap is 0 or a power of two */
 	size_t qhead, qn, qcap;
-	struct gpu_rec qlast;	/* the last record into the ring */
+	/* the last record into the ring's order: what an append is
+	 * compared with, without reading the ring back */
+	int64_t qlast_ts;
+	uint8_t qlast_kind;
 };
 
 static inline size_t tp_gpu_heap_size(const struct gpu_heap *h)
@@ -45,9 +48,27 @@ static inline size_t tp_gpu_heap_size(const struct gpu_heap *h)
 	return h->n + h->qn;
 }
 
-int tp_gpu_heap_push(struct gpu_heap *h, const struct gpu_rec *r);
-/* The first record out; the window must not be empty. */
-void tp_gpu_heap_pop(struct gpu_heap *h, struct gpu_rec *out);
+/* The slow half of tp_gpu_heap_push: out of order, or the ring full. */
+int tp_gpu_heap_push_slow(struct gpu_heap *h, const struct gpu_rec *r);
+
+/* The writer's common case inline: a record in order with room in the
+ * ring is one copy, with no call. */
+static inline int tp_gpu_heap_push(struct gpu_heap *h, const struct gpu_rec *r)
+{
+	if (h->qn == h->qcap || (h->qn && (r->ts < h->qlast_ts ||
+	    (r->ts == h->qlast_ts && r->kind < h->qlast_kind))))
+		return tp_gpu_heap_push_slow(h, r);
+	h->q[(h->qhead + h->qn) & (h->qcap - 1)] = *r;
+	h->qn++;
+	h->qlast_ts = r->ts;
+	h->qlast_kind = r->kind;
+	return 0;
+}
+
+/* The first record out, in the ring (valid until the next push) or
+ * copied into *tmp; the window must not be empty. */
+const struct gpu_rec *tp_gpu_heap_pop(struct gpu_heap *h,
+				      struct gpu_rec *tmp);
 void tp_gpu_heap_free(struct gpu_heap *h);
 
 #define TP_GPU_GAPS 5
