@@ -51,17 +51,36 @@ static inline size_t tp_gpu_heap_size(const struct gpu_heap *h)
 /* The slow half of tp_gpu_heap_push: out of order, or the ring full. */
 int tp_gpu_heap_push_slow(struct gpu_heap *h, const struct gpu_rec *r);
 
-/* The writer's common case inline: a record in order with room in the
- * ring is one copy, with no call. */
+/* The ring's next slot for a record of start ts and kind, when it
+ * goes there (in order, room left); NULL when it goes the slow way. The
+ * caller fills the slot in place (no record built and copied: its
+ * fields' stores would not forward to a copy's wider loads), then
+ * tp_gpu_heap_append. */
+static inline struct gpu_rec *tp_gpu_heap_slot(struct gpu_heap *h,
+					       int64_t ts, uint8_t kind)
+{
+	if (h->qn == h->qcap || (h->qn && (ts < h->qlast_ts ||
+	    (ts == h->qlast_ts && kind < h->qlast_kind))))
+		return NULL;
+	return &h->q[(h->qhead + h->qn) & (h->qcap - 1)];
+}
+
+static inline void tp_gpu_heap_append(struct gpu_heap *h,
+				      const struct gpu_rec *slot)
+{
+	h->qn++;
+	h->qlast_ts = slot->ts;
+	h->qlast_kind = slot->kind;
+}
+
 static inline int tp_gpu_heap_push(struct gpu_heap *h, const struct gpu_rec *r)
 {
-	if (h->qn == h->qcap || (h->qn && (r->ts < h->qlast_ts ||
-	    (r->ts == h->qlast_ts && r->kind < h->qlast_kind))))
+	struct gpu_rec *slot = tp_gpu_heap_slot(h, r->ts, r->kind);
+
+	if (!slot)
 		return tp_gpu_heap_push_slow(h, r);
-	h->q[(h->qhead + h->qn) & (h->qcap - 1)] = *r;
-	h->qn++;
-	h->qlast_ts = r->ts;
-	h->qlast_kind = r->kind;
+	*slot = *r;
+	tp_gpu_heap_append(h, slot);
 	return 0;
 }
 
