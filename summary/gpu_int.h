@@ -188,8 +188,10 @@ struct tp_gpu {
 	struct { int64_t ts, end, busy; } *steps;	/* open steps */
 	size_t nsteps, capsteps;
 	uint64_t steps_cpu_bound, steps_gpu_bound;
-	struct gpu_cpu *cpu;	/* CPU spans that may hold a gap's middle */
-	size_t ncpu, capcpu;
+	/* CPU spans that may hold a gap's middle: a ring (capcpu 0 or a
+	 * power of two) from cpu0, so letting go of the oldest moves none */
+	struct gpu_cpu *cpu;
+	size_t cpu0, ncpu, capcpu;
 	struct { int64_t ts, end, pid, tid; uint32_t name; } *ranges;
 	size_t nranges, capranges;
 
