@@ -99,8 +99,10 @@ int tp_gpu_heap_push_slow(struct gpu_heap *h, const struct gpu_rec *r)
 	return 0;
 }
 
-const struct gpu_rec *tp_gpu_heap_pop(struct gpu_heap *h,
-				      struct gpu_rec *tmp)
+/* The pop the inline tp_gpu_heap_pop (gpu_int.h) leaves: the heap holds
+ * records, so the smaller of the two fronts goes. */
+const struct gpu_rec *tp_gpu_heap_pop_slow(struct gpu_heap *h,
+					   struct gpu_rec *tmp)
 {
 	const struct gpu_rec *r;
 
@@ -108,9 +110,6 @@ const struct gpu_rec *tp_gpu_heap_pop(struct gpu_heap *h,
 		r = &h->q[h->qhead];
 		h->qhead = (h->qhead + 1) & (h->qcap - 1);
 		h->qn--;
-		/* a full window's oldest records were written a window
-		 * ago (megabytes): fetch the next ones while this one is
-		 * swept */
 		__builtin_prefetch(&h->q[(h->qhead + 4) & (h->qcap - 1)]);
 		return r;
 	}

@@ -84,10 +84,27 @@ static inline int tp_gpu_heap_push(struct gpu_heap *h, const struct gpu_rec *r)
 	return 0;
 }
 
+const struct gpu_rec *tp_gpu_heap_pop_slow(struct gpu_heap *h,
+					   struct gpu_rec *tmp);
+
 /* The first record out, in the ring (valid until the next push) or
- * copied into *tmp; the window must not be empty. */
-const struct gpu_rec *tp_gpu_heap_pop(struct gpu_heap *h,
-				      struct gpu_rec *tmp);
+ * copied into *tmp; the window must not be empty. Inline while the heap
+ * is empty (records in order), the writer's common case. */
+static inline const struct gpu_rec *tp_gpu_heap_pop(struct gpu_heap *h,
+						    struct gpu_rec *tmp)
+{
+	const struct gpu_rec *r;
+
+	if (h->n || !h->qn)
+		return tp_gpu_heap_pop_slow(h, tmp);
+	r = &h->q[h->qhead];
+	h->qhead = (h->qhead + 1) & (h->qcap - 1);
+	h->qn--;
+	/* a full window's oldest records were written a window ago
+	 * (megabytes): fetch the next ones while this one is swept */
+	__builtin_prefetch(&h->q[(h->qhead + 4) & (h->qcap - 1)]);
+	return r;
+}
 void tp_gpu_heap_free(struct gpu_heap *h);
 
 #define TP_GPU_GAPS 5
