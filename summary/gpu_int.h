@@ -209,6 +209,7 @@ struct tp_gpu {
 	 * power of two) from cpu0, so letting go of the oldest moves none */
 	struct gpu_cpu *cpu;
 	size_t cpu0, ncpu, capcpu;
+	int cpu_unsorted;	/* 0: their ends never decrease */
 	struct { int64_t ts, end, pid, tid; uint32_t name; } *ranges;
 	size_t nranges, capranges;
 

@@ -309,21 +309,49 @@ static void slice(struct tp_gpu *g, const struct gpu_rec *r)
 	tp_gpu_join_slice(g, r);
 }
 
-/* Keeps the CPU spans that end after thr, in order. Packed towards the
- * ring's end, so the newest spans, which most often stay, are not
- * moved; the ring then starts at the first one kept. */
+/* The first of the CPU spans, sorted by end too, that ends after thr. */
+static size_t cpu_first_after(const struct tp_gpu *g, int64_t thr)
+{
+	size_t lo = 0, hi = g->ncpu, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (cpu_at(g, mid)->end > thr)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+/* Keeps the CPU spans that end after thr, in order. When their ends
+ * never decrease (one thread's calls, no enclosing range), those are
+ * the ones after a binary search: nothing is read but that. Otherwise
+ * they are packed towards the ring's end, so the newest, which most
+ * often stay, are not moved; either way the ring then starts at the
+ * first one kept. */
 static void cpu_keep(struct tp_gpu *g, int64_t thr)
 {
 	size_t i = g->ncpu, w = g->ncpu;
+	int64_t next = INT64_MAX;
+	int unsorted = 0;
 
+	if (!g->cpu_unsorted) {
+		w = cpu_first_after(g, thr);
+		goto out;
+	}
 	while (i--) {
 		struct gpu_cpu *c = cpu_at(g, i);
 
 		if (c->end <= thr)
 			continue;
+		unsorted |= c->end > next;
+		next = c->end;
 		if (--w != i)
 			*cpu_at(g, w) = *c;
 	}
+	g->cpu_unsorted = unsorted;
+out:
 	g->cpu0 = (g->cpu0 + w) & (g->capcpu - 1);
 	g->ncpu -= w;
 }
@@ -395,6 +423,8 @@ static void cpu_ctx(struct tp_gpu *g, const struct gpu_rec *r)
 		g->oom = 1;
 		return;
 	}
+	if (g->ncpu && r->end < cpu_at(g, g->ncpu - 1)->end)
+		g->cpu_unsorted = 1;
 	c = cpu_at(g, g->ncpu);
 	c->ts = r->ts;
 	c->end = r->end;
