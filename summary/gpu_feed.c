@@ -133,16 +133,11 @@ int tp_gpu_any(const struct tp_gpu *g)
 	return g->n_kernel || g->n_memcpy || g->n_memset;
 }
 
-/* The name's id; names that live as long as the process (the hooks'
- * tables) are found by address first, without hashing the text. */
-static int64_t name_id(struct tp_gpu *g, const char *name, int is_static)
+static int64_t name_id_slow(struct tp_gpu *g, const char *name,
+			    int is_static, unsigned slot)
 {
-	unsigned slot = (unsigned)(((uintptr_t)name >> 3) % 64);
-	int64_t id;
+	int64_t id = tp_intern(&g->strs, name);
 
-	if (is_static && g->name_cache[slot].p == name)
-		return g->name_cache[slot].id;
-	id = tp_intern(&g->strs, name);
 	if (id >= 0 && is_static) {
 		g->name_cache[slot].p = name;
 		g->name_cache[slot].id = (uint32_t)id;
@@ -150,16 +145,29 @@ static int64_t name_id(struct tp_gpu *g, const char *name, int is_static)
 	return id;
 }
 
+/* The name's id; names that live as long as the process (the hooks'
+ * tables) are found by address first, without hashing the text. */
+static inline int64_t name_id(struct tp_gpu *g, const char *name,
+			      int is_static)
+{
+	unsigned slot = (unsigned)(((uintptr_t)name >> 3) % 64);
+
+	if (is_static && g->name_cache[slot].p == name)
+		return g->name_cache[slot].id;
+	return name_id_slow(g, name, is_static, slot);
+}
+
 /* Sweeps the earliest record. */
 static void sweep_one(struct tp_gpu *g)
 {
-	struct gpu_rec r;
+	struct gpu_rec tmp;
 
-	tp_gpu_heap_pop(&g->heap, &r);
-	tp_gpu_sweep(g, &r);
+	tp_gpu_sweep(g, tp_gpu_heap_pop(&g->heap, &tmp));
 }
 
-static void push(struct tp_gpu *g, const struct gpu_rec *r)
+/* Inline: the writer pays it for every event. */
+static inline __attribute__((always_inline)) void
+push(struct tp_gpu *g, const struct gpu_rec *r)
 {
 	if (g->sp.budget) {
 		spill_push(g, r);
@@ -201,20 +209,48 @@ static int count(struct tp_gpu *g, enum tp_sum_cat k, int64_t dur)
 	}
 }
 
+/* Where tp_gpu_span's record goes, once the window has room: a slot of
+ * the ring, or *tmp (push_done then pushes it the slow way). */
+static inline struct gpu_rec *push_slot(struct tp_gpu *g, int64_t ts,
+					uint8_t kind, struct gpu_rec *tmp)
+{
+	struct gpu_rec *slot;
+
+	if (g->sp.budget)
+		return tmp;
+	if (g->window && tp_gpu_heap_size(&g->heap) >= g->window)
+		sweep_one(g);
+	slot = tp_gpu_heap_slot(&g->heap, ts, kind);
+	return slot ? slot : tmp;
+}
+
+static inline void push_done(struct tp_gpu *g, struct gpu_rec *r,
+			     const struct gpu_rec *tmp)
+{
+	if (r != tmp) {
+		tp_gpu_heap_append(&g->heap, r);
+		return;
+	}
+	if (g->sp.budget)
+		spill_push(g, r);
+	else if (tp_gpu_heap_push_slow(&g->heap, r))
+		g->oom = 1;
+}
+
+/* The writer's every event: what push does, with the record written in
+ * its slot at once. */
 void tp_gpu_span(struct tp_gpu *g, const struct tp_sum_span *e,
 		 enum tp_sum_cat k)
 {
-	struct gpu_rec r = {
-		.ts = e->ts_ns, .end = e->ts_ns + e->dur_ns, .pid = e->pid,
-		.tid = e->tid, .corr = e->corr,
-	};
+	struct gpu_rec tmp, *r;
+	uint32_t name = 0;
+	uint8_t kind, cls = 0;
 	int64_t id;
 
 	if (count(g, k, e->dur_ns)) {
-		r.kind = GR_SLICE;
-		r.cls = (uint8_t)tp_gpu_class(e->name);
-		push(g, &r);
-		return;
+		kind = GR_SLICE;
+		cls = (uint8_t)tp_gpu_class(e->name);
+		goto put;
 	}
 	if (k == TP_SUM_CAT_GPU_USER_ANNOTATION)
 		return;
@@ -223,17 +259,27 @@ void tp_gpu_span(struct tp_gpu *g, const struct tp_sum_span *e,
 		g->oom = 1;
 		return;
 	}
-	r.name = (uint32_t)id;
+	name = (uint32_t)id;
 	/* every CPU-side span, of any kind, is context for the idle gaps */
-	r.kind = GR_CPU;
+	kind = GR_CPU;
 	if (tp_sum_is_call(e->corr, k)) {
-		r.kind = GR_CALL;
+		kind = GR_CALL;
 	} else if (k == TP_SUM_CAT_USER_ANNOTATION) {
-		if (tp_gpu_range_name(g, r.name, e->dur_ns))
+		if (tp_gpu_range_name(g, name, e->dur_ns))
 			g->oom = 1;
-		r.kind = GR_RANGE;
+		kind = GR_RANGE;
 	}
-	push(g, &r);
+put:
+	r = push_slot(g, e->ts_ns, kind, &tmp);
+	r->ts = e->ts_ns;
+	r->end = e->ts_ns + e->dur_ns;
+	r->pid = e->pid;
+	r->tid = e->tid;
+	r->corr = e->corr;
+	r->name = name;
+	r->kind = kind;
+	r->cls = cls;
+	push_done(g, r, &tmp);
 }
 
 void tp_gpu_set_host(struct tp_gpu *g, struct tp_host *host)

@@ -9,6 +9,7 @@
  * binary heap; popping takes the smaller front. A leaf: it calls nothing
  * of summary/. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "gpu_int.h"
 
@@ -64,44 +65,56 @@ static void heap_pop(struct gpu_heap *h, struct gpu_rec *out)
 		h->v[i] = last;
 }
 
-/* The ring twice as large, unwrapped. */
+/* The ring twice as large (a power of two); called full, so its
+ * records are [qhead, qcap) then [0, qhead): the second part moves to
+ * just after the first, where the larger mask finds it. realloc moves
+ * a large ring by remapping its pages, not by copying. */
 static int ring_grow(struct gpu_heap *h)
 {
-	size_t cap = h->qcap ? h->qcap * 2 : 1024, i;
-	struct gpu_rec *q = malloc(cap * sizeof(*q));
+	size_t cap = h->qcap ? h->qcap * 2 : 1024;
+	struct gpu_rec *q = realloc(h->q, cap * sizeof(*q));
 
 	if (!q)
 		return -1;
-	for (i = 0; i < h->qn; i++)
-		q[i] = h->q[(h->qhead + i) % h->qcap];
-	free(h->q);
+	memcpy(q + h->qcap, q, h->qhead * sizeof(*q));
 	h->q = q;
 	h->qcap = cap;
-	h->qhead = 0;
 	return 0;
 }
 
-int tp_gpu_heap_push(struct gpu_heap *h, const struct gpu_rec *r)
+/* Out of order (behind the ring's last), or the ring full: the inline
+ * tp_gpu_heap_push (gpu_int.h) took every other case. */
+int tp_gpu_heap_push_slow(struct gpu_heap *h, const struct gpu_rec *r)
 {
-	if (h->qn && before(r, &h->qlast))
+	struct gpu_rec last = { .ts = h->qlast_ts, .kind = h->qlast_kind };
+
+	if (h->qn && before(r, &last))
 		return heap_push(h, r);
 	if (h->qn == h->qcap && ring_grow(h))
 		return heap_push(h, r);
-	h->q[(h->qhead + h->qn) % h->qcap] = *r;
+	h->q[(h->qhead + h->qn) & (h->qcap - 1)] = *r;
 	h->qn++;
-	h->qlast = *r;
+	h->qlast_ts = r->ts;
+	h->qlast_kind = r->kind;
 	return 0;
 }
 
-void tp_gpu_heap_pop(struct gpu_heap *h, struct gpu_rec *out)
+/* The pop the inline tp_gpu_heap_pop (gpu_int.h) leaves: the heap holds
+ * records, so the smaller of the two fronts goes. */
+const struct gpu_rec *tp_gpu_heap_pop_slow(struct gpu_heap *h,
+					   struct gpu_rec *tmp)
 {
+	const struct gpu_rec *r;
+
 	if (h->qn && (!h->n || !before(&h->v[0], &h->q[h->qhead]))) {
-		*out = h->q[h->qhead];
-		h->qhead = (h->qhead + 1) % h->qcap;
+		r = &h->q[h->qhead];
+		h->qhead = (h->qhead + 1) & (h->qcap - 1);
 		h->qn--;
-		return;
+		__builtin_prefetch(&h->q[(h->qhead + 4) & (h->qcap - 1)]);
+		return r;
 	}
-	heap_pop(h, out);
+	heap_pop(h, tmp);
+	return tmp;
 }
 
 void tp_gpu_heap_free(struct gpu_heap *h)

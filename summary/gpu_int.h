@@ -35,9 +35,12 @@ struct gpu_rec {
 struct gpu_heap {
 	struct gpu_rec *v;	/* the heap */
 	size_t n, cap;
-	struct gpu_rec *q;	/* the ring */
+	struct gpu_rec *q;	/* the ring: qcap is 0 or a power of two */
 	size_t qhead, qn, qcap;
-	struct gpu_rec qlast;	/* the last record into the ring */
+	/* the last record into the ring's order: what an append is
+	 * compared with, without reading the ring back */
+	int64_t qlast_ts;
+	uint8_t qlast_kind;
 };
 
 static inline size_t tp_gpu_heap_size(const struct gpu_heap *h)
@@ -45,9 +48,63 @@ static inline size_t tp_gpu_heap_size(const struct gpu_heap *h)
 	return h->n + h->qn;
 }
 
-int tp_gpu_heap_push(struct gpu_heap *h, const struct gpu_rec *r);
-/* The first record out; the window must not be empty. */
-void tp_gpu_heap_pop(struct gpu_heap *h, struct gpu_rec *out);
+/* The slow half of tp_gpu_heap_push: out of order, or the ring full. */
+int tp_gpu_heap_push_slow(struct gpu_heap *h, const struct gpu_rec *r);
+
+/* The ring's next slot for a record of start ts and kind, when it
+ * goes there (in order, room left); NULL when it goes the slow way. The
+ * caller fills the slot in place (no record built and copied: its
+ * fields' stores would not forward to a copy's wider loads), then
+ * tp_gpu_heap_append. */
+static inline struct gpu_rec *tp_gpu_heap_slot(struct gpu_heap *h,
+					       int64_t ts, uint8_t kind)
+{
+	if (h->qn == h->qcap || (h->qn && (ts < h->qlast_ts ||
+	    (ts == h->qlast_ts && kind < h->qlast_kind))))
+		return NULL;
+	return &h->q[(h->qhead + h->qn) & (h->qcap - 1)];
+}
+
+static inline void tp_gpu_heap_append(struct gpu_heap *h,
+				      const struct gpu_rec *slot)
+{
+	h->qn++;
+	h->qlast_ts = slot->ts;
+	h->qlast_kind = slot->kind;
+}
+
+static inline int tp_gpu_heap_push(struct gpu_heap *h, const struct gpu_rec *r)
+{
+	struct gpu_rec *slot = tp_gpu_heap_slot(h, r->ts, r->kind);
+
+	if (!slot)
+		return tp_gpu_heap_push_slow(h, r);
+	*slot = *r;
+	tp_gpu_heap_append(h, slot);
+	return 0;
+}
+
+const struct gpu_rec *tp_gpu_heap_pop_slow(struct gpu_heap *h,
+					   struct gpu_rec *tmp);
+
+/* The first record out, in the ring (valid until the next push) or
+ * copied into *tmp; the window must not be empty. Inline while the heap
+ * is empty (records in order), the writer's common case. */
+static inline const struct gpu_rec *tp_gpu_heap_pop(struct gpu_heap *h,
+						    struct gpu_rec *tmp)
+{
+	const struct gpu_rec *r;
+
+	if (h->n || !h->qn)
+		return tp_gpu_heap_pop_slow(h, tmp);
+	r = &h->q[h->qhead];
+	h->qhead = (h->qhead + 1) & (h->qcap - 1);
+	h->qn--;
+	/* a full window's oldest records were written a window ago
+	 * (megabytes): fetch the next ones while this one is swept */
+	__builtin_prefetch(&h->q[(h->qhead + 4) & (h->qcap - 1)]);
+	return r;
+}
 void tp_gpu_heap_free(struct gpu_heap *h);
 
 #define TP_GPU_GAPS 5
@@ -148,8 +205,11 @@ struct tp_gpu {
 	struct { int64_t ts, end, busy; } *steps;	/* open steps */
 	size_t nsteps, capsteps;
 	uint64_t steps_cpu_bound, steps_gpu_bound;
-	struct gpu_cpu *cpu;	/* CPU spans that may hold a gap's middle */
-	size_t ncpu, capcpu;
+	/* CPU spans that may hold a gap's middle: a ring (capcpu 0 or a
+	 * power of two) from cpu0, so letting go of the oldest moves none */
+	struct gpu_cpu *cpu;
+	size_t cpu0, ncpu, capcpu;
+	int cpu_unsorted;	/* 0: their ends never decrease */
 	struct { int64_t ts, end, pid, tid; uint32_t name; } *ranges;
 	size_t nranges, capranges;
 

@@ -219,6 +219,12 @@ static void step_open(struct tp_gpu *g, const struct gpu_rec *r)
 	g->nsteps++;
 }
 
+/* The i-th CPU span kept, in order of start. */
+static inline struct gpu_cpu *cpu_at(const struct tp_gpu *g, size_t i)
+{
+	return &g->cpu[(g->cpu0 + i) & (g->capcpu - 1)];
+}
+
 /* The TP_GAP_CPU shortest CPU spans holding t, longest first. */
 static void enclosing(const struct tp_gpu *g, int64_t t, struct gpu_gap *gap)
 {
@@ -226,9 +232,11 @@ static void enclosing(const struct tp_gpu *g, int64_t t, struct gpu_gap *gap)
 	size_t i, k, n = 0;
 
 	for (i = 0; i < g->ncpu; i++) {
-		if (g->cpu[i].ts > t || g->cpu[i].end <= t)
+		const struct gpu_cpu *c = cpu_at(g, i);
+
+		if (c->ts > t || c->end <= t)
 			continue;
-		len = g->cpu[i].end - g->cpu[i].ts;
+		len = c->end - c->ts;
 		if (n == TP_GAP_CPU && len >= d[0])
 			continue;
 		if (n == TP_GAP_CPU) {
@@ -241,7 +249,7 @@ static void enclosing(const struct tp_gpu *g, int64_t t, struct gpu_gap *gap)
 			gap->cpu[k] = gap->cpu[k - 1];
 		}
 		d[k] = len;
-		gap->cpu[k] = g->cpu[i].name;
+		gap->cpu[k] = c->name;
 		n++;
 	}
 	gap->ncpu = (unsigned)n;
@@ -301,20 +309,63 @@ static void slice(struct tp_gpu *g, const struct gpu_rec *r)
 	tp_gpu_join_slice(g, r);
 }
 
+/* The first of the CPU spans, sorted by end too, that ends after thr. */
+static size_t cpu_first_after(const struct tp_gpu *g, int64_t thr)
+{
+	size_t lo = 0, hi = g->ncpu, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (cpu_at(g, mid)->end > thr)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+/* Keeps the CPU spans that end after thr, in order. When their ends
+ * never decrease (one thread's calls, no enclosing range), those are
+ * the ones after a binary search: nothing is read but that. Otherwise
+ * they are packed towards the ring's end, so the newest, which most
+ * often stay, are not moved; either way the ring then starts at the
+ * first one kept. */
+static void cpu_keep(struct tp_gpu *g, int64_t thr)
+{
+	size_t i = g->ncpu, w = g->ncpu;
+	int64_t next = INT64_MAX;
+	int unsorted = 0;
+
+	if (!g->cpu_unsorted) {
+		w = cpu_first_after(g, thr);
+		goto out;
+	}
+	while (i--) {
+		struct gpu_cpu *c = cpu_at(g, i);
+
+		if (c->end <= thr)
+			continue;
+		unsorted |= c->end > next;
+		next = c->end;
+		if (--w != i)
+			*cpu_at(g, w) = *c;
+	}
+	g->cpu_unsorted = unsorted;
+out:
+	g->cpu0 = (g->cpu0 + w) & (g->capcpu - 1);
+	g->ncpu -= w;
+}
+
 /* Drops the CPU spans that can no longer hold a gap's middle. */
 static void cpu_prune(struct tp_gpu *g)
 {
 	int64_t thr = g->all.e;
-	size_t i, k = 0;
 
 	if (!g->all.open)
 		return;
 	if (g->now > thr)
 		thr += (g->now - thr) / 2;
-	for (i = 0; i < g->ncpu; i++)
-		if (g->cpu[i].end > thr)
-			g->cpu[k++] = g->cpu[i];
-	g->ncpu = k;
+	cpu_keep(g, thr);
 }
 
 /* Bounded and still three quarters full: let go of the spans that end
@@ -323,16 +374,12 @@ static void cpu_prune(struct tp_gpu *g)
  * the older half. */
 static void cpu_let_go(struct tp_gpu *g)
 {
-	int64_t thr = g->cpu[g->ncpu / 2].end;
-	size_t i, k = 0, n = g->ncpu;
+	size_t k, n = g->ncpu;
 
-	for (i = 0; i < g->ncpu; i++)
-		if (g->cpu[i].end > thr)
-			g->cpu[k++] = g->cpu[i];
-	g->ncpu = k;
+	cpu_keep(g, cpu_at(g, n / 2)->end);
+	k = g->ncpu;
 	if (k >= g->capcpu * 3 / 4) {
-		memmove(g->cpu, g->cpu + k / 2,
-			(k - k / 2) * sizeof(*g->cpu));
+		g->cpu0 = (g->cpu0 + k / 2) & (g->capcpu - 1);
 		g->ncpu = k - k / 2;
 	}
 	g->ap.cpu_dropped += n - g->ncpu;
@@ -341,8 +388,8 @@ static void cpu_let_go(struct tp_gpu *g)
 /* Room for one more CPU span: pruned, grown, or (bounded) some let go. */
 static int cpu_room(struct tp_gpu *g)
 {
-	size_t cap;
-	void *v;
+	size_t cap, wrapped;
+	struct gpu_cpu *v;
 
 	if (g->ncpu < g->capcpu)
 		return 0;
@@ -358,6 +405,11 @@ static int cpu_room(struct tp_gpu *g)
 	v = realloc(g->cpu, cap * sizeof(*g->cpu));
 	if (!v)
 		return -1;
+	/* what wrapped past the old end goes after it (as gpu_heap.c's
+	 * ring_grow) */
+	wrapped = g->cpu0 + g->ncpu > g->capcpu ?
+		  g->cpu0 + g->ncpu - g->capcpu : 0;
+	memcpy(v + g->capcpu, v, wrapped * sizeof(*v));
 	g->cpu = v;
 	g->capcpu = cap;
 	return 0;
@@ -365,13 +417,18 @@ static int cpu_room(struct tp_gpu *g)
 
 static void cpu_ctx(struct tp_gpu *g, const struct gpu_rec *r)
 {
+	struct gpu_cpu *c;
+
 	if (cpu_room(g)) {
 		g->oom = 1;
 		return;
 	}
-	g->cpu[g->ncpu].ts = r->ts;
-	g->cpu[g->ncpu].end = r->end;
-	g->cpu[g->ncpu].name = r->name;
+	if (g->ncpu && r->end < cpu_at(g, g->ncpu - 1)->end)
+		g->cpu_unsorted = 1;
+	c = cpu_at(g, g->ncpu);
+	c->ts = r->ts;
+	c->end = r->end;
+	c->name = r->name;
 	g->ncpu++;
 }
 

@@ -326,25 +326,26 @@ found:
 	return (int64_t)i;
 }
 
-void tp_host_feeder(struct tp_host *h, int64_t tid)
+int tp_host_feeder(struct tp_host *h, int64_t tid)
 {
 	size_t i;
 
 	if (!h)
-		return;
+		return -1;
 	for (i = 0; i < h->nfeeders; i++)
 		if (h->feeders[i] == tid)
-			return;
+			return 0;
 	if (h->nfeeders == h->capfeeders) {
 		size_t cap = h->capfeeders ? h->capfeeders * 2 : 16;
 		int64_t *v = realloc(h->feeders, cap * sizeof(*v));
 
 		if (!v)
-			return;
+			return -1;
 		h->feeders = v;
 		h->capfeeders = cap;
 	}
 	h->feeders[h->nfeeders++] = tid;
+	return 0;
 }
 
 int tp_host_feeds(const struct tp_host *h, int64_t tid)

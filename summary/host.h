@@ -47,8 +47,8 @@ int64_t tp_host_osrt(struct tp_host *h, const char *name, const char *target,
 		     int64_t dur_ns, int64_t tid);
 /* A thread made a CUDA call: the blocking calls listed are those of such
  * threads, when there are any (the others wait for work, not the GPU
- * for them). */
-void tp_host_feeder(struct tp_host *h, int64_t tid);
+ * for them). 0 once tid is among them, -1 when it could not be added. */
+int tp_host_feeder(struct tp_host *h, int64_t tid);
 
 /* The sweep's side (gpu_sweep.c). */
 void tp_host_pending(struct tp_host *h, uint32_t stack, int64_t weight_ns);

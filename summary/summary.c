@@ -173,19 +173,33 @@ static struct sum_row *row_get(struct tp_sum *s, const char *cat,
 	return r;
 }
 
-/* The writer's hot path: a runtime call's row by the address of its
- * static name. */
-static struct sum_row *row_cached(struct tp_sum *s, const char *cat,
-				  const char *name)
+/* One call of d ns: row_add's arithmetic with n = 1 folded (x * 1.0 is
+ * x exactly, so the doubles are the same bits), and the histogram's
+ * group already there in the common case. */
+static void row_add1(struct sum_row *r, uint64_t d)
 {
-	unsigned i = (unsigned)((uintptr_t)name >> 3) % SUM_ROW_CACHE;
+	unsigned b = tp_hist_bucket(d);
+	uint64_t *grp = r->hist.group[b / TP_HIST_SUB];
+	/* d is below 2^63 (a positive int64_t): its signed conversion is
+	 * the same double, in fewer instructions. */
+	double delta = (double)(int64_t)d - r->mean;
+	uint64_t count = r->count + 1;
 
-	if (s->cache[i].name != name || s->cache[i].cat != cat) {
-		s->cache[i].row = row_get(s, cat, name);
-		s->cache[i].cat = cat;
-		s->cache[i].name = name;
+	if (__builtin_expect(!grp, 0)) {
+		if (tp_hist_add(&r->hist, d, 1) < 0)
+			return;
+	} else {
+		grp[b % TP_HIST_SUB]++;
+		r->hist.count++;
 	}
-	return s->cache[i].row;
+	r->mean += delta / (double)count;
+	r->m2 += delta * delta * (double)r->count / (double)count;
+	r->count = count;
+	r->total += d;
+	if (d < r->min)
+		r->min = d;
+	if (d > r->max)
+		r->max = d;
 }
 
 /* n calls of d ns each (Welford's update, n at once). */
@@ -259,17 +273,42 @@ enum tp_sum_cat tp_sum_cat_of(const char *c)
 	return TP_SUM_CAT_OTHER;
 }
 
-/* An event's category kind, once: a static category (the writer's,
- * one per API table) by its address. */
-static enum tp_sum_cat cat_of(struct tp_sum *s, const struct tp_sum_span *e)
+/* A static name's cache entry (its kind filled in; its row on first
+ * use, row_of). */
+static struct sum_name_cache *name_cached(struct tp_sum *s,
+					  const struct tp_sum_span *e)
 {
-	if (!e->static_names)
-		return tp_sum_cat_of(e->cat);
-	if (e->cat != s->cat_last) {
-		s->cat_last_kind = tp_sum_cat_of(e->cat);
-		s->cat_last = e->cat;
+	unsigned i = (unsigned)((uintptr_t)e->name >> 3) % SUM_ROW_CACHE;
+	struct sum_name_cache *c = &s->cache[i];
+
+	if (c->name != e->name || c->cat != e->cat) {
+		c->cat = e->cat;
+		c->name = e->name;
+		c->kind = tp_sum_cat_of(e->cat);
+		c->row = NULL;
+		c->row_known = 0;
 	}
-	return s->cat_last_kind;
+	return c;
+}
+
+static struct sum_row *row_of(struct tp_sum *s, const struct tp_sum_span *e,
+			      struct sum_name_cache *c)
+{
+	if (!c)
+		return row_get(s, e->cat, e->name);
+	if (!c->row_known) {
+		c->row = row_get(s, e->cat, e->name);
+		c->row_known = 1;
+	}
+	return c->row;
+}
+
+/* Whether tp_sum_groups_span has anything to do with the event: the
+ * same tests it starts with, so most calls are not made at all. */
+static int groups_want(const struct tp_sum_span *e, enum tp_sum_cat k)
+{
+	return k == TP_SUM_CAT_KERNEL || k == TP_SUM_CAT_CUBLAS ||
+	       k == TP_SUM_CAT_NCCL || tp_sum_is_call(e->corr, k);
 }
 
 static void step_add(struct tp_sum *s, int64_t step, int64_t ts_ns,
@@ -402,7 +441,8 @@ static void add_range(struct tp_sum *s, const struct tp_sum_span *e,
 void tp_sum_span(struct tp_sum *s, const struct tp_sum_span *e)
 {
 	uint64_t d = e->dur_ns > 0 ? (uint64_t)e->dur_ns : 0;
-	enum tp_sum_cat k = cat_of(s, e);
+	struct sum_name_cache *c = e->static_names ? name_cached(s, e) : NULL;
+	enum tp_sum_cat k = c ? c->kind : tp_sum_cat_of(e->cat);
 	struct sum_row *r;
 
 	/* Wrapping: a read trace's times may be anywhere (tprof report of
@@ -422,14 +462,14 @@ void tp_sum_span(struct tp_sum *s, const struct tp_sum_span *e)
 	else if (s->gpu)
 		tp_gpu_span(s->gpu, e, k);
 	if (k == TP_SUM_CAT_RUNTIME || k == TP_SUM_CAT_DRIVER)
-		tp_sum_feeder(s, e->tid);
-	r = e->static_names ? row_cached(s, e->cat, e->name) :
-			      row_get(s, e->cat, e->name);
+		tp_sum_feeder_fast(s, e->tid);
+	r = row_of(s, e, c);
 	if (r)
-		row_add(r, d, 1, 0);
+		row_add1(r, d);
 	if (k == TP_SUM_CAT_USER_ANNOTATION)
 		add_range(s, e, d);
-	tp_sum_groups_span(s, e, k, d);
+	if (groups_want(e, k))
+		tp_sum_groups_span(s, e, k, d);
 }
 
 static struct sum_mem *mem_get(struct tp_sum *s, int64_t device)

@@ -38,12 +38,15 @@ static struct sum_track *track_get(struct tp_sum *s, int64_t pid,
 	struct track_key k = { pid, tid };
 	uint64_t h = ((uint64_t)pid * 0x9e3779b97f4a7c15ull) ^
 		     ((uint64_t)tid * 0xff51afd7ed558ccdull);
-	struct sum_track *t;
+	struct sum_track *t = s->track_last;
 
+	/* a thread's calls come in runs: no hashing for the next one */
+	if (t && t->pid == pid && t->tid == tid)
+		return t;
 	h = h ? h : 1;
 	t = tp_sum_tab_find(&s->tracks, h, track_eq, &k);
 	if (t)
-		return t;
+		return s->track_last = t;
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return NULL;
@@ -54,7 +57,7 @@ static struct sum_track *track_get(struct tp_sum *s, int64_t pid,
 		free(t);
 		return NULL;
 	}
-	return t;
+	return s->track_last = t;
 }
 
 static void corr_set(struct tp_sum *s, uint64_t corr, uint32_t g)

@@ -23,7 +23,8 @@ void tp_sum_sample(struct tp_sum *s, const struct tp_sum_sample *x)
 
 void tp_sum_feeder(struct tp_sum *s, int64_t tid)
 {
-	tp_host_feeder(s->host, tid);
+	s->feeder_known = tp_host_feeder(s->host, tid) == 0;
+	s->feeder_last = tid;
 }
 
 void tp_sum_sampler(struct tp_sum *s, const char *mechanism, unsigned hz)

@@ -95,17 +95,26 @@ struct sum_mem {
 
 #define SUM_ROW_CACHE 64
 
+/* What the writer's events (static names, tp_sum_span) find by the
+ * address of their name: the category's kind, and the row once looked
+ * up (row_known: a NULL row is a failed allocation, not retried). */
+struct sum_name_cache {
+	const char *cat, *name;
+	struct sum_row *row;
+	enum tp_sum_cat kind;
+	int row_known;
+};
+
 struct tp_sum {
 	struct tp_sum_info info;
-	struct {
-		const char *cat, *name;
-		struct sum_row *row;
-	} cache[SUM_ROW_CACHE];
-	/* The last static category's kind (tp_sum_span): the writer's
-	 * events name theirs by address. */
-	const char *cat_last;
-	enum tp_sum_cat cat_last_kind;
+	struct sum_name_cache cache[SUM_ROW_CACHE];
 	struct sum_tab rows, ranges, groups, tracks;
+	/* the track of the last launch or library call (summary_groups.c) */
+	struct sum_track *track_last;
+	/* the last thread tp_sum_feeder saw, when it is among the host
+	 * side's feeders */
+	int64_t feeder_last;
+	int feeder_known;
 	struct sum_corr *corr;
 	struct tp_gpu *gpu;	/* the "gpu" member's analyses (gpu.h) */
 	struct tp_host *host;	/* the "host_activity" member's (host.h) */
@@ -126,8 +135,15 @@ struct tp_sum {
 
 /* summary_host.c: a blocking call (category osrt) to the host side. */
 void tp_sum_osrt(struct tp_sum *s, const struct tp_sum_span *e);
-/* A thread made a CUDA call (its blocking calls are the ones shown). */
+/* A thread made a CUDA call (its blocking calls are the ones shown):
+ * the host side told unless it was the last thread told (a thread's
+ * calls come in runs, so its list is seldom searched). */
 void tp_sum_feeder(struct tp_sum *s, int64_t tid);
+static inline void tp_sum_feeder_fast(struct tp_sum *s, int64_t tid)
+{
+	if (!s->feeder_known || s->feeder_last != tid)
+		tp_sum_feeder(s, tid);
+}
 
 /* summary_tab.c */
 uint64_t tp_sum_hash(const char *a, const char *b);

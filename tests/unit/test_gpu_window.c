@@ -3,7 +3,10 @@
  * activity in late buffers) give, through a bounded window, exactly what
  * the unbounded one (tprof report) gives while no event is later than
  * the window; beyond, the "approx" counts say so and bound the error;
- * and the window's memory stays bounded however many events pass. */
+ * the window's memory stays bounded however many events pass; and each
+ * idle gap names the CPU spans around its middle as a search of every
+ * CPU span does, though the sweep keeps only those that may still. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -278,9 +281,133 @@ static void long_run(void)
 	tp_gpu_free(b);
 }
 
+/* Idle gaps between bursts of kernels, while one thread makes calls
+ * back to back, each with a name and a duration of its own (so the
+ * shortest spans around a time are one answer); with ranges, spans
+ * that enclose others (their ends then do not follow their starts). The
+ * sweep grows, prunes and wraps its list of CPU spans many times. */
+#define GAP_SPANS 12000
+
+static char span_name[GAP_SPANS][16];
+static struct { int64_t ts, end; } span_at[GAP_SPANS];
+static unsigned nspan;
+
+static void cpu_span(const char *cat, int64_t ts, int64_t dur)
+{
+	if (nspan == GAP_SPANS)
+		return;
+	snprintf(span_name[nspan], sizeof(span_name[0]), "c%u", nspan);
+	span_at[nspan].ts = ts;
+	span_at[nspan].end = ts + dur;
+	add(cat, span_name[nspan++], 1, ts, dur, 0, 0);
+}
+
+static void make_gaps(int ranges)
+{
+	int64_t t = 1000000, r0 = 0, s0, m[2] = { 0, 0 };
+	unsigned b, i, calls;
+
+	nev = 0;
+	nspan = 0;
+	for (b = 0; nspan + 800 < GAP_SPANS; b++) {
+		for (i = 0; i < 20; i++) {	/* a burst: the GPU busy */
+			add("kernel", "k", 7, t, 3000, 0, 0);
+			cpu_span("cpu_op", t, 2000 + (int64_t)nspan);
+			t += 3000;
+		}
+		calls = 50 + (unsigned)(rnd() % 700);
+		s0 = t;
+		for (i = 0; i < calls; i++) {	/* then idle */
+			int64_t d = 900 + (int64_t)nspan;
+
+			if (ranges && i % 40 == 0)
+				r0 = t;
+			if (ranges && (i == calls / 4 || i == calls / 3))
+				m[i == calls / 3] = t;
+			cpu_span("cpu_op", t, d);
+			t += d + 100;
+			if (ranges && i % 40 == 39)
+				cpu_span("user_annotation", r0 - 50,
+					 t - r0 + 17 * (int64_t)nspan);
+		}
+		/* one around the whole stretch, ahead of it all, and two
+		 * from a quarter and a third of the way to its end */
+		if (ranges) {
+			cpu_span("user_annotation", s0 - 70,
+				 t - s0 + 100 + (int64_t)nspan);
+			cpu_span("user_annotation", m[0] - 30,
+				 t - m[0] + 80 + (int64_t)nspan);
+			cpu_span("user_annotation", m[1] - 20,
+				 t - m[1] + 90 + (int64_t)nspan);
+		}
+		t += 60000;
+	}
+}
+
+/* The TP_GAP_CPU shortest spans holding m, longest first: what the
+ * summary names, from every span. */
+static void expected_cpu(int64_t m, char *out, size_t len)
+{
+	unsigned best[TP_GAP_CPU], n = 0, i, k;
+	size_t used = 0;
+
+	for (i = 0; i < nspan; i++) {
+		int64_t d = span_at[i].end - span_at[i].ts;
+
+		if (span_at[i].ts > m || span_at[i].end <= m)
+			continue;
+		for (k = n; k && span_at[best[k - 1]].end -
+				 span_at[best[k - 1]].ts > d; k--)
+			if (k < TP_GAP_CPU)
+				best[k] = best[k - 1];
+		if (k < TP_GAP_CPU)
+			best[k] = i;
+		if (n < TP_GAP_CPU)
+			n++;
+	}
+	out[0] = 0;
+	for (k = n; k--;)
+		used += (size_t)snprintf(out + used, len - used, "%s\"%s\"",
+					 k + 1 < n ? ", " : "",
+					 span_name[best[k]]);
+}
+
+static void gap_context(int ranges)
+{
+	struct tp_gpu *g;
+	char *j, *p, want[256], name[64];
+	int gaps = 0, ok = 0;
+
+	make_gaps(ranges);
+	g = feed(0);
+	j = json(g);
+	for (p = strstr(j, "{\"start_ns\": "); p;
+	     p = strstr(p + 1, "{\"start_ns\": ")) {
+		int64_t start = strtoll(p + 13, NULL, 10);
+		int64_t dur = num(p, "dur_ns");
+		const char *c = strstr(p, "\"cpu\": [") + 8;
+		size_t n = (size_t)(strchr(c, ']') - c);
+
+		expected_cpu(start + dur / 2, want, sizeof(want));
+		gaps++;
+		ok += strlen(want) == n && !strncmp(c, want, n);
+		if (strlen(want) != n || strncmp(c, want, n))
+			fprintf(stderr, "gap at %lld: [%.*s], want [%s]\n",
+				(long long)start, (int)n, c, want);
+	}
+	snprintf(name, sizeof(name), "gaps%s: the CPU spans around each "
+		 "middle", ranges ? " (with ranges)" : "");
+	TP_CHECK(name, gaps == TP_GPU_GAPS && ok == gaps && g->capcpu >= 512,
+		 "%d of %d gaps, list of %zu", ok, gaps, g->capcpu);
+	free(j);
+	tp_gpu_free(g);
+}
+
 int main(void)
 {
 	in_window();
+	gap_context(0);
+	gap_context(1);
 	beyond();
 	long_run();
 	free(evs);

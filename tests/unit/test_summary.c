@@ -1,6 +1,8 @@
 /* The summary aggregator: rows, percentiles, GEMM and NCCL groups with
  * the GPU time of the kernels they launched (in tprof's order and in
- * torch's), ranges with memory, steps, memory downsampling, drops. */
+ * torch's), ranges with memory, steps, memory downsampling, drops; the
+ * writer's static names (found by address) summed as the same text. */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "summary/hist.h"
@@ -380,6 +382,114 @@ static void test_json(void)
 	tp_sum_free(s);
 }
 
+/* The writer's events name their row by address (static_names): the
+ * same events with their names as text (copies, found by hashing) must
+ * give the same summary, byte for byte, through every category's path
+ * (launches with and without a correlation, their kernels, GEMM and NCCL
+ * groups, blocking calls, ranges), with more names than the address
+ * cache has slots (they collide and evict), threads taking turns, and
+ * negative durations. */
+#define N_NAMES 150
+
+static uint64_t mix_rng = 0x2545f4914f6cdd1dull;
+
+static uint64_t mix_rnd(void)
+{
+	mix_rng ^= mix_rng << 13;
+	mix_rng ^= mix_rng >> 7;
+	mix_rng ^= mix_rng << 17;
+	return mix_rng;
+}
+
+static const char *const mix_cats[] = {
+	"cuda_runtime", "cuda_driver", "cublas", "nccl", "osrt", "other",
+};
+
+static void mix_feed(struct tp_sum *s, const char (*names)[24], int as_text)
+{
+	static const char *const args[] = {
+		"{\"m\": 64, \"n\": 128, \"k\": 32, \"d type\": \"f32\", "
+		"\"flops\": 524288}",
+		"{\"bytes\": 4096, \"dtype\": \"f32\", \"size\": 4}",
+		"{\"path\": \"/tmp/x\"}",
+	};
+	int64_t t = 1000;
+	uint64_t corr = 1;
+	unsigned i;
+
+	mix_rng = 0x2545f4914f6cdd1dull;
+	for (i = 0; i < 20000; i++) {
+		unsigned c = (unsigned)(mix_rnd() % 6), n;
+		struct tp_sum_span e = {
+			.cat = mix_cats[c], .pid = 100,
+			.tid = (int64_t)(mix_rnd() % 4 ? 1 : 2 + mix_rnd() % 3),
+			.ts_ns = t, .dur_ns = (int64_t)(mix_rnd() % 9000) - 200,
+			.static_names = !as_text,
+		};
+		char cat[24], name[24];
+
+		n = c == 0 ? (unsigned)(mix_rnd() % N_NAMES) : c;
+		e.name = names[n];
+		if (c <= 1 && mix_rnd() % 2)
+			e.corr = corr++;
+		if (c >= 2 && c <= 4) {
+			e.args = args[c - 2];
+			e.args_len = strlen(e.args);
+		}
+		if (as_text) {	/* other addresses, the same text */
+			snprintf(cat, sizeof(cat), "%s", e.cat);
+			snprintf(name, sizeof(name), "%s", e.name);
+			e.cat = cat;
+			e.name = name;
+		}
+		tp_sum_span(s, &e);
+		if (e.corr && mix_rnd() % 2) {	/* its kernel */
+			struct tp_sum_span k = {
+				.cat = "kernel", .name = "gemm_kernel",
+				.pid = 100, .tid = 7, .ts_ns = t + 500,
+				.dur_ns = 700, .corr = e.corr,
+			};
+
+			tp_sum_span(s, &k);
+		}
+		t += 1000 + (int64_t)(mix_rnd() % 2000);
+	}
+}
+
+static void test_static_names(void)
+{
+	static char names[N_NAMES][24];
+	struct tp_sum *a = tp_sum_new(), *b = tp_sum_new();
+	struct tp_buf ja = { 0 }, jb = { 0 }, ma = { 0 }, mb = { 0 };
+	unsigned i;
+
+	for (i = 0; i < N_NAMES; i++)
+		snprintf(names[i], sizeof(names[i]), "cudaCall%u", i);
+	mix_feed(a, (const char (*)[24])names, 0);
+	mix_feed(b, (const char (*)[24])names, 1);
+	tp_sum_write_json(a, &ja, NULL, NULL);
+	tp_sum_write_json(b, &jb, NULL, NULL);
+	tp_sum_write_md(a, &ma);
+	tp_sum_write_md(b, &mb);
+	tp_buf_char(&ja, '\0');
+	tp_buf_char(&jb, '\0');
+	tp_buf_char(&ma, '\0');
+	tp_buf_char(&mb, '\0');
+	TP_CHECK("static names: the same summary.json as the text",
+		 ja.p && jb.p && !strcmp(ja.p, jb.p), "\n%s\n%s", ja.p, jb.p);
+	TP_CHECK("static names: the same summary.md as the text",
+		 ma.p && mb.p && !strcmp(ma.p, mb.p), "\n%s\n%s", ma.p, mb.p);
+	TP_CHECK("static names: every name has its row, groups found",
+		 a->rows.n == N_NAMES + 6 && a->groups.n == 2,
+		 "rows %zu groups %zu", a->rows.n, a->groups.n);
+	tp_buf_free(&ja);
+	tp_buf_free(&jb);
+	tp_buf_free(&ma);
+	tp_buf_free(&mb);
+	tp_sum_free(a);
+	tp_sum_free(b);
+}
+
 int main(void)
 {
 	test_hist();
@@ -393,5 +503,6 @@ int main(void)
 	test_args();
 	test_typed_args();
 	test_json();
+	test_static_names();
 	return TP_TEST_DONE();
 }
