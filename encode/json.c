@@ -175,37 +175,81 @@ const char tp_json_digit_pairs[200] =
 	"34353637383940414243444546474849505152535455565758596061626364656667"
 	"6869707172737475767778798081828384858687888990919293949596979899";
 
-/* v in decimal at p, which has room for 20 bytes; returns the end:
- * the digits are counted first (from the bit length, one compare), then
- * written back to front two at a time, with no copy. */
+/* The two digits of v < 100 at p. */
+static inline void put2(char *p, unsigned v)
+{
+	memcpy(p, tp_json_digit_pairs + 2 * v, 2);
+}
+
+/* v < 10000 in exactly four digits, leading zeros kept. */
+static inline void put4z(char *p, unsigned v)
+{
+	put2(p, v / 100);
+	put2(p + 2, v % 100);
+}
+
+/* v < 10000 in one to four digits; returns the end. */
+static inline char *put4(char *p, unsigned v)
+{
+	unsigned h;
+
+	if (v < 100) {
+		if (v < 10) {
+			*p = (char)('0' + v);
+			return p + 1;
+		}
+		put2(p, v);
+		return p + 2;
+	}
+	h = v / 100;
+	if (h < 10) {
+		*p = (char)('0' + h);
+		put2(p + 1, v % 100);
+		return p + 3;
+	}
+	put2(p, h);
+	put2(p + 2, v % 100);
+	return p + 4;
+}
+
+/* v < 10^8 in one to eight digits; returns the end. */
+static inline char *put8(char *p, unsigned v)
+{
+	if (v < 10000)
+		return put4(p, v);
+	p = put4(p, v / 10000);
+	put4z(p, v % 10000);
+	return p + 4;
+}
+
+/* v in decimal at p, which has room for 20 bytes; returns the end.
+ * Numbers are cut into blocks of four digits by divisions by constants
+ * (a multiply each) and each block written as two digit pairs: the
+ * writer's numbers (grids, sizes, timestamps' microseconds) have 3 to 12
+ * digits, which a loop of divisions by 100 paid for digit pair by digit
+ * pair. */
 char *tp_json_u64_at_any(char *p, uint64_t v)
 {
-	static const uint64_t pow10[20] = {
-		1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
-		1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19,
-	};
-	/* floor(log10(2^bits)): v has n or n + 1 digits (v | 1: 0 has
-	 * one, and no power of ten is odd). */
-	int n = (64 - __builtin_clzll(v | 1)) * 1233 >> 12;
-	uint64_t t;
+	uint64_t hi;
+	unsigned lo;
 
-	n += (v | 1) >= pow10[n];
-	p += n;
-	t = (uint64_t)n;
-	while (v >= 100) {
-		unsigned d = (unsigned)(v % 100) * 2;
-
-		v /= 100;
-		*--p = tp_json_digit_pairs[d + 1];
-		*--p = tp_json_digit_pairs[d];
-	}
-	if (v >= 10) {
-		*--p = tp_json_digit_pairs[v * 2 + 1];
-		*--p = tp_json_digit_pairs[v * 2];
+	if (v < 100000000)
+		return put8(p, (unsigned)v);
+	hi = v / 100000000;
+	lo = (unsigned)(v % 100000000);
+	if (hi < 100000000) {
+		p = put8(p, (unsigned)hi);
 	} else {
-		*--p = (char)('0' + v);
+		/* Over 16 digits: the top one to four, then eight. */
+		p = put4(p, (unsigned)(hi / 100000000));
+		hi %= 100000000;
+		put4z(p, (unsigned)hi / 10000);
+		put4z(p + 4, (unsigned)hi % 10000);
+		p += 8;
 	}
-	return p + t;
+	put4z(p, lo / 10000);
+	put4z(p + 4, lo % 10000);
+	return p + 8;
 }
 
 /* Two digits per division, written in place: the writer prints several
@@ -252,28 +296,46 @@ void tp_json_hex(struct tp_buf *b, uint64_t v)
 		p[0] = hex[v & 15];
 }
 
-/* Nanoseconds as microseconds with exactly three decimals. */
-void tp_json_us(struct tp_buf *b, int64_t ns)
+/* Nanoseconds as microseconds with exactly three decimals, at p (room
+ * for 25 bytes); returns the end. Under 100 s (the durations, most
+ * converted traces' times) the integer part has at most eight digits;
+ * above, the last eight digits of the nanoseconds ("ddddd.ddd") are
+ * written as one fixed block after the microseconds above them. */
+char *tp_json_us_at(char *p, int64_t ns)
 {
-	uint64_t u;
-	unsigned r;
-	char *p;
+	uint64_t u = (uint64_t)ns;
+	unsigned lo, r;
 
 	if (ns < 0) {
-		tp_buf_char(b, '-');
-		u = (uint64_t)0 - (uint64_t)ns;
-	} else {
-		u = (uint64_t)ns;
+		*p++ = '-';
+		u = (uint64_t)0 - u;
 	}
-	if (tp_buf_reserve(b, 20 + 4))
+	if (u < 100000000000ull) {
+		p = tp_json_u64_at(p, u / 1000);
+		r = (unsigned)(u % 1000);
+		p[0] = '.';
+		p[1] = (char)('0' + r / 100);
+		put2(p + 2, r % 100);
+		return p + 4;
+	}
+	p = tp_json_u64_at_any(p, u / 100000000);
+	lo = (unsigned)(u % 100000000);
+	/* lo: ddddd.ddd, the point after the fifth digit. */
+	put4z(p, lo / 10000);
+	r = lo % 10000;
+	p[4] = (char)('0' + r / 1000);
+	p[5] = '.';
+	r %= 1000;
+	p[6] = (char)('0' + r / 100);
+	put2(p + 7, r % 100);
+	return p + 9;
+}
+
+void tp_json_us(struct tp_buf *b, int64_t ns)
+{
+	if (tp_buf_reserve(b, 25))
 		return;
-	p = tp_json_u64_at(b->p + b->len, u / 1000);
-	r = (unsigned)(u % 1000);
-	p[0] = '.';
-	p[1] = (char)('0' + r / 100);
-	p[2] = tp_json_digit_pairs[r % 100 * 2];
-	p[3] = tp_json_digit_pairs[r % 100 * 2 + 1];
-	b->len = (size_t)(p + 4 - b->p);
+	b->len = (size_t)(tp_json_us_at(b->p + b->len, ns) - b->p);
 }
 
 void tp_json_double(struct tp_buf *b, double v)

@@ -83,6 +83,8 @@ void tp_json_i64(struct tp_buf *b, int64_t v);
 void tp_json_double(struct tp_buf *b, double v);
 void tp_json_hex(struct tp_buf *b, uint64_t v);
 void tp_json_us(struct tp_buf *b, int64_t ns);
+/* tp_json_us at p (room for 25 bytes, not checked); returns the end. */
+char *tp_json_us_at(char *p, int64_t ns);
 
 /* ,"key": for a literal key that needs no escaping. */
 #define tp_json_key(b, key) tp_buf_lit((b), ",\"" key "\":")
