@@ -175,50 +175,13 @@ const char tp_json_digit_pairs[200] =
 	"34353637383940414243444546474849505152535455565758596061626364656667"
 	"6869707172737475767778798081828384858687888990919293949596979899";
 
-/* The two digits of v < 100 at p. */
-static inline void put2(char *p, unsigned v)
-{
-	memcpy(p, tp_json_digit_pairs + 2 * v, 2);
-}
-
-/* v < 10000 in exactly four digits, leading zeros kept. */
-static inline void put4z(char *p, unsigned v)
-{
-	put2(p, v / 100);
-	put2(p + 2, v % 100);
-}
-
-/* v < 10000 in one to four digits; returns the end. */
-static inline char *put4(char *p, unsigned v)
-{
-	unsigned h;
-
-	if (v < 100) {
-		if (v < 10) {
-			*p = (char)('0' + v);
-			return p + 1;
-		}
-		put2(p, v);
-		return p + 2;
-	}
-	h = v / 100;
-	if (h < 10) {
-		*p = (char)('0' + h);
-		put2(p + 1, v % 100);
-		return p + 3;
-	}
-	put2(p, h);
-	put2(p + 2, v % 100);
-	return p + 4;
-}
-
 /* v < 10^8 in one to eight digits; returns the end. */
 static inline char *put8(char *p, unsigned v)
 {
 	if (v < 10000)
-		return put4(p, v);
-	p = put4(p, v / 10000);
-	put4z(p, v % 10000);
+		return tp_json_put4(p, v);
+	p = tp_json_put4(p, v / 10000);
+	tp_json_put4z(p, v % 10000);
 	return p + 4;
 }
 
@@ -241,14 +204,14 @@ char *tp_json_u64_at_any(char *p, uint64_t v)
 		p = put8(p, (unsigned)hi);
 	} else {
 		/* Over 16 digits: the top one to four, then eight. */
-		p = put4(p, (unsigned)(hi / 100000000));
+		p = tp_json_put4(p, (unsigned)(hi / 100000000));
 		hi %= 100000000;
-		put4z(p, (unsigned)hi / 10000);
-		put4z(p + 4, (unsigned)hi % 10000);
+		tp_json_put4z(p, (unsigned)hi / 10000);
+		tp_json_put4z(p + 4, (unsigned)hi % 10000);
 		p += 8;
 	}
-	put4z(p, lo / 10000);
-	put4z(p + 4, lo % 10000);
+	tp_json_put4z(p, lo / 10000);
+	tp_json_put4z(p + 4, lo % 10000);
 	return p + 8;
 }
 
@@ -271,29 +234,64 @@ void tp_json_i64(struct tp_buf *b, int64_t v)
 	tp_json_u64(b, (uint64_t)v);
 }
 
-/* "0x..." written in place: the digits counted from the bit length,
- * then written back to front a byte (two digits) at a time. */
+/* The 16 hex digits of v at p, most significant first. With SSE2 (every
+ * x86-64) all at once: the bytes (most significant first) split into
+ * their high and low nibbles, interleaved, and each nibble turned into
+ * its digit by adding '0', and 'a' - '0' - 10 more where it is over 9. */
+static inline void hex16_at(char *p, uint64_t v)
+{
+#ifdef __SSE2__
+	const __m128i m = _mm_set1_epi8(0x0f);
+	__m128i x = _mm_cvtsi64_si128((long long)__builtin_bswap64(v));
+	__m128i nib = _mm_unpacklo_epi8(
+		_mm_and_si128(_mm_srli_epi16(x, 4), m), _mm_and_si128(x, m));
+	__m128i over = _mm_cmpgt_epi8(nib, _mm_set1_epi8(9));
+
+	nib = _mm_add_epi8(nib, _mm_set1_epi8('0'));
+	nib = _mm_add_epi8(nib, _mm_and_si128(over,
+					      _mm_set1_epi8('a' - '0' - 10)));
+	_mm_storeu_si128((__m128i *)(void *)p, nib);
+#else
+	static const char hex[] = "0123456789abcdef";
+	int i;
+
+	for (i = 15; i >= 0; i--, v >>= 4)
+		p[i] = hex[v & 15];
+#endif
+}
+
+/* "0x..." written in place: the digits counted from the bit length, v
+ * shifted so that its first digit leads, all 16 written and the quote
+ * put after the n that count (a pointer has 12). */
 void tp_json_hex(struct tp_buf *b, uint64_t v)
 {
-	static const char hex[] = "0123456789abcdef";
 	int n = (64 - __builtin_clzll(v | 1) + 3) >> 2;
 	char *p;
 
-	if (tp_buf_reserve(b, (size_t)n + 4))
+	if (tp_buf_reserve(b, 3 + 16 + 1))
 		return;
 	p = b->p + b->len;
 	b->len += (size_t)n + 4;
 	p[0] = '"';
 	p[1] = '0';
 	p[2] = 'x';
-	p += 3;
-	p[n] = '"';
-	for (; n >= 2; n -= 2, v >>= 8) {
-		p[n - 1] = hex[v & 15];
-		p[n - 2] = hex[(v >> 4) & 15];
-	}
-	if (n)
-		p[0] = hex[v & 15];
+	hex16_at(p + 3, v << (4 * (16 - n)));
+	p[3 + n] = '"';
+}
+
+/* The last eight digits of nanoseconds lo < 10^8 after the microseconds
+ * above them: "ddddd.ddd", the point after the fifth digit. */
+static inline char *us_low8_at(char *p, unsigned lo)
+{
+	unsigned r = lo % 10000;
+
+	tp_json_put4z(p, lo / 10000);
+	p[4] = (char)('0' + r / 1000);
+	p[5] = '.';
+	r %= 1000;
+	p[6] = (char)('0' + r / 100);
+	tp_json_put2(p + 7, r % 100);
+	return p + 9;
 }
 
 /* Nanoseconds as microseconds with exactly three decimals, at p (room
@@ -304,7 +302,7 @@ void tp_json_hex(struct tp_buf *b, uint64_t v)
 char *tp_json_us_at(char *p, int64_t ns)
 {
 	uint64_t u = (uint64_t)ns;
-	unsigned lo, r;
+	unsigned r;
 
 	if (ns < 0) {
 		*p++ = '-';
@@ -315,20 +313,26 @@ char *tp_json_us_at(char *p, int64_t ns)
 		r = (unsigned)(u % 1000);
 		p[0] = '.';
 		p[1] = (char)('0' + r / 100);
-		put2(p + 2, r % 100);
+		tp_json_put2(p + 2, r % 100);
 		return p + 4;
 	}
 	p = tp_json_u64_at_any(p, u / 100000000);
-	lo = (unsigned)(u % 100000000);
-	/* lo: ddddd.ddd, the point after the fifth digit. */
-	put4z(p, lo / 10000);
-	r = lo % 10000;
-	p[4] = (char)('0' + r / 1000);
-	p[5] = '.';
-	r %= 1000;
-	p[6] = (char)('0' + r / 100);
-	put2(p + 7, r % 100);
-	return p + 9;
+	return us_low8_at(p, (unsigned)(u % 100000000));
+}
+
+char *tp_json_us_at_hi(char *p, int64_t ns, struct tp_json_us_hi *c)
+{
+	uint64_t hi;
+
+	if (ns < 100000000000ll)
+		return tp_json_us_at(p, ns);
+	hi = (uint64_t)ns / 100000000;
+	if (hi != c->hi || !c->len) {
+		c->len = (uint8_t)(tp_json_u64_at_any(c->text, hi) - c->text);
+		c->hi = hi;
+	}
+	memcpy(p, c->text, sizeof(c->text));
+	return us_low8_at(p + c->len, (unsigned)((uint64_t)ns % 100000000));
 }
 
 void tp_json_us(struct tp_buf *b, int64_t ns)

@@ -426,6 +426,8 @@ struct open_text {
 };
 
 static struct open_text opens[OPEN_SLOTS];
+/* Their timestamps' text above the last 100 ms. */
+static struct tp_json_us_hi ts_hi;
 
 /* The front of ev written the long way, kept in o when it fits. */
 static void open_front(struct tp_buf *b, const struct tp_tev *ev,
@@ -468,7 +470,7 @@ static void open_thread_x(struct tp_buf *b, const struct tp_tev *ev)
 		if (tp_buf_reserve(b, 2 * 25 + 7 + 9))
 			return;
 	}
-	p = tp_json_us_at(b->p + b->len, ev->ts_ns);
+	p = tp_json_us_at_hi(b->p + b->len, ev->ts_ns, &ts_hi);
 	memcpy(p, ",\"dur\":", 7);
 	p = tp_json_us_at(p + 7, ev->dur_ns);
 	memcpy(p, ARGS_OPEN, sizeof(ARGS_OPEN) - 1);

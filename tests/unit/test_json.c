@@ -88,15 +88,26 @@ static const char *one_vs_printf(struct tp_buf *b, uint64_t v, int64_t ns)
 	char want[96];
 	int k;
 
+	/* Kept across calls: consecutive values share their high part
+	 * now and then (the caller repeats some). */
+	static struct tp_json_us_hi hi;
+
 	b->len = 0;
 	tp_json_u64(b, v);
 	tp_buf_char(b, ' ');
 	tp_json_hex(b, v);
 	tp_buf_char(b, ' ');
 	tp_json_us(b, ns);
+	tp_buf_char(b, ' ');
+	if (!tp_buf_reserve(b, 25))
+		b->len = (size_t)(tp_json_us_at_hi(b->p + b->len, ns, &hi) -
+				  b->p);
 	tp_buf_char(b, '\0');
-	k = snprintf(want, sizeof(want), "%llu \"0x%llx\" %s%llu.%03llu",
+	k = snprintf(want, sizeof(want),
+		     "%llu \"0x%llx\" %s%llu.%03llu %s%llu.%03llu",
 		     (unsigned long long)v, (unsigned long long)v,
+		     ns < 0 ? "-" : "", (unsigned long long)(m / 1000),
+		     (unsigned long long)(m % 1000),
 		     ns < 0 ? "-" : "", (unsigned long long)(m / 1000),
 		     (unsigned long long)(m % 1000));
 	if (k >= 0 && !b->oom && !strcmp(b->p, want))
@@ -123,6 +134,10 @@ static const char *random_vs_printf(void)
 		v = x >> (i % 64);
 		bad = one_vs_printf(&b, v, (i & 1) ? (int64_t)(v >> 1) :
 				    -(int64_t)(v >> 1));
+		/* A trace's times: the same 100 ms, then the next. */
+		if (!bad)
+			bad = one_vs_printf(&b, v, (int64_t)(91560751817255ull +
+					    (uint64_t)i * 977));
 	}
 	if (!bad)
 		bad = one_vs_printf(&b, UINT64_MAX, INT64_MIN);
