@@ -175,37 +175,44 @@ const char tp_json_digit_pairs[200] =
 	"34353637383940414243444546474849505152535455565758596061626364656667"
 	"6869707172737475767778798081828384858687888990919293949596979899";
 
-/* v in decimal at p, which has room for 20 bytes; returns the end:
- * the digits are counted first (from the bit length, one compare), then
- * written back to front two at a time, with no copy. */
+/* v < 10^8 in one to eight digits; returns the end. */
+static inline char *put8(char *p, unsigned v)
+{
+	if (v < 10000)
+		return tp_json_put4(p, v);
+	p = tp_json_put4(p, v / 10000);
+	tp_json_put4z(p, v % 10000);
+	return p + 4;
+}
+
+/* v in decimal at p, which has room for 20 bytes; returns the end.
+ * Numbers are cut into blocks of four digits by divisions by constants
+ * (a multiply each) and each block written as two digit pairs: the
+ * writer's numbers (grids, sizes, timestamps' microseconds) have 3 to 12
+ * digits, which a loop of divisions by 100 paid for digit pair by digit
+ * pair. */
 char *tp_json_u64_at_any(char *p, uint64_t v)
 {
-	static const uint64_t pow10[20] = {
-		1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
-		1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19,
-	};
-	/* floor(log10(2^bits)): v has n or n + 1 digits (v | 1: 0 has
-	 * one, and no power of ten is odd). */
-	int n = (64 - __builtin_clzll(v | 1)) * 1233 >> 12;
-	uint64_t t;
+	uint64_t hi;
+	unsigned lo;
 
-	n += (v | 1) >= pow10[n];
-	p += n;
-	t = (uint64_t)n;
-	while (v >= 100) {
-		unsigned d = (unsigned)(v % 100) * 2;
-
-		v /= 100;
-		*--p = tp_json_digit_pairs[d + 1];
-		*--p = tp_json_digit_pairs[d];
-	}
-	if (v >= 10) {
-		*--p = tp_json_digit_pairs[v * 2 + 1];
-		*--p = tp_json_digit_pairs[v * 2];
+	if (v < 100000000)
+		return put8(p, (unsigned)v);
+	hi = v / 100000000;
+	lo = (unsigned)(v % 100000000);
+	if (hi < 100000000) {
+		p = put8(p, (unsigned)hi);
 	} else {
-		*--p = (char)('0' + v);
+		/* Over 16 digits: the top one to four, then eight. */
+		p = tp_json_put4(p, (unsigned)(hi / 100000000));
+		hi %= 100000000;
+		tp_json_put4z(p, (unsigned)hi / 10000);
+		tp_json_put4z(p + 4, (unsigned)hi % 10000);
+		p += 8;
 	}
-	return p + t;
+	tp_json_put4z(p, lo / 10000);
+	tp_json_put4z(p + 4, lo % 10000);
+	return p + 8;
 }
 
 /* Two digits per division, written in place: the writer prints several
@@ -227,53 +234,112 @@ void tp_json_i64(struct tp_buf *b, int64_t v)
 	tp_json_u64(b, (uint64_t)v);
 }
 
-/* "0x..." written in place: the digits counted from the bit length,
- * then written back to front a byte (two digits) at a time. */
+/* The 16 hex digits of v at p, most significant first. With SSE2 (every
+ * x86-64) all at once: the bytes (most significant first) split into
+ * their high and low nibbles, interleaved, and each nibble turned into
+ * its digit by adding '0', and 'a' - '0' - 10 more where it is over 9. */
+static inline void hex16_at(char *p, uint64_t v)
+{
+#ifdef __SSE2__
+	const __m128i m = _mm_set1_epi8(0x0f);
+	__m128i x = _mm_cvtsi64_si128((long long)__builtin_bswap64(v));
+	__m128i nib = _mm_unpacklo_epi8(
+		_mm_and_si128(_mm_srli_epi16(x, 4), m), _mm_and_si128(x, m));
+	__m128i over = _mm_cmpgt_epi8(nib, _mm_set1_epi8(9));
+
+	nib = _mm_add_epi8(nib, _mm_set1_epi8('0'));
+	nib = _mm_add_epi8(nib, _mm_and_si128(over,
+					      _mm_set1_epi8('a' - '0' - 10)));
+	_mm_storeu_si128((__m128i *)(void *)p, nib);
+#else
+	static const char hex[] = "0123456789abcdef";
+	int i;
+
+	for (i = 15; i >= 0; i--, v >>= 4)
+		p[i] = hex[v & 15];
+#endif
+}
+
+/* "0x..." written in place: the digits counted from the bit length, v
+ * shifted so that its first digit leads, all 16 written and the quote
+ * put after the n that count (a pointer has 12). */
 void tp_json_hex(struct tp_buf *b, uint64_t v)
 {
-	static const char hex[] = "0123456789abcdef";
 	int n = (64 - __builtin_clzll(v | 1) + 3) >> 2;
 	char *p;
 
-	if (tp_buf_reserve(b, (size_t)n + 4))
+	if (tp_buf_reserve(b, 3 + 16 + 1))
 		return;
 	p = b->p + b->len;
 	b->len += (size_t)n + 4;
 	p[0] = '"';
 	p[1] = '0';
 	p[2] = 'x';
-	p += 3;
-	p[n] = '"';
-	for (; n >= 2; n -= 2, v >>= 8) {
-		p[n - 1] = hex[v & 15];
-		p[n - 2] = hex[(v >> 4) & 15];
-	}
-	if (n)
-		p[0] = hex[v & 15];
+	hex16_at(p + 3, v << (4 * (16 - n)));
+	p[3 + n] = '"';
 }
 
-/* Nanoseconds as microseconds with exactly three decimals. */
-void tp_json_us(struct tp_buf *b, int64_t ns)
+/* The last eight digits of nanoseconds lo < 10^8 after the microseconds
+ * above them: "ddddd.ddd", the point after the fifth digit. */
+static inline char *us_low8_at(char *p, unsigned lo)
 {
-	uint64_t u;
+	unsigned r = lo % 10000;
+
+	tp_json_put4z(p, lo / 10000);
+	p[4] = (char)('0' + r / 1000);
+	p[5] = '.';
+	r %= 1000;
+	p[6] = (char)('0' + r / 100);
+	tp_json_put2(p + 7, r % 100);
+	return p + 9;
+}
+
+/* Nanoseconds as microseconds with exactly three decimals, at p (room
+ * for 25 bytes); returns the end. Under 100 s (the durations, most
+ * converted traces' times) the integer part has at most eight digits;
+ * above, the last eight digits of the nanoseconds ("ddddd.ddd") are
+ * written as one fixed block after the microseconds above them. */
+char *tp_json_us_at(char *p, int64_t ns)
+{
+	uint64_t u = (uint64_t)ns;
 	unsigned r;
-	char *p;
 
 	if (ns < 0) {
-		tp_buf_char(b, '-');
-		u = (uint64_t)0 - (uint64_t)ns;
-	} else {
-		u = (uint64_t)ns;
+		*p++ = '-';
+		u = (uint64_t)0 - u;
 	}
-	if (tp_buf_reserve(b, 20 + 4))
+	if (u < 100000000000ull) {
+		p = tp_json_u64_at(p, u / 1000);
+		r = (unsigned)(u % 1000);
+		p[0] = '.';
+		p[1] = (char)('0' + r / 100);
+		tp_json_put2(p + 2, r % 100);
+		return p + 4;
+	}
+	p = tp_json_u64_at_any(p, u / 100000000);
+	return us_low8_at(p, (unsigned)(u % 100000000));
+}
+
+char *tp_json_us_at_hi(char *p, int64_t ns, struct tp_json_us_hi *c)
+{
+	uint64_t hi;
+
+	if (ns < 100000000000ll)
+		return tp_json_us_at(p, ns);
+	hi = (uint64_t)ns / 100000000;
+	if (hi != c->hi || !c->len) {
+		c->len = (uint8_t)(tp_json_u64_at_any(c->text, hi) - c->text);
+		c->hi = hi;
+	}
+	memcpy(p, c->text, sizeof(c->text));
+	return us_low8_at(p + c->len, (unsigned)((uint64_t)ns % 100000000));
+}
+
+void tp_json_us(struct tp_buf *b, int64_t ns)
+{
+	if (tp_buf_reserve(b, 25))
 		return;
-	p = tp_json_u64_at(b->p + b->len, u / 1000);
-	r = (unsigned)(u % 1000);
-	p[0] = '.';
-	p[1] = (char)('0' + r / 100);
-	p[2] = tp_json_digit_pairs[r % 100 * 2];
-	p[3] = tp_json_digit_pairs[r % 100 * 2 + 1];
-	b->len = (size_t)(p + 4 - b->p);
+	b->len = (size_t)(tp_json_us_at(b->p + b->len, ns) - b->p);
 }
 
 void tp_json_double(struct tp_buf *b, double v)

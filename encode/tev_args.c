@@ -142,11 +142,11 @@ void tp_targs_uint3_fill(struct tp_targs *w, const char *key,
 		return;
 	p = b->p + b->len;
 	*p++ = '[';
-	p = tp_json_u64_at(p, d[0]);
+	p = tp_json_u64_at4(p, d[0]);
 	*p++ = ',';
-	p = tp_json_u64_at(p, d[1]);
+	p = tp_json_u64_at4(p, d[1]);
 	*p++ = ',';
-	p = tp_json_u64_at(p, d[2]);
+	p = tp_json_u64_at4(p, d[2]);
 	*p++ = ']';
 	b->len = (size_t)(p - b->p);
 }

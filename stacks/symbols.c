@@ -34,9 +34,24 @@ static struct map handles;	/* cudaKernel_t -> host stub */
 static struct map names;	/* address -> struct json_name */
 
 struct json_name {
+	uint64_t func;	/* the address it names (the cache's check) */
 	size_t len;
 	char s[];
 };
+
+/* The kernel names looked up last, read without the lock: the writer
+ * asks for one per launch, and the lock's two atomics were most of the
+ * lookup. A json_name is never freed or changed once in `names`, so a
+ * slot holds a pointer published with a release store; a reader that
+ * finds another function's name in it takes the locked way. */
+#define NAME_CACHE 64
+static struct json_name *name_cache[NAME_CACHE];
+
+static unsigned name_slot(uint64_t func)
+{
+	return (unsigned)((func * 0x9e3779b97f4a7c15ull) >> 58) &
+		(NAME_CACHE - 1);
+}
 
 static size_t slot(const struct map *m, uint64_t key)
 {
@@ -299,7 +314,7 @@ static char *resolve(uintptr_t func, char *name)
 	return name ? tp_sym_demangle(name) : NULL;
 }
 
-static struct json_name *to_json(const char *name)
+static struct json_name *to_json(uint64_t func, const char *name)
 {
 	struct tp_buf b = { 0 };
 	struct json_name *j;
@@ -310,6 +325,7 @@ static struct json_name *to_json(const char *name)
 	j = malloc(sizeof(*j) + b.len + 1);
 	if (!j)
 		goto out;
+	j->func = func;
 	j->len = b.len;
 	memcpy(j->s, b.p, b.len);
 	j->s[b.len] = '\0';
@@ -330,17 +346,23 @@ const char *tp_sym_kernel_json(uint64_t func, size_t *len)
 	*len = sizeof(unknown) - 1;
 	if (!func)
 		return unknown;
+	j = __atomic_load_n(&name_cache[name_slot(func)], __ATOMIC_ACQUIRE);
+	if (j && j->func == func)
+		goto out;
+	j = NULL;
 	pthread_mutex_lock(&lock);
 	if (map_get(&names, func, &v)) {
-		pthread_mutex_unlock(&lock);
 		j = (struct json_name *)v;
+		__atomic_store_n(&name_cache[name_slot(func)], j,
+				 __ATOMIC_RELEASE);
+		pthread_mutex_unlock(&lock);
 		goto out;
 	}
 	name = registered((uintptr_t)func, &host);
 	pthread_mutex_unlock(&lock);
 	name = resolve(host, name);
 	if (name)
-		j = to_json(name);
+		j = to_json(func, name);
 	free(name);
 	if (!j)
 		goto out;
@@ -351,6 +373,7 @@ const char *tp_sym_kernel_json(uint64_t func, size_t *len)
 	} else {
 		map_put(&names, func, (uintptr_t)j);
 	}
+	__atomic_store_n(&name_cache[name_slot(func)], j, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&lock);
 out:
 	if (!j)

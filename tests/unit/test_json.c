@@ -80,6 +80,73 @@ static const char *numbers_vs_printf(void)
 	return "";
 }
 
+/* One value's decimal, hex and microseconds (signed) against printf:
+ * the first mismatch, or NULL. */
+static const char *one_vs_printf(struct tp_buf *b, uint64_t v, int64_t ns)
+{
+	uint64_t m = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+	char want[96];
+	int k;
+
+	/* Kept across calls: consecutive values share their high part
+	 * now and then (the caller repeats some). */
+	static struct tp_json_us_hi hi;
+
+	b->len = 0;
+	tp_json_u64(b, v);
+	tp_buf_char(b, ' ');
+	tp_json_hex(b, v);
+	tp_buf_char(b, ' ');
+	tp_json_us(b, ns);
+	tp_buf_char(b, ' ');
+	if (!tp_buf_reserve(b, 25))
+		b->len = (size_t)(tp_json_us_at_hi(b->p + b->len, ns, &hi) -
+				  b->p);
+	tp_buf_char(b, '\0');
+	k = snprintf(want, sizeof(want),
+		     "%llu \"0x%llx\" %s%llu.%03llu %s%llu.%03llu",
+		     (unsigned long long)v, (unsigned long long)v,
+		     ns < 0 ? "-" : "", (unsigned long long)(m / 1000),
+		     (unsigned long long)(m % 1000),
+		     ns < 0 ? "-" : "", (unsigned long long)(m / 1000),
+		     (unsigned long long)(m % 1000));
+	if (k >= 0 && !b->oom && !strcmp(b->p, want))
+		return NULL;
+	snprintf(out, sizeof(out), "%s (want %s)", b->p, want);
+	return out;
+}
+
+/* Random values of every length (1 to 64 significant bits), both signs
+ * for the microseconds: the number writers cut values into blocks of
+ * digits, whose every split point this crosses many times. The first
+ * mismatch, or "". */
+static const char *random_vs_printf(void)
+{
+	struct tp_buf b = { 0 };
+	uint64_t x = 0x243f6a8885a308d3ull, v;
+	const char *bad = NULL;
+	int i;
+
+	for (i = 0; i < 200000 && !bad; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		v = x >> (i % 64);
+		bad = one_vs_printf(&b, v, (i & 1) ? (int64_t)(v >> 1) :
+				    -(int64_t)(v >> 1));
+		/* A trace's times: the same 100 ms, then the next. */
+		if (!bad)
+			bad = one_vs_printf(&b, v, (int64_t)(91560751817255ull +
+					    (uint64_t)i * 977));
+	}
+	if (!bad)
+		bad = one_vs_printf(&b, UINT64_MAX, INT64_MIN);
+	if (!bad)
+		bad = one_vs_printf(&b, 0, INT64_MAX);
+	tp_buf_free(&b);
+	return bad ? bad : "";
+}
+
 /* What one byte becomes inside a JSON string when plain ASCII comes
  * after it (JSON's escapes; a lone byte >= 0x80 is not UTF-8: U+FFFD). */
 static size_t want_byte(unsigned c, char *w)
@@ -223,6 +290,8 @@ int main(void)
 		     "\"0x7f00dead\" \"0x0\"");
 	TP_CHECK_STR("json: u64, hex and us at every digit-count boundary",
 		     numbers_vs_printf(), "");
+	TP_CHECK_STR("json: u64, hex and signed us of random values of "
+		     "every length", random_vs_printf(), "");
 	b.len = 0;
 	for (i = 0; i < 100000; i++)
 		tp_buf_lit(&b, "0123456789");
