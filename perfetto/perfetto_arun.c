@@ -9,107 +9,113 @@
  * come back in the same interning state (the bytes hold iids: a cleared
  * state, a new generation, makes every entry stale). A hit compares
  * every value, string bytes included, so a reused address never brings
- * back another string's bytes. */
+ * back another string's bytes.
+ *
+ * The check is one pass over the args and two memcmp: each arg is read
+ * as two 16-byte words, the value's with the bytes its type leaves
+ * unset cleared (a uint sets 8 of the union's 16, an array's count 4),
+ * which both hashes them to a slot and compares them whole with the
+ * kept ones; then the string values' bytes. A switch on the type per
+ * arg, in the hash and again in a field by field compare, was 488
+ * instructions of a launch's 3100. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "perfetto_int.h"
 
-/* The value's bits for the hash (a string's by address and length: the
- * writer hands the same cached kernel name over and over). */
-static uint64_t value_bits(const struct tp_targ *t)
-{
-	uint64_t v = 0;
+/* An arg is read as words: (type, keylen) and key, then the value. */
+_Static_assert(sizeof(enum tp_targ_type) == 4 &&
+	       offsetof(struct tp_targ, keylen) == 4 &&
+	       offsetof(struct tp_targ, key) == 8 &&
+	       offsetof(struct tp_targ, v) == 16 &&
+	       sizeof(struct tp_targ) == 32, "tp_targ: two 16-byte words");
+_Static_assert(TP_TARG_MILLI < 16, "value masks: a type in 4 bits");
 
-	switch (t->type) {
-	case TP_TARG_STRING:
-	case TP_TARG_JSON:
-		return (uint64_t)(uintptr_t)t->v.str.s ^ t->v.str.len;
-	case TP_TARG_U128:
-		return (uint64_t)t->v.u128 ^ (uint64_t)(t->v.u128 >> 64);
-	case TP_TARG_DOUBLE:
-		memcpy(&v, &t->v.d, sizeof(v));
-		return v;
-	case TP_TARG_ARRAY:
-	case TP_TARG_DICT:
-		return t->v.n;
-	case TP_TARG_NULL:
-		return 0;
-	default:
-		return t->v.u;
-	}
-}
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define LOW32 0xffffffffull
+#else
+#define LOW32 0xffffffff00000000ull
+#endif
+#define ALL ~0ull
 
-static unsigned run_slot(const struct tp_targ *a, uint32_t n)
+/* The bytes of the value union each type sets (tev.h); the rest may
+ * hold an earlier arg's. A type past TP_TARG_MILLI has no value the
+ * encoder writes (put_annotation writes its name alone): none. The
+ * index is the type's low 4 bits, the type itself is in the head word. */
+static const pf_v2 val_mask[16] = {
+	[TP_TARG_NULL] = { 0, 0 },
+	[TP_TARG_BOOL] = { ALL, 0 },
+	[TP_TARG_INT] = { ALL, 0 },
+	[TP_TARG_UINT] = { ALL, 0 },
+	[TP_TARG_U128] = { ALL, ALL },
+	[TP_TARG_DOUBLE] = { ALL, 0 },
+	[TP_TARG_STRING] = { ALL, ALL },	/* address and length */
+	[TP_TARG_POINTER] = { ALL, 0 },
+	[TP_TARG_ARRAY] = { LOW32, 0 },
+	[TP_TARG_DICT] = { LOW32, 0 },
+	[TP_TARG_JSON] = { ALL, ALL },
+	[TP_TARG_MILLI] = { ALL, 0 },
+};
+
+/* w[] := the args' words; returns the run's slot. */
+static unsigned run_words(const struct tp_targ *a, uint32_t n,
+			  struct pf_aword *w)
 {
-	uint64_t h = n;
+	pf_v2 acc = { n, 0 }, v;
+	uint64_t h;
 	uint32_t i;
 
-	for (i = 0; i < n; i++)
-		h = (h ^ (uint64_t)a[i].type ^ (uint64_t)(uintptr_t)a[i].key ^
-		     value_bits(&a[i])) * 0x9e3779b97f4a7c15ull;
+	for (i = 0; i < n; i++) {
+		memcpy(&w[i].head, &a[i], sizeof(w[i].head));
+		memcpy(&v, &a[i].v, sizeof(v));
+		w[i].val = v & val_mask[a[i].type & 15];
+		acc = (acc << 5) + acc + (w[i].head ^ w[i].val);
+	}
+	h = (acc[0] ^ acc[1] * 0xff51afd7ed558ccdull) * 0x9e3779b97f4a7c15ull;
 	return (unsigned)(h >> 40) & (PF_ARUNS - 1);
 }
 
-static int same_value(const struct tp_targ *x, const struct tp_targ *y)
+/* The string values' bytes against the kept copies (their addresses
+ * and lengths are equal: the words were). */
+static int same_strs(const struct pf_arun *r, const struct tp_targ *a)
 {
-	switch (x->type) {
-	case TP_TARG_STRING:
-	case TP_TARG_JSON:
-		return x->v.str.len == y->v.str.len &&
-		       !memcmp(x->v.str.s, y->v.str.s, x->v.str.len);
-	case TP_TARG_U128:
-		return x->v.u128 == y->v.u128;
-	case TP_TARG_DOUBLE:
-		return !memcmp(&x->v.d, &y->v.d, sizeof(x->v.d));
-	case TP_TARG_ARRAY:
-	case TP_TARG_DICT:
-		return x->v.n == y->v.n;
-	case TP_TARG_NULL:
-		return 1;
-	default:
-		return x->v.u == y->v.u;
-	}
-}
+	const char *s = r->strs;
+	uint32_t k;
 
-/* Keys are static (the caller checks): their addresses name them. */
-static int same_run(const struct pf_arun *r, const struct tp_targ *a,
-		    uint32_t n)
-{
-	uint32_t i;
+	for (k = 0; k < r->nstr; k++) {
+		const struct tp_targ *t = &a[r->stri[k]];
 
-	if (r->n != n)
-		return 0;
-	for (i = 0; i < n; i++)
-		if (r->a[i].type != a[i].type || r->a[i].key != a[i].key ||
-		    r->a[i].keylen != a[i].keylen ||
-		    !same_value(&r->a[i], &a[i]))
+		if (memcmp(t->v.str.s, s, t->v.str.len))
 			return 0;
+		s += t->v.str.len;
+	}
 	return 1;
 }
 
-/* Keeps the run's args (string values copied) and its bytes, if they
- * fit; else the slot stays empty. */
+/* Keeps the run's words, string bytes and encoding, if they fit; else
+ * the slot stays empty. */
 static void keep_run(struct pf_enc *p, struct pf_arun *r,
-		     const struct tp_targ *a, uint32_t n,
-		     const char *bytes, size_t len)
+		     const struct tp_targ *a, const struct pf_aword *w,
+		     uint32_t n, const char *bytes, size_t len)
 {
 	size_t used = 0;
 	uint32_t i;
 
 	r->n = 0;
-	if (n > PF_ARUN_ARGS || len > sizeof(r->bytes))
+	r->nstr = 0;
+	if (len > sizeof(r->bytes))
 		return;
-	memcpy(r->a, a, n * sizeof(*a));
 	for (i = 0; i < n; i++) {
 		if (!pf_targ_has_str(a[i].type))
 			continue;
 		if (a[i].v.str.len > sizeof(r->strs) - used)
 			return;
 		memcpy(r->strs + used, a[i].v.str.s, a[i].v.str.len);
-		r->a[i].v.str.s = r->strs + used;
 		used += a[i].v.str.len;
+		r->stri[r->nstr++] = (uint8_t)i;
 	}
+	memcpy(r->w, w, n * sizeof(*w));
 	memcpy(r->bytes, bytes, len);
 	r->len = (uint32_t)len;
 	r->gen = p->gen;
@@ -119,20 +125,22 @@ static void keep_run(struct pf_enc *p, struct pf_arun *r,
 void pf_put_stable(struct pf_enc *p, const struct tp_targ *a, uint32_t n)
 {
 	struct tp_buf *b = &p->e.out;
+	struct pf_aword w[PF_ARUN_ARGS];
 	size_t start = b->len;
 	struct pf_arun *r;
 
-	if (!p->arun && !(p->arun = calloc(PF_ARUNS, sizeof(*p->arun)))) {
+	if (n > PF_ARUN_ARGS ||
+	    (!p->arun && !(p->arun = calloc(PF_ARUNS, sizeof(*p->arun))))) {
 		pf_put_annotations(p, a, n);
 		return;
 	}
-	r = &p->arun[run_slot(a, n)];
-
-	if (r->n && r->gen == p->gen && same_run(r, a, n)) {
+	r = &p->arun[run_words(a, n, w)];
+	if (r->n == n && r->gen == p->gen &&
+	    !memcmp(r->w, w, n * sizeof(*w)) && same_strs(r, a)) {
 		tp_buf_put(b, (const char *)r->bytes, r->len);
 		return;
 	}
 	pf_put_annotations(p, a, n);
 	if (!b->oom)
-		keep_run(p, r, a, n, b->p + start, b->len - start);
+		keep_run(p, r, a, w, n, b->p + start, b->len - start);
 }

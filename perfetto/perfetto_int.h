@@ -49,15 +49,24 @@ struct pf_track {
 #define PF_PCACHE 512
 
 /* A run of annotations kept for reuse (perfetto_arun.c): as many as a
- * training step's distinct launches (256 in bench_writer's step). */
+ * training step's distinct launches (256 in bench_writer's step). Each
+ * arg is kept as two 16-byte words, (type and key length, key) and its
+ * value with the bytes its type does not use cleared, so a run is
+ * compared with one memcmp. */
 #define PF_ARUNS 1024
 #define PF_ARUN_ARGS 16
+typedef uint64_t pf_v2 __attribute__((vector_size(16)));
+struct pf_aword {
+	pf_v2 head, val;
+};
 struct pf_arun {
 	uint32_t n;		/* args; 0: empty */
 	uint32_t gen;		/* the interning state its bytes need */
 	uint32_t len;
-	struct tp_targ a[PF_ARUN_ARGS];	/* flat: array elements count */
-	char strs[256];		/* the string values, copied */
+	uint32_t nstr;		/* string values, at args stri[] */
+	struct pf_aword w[PF_ARUN_ARGS];	/* flat: array elements count */
+	uint8_t stri[PF_ARUN_ARGS];
+	char strs[256];		/* the string values' bytes, copied */
 	unsigned char bytes[256];
 };
 
