@@ -429,6 +429,19 @@ static struct open_text opens[OPEN_SLOTS];
 /* Their timestamps' text above the last 100 ms. */
 static struct tp_json_us_hi ts_hi;
 
+/* len bytes (<= OPEN_TEXT) of a kept front in 16-byte moves, up to 15
+ * bytes past len (within both: the reservation covers OPEN_TEXT). Not
+ * one memcpy of OPEN_TEXT: gcc makes that a rep movs, whose start-up
+ * took 10 % of the JSON writer's time (perf), where callgrind counts it
+ * as one instruction. */
+static inline void copy16s(char *dst, const char *src, unsigned len)
+{
+	unsigned i;
+
+	for (i = 0; i < len; i += 16)
+		memcpy(dst + i, src + i, 16);
+}
+
 /* The front of ev written the long way, kept in o when it fits. */
 static void open_front(struct tp_buf *b, const struct tp_tev *ev,
 		       struct open_text *o)
@@ -463,7 +476,7 @@ static void open_thread_x(struct tp_buf *b, const struct tp_tev *ev)
 	    o->pid == ev->track.pid && o->tid == ev->track.tid) {
 		if (tp_buf_reserve(b, OPEN_TEXT + 2 * 25 + 7 + 9))
 			return;
-		memcpy(b->p + b->len, o->text, OPEN_TEXT);
+		copy16s(b->p + b->len, o->text, o->len);
 		b->len += o->len;
 	} else {
 		open_front(b, ev, o);
