@@ -519,6 +519,7 @@ static void pf_free(struct tp_enc *e)
 
 	pf_hold_free(p);
 	free(p->arun);
+	free(p->ahist);
 	for (i = 0; i < p->ntrk; i++) {
 		free(p->trk[i].name);
 		pf_lanes_free(&p->trk[i]);
