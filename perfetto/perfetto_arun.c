@@ -115,6 +115,7 @@ static int same_run(const struct pf_enc *p, const struct pf_arun *r,
 
 	if (r->n != n || r->gen != p->gen)
 		return 0;
+#pragma GCC unroll 2
 	for (i = 0; i < n; i++) {
 		pf_v2 h = head_of(&a[i]), v;
 
@@ -208,13 +209,19 @@ void pf_put_stable(struct pf_enc *p, const struct tp_targ *a, uint32_t n)
 		used(p, r, 1);
 		return;
 	}
-	r = &p->arun[run_slot(a, n)];
-	if (same_run(p, r, a, n)) {
-		tp_buf_put(b, (const char *)r->bytes, r->len);
-	} else {
+	/* Two slots a run may take: a step's few hundred runs among 1024
+	 * slots collide by the dozen, each pair sharing one slot evicting
+	 * each other at every step. The one kept is the one used longest
+	 * ago. */
+	r = &p->arun[run_slot(a, n) & ~1u];
+	if (!same_run(p, r, a, n) && !same_run(p, ++r, a, n)) {
+		if (r[-1].seen < r->seen)
+			r--;
 		pf_put_annotations(p, a, n);
 		if (!b->oom)
 			keep_run(p, r, a, n, b->p + start, b->len - start);
+	} else {
+		tp_buf_put(b, (const char *)r->bytes, r->len);
 	}
 	used(p, r, 0);
 }

@@ -91,6 +91,7 @@ struct pf_enc {
 	int has_boottime;
 	int64_t pair_realtime_ns, pair_boottime_ns;
 	struct tp_buf in[4];	/* its new interned entries, by kind */
+	int in_any;		/* one of in[] is not empty */
 	/* The thread or stream of the last event: launches come in runs
 	 * on one thread, so most events skip both table lookups. */
 	int64_t last_pid, last_tid;
