@@ -5,17 +5,6 @@
 
 #include "pb.h"
 
-void tp_pb_fixed64(struct tp_buf *b, uint32_t field, uint64_t v)
-{
-	unsigned char le[8];
-	int i;
-
-	for (i = 0; i < 8; i++)
-		le[i] = (unsigned char)(v >> (8 * i));
-	tp_pb_tag(b, field, TP_PB_I64);
-	tp_buf_put(b, (const char *)le, 8);
-}
-
 void tp_pb_double(struct tp_buf *b, uint32_t field, double v)
 {
 	uint64_t u;

@@ -61,10 +61,21 @@ static inline void tp_pb_tag(struct tp_buf *b, uint32_t field,
 	tp_pb_varint(b, (uint64_t)field << 3 | w);
 }
 
+/* A varint field at q (room for 20 bytes); returns its end. */
+static inline unsigned char *tp_pb_u64_at(unsigned char *q, uint32_t field,
+					  uint64_t v)
+{
+	q += tp_pb_varint_at(q, (uint64_t)field << 3 | TP_PB_VARINT);
+	return q + tp_pb_varint_at(q, v);
+}
+
+/* One check of room for the tag and the value, not one each. */
 static inline void tp_pb_u64(struct tp_buf *b, uint32_t field, uint64_t v)
 {
-	tp_pb_tag(b, field, TP_PB_VARINT);
-	tp_pb_varint(b, v);
+	if (tp_buf_reserve(b, 20))
+		return;
+	b->len = (size_t)(tp_pb_u64_at((unsigned char *)b->p + b->len, field,
+				       v) - (unsigned char *)b->p);
 }
 
 /* int64/int32 fields: negative values take ten bytes, as protobuf says. */
@@ -73,7 +84,28 @@ static inline void tp_pb_i64(struct tp_buf *b, uint32_t field, int64_t v)
 	tp_pb_u64(b, field, (uint64_t)v);
 }
 
-void tp_pb_fixed64(struct tp_buf *b, uint32_t field, uint64_t v);
+/* A fixed64 field at q (room for 18 bytes), little-endian as the wire
+ * format says; returns its end. */
+static inline unsigned char *tp_pb_fixed64_at(unsigned char *q,
+					      uint32_t field, uint64_t v)
+{
+	int i;
+
+	q += tp_pb_varint_at(q, (uint64_t)field << 3 | TP_PB_I64);
+	for (i = 0; i < 8; i++)
+		q[i] = (unsigned char)(v >> (8 * i));
+	return q + 8;
+}
+
+static inline void tp_pb_fixed64(struct tp_buf *b, uint32_t field,
+				 uint64_t v)
+{
+	if (tp_buf_reserve(b, 18))
+		return;
+	b->len = (size_t)(tp_pb_fixed64_at((unsigned char *)b->p + b->len,
+					   field, v) - (unsigned char *)b->p);
+}
+
 void tp_pb_double(struct tp_buf *b, uint32_t field, double v);
 void tp_pb_bytes(struct tp_buf *b, uint32_t field, const void *p, size_t n);
 

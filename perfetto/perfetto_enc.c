@@ -134,17 +134,22 @@ struct pkt {
 	uint64_t set_def;	/* a new default track for this packet on */
 };
 
-static void pkt_start(struct pf_enc *p, struct pkt *k, int64_t ts)
+static inline void pkt_ts(struct pf_enc *p, struct pkt *k, int64_t ts)
 {
-	struct tp_buf *b = &p->e.out;
-	unsigned char *q;
-
 	k->ts = ts < 0 ? 0 : (uint64_t)ts;
 	k->set_def = 0;
 	if (!p->seen_ts || ts < p->min_ts) {
 		p->min_ts = ts;
 		p->seen_ts = 1;
 	}
+}
+
+static void pkt_start(struct pf_enc *p, struct pkt *k, int64_t ts)
+{
+	struct tp_buf *b = &p->e.out;
+	unsigned char *q;
+
+	pkt_ts(p, k, ts);
 	/* A recovered trace's later writers have sequence ids past a byte
 	 * (SEQ_ID_WRITER): their heads are written field by field. */
 	if (p->seq_id > 127) {
@@ -173,6 +178,36 @@ static void pkt_start(struct pf_enc *p, struct pkt *k, int64_t ts)
 	k->m = b->len + 2;
 	k->te = b->len + 8;
 	b->len += 8;
+}
+
+/* pkt_start and the event's type, its first field, in one step (the
+ * type is under 128: one byte). */
+static void pkt_start_type(struct pf_enc *p, struct pkt *k, int64_t ts,
+			   int type)
+{
+	struct tp_buf *b = &p->e.out;
+	unsigned char *q;
+
+	if (p->seq_id > 127 || tp_buf_reserve(b, 10)) {
+		pkt_start(p, k, ts);
+		tp_pb_u64(b, PF_TE_TYPE, (uint64_t)type);
+		return;
+	}
+	pkt_ts(p, k, ts);
+	q = (unsigned char *)b->p + b->len;
+	q[0] = PF_TRACE_PACKET << 3 | TP_PB_LEN;
+	q[1] = 0;
+	q[2] = PF_PKT_SEQ_ID << 3 | TP_PB_VARINT;
+	q[3] = (unsigned char)p->seq_id;
+	q[4] = PF_PKT_SEQUENCE_FLAGS << 3 | TP_PB_VARINT;
+	q[5] = PF_SEQ_NEEDS_INCREMENTAL_STATE;
+	q[6] = PF_PKT_TRACK_EVENT << 3 | TP_PB_LEN;
+	q[7] = 0;
+	q[8] = PF_TE_TYPE << 3 | TP_PB_VARINT;
+	q[9] = (unsigned char)type;
+	k->m = b->len + 2;
+	k->te = b->len + 8;
+	b->len += 10;
 }
 
 /* The event's track: omitted when it is the sequence's default track
@@ -206,21 +241,20 @@ static void pkt_track(struct pf_enc *p, struct pkt *k,
 		tp_pb_u64(&p->e.out, PF_TE_TRACK_UUID, u);
 }
 
-static void pkt_finish(struct pf_enc *p, struct pkt *k)
+static void pkt_finish_any(struct pf_enc *p, struct pkt *k)
 {
 	struct tp_buf *b = &p->e.out;
-	int i, any = 0;
+	int i;
 	size_t d;
 
+	p->in_any = 0;
 	if (!k->m) {
 		for (i = 0; i < 4; i++)
 			p->in[i].len = 0;
 		return;
 	}
 	tp_pb_close(b, k->te);
-	for (i = 0; i < 4; i++)
-		any |= p->in[i].len != 0;
-	if (any) {
+	if (p->in[0].len || p->in[1].len || p->in[2].len || p->in[3].len) {
 		d = tp_pb_open(b, PF_PKT_INTERNED_DATA);
 		for (i = 0; i < 4; i++) {
 			/* An empty table may have no buffer yet (NULL):
@@ -235,6 +269,35 @@ static void pkt_finish(struct pf_enc *p, struct pkt *k)
 		put_defaults(p, k->set_def);
 	put_ts(p, k->ts);
 	tp_pb_close(b, k->m);
+}
+
+/* Most packets: nothing newly interned, no new defaults, an event under
+ * 128 bytes and a timestamp after the last; the event's length patched,
+ * the timestamp's delta written and the packet's length patched with
+ * one check of room. The rest: pkt_finish_any. */
+static void pkt_finish(struct pf_enc *p, struct pkt *k)
+{
+	struct tp_buf *b = &p->e.out;
+	unsigned char *q;
+	size_t body;
+
+	if (__builtin_expect(p->in_any || k->set_def || p->abs_ts || !k->m ||
+			     b->oom || k->ts < p->inc_ts ||
+			     b->len - k->te >= 128 ||
+			     tp_buf_reserve(b, 20), 0)) {
+		pkt_finish_any(p, k);
+		return;
+	}
+	q = (unsigned char *)b->p;
+	q[k->te - 1] = (unsigned char)(b->len - k->te);
+	q = tp_pb_u64_at(q + b->len, PF_PKT_TIMESTAMP, k->ts - p->inc_ts);
+	p->inc_ts = k->ts;
+	b->len = (size_t)(q - (unsigned char *)b->p);
+	body = b->len - k->m;
+	if (body < 128)
+		b->p[k->m - 1] = (char)body;
+	else
+		tp_pb_close_long(b, k->m);
 }
 
 static void put_name_cat(struct pf_enc *p, const struct tp_tev *ev)
@@ -270,9 +333,11 @@ static void put_args(struct pf_enc *p, const struct tp_tev *ev)
 		pf_put_annotations(p, ev->args, ev->nargs);
 		return;
 	}
-	pf_put_annotations(p, ev->args, from);
+	if (from)
+		pf_put_annotations(p, ev->args, from);
 	pf_put_stable(p, ev->args + from, to - from);
-	pf_put_annotations(p, ev->args + to, ev->nargs - to);
+	if (to < ev->nargs)
+		pf_put_annotations(p, ev->args + to, ev->nargs - to);
 }
 
 static void simple(struct pf_enc *p, const struct tp_tev *ev,
@@ -280,8 +345,7 @@ static void simple(struct pf_enc *p, const struct tp_tev *ev,
 {
 	struct pkt k;
 
-	pkt_start(p, &k, ts);
-	tp_pb_u64(&p->e.out, PF_TE_TYPE, (uint64_t)type);
+	pkt_start_type(p, &k, ts, type);
 	/* A complete event's end is the second packet of its event. */
 	pkt_track(p, &k, t, ev->phase != TP_TEV_COMPLETE ||
 		  type != PF_TYPE_SLICE_END);
@@ -328,8 +392,7 @@ static void counters(struct pf_enc *p, const struct tp_tev *ev)
 			p->e.dropped++;
 			continue;
 		}
-		pkt_start(p, &k, ev->ts_ns);
-		tp_pb_u64(&p->e.out, PF_TE_TYPE, PF_TYPE_COUNTER);
+		pkt_start_type(p, &k, ev->ts_ns, PF_TYPE_COUNTER);
 		pkt_track(p, &k, t, 1);
 		if (a->type == TP_TARG_DOUBLE)
 			tp_pb_double(&p->e.out, PF_TE_DOUBLE_COUNTER_VALUE, a->v.d);
@@ -519,6 +582,7 @@ static void pf_free(struct tp_enc *e)
 
 	pf_hold_free(p);
 	free(p->arun);
+	free(p->ahist);
 	for (i = 0; i < p->ntrk; i++) {
 		free(p->trk[i].name);
 		pf_lanes_free(&p->trk[i]);

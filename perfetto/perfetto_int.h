@@ -51,19 +51,21 @@ struct pf_track {
 /* A run of annotations kept for reuse (perfetto_arun.c): as many as a
  * training step's distinct launches (256 in bench_writer's step). Each
  * arg is kept as two 16-byte words, (type and key length, key) and its
- * value with the bytes its type does not use cleared, so a run is
- * compared with one memcmp. */
+ * value with the bytes its type does not use cleared. */
 #define PF_ARUNS 1024
 #define PF_ARUN_ARGS 16
+#define PF_AHIST 16384
 typedef uint64_t pf_v2 __attribute__((vector_size(16)));
 struct pf_aword {
 	pf_v2 head, val;
+	pf_v2 mask;	/* the value bytes its type sets */
 };
 struct pf_arun {
 	uint32_t n;		/* args; 0: empty */
 	uint32_t gen;		/* the interning state its bytes need */
 	uint32_t len;
 	uint32_t nstr;		/* string values, at args stri[] */
+	uint64_t seen;		/* where it was used last in the history, +1 */
 	struct pf_aword w[PF_ARUN_ARGS];	/* flat: array elements count */
 	uint8_t stri[PF_ARUN_ARGS];
 	char strs[256];		/* the string values' bytes, copied */
@@ -89,6 +91,7 @@ struct pf_enc {
 	int has_boottime;
 	int64_t pair_realtime_ns, pair_boottime_ns;
 	struct tp_buf in[4];	/* its new interned entries, by kind */
+	int in_any;		/* one of in[] is not empty */
 	/* The thread or stream of the last event: launches come in runs
 	 * on one thread, so most events skip both table lookups. */
 	int64_t last_pid, last_tid;
@@ -109,6 +112,11 @@ struct pf_enc {
 	uint64_t uuid_base;	/* added to every track's uuid */
 	int abs_ts;		/* tp_enc_meta.absolute_ts */
 	struct pf_arun *arun;	/* PF_ARUNS of them, made at first use */
+	/* The runs used, in order (their indexes), the last PF_AHIST:
+	 * the one after the place being followed is tried first. */
+	uint16_t *ahist;
+	uint64_t ahist_n;	/* runs used */
+	uint64_t ahist_at;	/* the place predicted (0: none) */
 	int hold;		/* tp_enc_meta.hold_complete */
 	/* Every TrackDescriptor packet written is copied here too (the
 	 * flight recorder keeps them beside its window on disk: a chunk

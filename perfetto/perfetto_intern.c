@@ -34,6 +34,7 @@ static struct tp_pf_slot *intern(struct pf_enc *p, int kind, const char *s,
 		return NULL;
 	p->next_iid++;
 	b = &p->in[kind];
+	p->in_any = 1;
 	m = tp_pb_open(b, intern_field[kind]);
 	tp_pb_u64(b, PF_INTERNED_IID, sl->val);
 	tp_pb_bytes(b, PF_INTERNED_NAME, s, n);
