@@ -2,7 +2,7 @@
  * interning, tracks, annotations; on encode/ and below. */
 /* Typed args as the Perfetto encoder's DebugAnnotations (perfetto_int.h):
  * names interned, string values interned when short, arrays and dicts
- * nested, integers past 64 bits as legacy JSON. */
+ * nested, integers past 64 bits as legacy JSON strings of their digits. */
 #include <string.h>
 
 #include "perfetto_int.h"
@@ -86,15 +86,22 @@ static uint32_t put_annotation(struct pf_enc *p, const struct tp_targ *a,
 			tp_pb_u64(b, PF_DA_UINT, (uint64_t)t->v.u128);
 			break;
 		}
-		/* Past 64 bits: the exact decimal, as JSON writes it. */
+		/* Past 64 bits: the exact decimal as a legacy JSON string,
+		 * which tprof's reader reads back as the number. Not the bare
+		 * number: Perfetto v58 drops a legacy JSON number that ends
+		 * its text (json_parser.h: "incomplete input") and reads one
+		 * past 19 digits as garbage (its int64 digit sum overflows);
+		 * a string it keeps, every digit. */
 		{
 			unsigned __int128 v = t->v.u128;
-			int k = sizeof(u128);
+			int k = sizeof(u128) - 1;
 
+			u128[k] = '"';
 			while (v) {
 				u128[--k] = (char)('0' + (int)(v % 10));
 				v /= 10;
 			}
+			u128[--k] = '"';
 			tp_pb_bytes(b, PF_DA_LEGACY_JSON, u128 + k,
 				    sizeof(u128) - (size_t)k);
 		}

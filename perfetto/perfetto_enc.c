@@ -61,7 +61,8 @@ static void put_defaults(struct pf_enc *p, uint64_t track)
 
 /* Starts the sequence over: clock snapshot, then a packet clearing the
  * incremental state and setting clock 64 as the default, then (the
- * library's trace) a snapshot relating BOOTTIME to REALTIME. */
+ * library's trace) a snapshot relating BOOTTIME to REALTIME; without
+ * BOOTTIME the first snapshot's primary clock is TRACE_FILE. */
 static void clear_state(struct pf_enc *p)
 {
 	struct tp_buf *b = &p->e.out;
@@ -76,7 +77,19 @@ static void clear_state(struct pf_enc *p)
 	clock(b, PF_CLOCK_INCREMENTAL, t, 1);
 	clock(b, PF_CLOCK_TRACE, t, 0);
 	clock(b, PF_BUILTIN_CLOCK_REALTIME, (uint64_t)p->base_unix_ns + t, 0);
-	tp_pb_u64(b, PF_CS_PRIMARY_TRACE_CLOCK, PF_BUILTIN_CLOCK_REALTIME);
+	/* Without a BOOTTIME reading (`tprof convert`, `merge`: a JSON trace
+	 * never recorded one; ranks may come from several hosts) the trace
+	 * clock is the file's own timeline (TRACE_FILE, equal to REALTIME
+	 * here): v58 bridges BOOTTIME, its fallback for proto traces, to a
+	 * REALTIME trace clock only through a snapshot and logs
+	 * clock_sync_unrelatable_clock_domains without one, while a private
+	 * trace clock is one it relates itself (clock_tracker.cc:
+	 * BridgeToTraceTime). No BOOTTIME value is made up. */
+	if (!p->has_boottime)
+		clock(b, PF_BUILTIN_CLOCK_TRACE_FILE,
+		      (uint64_t)p->base_unix_ns + t, 0);
+	tp_pb_u64(b, PF_CS_PRIMARY_TRACE_CLOCK, p->has_boottime ?
+		  PF_BUILTIN_CLOCK_REALTIME : PF_BUILTIN_CLOCK_TRACE_FILE);
 	tp_pb_close(b, c);
 	tp_pb_close(b, m);
 

@@ -131,7 +131,7 @@ static int number(struct jp *j)
 		real |= *j->p == '.' || *j->p == 'e' || *j->p == 'E';
 		j->p++;
 	}
-	if (j->p == s || (size_t)(j->p - s) >= sizeof(tmp))
+	if (j->p == s || (size_t)(j->p - s) >= sizeof(tmp) - 2)
 		return -1;
 	memcpy(tmp, s, (size_t)(j->p - s));
 	tmp[j->p - s] = '\0';
@@ -155,7 +155,14 @@ static int number(struct jp *j)
 	}
 	return *end ? -1 : 0;
 legacy:
-	tp_pb_bytes(j->b, PF_DA_LEGACY_JSON, s, (size_t)(j->p - s));
+	/* Past 64 bits: quoted, as perfetto_args.c writes them (read back
+	 * as the number; Perfetto v58 misreads a bare one). */
+	if (*end)
+		return -1;
+	tmp[0] = '"';
+	memcpy(tmp + 1, s, (size_t)(j->p - s));
+	tmp[j->p - s + 1] = '"';
+	tp_pb_bytes(j->b, PF_DA_LEGACY_JSON, tmp, (size_t)(j->p - s) + 2);
 	return 0;
 }
 

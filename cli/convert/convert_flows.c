@@ -102,13 +102,16 @@ int tp_conv_flows_see(struct tp_conv_flows *f, struct tp_tev *ev,
 	if (tp_flow_fanout(ev->flow_id, k) == ev->flow_id)
 		return 0;	/* the first end, or no room for k */
 	*start = *ev;
-	start->phase = TP_TEV_FLOW_START;
+	start->phase = TP_TEV_COMPLETE;
 	start->track = s->track;
 	start->ts_ns = s->ts_ns;
+	start->dur_ns = 0;
 	start->flow_binds_enclosing = 0;
 	start->args = NULL;
 	start->nargs = 0;
 	ev->flow_id = tp_flow_fanout(ev->flow_id, k);
-	start->flow_id = ev->flow_id;
+	start->flow_out = ev->flow_id;
+	start->flow_in = 0;
+	start->flow_id = 0;
 	return 1;
 }

@@ -2,7 +2,8 @@
  * every type of DebugAnnotation (debug_annotation.proto): bool, uint,
  * int, double, string (inline or interned), pointer (a "0x..." string, as
  * tprof's JSON writes pointers), legacy_json_value (copied when it is
- * valid JSON, else a string), dict_entries and array_values (nested to
+ * valid JSON, else a string; a string of 20 or more digits is tprof's
+ * integer past 64 bits, read as the number), dict_entries and array_values (nested to
  * PFR_DEPTH_MAX), the deprecated NestedValue, and proto values (their
  * type name as a string: the bytes need a descriptor). An annotation
  * with no value is null. Names are inline or interned. Calls json.h (to
@@ -166,6 +167,24 @@ int pfr_arg_name(struct tp_pfr *r, struct pfr_seq *s, struct pbr c,
 	return 0;
 }
 
+/* Whether legacy JSON text is a string of an integer's digits past 64
+ * bits ("-"?, 20 or more digits, no leading zero): how tprof writes
+ * such an integer (perfetto_args.c), read back as the number. */
+static int big_int(const uint8_t *p, size_t n)
+{
+	size_t i = 1;
+
+	if (n < 22 || p[0] != '"' || p[n - 1] != '"')
+		return 0;
+	i += p[i] == '-';
+	if (n - 1 - i < 20 || p[i] == '0')
+		return 0;
+	for (; i < n - 1; i++)
+		if (p[i] < '0' || p[i] > '9')
+			return 0;
+	return 1;
+}
+
 /* One DebugAnnotation's value (its fields past the name). */
 static int value(struct tp_pfr *r, struct pfr_seq *s, struct pbr c,
 		 struct tp_buf *b, int depth)
@@ -206,7 +225,9 @@ static int value(struct tp_pfr *r, struct pfr_seq *s, struct pbr c,
 			if (f.wt != PBR_LEN)
 				continue;
 			len = (size_t)(f.sub.end - f.sub.p);
-			if (f.num == 9 && valid_json(r, f.sub.p, len))
+			if (f.num == 9 && big_int(f.sub.p, len))
+				pfr_put(b, (const char *)f.sub.p + 1, len - 2);
+			else if (f.num == 9 && valid_json(r, f.sub.p, len))
 				pfr_put(b, (const char *)f.sub.p, len);
 			else
 				tp_json_strn(b, (const char *)f.sub.p, len);

@@ -281,6 +281,29 @@ static void flows(struct tp_pfr *r, const struct pfr_track *t,
 	}
 }
 
+/* tprof convert's fan-out start (convert_flows.c): a zero-length slice
+ * with no args whose flow ids are all fan-out ids of an open or lately
+ * ended base; a slice rather than an instant, since trace_processor
+ * stacks instants of one time on each other and would bind the flow to
+ * the base's instant, not to the slice both sit in. Read as the
+ * instant it stands for: its flows only. */
+static int fanout_slice(struct tp_pfr *r, const struct tev *e)
+{
+	uint32_t i;
+
+	if (r->scratch.len || !e->nflows || e->nterms)
+		return 0;
+	for (i = 0; i < e->nflows; i++) {
+		uint64_t base = tp_flow_base(e->flows[i]);
+
+		if (!tp_flow_is_fanout(e->flows[i]) ||
+		    (!pfr_idset(&r->flows, base, 0, 0) &&
+		     !pfr_ended_has(r, base)))
+			return 0;
+	}
+	return 1;
+}
+
 /* One flow event of a slice's, at (jpid, jtid, ts). */
 static void flow_event(struct tp_pfr *r, char ph, const char *name,
 		       int64_t jpid, int64_t jtid, int64_t ts, uint64_t id)
@@ -614,8 +637,18 @@ int pfr_track_event(struct tp_pfr *r, struct pfr_seq *s, struct pbr c,
 	r->scratch.len = 0;
 	if (pfr_args(r, s, c, &r->scratch))
 		return -1;
+	if (e.type == 2 && t->skip_end) {
+		t->skip_end = 0;
+		return 0;
+	}
 	if (e.type == 2) {
 		slice_end(r, t, ts);
+		return 0;
+	}
+	if (e.type == 1 && fanout_slice(r, &e)) {
+		t->skip_end = 1;	/* its END, written at once after it */
+		head(r, s, c, &e);
+		flows(r, t, &e, ts);
 		return 0;
 	}
 	if (e.type == 3 && (e.nflows || e.nterms)) {

@@ -88,6 +88,9 @@ struct pfr_track {
 	int64_t number;
 	int has_sort;
 	int64_t sort;
+	/* The END of a fan-out start's zero-length slice is next
+	 * (pftrace_event.c: fanout_slice). */
+	int skip_end;
 	int used;
 	int role;		/* PR_*, set on first use */
 	int64_t jpid, jtid;	/* as JSON writes them */

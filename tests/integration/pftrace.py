@@ -5,6 +5,9 @@ clock as the schema documents them: shared by test_convert.py and
 test_pftrace.py."""
 import gzip
 import json
+import re
+
+BIG_INT = re.compile(r"-?[1-9][0-9]{19,}")
 
 
 def schema():
@@ -27,7 +30,12 @@ def annotation(pb, a, names, strs):
     if kind == "string_value_iid":
         return strs[a.string_value_iid]
     if kind == "legacy_json_value":
-        return json.loads(a.legacy_json_value)
+        v = json.loads(a.legacy_json_value)
+        # An integer past 64 bits: a string of its digits (Perfetto v58
+        # misreads a bare one), read back as the number.
+        if isinstance(v, str) and BIG_INT.fullmatch(v):
+            return int(v)
+        return v
     if kind is None:		# no value: tprof's null
         return None
     return getattr(a, kind)
