@@ -258,10 +258,30 @@ def test_ranks():
           h.stderr[-300:])
 
 
+def test_late():
+    """A short run on a node where nvmlInit_v2 is slow: the writer asks
+    the sampler to stop before it has opened NVML (as on a loaded
+    machine, where CUPTI's device record comes with the last flush).
+    Each used device still gets one reading, taken at the stop."""
+    r = sim({"SIM_NVML_INIT_MS": "400", "TPROF_GPU_METRICS_HZ": "1",
+             "SIM_NVML_SCRIPT": HOT}, prog="train_step", args=("1", "normal"))
+    gm = r.trace["tprof"]["gpu_metrics"] if r.trace else {}
+    evs = counters(r.trace) if r.trace else []
+    eq("late: sampled, one sample of the device, its counters in the trace",
+       (r.rc, gm.get("state"), gm.get("samples"),
+        series(evs, "sm_mhz")), (0, "sampled", 1, [1100]))
+    h = (r.summary or {}).get("gpu_health", {})
+    d = (h.get("devices") or [{}])[0]
+    eq("late: the summary has the device's clock and thermal share",
+       (d.get("samples"), d.get("counters", {}).get("sm_mhz", {}).get("mean"),
+        d.get("clock_events", {}).get("sw_thermal")), (1, 1100, 1))
+
+
 test_exact()
 test_perfetto()
 test_missing()
 test_denied()
 test_config()
+test_late()
 test_ranks()
 done()

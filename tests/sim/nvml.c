@@ -25,7 +25,12 @@
  * mem power limit temp gutil mutil used total reasons pcie_tx pcie_rx
  * nvl_tx nvl_rx ecc_c ecc_u, and xid=N: one XID event at T; "dev=N"
  * first restricts a line to CUDA device N). SIM_NVML_LOG=FILE gets one
- * line per value served: "KEY DEV VALUE" (DEV the CUDA device). */
+ * line per value served: "KEY DEV VALUE" (DEV the CUDA device).
+ *
+ * nvmlInit_v2 is slow on a real node (it opens every GPU's device
+ * files and may wait for the driver to load: hundreds of ms on an
+ * 8-GPU machine without persistence mode); SIM_NVML_INIT_MS=N makes
+ * the first one take N ms. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <pthread.h>
@@ -301,6 +306,14 @@ EXPORT nvmlReturn_t nvmlInit_v2(void)
 		return rc;
 	pthread_mutex_lock(&mu);
 	if (refs++ == 0) {
+		const char *ms = getenv("SIM_NVML_INIT_MS");
+
+		if (ms && atol(ms) > 0) {
+			struct timespec d = { atol(ms) / 1000,
+					      atol(ms) % 1000 * 1000000 };
+
+			nanosleep(&d, NULL);
+		}
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		load_script();
 		find_devices();
