@@ -241,6 +241,12 @@ def handmade():
                 ann("deep", dict_entries=[ann("z", bool_value=False)])]),
             ann("lj", legacy_json_value='{"a": [1, 2]}'),
             ann("badjson", legacy_json_value="{nope"),
+            # tprof writes an integer past 64 bits as a legacy JSON
+            # string of its digits: read back as the number; a shorter
+            # or zero-led string of digits stays a string.
+            ann("big", legacy_json_value='"340282366920938463463374607431768211455"'),
+            ann("short", legacy_json_value='"12345"'),
+            ann("zerolead", legacy_json_value='"01234567890123456789012"'),
             ann("nv", nested_value=nested), ann("empty")]
     seq1 = [
         (10, ev(BEGIN, name_iid=1, cat_iids=[1], ann=args, flows=[77])),
@@ -281,6 +287,9 @@ def handmade():
                   "p": "0xdead", "arr": [1, "x"],
                   "dict": {"k": 2, "deep": {"z": False}},
                   "lj": {"a": [1, 2]}, "badjson": "{nope",
+                  "big": 340282366920938463463374607431768211455,
+                  "short": "12345",
+                  "zerolead": "01234567890123456789012",
                   "nv": {"q": 9, "r": [True, "s"]}, "empty": None}},
         {"ph": "i", "name": "mark", "pid": 100, "tid": 101,
          "ts": t0 + 31 * us, "s": "t"},
